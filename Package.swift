@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "cardline",
+    products: [
+        .executable(name: "cardline", targets: ["cardline"]),
+        .library(name: "CardKit", targets: ["CardKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Pure core: rules, validation, formatting, the entry engine, the tray.
+        .target(name: "CardKit"),
+        // The system libedit (histedit.h, -ledit).
+        .systemLibrary(
+            name: "CLibEdit",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
+        // Fixed-arity wrappers around libedit's variadic calls, which Swift cannot call.
+        .target(name: "CEditLine", dependencies: ["CLibEdit"]),
+        // The terminal front end: libedit bindings that drive the engine, and the plain-line path.
+        .target(name: "LineEditor", dependencies: ["CardKit", "CEditLine"]),
+        .executableTarget(
+            name: "cardline",
+            dependencies: [
+                "CardKit", "LineEditor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),
+        // Runs the built binary: through a real pseudo-terminal, on pipes, and on files it writes.
+        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "CardKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

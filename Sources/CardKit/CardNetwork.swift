@@ -1,0 +1,64 @@
+/// One card network, as its rule file describes it.
+public struct CardNetwork: Equatable, Sendable, Identifiable {
+    /// Stable lower-case identifier (`visa`, `american-express`).
+    public var id: String
+    /// Name for people (`American Express`).
+    public var name: String
+    /// Name of the logo badge the front end shows (`AMEX`).
+    public var logo: String
+    /// IIN patterns; a number belongs to the network whose most specific pattern matches it.
+    public var patterns: [IINPattern]
+    /// Every valid number length, ascending.
+    public var lengths: [Int]
+    /// Lengths at which a complete, valid number moves on to the expiry by itself; always
+    /// includes the longest length. Numbers of other valid lengths move on with Enter.
+    public var autoAdvanceLengths: [Int]
+    /// Digit group sizes for display (`[4, 6, 5]`); digits past them form one last group.
+    public var groups: [Int]
+    /// The security code's name on this network's cards and its length.
+    public var cvv: SecurityCode
+    /// Whether numbers must pass the Luhn check.
+    public var luhn: Bool
+    /// The file this network was read from, for `rules` listings and messages.
+    public var file: String
+
+    public struct SecurityCode: Equatable, Sendable {
+        /// `CVV`, `CVC`, `CID`, …
+        public var name: String
+        public var length: Int
+        /// Where it is printed, for help text ("back" or "front").
+        public var side: String
+    }
+
+    public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
+                autoAdvanceLengths: [Int], groups: [Int], cvv: SecurityCode, luhn: Bool, file: String) {
+        self.id = id
+        self.name = name
+        self.logo = logo
+        self.patterns = patterns
+        self.lengths = lengths
+        self.autoAdvanceLengths = autoAdvanceLengths
+        self.groups = groups
+        self.cvv = cvv
+        self.luhn = luhn
+        self.file = file
+    }
+
+    public var maxLength: Int { lengths.last ?? 19 }
+
+    /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits".
+    public var lengthPhrase: String {
+        let words = lengths.map(String.init)
+        let list = words.count == 1 ? words[0] : words.dropLast().joined(separator: ", ") + " or " + words.last!
+        return "\(article(for: name)) \(name) number has \(list) digits"
+    }
+
+    /// "the 4-digit CID on the front of the card"
+    public var cvvPhrase: String { "the \(cvv.length)-digit \(cvv.name) on the \(cvv.side) of the card" }
+}
+
+/// "a" or "an" for a name, by its first letter.
+func article(for word: String) -> String {
+    guard let first = word.first?.lowercased() else { return "a" }
+    return "aeiou".contains(first) ? "an" : "a"
+}

@@ -1,0 +1,481 @@
+/// The card-entry state machine. Every front end (the libedit REPL, the plain-line reader,
+/// the `.session` replayer) feeds it keys through `handle(_:)` and draws `view`; all rules
+/// about what a key does live here, so every front end behaves the same.
+///
+/// State: the active field, each field's digits, an optional `:` command being typed, the tray
+/// of accepted cards, and per-field recall lists. The full number lives only in `numberDigits`
+/// (and the number recall list, in memory); the CVV only in `cvvDigits` until submit.
+public struct EntryEngine: Sendable {
+    public private(set) var rules: RuleSet
+    /// Decides which expiry dates are acceptable; the front end may move `today` on.
+    public var expiryPolicy: ExpiryPolicy
+    public private(set) var field: Field = .number
+    public private(set) var numberDigits: [UInt8] = []
+    /// Month then two-digit year: up to four digits.
+    public private(set) var expiryDigits: [UInt8] = []
+    public private(set) var cvvDigits: [UInt8] = []
+    /// The `:` command being typed in place of the active field's value, colon included.
+    public private(set) var command: String?
+    public private(set) var tray = CardTray()
+    /// What the digits typed so far say about the network.
+    public private(set) var detection: Detection
+    /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
+    public private(set) var recall: [RecallList: [String]] = [:]
+    private var recallPosition: (list: RecallList, index: Int, draft: String)?
+
+    public enum RecallList: Hashable, Sendable { case number, expiry, command }
+
+    /// The longest `:` command line accepted.
+    public static let maxCommandLength = 200
+
+    public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = []) {
+        self.rules = rules
+        self.expiryPolicy = expiryPolicy
+        self.detection = rules.detect([UInt8]())
+        if !commandHistory.isEmpty { recall[.command] = commandHistory }
+    }
+
+    // MARK: - The one door
+
+    public mutating func handle(_ key: Key) -> Outcome {
+        if key != .historyPrevious && key != .historyNext { recallPosition = nil }
+        if command != nil { return handleCommandKey(key) }
+        switch key {
+        case .character(let character): return type(character)
+        case .backspace: return backspace()
+        case .enter: return enter()
+        case .clearLine:
+            guard !activeIsEmpty else { return .refused("the \(fieldName(field)) is already empty") }
+            setActive([])
+            return .accepted
+        case .cancel:
+            resetCard()
+            return Outcome(messages: [.init(.info, "Card cancelled. Start again with the card number.")], fieldChanged: true)
+        case .endOfInput:
+            guard activeIsEmpty else { return .refused("Ctrl-D quits only on an empty field") }
+            return Outcome(event: .quit)
+        case .historyPrevious, .historyNext:
+            return recallStep(backwards: key == .historyPrevious)
+        }
+    }
+
+    /// Feeds each key in turn and returns every outcome.
+    public mutating func handle(_ keys: [Key]) -> [Outcome] { keys.map { handle($0) } }
+
+    // MARK: - Typing
+
+    private mutating func type(_ character: Character) -> Outcome {
+        if character == ":" && activeIsEmpty {
+            command = ":"
+            return .accepted
+        }
+        if character == " " || character == "-" || (character == "/" && field != .expiry) {
+            return .ignored  // grouping is automatic; separators in a paste are skipped
+        }
+        switch field {
+        case .number: return typeNumber(character)
+        case .expiry: return typeExpiry(character)
+        case .cvv: return typeCVV(character)
+        }
+    }
+
+    private mutating func typeNumber(_ character: Character) -> Outcome {
+        guard let digit = character.digitValue else {
+            return .refused("only digits go in the card number, not \(quoted(character))")
+        }
+        let longer = numberDigits + [digit]
+        let next = rules.detect(longer)
+        if next.candidates.isEmpty {
+            return .refused("no card network starts with \(CardNumber.string(longer.prefix(8)))")
+        }
+        if longer.count > next.maxLength {
+            if let network = detection.network {
+                return .refused("\(article(for: network.name)) \(network.name) number has at most \(network.maxLength) digits")
+            }
+            return .refused("no card network has numbers longer than \(numberDigits.count) digits")
+        }
+        numberDigits = longer
+        detection = next
+        guard let network = next.network, network.lengths.contains(longer.count) else { return .accepted }
+        if network.luhn && !CardNumber.passesLuhn(longer) {
+            return network.autoAdvanceLengths.contains(longer.count)
+                ? Outcome(messages: [.init(.error, Self.invalidNumberMessage)]) : .accepted
+        }
+        return network.autoAdvanceLengths.contains(longer.count) ? moveForward() : .accepted
+    }
+
+    static let invalidNumberMessage = "card number is not valid — check the digits"
+
+    private mutating func typeExpiry(_ character: Character) -> Outcome {
+        if character == "/" {
+            // "1/" means January: pad the month. Elsewhere the slash is automatic.
+            guard expiryDigits.count == 1 else { return .ignored }
+            guard expiryDigits[0] != 0 else { return .refused("there is no month 00") }
+            expiryDigits = [0] + expiryDigits
+            return .accepted
+        }
+        guard let digit = character.digitValue else {
+            return .refused("the expiry takes digits as MM/YY, not \(quoted(character))")
+        }
+        switch expiryDigits.count {
+        case 0:
+            expiryDigits = digit >= 2 ? [0, digit] : [digit]
+            return .accepted
+        case 1:
+            let month = Int(expiryDigits[0]) * 10 + Int(digit)
+            guard (1...12).contains(month) else { return .refused("there is no month \(twoDigits(month))") }
+            expiryDigits.append(digit)
+            return .accepted
+        case 2:
+            let month = expiryMonth!
+            let verdicts = (0...9).map { expiryPolicy.check(month: month, twoDigitYear: Int(digit) * 10 + $0) }
+            guard verdicts.contains(.valid) else {
+                return .refused(verdicts.contains(.tooFar) && !verdicts.contains(.past)
+                    ? "a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead"
+                    : "\(twoDigits(month))/\(digit)_ would be in the past (today is \(expiryPolicy.today.cardText))")
+            }
+            expiryDigits.append(digit)
+            return .accepted
+        case 3:
+            let month = expiryMonth!
+            let year = Int(expiryDigits[2]) * 10 + Int(digit)
+            switch expiryPolicy.check(month: month, twoDigitYear: year) {
+            case .past:
+                return .refused("\(twoDigits(month))/\(twoDigits(year)) is in the past (today is \(expiryPolicy.today.cardText))")
+            case .tooFar:
+                return .refused("a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead")
+            case .valid:
+                expiryDigits.append(digit)
+                return moveForward()
+            }
+        default:
+            return .refused("the expiry is complete")
+        }
+    }
+
+    private mutating func typeCVV(_ character: Character) -> Outcome {
+        let code = securityCode
+        guard let digit = character.digitValue else {
+            return .refused("the \(code.name) takes digits only, not \(quoted(character))")
+        }
+        guard cvvDigits.count < code.maxLength else {
+            return .refused("the \(code.name) has \(code.maxLength) digits")
+        }
+        cvvDigits.append(digit)
+        return .accepted
+    }
+
+    // MARK: - Backspace, Enter
+
+    private mutating func backspace() -> Outcome {
+        guard activeIsEmpty else {
+            var digits = activeDigits
+            digits.removeLast()
+            setActive(digits)
+            return .accepted
+        }
+        guard let previous = field.previous else { return .refused("the card number is empty") }
+        field = previous
+        return Outcome(fieldChanged: true)
+    }
+
+    private mutating func enter() -> Outcome {
+        // Enter on an empty field does nothing, so a line break after a field that moved on
+        // by itself (on a pipe, or out of habit) never submits an empty code.
+        guard !activeIsEmpty else { return .ignored }
+        if field == .cvv { return submit() }
+        if let problem = problem(in: field) {
+            return Outcome(messages: [.init(.error, problem)])
+        }
+        return moveForward()
+    }
+
+    /// Moves to the next field, noting the finished field for recall, with help and summary.
+    private mutating func moveForward() -> Outcome {
+        var messages: [Message] = []
+        switch field {
+        case .number:
+            remember(CardNumber.string(numberDigits), in: .number)
+            field = .expiry
+        case .expiry:
+            remember(expiryText, in: .expiry)
+            field = .cvv
+            if let summary = summary { messages.append(.init(.success, summary)) }
+        case .cvv:
+            return submit()
+        }
+        messages.append(.init(.help, help))
+        return Outcome(messages: messages, fieldChanged: true)
+    }
+
+    /// What is wrong with a field's value, in words; nil when it is complete and valid.
+    public func problem(in field: Field) -> String? {
+        switch field {
+        case .number:
+            if numberDigits.isEmpty { return "the card number is empty" }
+            guard let network = detection.network else {
+                return "no single card network matches \(CardNumber.string(numberDigits.prefix(6)))… yet; keep typing"
+            }
+            if !network.lengths.contains(numberDigits.count) {
+                return "\(network.lengthPhrase); this has \(numberDigits.count)"
+            }
+            if network.luhn && !CardNumber.passesLuhn(numberDigits) { return Self.invalidNumberMessage }
+            return nil
+        case .expiry:
+            guard let expiry else { return "the expiry needs a month and a year, as MM/YY" }
+            switch expiryPolicy.check(expiry) {
+            case .valid: return nil
+            case .past: return "the card expired in \(expiry.cardText)"
+            case .tooFar: return "an expiry of \(expiry.cardText) is more than \(expiryPolicy.maxYearsAhead) years ahead"
+            }
+        case .cvv:
+            let code = securityCode
+            if cvvDigits.isEmpty { return "the \(code.name) is empty" }
+            if !code.lengths.contains(cvvDigits.count) {
+                return "the \(code.name) has \(code.lengths.map(String.init).joined(separator: " or ")) digits; this has \(cvvDigits.count)"
+            }
+            return nil
+        }
+    }
+
+    private mutating func submit() -> Outcome {
+        let problems = Field.allCases.compactMap { field in problem(in: field).map { (field, $0) } }
+        if let first = problems.first {
+            field = first.0
+            let text = "Cannot accept this card: " + problems.map { "\(fieldName($0.0)) — \($0.1)" }.joined(separator: "; ")
+            return Outcome(messages: [.init(.error, text)], fieldChanged: true, event: .submitFailed(problems.map(\.0)))
+        }
+        let network = detection.network!
+        let card = CardTray.Card(networkID: network.id, networkName: network.name,
+                                 maskedNumber: CardNumber.masked(numberDigits),
+                                 lastFour: CardNumber.string(numberDigits.suffix(4)), expiry: expiry!)
+        tray.add(card)
+        resetCard()
+        return Outcome(messages: [.init(.success, "Success! \(network.name) •••• \(card.lastFour), expires \(card.expiry.cardText)")],
+                       fieldChanged: true, event: .accepted(card))
+    }
+
+    private mutating func resetCard() {
+        field = .number
+        numberDigits = []
+        expiryDigits = []
+        cvvDigits = []
+        command = nil
+        detection = rules.detect(numberDigits)
+    }
+
+    // MARK: - Recall
+
+    private mutating func remember(_ entry: String, in list: RecallList) {
+        if recall[list]?.last != entry { recall[list, default: []].append(entry) }
+    }
+
+    private mutating func recallStep(backwards: Bool) -> Outcome {
+        let list: RecallList
+        switch (command != nil, field) {
+        case (true, _): list = .command
+        case (false, .number): list = .number
+        case (false, .expiry): list = .expiry
+        case (false, .cvv): return .refused("a \(securityCode.name) is never kept, so there is nothing to recall")
+        }
+        let entries = recall[list] ?? []
+        let current = recallPosition.flatMap { $0.list == list ? $0 : nil }
+        let draft = current?.draft ?? (command ?? CardNumber.string(activeDigits))
+        let index = (current?.index ?? entries.count) + (backwards ? -1 : 1)
+        guard !entries.isEmpty, index >= 0, index <= entries.count, current != nil || backwards else {
+            return .refused(backwards ? "no earlier entries to recall" : "already at the newest entry")
+        }
+        let text = index == entries.count ? draft : entries[index]
+        if list == .command {
+            command = text.isEmpty ? nil : text
+        } else {
+            setActive(text.compactMap(\.digitValue))
+            if list == .number { detection = rules.detect(numberDigits) }
+        }
+        recallPosition = (list, index, draft)
+        return .accepted
+    }
+
+    // MARK: - Commands
+
+    private mutating func handleCommandKey(_ key: Key) -> Outcome {
+        guard var line = command else { return .ignored }
+        switch key {
+        case .character(let character):
+            guard character.isPrintableASCII else { return .refused("commands are plain text; \(quoted(character)) cannot go in one") }
+            guard line.count < Self.maxCommandLength else { return .refused("a command has at most \(Self.maxCommandLength) characters") }
+            line.append(character)
+            command = line
+            return .accepted
+        case .backspace:
+            line.removeLast()
+            command = line.isEmpty ? nil : line
+            return .accepted
+        case .clearLine:
+            command = nil
+            return .accepted
+        case .cancel:
+            resetCard()
+            return Outcome(messages: [.init(.info, "Card cancelled. Start again with the card number.")], fieldChanged: true)
+        case .endOfInput:
+            return .refused("Ctrl-D quits only on an empty field")
+        case .historyPrevious, .historyNext:
+            return recallStep(backwards: key == .historyPrevious)
+        case .enter:
+            command = nil
+            remember(line, in: .command)
+            return run(command: line)
+        }
+    }
+
+    private mutating func run(command line: String) -> Outcome {
+        let words = line.dropFirst().split(separator: " ").map(String.init)
+        let name = words.first ?? ""
+        let argument = words.count > 1 ? Int(words[1]) : nil
+        var outcome: Outcome
+        func info(_ lines: [String]) -> Outcome { Outcome(messages: lines.map { .init(.info, $0) }) }
+        switch (name, words.count) {
+        case ("help", 1), ("h", 1), ("?", 1):
+            outcome = info(Self.helpText)
+        case ("cards", 1):
+            outcome = info(tray.listing)
+        case ("use", 2) where argument != nil:
+            outcome = tray.select(argument!)
+                ? info(["card \(argument!) selected"] + tray.listing)
+                : Outcome(messages: [.init(.error, "there is no card \(words[1]); :cards lists them")])
+        case ("remove", 2) where argument != nil:
+            if let card = tray.remove(argument!) {
+                outcome = info(["removed \(card.networkName) \(card.maskedNumber)"])
+            } else {
+                outcome = Outcome(messages: [.init(.error, "there is no card \(words[1]); :cards lists them")])
+            }
+        case ("clear", 1):
+            resetCard()
+            outcome = Outcome(messages: [.init(.info, "Card cleared. Start again with the card number.")], fieldChanged: true)
+        case ("rules", 1):
+            outcome = info(rules.networks.map { network in
+                "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(network.lengths.map(String.init).joined(separator: ",")) digits, \(network.cvv.name) \(network.cvv.length)"
+            })
+        case ("quit", 1), ("q", 1), ("exit", 1):
+            outcome = Outcome(event: .quit)
+        case ("use", _), ("remove", _):
+            outcome = Outcome(messages: [.init(.error, "usage: :\(name) N, where N is a card's number in :cards")])
+        default:
+            let known = ["help", "cards", "use", "remove", "clear", "rules", "quit"]
+            var text = "unknown command `\(line)`"
+            if let guess = closest(to: name, in: known) { text += "; did you mean `:\(guess)`?" } else { text += "; :help lists the commands" }
+            outcome = Outcome(messages: [.init(.error, text)])
+        }
+        outcome.command = line
+        if !outcome.fieldChanged { outcome.messages.append(.init(.help, help)) }
+        return outcome
+    }
+
+    public static let helpText = [
+        "Type the card number, then the expiry (MM/YY), then the security code; Enter submits.",
+        "Keys: Backspace deletes (on an empty field: back to the previous one), Enter moves on,",
+        "      Ctrl-U empties the field, Up/Down recall earlier entries, Ctrl-C cancels the card,",
+        "      Ctrl-D on an empty field quits.",
+        "Commands (type them in any empty field):",
+        "  :cards       list accepted cards        :use N      select card N",
+        "  :remove N    remove card N              :clear      start this card over",
+        "  :rules       list the card networks     :help       this text",
+        "  :quit        leave",
+    ]
+
+    // MARK: - Field values
+
+    private var activeDigits: [UInt8] {
+        switch field {
+        case .number: return numberDigits
+        case .expiry: return expiryDigits
+        case .cvv: return cvvDigits
+        }
+    }
+
+    private var activeIsEmpty: Bool { command == nil && activeDigits.isEmpty }
+
+    private mutating func setActive(_ digits: [UInt8]) {
+        switch field {
+        case .number:
+            numberDigits = digits
+            detection = rules.detect(digits)
+        case .expiry:
+            expiryDigits = Array(digits.prefix(4))
+        case .cvv:
+            cvvDigits = digits
+        }
+    }
+
+    private var expiryMonth: Int? {
+        expiryDigits.count >= 2 ? Int(expiryDigits[0]) * 10 + Int(expiryDigits[1]) : nil
+    }
+
+    /// The expiry once all four digits are in.
+    public var expiry: YearMonth? {
+        guard expiryDigits.count == 4, let month = expiryMonth else { return nil }
+        return YearMonth(year: expiryPolicy.fullYear(Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])), month: month)
+    }
+
+    /// `MM/YY` as far as it is typed; the slash appears once the month is complete.
+    var expiryText: String {
+        var text = CardNumber.string(expiryDigits.prefix(2))
+        if expiryDigits.count >= 2 { text += "/" + CardNumber.string(expiryDigits.dropFirst(2)) }
+        return text
+    }
+
+    /// The security code asked for: the network's, or 3 or 4 digits while the network is unknown.
+    var securityCode: (name: String, lengths: [Int], maxLength: Int) {
+        guard let code = detection.network?.cvv else { return ("CVV", [3, 4], 4) }
+        return (code.name, [code.length], code.length)
+    }
+
+    /// "Visa •••• 1111, expires 12/30" once number and expiry are in.
+    var summary: String? {
+        guard let network = detection.network, let expiry else { return nil }
+        return "\(network.name) •••• \(CardNumber.string(numberDigits.suffix(4))), expires \(expiry.cardText)"
+    }
+
+    public func fieldName(_ field: Field) -> String {
+        switch field {
+        case .number: return "card number"
+        case .expiry: return "expiry"
+        case .cvv: return securityCode.name
+        }
+    }
+
+    /// The one-line help for the active field.
+    public var help: String {
+        switch field {
+        case .number:
+            return "Type the card number; spaces are added for you. :help lists keys and commands."
+        case .expiry:
+            return "Type the expiry date as MM/YY, as printed on the card."
+        case .cvv:
+            if let network = detection.network { return "Type \(network.cvvPhrase); Enter submits." }
+            return "Type the 3- or 4-digit security code; Enter submits."
+        }
+    }
+}
+
+extension Character {
+    /// 0–9 for ASCII digits, nil for anything else.
+    var digitValue: UInt8? { isASCIIDigit ? asciiValue! - 48 : nil }
+
+    var isPrintableASCII: Bool { asciiValue.map { $0 >= 0x20 && $0 < 0x7F } ?? false }
+}
+
+/// How a refused character is named in a reason: 'x', or U+0007 for invisible ones.
+func quoted(_ character: Character) -> String {
+    if character.isPrintableASCII { return "'\(character)'" }
+    if character == "\t" { return "Tab" }
+    if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1, scalar.value < 0x20 || scalar.value == 0x7F {
+        return "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+    }
+    return "'\(character)'"
+}
+
+extension String {
+    func padded(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

@@ -1,0 +1,54 @@
+/// What the front end draws for the active field: no colour, no escape codes.
+public struct EntryView: Equatable, Sendable {
+    public var field: Field
+    /// "Card number", "Expiry", "CID".
+    public var label: String
+    /// The format the field expects: "#### ###### #####", "MM/YY", "####".
+    public var hint: String
+    /// The field's text as shown: grouped digits, `MM/YY`, `•••` for a CVV, or a `:` command.
+    public var text: String
+    /// Logo badge name: the network's once known, `CARD` while unknown, `CVV` in the CVV field.
+    public var logo: String
+    /// Progress, like "12/16" (typed / expected digits); empty while a command is typed.
+    public var progress: String
+    public var isCommand: Bool
+
+    /// The logo shown while no single network matches.
+    public static let genericLogo = "CARD"
+    /// The logo shown in the security-code field.
+    public static let securityCodeLogo = "CVV"
+}
+
+extension EntryEngine {
+    public var view: EntryView {
+        let network = detection.network
+        var view = EntryView(field: field, label: "", hint: "", text: "", logo: network?.logo ?? EntryView.genericLogo,
+                             progress: "", isCommand: command != nil)
+        switch field {
+        case .number:
+            view.label = "Card number"
+            let groups = network?.groups ?? [4, 4, 4, 4]
+            view.hint = CardNumber.hint(groups: groups)
+            view.text = CardNumber.grouped(numberDigits, groups: groups)
+            let expected = network.map { n in n.lengths.first { $0 >= numberDigits.count } ?? n.maxLength }
+            view.progress = expected.map { "\(numberDigits.count)/\($0)" } ?? "\(numberDigits.count)"
+        case .expiry:
+            view.label = "Expiry"
+            view.hint = "MM/YY"
+            view.text = expiryText
+            view.progress = "\(expiryDigits.count)/4"
+        case .cvv:
+            let code = securityCode
+            view.label = code.name
+            view.hint = String(repeating: "#", count: code.maxLength)
+            view.text = String(repeating: "•", count: cvvDigits.count)
+            view.logo = EntryView.securityCodeLogo
+            view.progress = "\(cvvDigits.count)/\(code.maxLength)"
+        }
+        if let command {
+            view.text = command
+            view.progress = ""
+        }
+        return view
+    }
+}

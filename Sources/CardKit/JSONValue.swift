@@ -1,0 +1,265 @@
+/// A JSON value that remembers where each of its parts starts in the source text, so that
+/// rule errors can name the line and column of the offending value.
+public indirect enum JSONValue: Sendable {
+    case object([Member], SourceLocation)
+    case array([JSONValue], SourceLocation)
+    case string(String, SourceLocation)
+    /// The number's literal text, kept exact (rule files only use integers).
+    case number(String, SourceLocation)
+    case bool(Bool, SourceLocation)
+    case null(SourceLocation)
+
+    /// One `"key": value` pair of an object, in source order.
+    public struct Member: Sendable {
+        public var key: String
+        public var keyLocation: SourceLocation
+        public var value: JSONValue
+    }
+
+    public var location: SourceLocation {
+        switch self {
+        case .object(_, let l), .array(_, let l), .string(_, let l), .number(_, let l),
+             .bool(_, let l), .null(let l):
+            return l
+        }
+    }
+
+    /// What kind of value this is, as a rule author would say it ("a string", "an array").
+    public var kindName: String {
+        switch self {
+        case .object: return "an object"
+        case .array: return "an array"
+        case .string: return "a string"
+        case .number: return "a number"
+        case .bool: return "a boolean"
+        case .null: return "null"
+        }
+    }
+}
+
+/// Why a text is not JSON, and where.
+public struct JSONSyntaxError: Error, Equatable, Sendable {
+    public var location: SourceLocation
+    public var message: String
+}
+
+extension JSONValue {
+    /// Parses one JSON document (RFC 8259). Nesting deeper than 64 levels is refused.
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        var reader = JSONReader(bytes: bytes)
+        reader.skipWhitespace()
+        let value = try reader.readValue(depth: 0)
+        reader.skipWhitespace()
+        if reader.index < bytes.count {
+            throw reader.error("unexpected text after the JSON value")
+        }
+        return value
+    }
+}
+
+/// A cursor over UTF-8 bytes that tracks line and column.
+private struct JSONReader {
+    let bytes: [UInt8]
+    var index = 0
+    var line = 1
+    var lineStart = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        // A UTF-8 byte order mark is allowed and skipped.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+    }
+
+    var location: SourceLocation {
+        // Columns count characters: skip UTF-8 continuation bytes.
+        let column = bytes[lineStart..<index].reduce(1) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
+        return SourceLocation(line: line, column: column)
+    }
+
+    func error(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(location: location, message: message)
+    }
+
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func skipWhitespace() {
+        while let byte = current {
+            switch byte {
+            case UInt8(ascii: "\n"):
+                index += 1
+                line += 1
+                lineStart = index
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                index += 1
+            default:
+                return
+            }
+        }
+    }
+
+    mutating func readValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        guard depth < 64 else { throw error("JSON nested more than 64 levels deep") }
+        let start = location
+        guard let byte = current else { throw error("expected a JSON value, found the end of the file") }
+        switch byte {
+        case UInt8(ascii: "{"): return try readObject(depth: depth)
+        case UInt8(ascii: "["): return try readArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try readString(), start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try readNumber(), start)
+        default:
+            for (word, value) in [("true", JSONValue.bool(true, start)), ("false", .bool(false, start)), ("null", .null(start))]
+            where bytes[index...].starts(with: word.utf8) {
+                index += word.utf8.count
+                return value
+            }
+            throw error("expected a JSON value, found \(describe(byte))")
+        }
+    }
+
+    mutating func readObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        let start = location
+        index += 1
+        var members: [JSONValue.Member] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") { index += 1; return .object(members, start) }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else {
+                throw error("expected a quoted field name, found \(describe(current))")
+            }
+            let keyLocation = location
+            let key = try readString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key)\", found \(describe(current))") }
+            index += 1
+            skipWhitespace()
+            let value = try readValue(depth: depth + 1)
+            members.append(.init(key: key, keyLocation: keyLocation, value: value))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(members, start)
+            default: throw error("expected ',' or '}' in an object, found \(describe(current))")
+            }
+        }
+    }
+
+    mutating func readArray(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        let start = location
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") { index += 1; return .array(elements, start) }
+        while true {
+            skipWhitespace()
+            elements.append(try readValue(depth: depth + 1))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(elements, start)
+            default: throw error("expected ',' or ']' in an array, found \(describe(current))")
+            }
+        }
+    }
+
+    mutating func readString() throws(JSONSyntaxError) -> String {
+        index += 1  // opening quote
+        var scalars = String.UnicodeScalarView()
+        var run = index
+        func flush(_ upTo: Int, into scalars: inout String.UnicodeScalarView) -> Bool {
+            guard let text = String(validating: bytes[run..<upTo], as: UTF8.self) else { return false }
+            scalars.append(contentsOf: text.unicodeScalars)
+            return true
+        }
+        while true {
+            guard let byte = current else { throw error("unterminated string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard flush(index, into: &scalars) else { throw error("the string is not valid UTF-8") }
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                guard flush(index, into: &scalars) else { throw error("the string is not valid UTF-8") }
+                index += 1
+                guard let escaped = current else { throw error("unterminated string") }
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{8}")
+                case UInt8(ascii: "f"): scalars.append("\u{C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code: UInt32 = 0
+                    for _ in 0..<4 {
+                        guard let h = current, let digit = hexValue(h) else { throw error("expected four hex digits after \\u") }
+                        code = code * 16 + digit
+                        index += 1
+                    }
+                    // Surrogates are not needed by rule files; a lone one is replaced.
+                    scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                default:
+                    throw error("unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
+                }
+                run = index
+            case 0..<0x20:
+                throw error(byte == UInt8(ascii: "\n") ? "unterminated string" : "control character in a string")
+            default:
+                index += 1
+            }
+        }
+    }
+
+    mutating func readNumber() throws(JSONSyntaxError) -> String {
+        let start = index
+        let numberBytes = Set("+-.eE0123456789".utf8)
+        while let byte = current, numberBytes.contains(byte) { index += 1 }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        // RFC 8259 grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+        var rest = Substring(text)
+        if rest.first == "-" { rest = rest.dropFirst() }
+        let intDigits = rest.prefix(while: \.isASCIIDigit)
+        var ok = !intDigits.isEmpty && !(intDigits.count > 1 && intDigits.first == "0")
+        rest = rest.dropFirst(intDigits.count)
+        if ok, rest.first == "." {
+            let fraction = rest.dropFirst().prefix(while: \.isASCIIDigit)
+            ok = !fraction.isEmpty
+            rest = rest.dropFirst(1 + fraction.count)
+        }
+        if ok, rest.first == "e" || rest.first == "E" {
+            rest = rest.dropFirst()
+            if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
+            let exponent = rest.prefix(while: \.isASCIIDigit)
+            ok = !exponent.isEmpty
+            rest = rest.dropFirst(exponent.count)
+        }
+        guard ok, rest.isEmpty else {
+            index = start
+            throw error("malformed number '\(text)'")
+        }
+        return text
+    }
+
+    func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    func describe(_ byte: UInt8?) -> String {
+        guard let byte else { return "the end of the file" }
+        if byte >= 0x20 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+}
+
+extension Character {
+    /// True for the ten ASCII digits only (not other scripts' digits).
+    var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
+}

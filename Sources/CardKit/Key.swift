@@ -1,0 +1,39 @@
+/// One input to the entry engine: what a key at the terminal, a line on a pipe or a token in a
+/// `.session` script means.
+public enum Key: Equatable, Hashable, Sendable {
+    /// A typed (or pasted) character.
+    case character(Character)
+    /// Delete the last character; on an empty field, go back to the previous field.
+    case backspace
+    /// Move on from a complete field; in the CVV field, submit the card; run a `:` command.
+    case enter
+    /// Empty the active field (Ctrl-U).
+    case clearLine
+    /// Cancel the card being entered and start over (Ctrl-C).
+    case cancel
+    /// End of input (Ctrl-D): quits on an empty field.
+    case endOfInput
+    /// Recall the previous / next earlier entry of the active field (Up / Down).
+    case historyPrevious
+    case historyNext
+
+    /// The keys that typing `text` produces, one character each.
+    public static func typing(_ text: String) -> [Key] { text.map { .character($0) } }
+}
+
+/// The three fields of a card, in entry order.
+public enum Field: String, CaseIterable, Sendable, Comparable {
+    case number, expiry, cvv
+
+    public static func < (a: Field, b: Field) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    var previous: Field? {
+        switch self {
+        case .number: return nil
+        case .expiry: return .number
+        case .cvv: return .expiry
+        }
+    }
+}

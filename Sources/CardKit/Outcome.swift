@@ -1,0 +1,55 @@
+/// What one key did.
+public struct Outcome: Equatable, Sendable {
+    public enum Disposition: Equatable, Sendable {
+        /// The key changed the engine's state.
+        case accepted
+        /// The key is allowed but does nothing (a space in a pasted number).
+        case ignored
+        /// The key is not allowed here; the front end rings the bell and shows the reason.
+        case refused(reason: String)
+    }
+
+    public enum Event: Equatable, Sendable {
+        case accepted(CardTray.Card)
+        case submitFailed([Field])
+        case quit
+    }
+
+    public var disposition: Disposition
+    /// Lines to show above the prompt, in order.
+    public var messages: [Message]
+    /// True when the active field is different after the key (or the card was reset).
+    public var fieldChanged: Bool
+    public var event: Event?
+    /// The `:` command line that ran, if any (front ends may keep it in a history file).
+    public var command: String?
+
+    public init(disposition: Disposition = .accepted, messages: [Message] = [], fieldChanged: Bool = false,
+                event: Event? = nil, command: String? = nil) {
+        self.disposition = disposition
+        self.messages = messages
+        self.fieldChanged = fieldChanged
+        self.event = event
+        self.command = command
+    }
+
+    public static let accepted = Outcome()
+    public static let ignored = Outcome(disposition: .ignored)
+    public static func refused(_ reason: String) -> Outcome { Outcome(disposition: .refused(reason: reason)) }
+
+    public var refusal: String? {
+        if case .refused(let reason) = disposition { return reason }
+        return nil
+    }
+}
+
+/// A line for the person at the prompt; the front end picks colour by kind.
+public struct Message: Equatable, Sendable {
+    public enum Kind: String, Sendable { case info, help, success, error }
+    public var kind: Kind
+    public var text: String
+    public init(_ kind: Kind, _ text: String) {
+        self.kind = kind
+        self.text = text
+    }
+}

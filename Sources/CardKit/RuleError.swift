@@ -1,0 +1,25 @@
+/// A problem in a rule file, located at a line and column: printed as
+/// `rules/visa.json:12:5: error: …` like a compiler diagnostic.
+public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning }
+
+    public var file: String
+    public var location: SourceLocation
+    public var severity: Severity
+    public var message: String
+
+    public init(file: String, location: SourceLocation, severity: Severity = .error, message: String) {
+        self.file = file
+        self.location = location
+        self.severity = severity
+        self.message = message
+    }
+
+    public var description: String { "\(file):\(location): \(severity.rawValue): \(message)" }
+}
+
+/// Every problem found in a set of rule files; the set is refused if any is an error.
+public struct RuleErrors: Error, Equatable, Sendable, CustomStringConvertible {
+    public var errors: [RuleError]
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,270 @@
+/// Turns one rule file's JSON into a `CardNetwork`, collecting every problem with the line
+/// and column of the value at fault rather than stopping at the first.
+struct RuleFile {
+    static let knownFields = ["$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
+                              "autoAdvance", "groups", "cvv", "luhn", "source", "note"]
+    static let validLengths = 8...19
+
+    let file: String
+    private(set) var problems: [RuleError] = []
+
+    init(file: String) { self.file = file }
+
+    /// The network the text describes, or nil when `problems` holds at least one error.
+    mutating func decode(_ bytes: [UInt8]) -> CardNetwork? {
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(bytes)
+        } catch {
+            fail(error.location, "invalid JSON: \(error.message)")
+            return nil
+        }
+        guard case .object(let members, _) = root else {
+            fail(root.location, "a rule file holds one JSON object, found \(root.kindName)")
+            return nil
+        }
+        var fields: [String: JSONValue] = [:]
+        for member in members {
+            if fields[member.key] != nil {
+                fail(member.keyLocation, "field `\(member.key)` appears twice")
+            } else if !Self.knownFields.contains(member.key) {
+                var message = "unknown field `\(member.key)`"
+                if let guess = closest(to: member.key, in: Self.knownFields) { message += "; did you mean `\(guess)`?" }
+                fail(member.keyLocation, message)
+            }
+            fields[member.key] = member.value
+        }
+        let objectStart = root.location
+
+        let id = requiredString("id", fields, objectStart)
+        if let id, !isValidID(id.value) {
+            fail(id.location, "id `\(id.value)` must be lower-case letters, digits and '-', starting with a letter or digit")
+        }
+        let name = requiredString("name", fields, objectStart)
+        let logo = fields["logo"].flatMap { string($0, "logo") }
+
+        var patterns: [IINPattern] = []
+        var patternCount = 0
+        if let value = fields["prefixes"], let items = array(value, "prefixes") {
+            patternCount += items.count
+            for item in items {
+                guard let text = string(item, "each prefix") else { continue }
+                if let pattern = IINPattern(prefix: text.value) {
+                    patterns.append(pattern)
+                } else {
+                    fail(item.location, "prefix \"\(text.value)\" must be one or more digits 0-9")
+                }
+            }
+        }
+        if let value = fields["ranges"], let items = array(value, "ranges") {
+            patternCount += items.count
+            for item in items {
+                guard case .array(let ends, _) = item, ends.count == 2 else {
+                    fail(item.location, "each range is an array of two digit strings, like [\"2221\", \"2720\"]")
+                    continue
+                }
+                guard let low = string(ends[0], "a range's low end"), let high = string(ends[1], "a range's high end") else { continue }
+                if let pattern = IINPattern(low: low.value, high: high.value) {
+                    patterns.append(pattern)
+                } else if digitValues(low.value) == nil || low.value.isEmpty {
+                    fail(ends[0].location, "range end \"\(low.value)\" must be one or more digits 0-9")
+                } else if digitValues(high.value) == nil || high.value.isEmpty {
+                    fail(ends[1].location, "range end \"\(high.value)\" must be one or more digits 0-9")
+                } else if low.value.count != high.value.count {
+                    fail(item.location, "range ends \"\(low.value)\" and \"\(high.value)\" must have the same number of digits")
+                } else {
+                    fail(item.location, "range low end \"\(low.value)\" is above its high end \"\(high.value)\"")
+                }
+            }
+        }
+        if patternCount == 0 {
+            fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
+                 "a network needs at least one IIN pattern in `prefixes` or `ranges`")
+        }
+
+        var lengths: [Int] = []
+        if let value = fields["lengths"] {
+            lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
+            if lengths.isEmpty, case .array = value { fail(value.location, "`lengths` must list at least one length") }
+        } else {
+            fail(objectStart, "missing required field `lengths`")
+        }
+        lengths = Array(Set(lengths)).sorted()
+        let maxLength = lengths.last ?? 16
+
+        var autoAdvance = [maxLength]
+        if let value = fields["autoAdvance"], let listed = integers(value, "autoAdvance", allowed: Self.validLengths) {
+            for (item, length) in zip(arrayItems(value), listed) where !lengths.contains(length) && !lengths.isEmpty {
+                fail(item.location, "autoAdvance length \(length) is not one of the network's lengths")
+            }
+            autoAdvance = Array(Set(listed + [maxLength])).sorted()
+        }
+
+        var groups = Array(repeating: 4, count: (maxLength + 3) / 4)
+        if let value = fields["groups"], let listed = integers(value, "groups", allowed: 1...19) {
+            let total = listed.reduce(0, +)
+            if listed.isEmpty {
+                fail(value.location, "`groups` must list at least one group size")
+            } else if !lengths.isEmpty && !lengths.contains(total) {
+                fail(value.location, "groups add up to \(total) digits, which is not one of the lengths \(lengths.map(String.init).joined(separator: ", "))")
+            } else {
+                groups = listed
+            }
+        }
+
+        var cvv: CardNetwork.SecurityCode?
+        if let value = fields["cvv"] {
+            cvv = securityCode(value)
+        } else {
+            fail(objectStart, "missing required field `cvv`")
+        }
+
+        var luhn = true
+        if let value = fields["luhn"] {
+            if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
+        }
+        for key in ["source", "note", "$schema"] { if let value = fields[key] { _ = string(value, key) } }
+
+        guard problems.isEmpty, let id, let name, let cvv else { return nil }
+        return CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
+                           patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
+                           groups: groups, cvv: cvv, luhn: luhn, file: file)
+    }
+
+    // MARK: - Field readers
+
+    private mutating func fail(_ location: SourceLocation, _ message: String) {
+        problems.append(RuleError(file: file, location: location, message: message))
+    }
+
+    private mutating func requiredString(_ key: String, _ fields: [String: JSONValue], _ objectStart: SourceLocation) -> (value: String, location: SourceLocation)? {
+        guard let value = fields[key] else {
+            fail(objectStart, "missing required field `\(key)`")
+            return nil
+        }
+        guard let text = string(value, key) else { return nil }
+        if text.value.trimmingSpaces.isEmpty {
+            fail(value.location, "`\(key)` must not be empty")
+            return nil
+        }
+        return text
+    }
+
+    private mutating func string(_ value: JSONValue, _ what: String) -> (value: String, location: SourceLocation)? {
+        guard case .string(let text, let location) = value else {
+            fail(value.location, "\(what.first == "`" || what.contains(" ") ? what : "`\(what)`") must be a string, found \(value.kindName)")
+            return nil
+        }
+        return (text, location)
+    }
+
+    private mutating func array(_ value: JSONValue, _ key: String) -> [JSONValue]? {
+        guard case .array(let items, _) = value else {
+            fail(value.location, "`\(key)` must be an array, found \(value.kindName)")
+            return nil
+        }
+        return items
+    }
+
+    private func arrayItems(_ value: JSONValue) -> [JSONValue] {
+        if case .array(let items, _) = value { return items }
+        return []
+    }
+
+    /// The whole numbers in an array, each checked against `allowed`; nil if any is wrong.
+    private mutating func integers(_ value: JSONValue, _ key: String, allowed: ClosedRange<Int>) -> [Int]? {
+        guard let items = array(value, key) else { return nil }
+        var numbers: [Int] = []
+        var ok = true
+        for item in items {
+            guard case .number(let text, let location) = item, let number = Int(text) else {
+                fail(item.location, "each entry of `\(key)` must be a whole number, found \(item.kindName == "a number" ? "\(item)" : item.kindName)")
+                ok = false
+                continue
+            }
+            guard allowed.contains(number) else {
+                fail(location, "\(key == "lengths" ? "length" : "`\(key)` entry") \(number) is outside \(allowed.lowerBound)-\(allowed.upperBound)")
+                ok = false
+                continue
+            }
+            numbers.append(number)
+        }
+        return ok ? numbers : nil
+    }
+
+    private mutating func securityCode(_ value: JSONValue) -> CardNetwork.SecurityCode? {
+        guard case .object(let members, let location) = value else {
+            fail(value.location, "`cvv` must be an object like {\"name\": \"CVV\", \"length\": 3}, found \(value.kindName)")
+            return nil
+        }
+        var name: String?
+        var length: Int?
+        var side = "back"
+        for member in members {
+            switch member.key {
+            case "name":
+                if let text = string(member.value, "cvv.name") { name = text.value }
+            case "length":
+                if case .number(let text, let at) = member.value, let number = Int(text) {
+                    if number == 3 || number == 4 { length = number } else { fail(at, "cvv length \(number) must be 3 or 4") }
+                } else {
+                    fail(member.value.location, "`cvv.length` must be 3 or 4, found \(member.value.kindName)")
+                }
+            case "side":
+                if let text = string(member.value, "cvv.side") {
+                    if text.value == "back" || text.value == "front" { side = text.value } else { fail(text.location, "`cvv.side` must be \"back\" or \"front\"") }
+                }
+            default:
+                var message = "unknown field `cvv.\(member.key)`"
+                if let guess = closest(to: member.key, in: ["name", "length", "side"]) { message += "; did you mean `\(guess)`?" }
+                fail(member.keyLocation, message)
+            }
+        }
+        if name == nil && !members.contains(where: { $0.key == "name" }) { fail(location, "missing required field `cvv.name`") }
+        if length == nil && !members.contains(where: { $0.key == "length" }) { fail(location, "missing required field `cvv.length`") }
+        guard let name, let length else { return nil }
+        return .init(name: name, length: length, side: side)
+    }
+
+    private func isValidID(_ id: String) -> Bool {
+        guard let first = id.utf8.first, first != UInt8(ascii: "-") else { return false }
+        return id.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "-") }
+    }
+}
+
+extension JSONValue: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .number(let text, _): return text
+        case .string(let text, _): return "\"\(text)\""
+        case .bool(let flag, _): return String(flag)
+        default: return kindName
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: Substring {
+        let trimmedStart = drop(while: { $0 == " " || $0 == "\t" })
+        return trimmedStart.dropLast(trimmedStart.reversed().prefix(while: { $0 == " " || $0 == "\t" }).count)
+    }
+}
+
+/// The candidate within two edits of `word` (case-insensitive), if any: for "did you mean".
+func closest(to word: String, in candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var row = [i + 1]
+            for (j, cb) in b.enumerated() {
+                row.append(Swift.min(previous[j + 1] + 1, row[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = row
+        }
+        return previous[b.count]
+    }
+    let target = Array(word.lowercased())
+    let scored = candidates.map { ($0, distance(target, Array($0.lowercased()))) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
+    return best.0
+}

@@ -1,0 +1,61 @@
+/// A calendar month: "today" for expiry checks, and a card's expiry.
+public struct YearMonth: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+
+    public init(year: Int, month: Int) {
+        self.year = year
+        self.month = month
+    }
+
+    /// Parses `YYYY-MM` (as given to `--today` and `@today`).
+    public init?(iso text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month), year >= 1 else { return nil }
+        self.init(year: year, month: month)
+    }
+
+    public static func < (a: YearMonth, b: YearMonth) -> Bool { (a.year, a.month) < (b.year, b.month) }
+
+    /// `MM/YY`, as printed on cards.
+    public var cardText: String { twoDigits(month) + "/" + twoDigits(year % 100) }
+
+    public var description: String { "\(year)-\(twoDigits(month))" }
+}
+
+func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+/// Which expiry dates are acceptable: not before the current month, not too far ahead.
+public struct ExpiryPolicy: Equatable, Sendable {
+    public var today: YearMonth
+    /// How many years after this one a card may expire (20 by default).
+    public var maxYearsAhead: Int
+
+    public init(today: YearMonth, maxYearsAhead: Int = 20) {
+        self.today = today
+        self.maxYearsAhead = maxYearsAhead
+    }
+
+    /// The full year a card's two-digit year means: the year ending in those digits that is
+    /// nearest to this one (within 50 years back and 49 ahead), so "25" in 2026 is 2025, past.
+    public func fullYear(_ twoDigitYear: Int) -> Int {
+        var year = today.year - today.year % 100 + twoDigitYear
+        if year > today.year + 49 { year -= 100 }
+        if year < today.year - 50 { year += 100 }
+        return year
+    }
+
+    public enum Verdict: Equatable, Sendable { case valid, past, tooFar }
+
+    public func check(_ expiry: YearMonth) -> Verdict {
+        if expiry < today { return .past }
+        if expiry.year > today.year + maxYearsAhead { return .tooFar }
+        return .valid
+    }
+
+    /// Checks a month and a two-digit year.
+    public func check(month: Int, twoDigitYear: Int) -> Verdict {
+        check(YearMonth(year: fullYear(twoDigitYear), month: month))
+    }
+}

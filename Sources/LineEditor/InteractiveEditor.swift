@@ -1,0 +1,230 @@
+import CEditLine
+import CardKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The REPL at a real terminal. libedit reads the keys; every key that matters is bound to a
+/// function here that hands it to the engine and then replaces libedit's buffer with the
+/// engine's display text, so the engine alone decides what the line shows.
+///
+/// Output (help, refusal reasons, results) is written above the prompt from inside a key
+/// binding, which then returns `CC_REDISPLAY` so libedit redraws prompt and line below it: the
+/// same way libedit shows completion lists. `el_gets` therefore returns only on quit,
+/// end of input or Ctrl-C.
+public final class InteractiveEditor {
+    private var engine: EntryEngine
+    private let style: Style
+    private let onCommand: (String) -> Void
+    private var editLine: OpaquePointer?
+    /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
+    private var promptText: UnsafeMutablePointer<CChar>?
+    private var rightPromptText: UnsafeMutablePointer<CChar>?
+    /// Whether the previous key was refused: a burst of refused keys prints one reason.
+    private var lastKeyRefused = false
+    private var quitRequested = false
+
+    /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
+    private static let invisible: CChar = 1
+
+    public init(engine: EntryEngine, style: Style, onCommand: @escaping (String) -> Void) {
+        self.engine = engine
+        self.style = style
+        self.onCommand = onCommand
+    }
+
+    deinit {
+        if let editLine { el_end(editLine) }
+        free(promptText)
+        free(rightPromptText)
+    }
+
+    /// Runs until `:quit` or Ctrl-D on an empty field. Returns how many cards were accepted.
+    public func run() -> Int {
+        setlocale(LC_CTYPE, "")
+        cl_install_interrupt_handler()
+        guard let el = cl_init("cardline") else { return 0 }
+        editLine = el
+        cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
+        cl_set_editor(el, "emacs")
+        cl_set_signal(el, 1)
+        cl_set_prompt(el, { el in InteractiveEditor.from(el)?.promptText }, Self.invisible)
+        cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
+        installBindings(el)
+        updatePrompts()
+
+        write(style.message(Message(.help, engine.help)) + "\n")
+        var accepted = 0
+        while !quitRequested {
+            var count: Int32 = 0
+            let line = el_gets(el, &count)
+            if cl_take_interrupt() != 0 {
+                // Ctrl-C: libedit has already put the terminal back; cancel the card.
+                let outcome = engine.handle(.cancel)
+                updatePrompts()
+                write("\n" + outcome.messages.map(style.message).joined(separator: "\n") + "\n")
+                continue
+            }
+            if line == nil && !quitRequested {
+                // End of input without our binding (stdin closed, read error): leave cleanly.
+                write("\n")
+                break
+            }
+        }
+        accepted = engine.tray.cards.count
+        return accepted
+    }
+
+    // MARK: - Key bindings
+
+    private enum Action: CaseIterable {
+        case key, backspace, enter, clear, endOfInput, previous, next, stay
+
+        var name: String {
+            switch self {
+            case .key: return "cl-key"
+            case .backspace: return "cl-backspace"
+            case .enter: return "cl-enter"
+            case .clear: return "cl-clear"
+            case .endOfInput: return "cl-eof"
+            case .previous: return "cl-previous"
+            case .next: return "cl-next"
+            case .stay: return "cl-stay"
+            }
+        }
+
+        /// The C function libedit calls; it cannot capture, so it finds the editor by client data.
+        var function: cl_key_fn {
+            switch self {
+            case .key: return { el, ch in InteractiveEditor.dispatch(el, .key, ch) }
+            case .backspace: return { el, ch in InteractiveEditor.dispatch(el, .backspace, ch) }
+            case .enter: return { el, ch in InteractiveEditor.dispatch(el, .enter, ch) }
+            case .clear: return { el, ch in InteractiveEditor.dispatch(el, .clear, ch) }
+            case .endOfInput: return { el, ch in InteractiveEditor.dispatch(el, .endOfInput, ch) }
+            case .previous: return { el, ch in InteractiveEditor.dispatch(el, .previous, ch) }
+            case .next: return { el, ch in InteractiveEditor.dispatch(el, .next, ch) }
+            case .stay: return { el, ch in InteractiveEditor.dispatch(el, .stay, ch) }
+            }
+        }
+
+        /// The key strings bound to this action (libedit bind syntax).
+        var keys: [String] {
+            switch self {
+            case .key:
+                // Every printable ASCII character, and the control characters that have no
+                // meaning here, so that libedit's own editing never changes the line. A bind
+                // string is parsed like an option: '-', '^' and '\' must be escaped.
+                let printable = (0x20...0x7E).map { code -> String in
+                    let c = String(UnicodeScalar(UInt8(code)))
+                    return c == "-" || c == "^" || c == "\\" ? "\\" + c : c
+                }
+                let controls = ["^I", "^K", "^L", "^O", "^R", "^S", "^T", "^V", "^W", "^X", "^Y", "^Z", "^]", "^_", "^G"]
+                return printable + controls
+            case .backspace: return ["^?", "^H"]
+            case .enter: return ["^M", "^J"]
+            case .clear: return ["^U"]
+            case .endOfInput: return ["^D"]
+            case .previous: return ["^P", "\\e[A", "\\eOA"]
+            case .next: return ["^N", "\\e[B", "\\eOB"]
+            // The cursor stays at the end of the field: movement keys do nothing.
+            case .stay: return ["^A", "^B", "^E", "^F", "\\e[C", "\\e[D", "\\eOC", "\\eOD", "\\e[H", "\\e[F", "\\eb", "\\ef", "\\ed", "\\e^?"]
+            }
+        }
+    }
+
+    private func installBindings(_ el: OpaquePointer) {
+        for action in Action.allCases {
+            cl_add_function(el, action.name, action.name, action.function)
+            for key in action.keys { cl_bind(el, key, action.name) }
+        }
+    }
+
+    private static func from(_ el: OpaquePointer?) -> InteractiveEditor? {
+        guard let el, let data = cl_client_data(el) else { return nil }
+        return Unmanaged<InteractiveEditor>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    private static func dispatch(_ el: OpaquePointer?, _ action: Action, _ ch: Int32) -> UInt8 {
+        guard let el, let editor = from(el) else { return UInt8(CC_ERROR) }
+        return editor.perform(action, character: ch, on: el)
+    }
+
+    private func perform(_ action: Action, character: Int32, on el: OpaquePointer) -> UInt8 {
+        let key: Key
+        switch action {
+        case .key:
+            guard let scalar = Unicode.Scalar(UInt32(bitPattern: character)) else { return UInt8(CC_ERROR) }
+            key = .character(Character(scalar))
+        case .backspace: key = .backspace
+        case .enter: key = .enter
+        case .clear: key = .clearLine
+        case .endOfInput: key = .endOfInput
+        case .previous: key = .historyPrevious
+        case .next: key = .historyNext
+        case .stay:
+            replaceBuffer(el)
+            return UInt8(CC_REFRESH)
+        }
+        let outcome = engine.handle(key)
+        if let command = outcome.command { onCommand(command) }
+        if outcome.event == .quit {
+            quitRequested = true
+            replaceBuffer(el)
+            write("\n")
+            return UInt8(CC_EOF)
+        }
+
+        var lines: [String] = []
+        if let reason = outcome.refusal {
+            defer { lastKeyRefused = true }
+            if lastKeyRefused {
+                replaceBuffer(el)
+                return UInt8(CC_ERROR)  // the bell; the reason is already on screen
+            }
+            lines.append(style.refusal(reason))
+        } else if outcome.disposition == .accepted {
+            lastKeyRefused = false
+        }
+        lines += outcome.messages.map(style.message)
+
+        updatePrompts()
+        replaceBuffer(el)
+        guard !lines.isEmpty else { return UInt8(CC_REFRESH) }
+        // Keep the finished line on screen, print below it, and let libedit redraw the prompt.
+        write((outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n")
+        return UInt8(CC_REDISPLAY)
+    }
+
+    /// Makes libedit's buffer equal the engine's display text, cursor at the end.
+    private func replaceBuffer(_ el: OpaquePointer) {
+        if let info = el_wline(el)?.pointee {
+            el_cursor(el, Int32(info.lastchar - info.cursor))
+            el_deletestr(el, Int32(info.lastchar - info.buffer))
+        }
+        let text = engine.view.text
+        if !text.isEmpty { el_insertstr(el, text) }
+    }
+
+    private func updatePrompts() {
+        let view = engine.view
+        free(promptText)
+        free(rightPromptText)
+        promptText = strdup(invisibleEscapes(style.prompt(view)))
+        rightPromptText = strdup(invisibleEscapes(style.badge(view)))
+    }
+
+    /// Wraps each escape sequence in the invisible-marker character libedit was given.
+    private func invisibleEscapes(_ text: String) -> String {
+        var result = ""
+        var inEscape = false
+        for scalar in text.unicodeScalars {
+            if scalar == "\u{1B}" { result.unicodeScalars.append("\u{1}"); inEscape = true }
+            result.unicodeScalars.append(scalar)
+            if inEscape && scalar == "m" { result.unicodeScalars.append("\u{1}"); inEscape = false }
+        }
+        return result
+    }
+
+    private func write(_ text: String) { cl_write(text) }
+}

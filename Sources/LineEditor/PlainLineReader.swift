@@ -1,0 +1,55 @@
+import CardKit
+
+/// The path for a non-terminal stdin (`printf '…' | cardline`): each line is fed to the
+/// engine as typed keys followed by Enter; messages print as plain lines. Full numbers and
+/// CVVs are never echoed: only the engine's messages, which mask them.
+public struct PlainLineReader {
+    public enum Result: Equatable, Sendable {
+        /// Every card that was started was accepted.
+        case allAccepted(count: Int)
+        /// Some submit failed, or input ended in the middle of a card.
+        case someRejected(accepted: Int, failed: Int, unfinished: Bool)
+    }
+
+    var engine: EntryEngine
+    let style: Style
+    let write: (String) -> Void
+    let onCommand: (String) -> Void
+
+    public init(engine: EntryEngine, style: Style, write: @escaping (String) -> Void, onCommand: @escaping (String) -> Void = { _ in }) {
+        self.engine = engine
+        self.style = style
+        self.write = write
+        self.onCommand = onCommand
+    }
+
+    /// Reads lines until end of input or `:quit`.
+    public mutating func run(lines: some Sequence<String>) -> Result {
+        var accepted = 0, failed = 0
+        var lineNumber = 0
+        write(style.message(Message(.help, engine.help)) + "\n")
+        for line in lines {
+            lineNumber += 1
+            for key in Key.typing(line) + [.enter] {
+                let outcome = engine.handle(key)
+                if let reason = outcome.refusal { write(style.refusal("line \(lineNumber): \(reason)") + "\n") }
+                for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
+                if let command = outcome.command { onCommand(command) }
+                switch outcome.event {
+                case .accepted: accepted += 1
+                case .submitFailed: failed += 1
+                case .quit: return result(accepted: accepted, failed: failed)
+                case nil: break
+                }
+            }
+        }
+        return result(accepted: accepted, failed: failed)
+    }
+
+    private func result(accepted: Int, failed: Int) -> Result {
+        let unfinished = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
+        if unfinished { write(style.message(Message(.error, "input ended before the card was complete (\(engine.fieldName(engine.field)) field)")) + "\n") }
+        if failed == 0 && !unfinished { return .allAccepted(count: accepted) }
+        return .someRejected(accepted: accepted, failed: failed, unfinished: unfinished)
+    }
+}

@@ -1,0 +1,48 @@
+import CardKit
+
+/// Colour for the terminal, or none: decided once by the executable (NO_COLOR, TERM=dumb,
+/// `--no-color`, stdout not a terminal) and applied here.
+public struct Style: Sendable {
+    public var colour: Bool
+
+    public init(colour: Bool) { self.colour = colour }
+
+    func paint(_ text: String, _ code: String) -> String {
+        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A message line as shown above the prompt.
+    public func message(_ message: Message) -> String {
+        switch message.kind {
+        case .error: return paint("✗ " + message.text, "31")
+        case .success: return paint("✓ " + message.text, "32")
+        case .help: return paint(message.text, "2")
+        case .info: return message.text
+        }
+    }
+
+    public func refusal(_ reason: String) -> String { paint("✗ " + reason, "31") }
+
+    /// The logo badge and progress for the right prompt: `[VISA 12/16]`.
+    public func badge(_ view: EntryView) -> String {
+        let text = view.progress.isEmpty ? " \(view.logo) " : " \(view.logo) \(view.progress) "
+        return paint(text, Self.badgeColour(view.logo))
+    }
+
+    /// The prompt before the field's text: `Card number (#### #### #### ####): `.
+    public func prompt(_ view: EntryView) -> String {
+        paint(view.label, "1") + " " + paint("(\(view.hint))", "2") + ": "
+    }
+
+    /// Black on a colour chosen from the logo name, so each network keeps its colour.
+    static func badgeColour(_ logo: String) -> String {
+        switch logo {
+        case EntryView.genericLogo: return "7"
+        case EntryView.securityCodeLogo: return "30;47"
+        default:
+            let backgrounds = ["44", "41", "46", "42", "45", "43"]
+            let hash = logo.unicodeScalars.reduce(0) { ($0 &* 31 &+ Int($1.value)) & 0xFFFF }
+            return "97;" + backgrounds[hash % backgrounds.count]
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import CardKit
+
+@main
+struct Cardline: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cardline",
+        abstract: "Enter payment cards at a terminal, every keystroke checked against card-network rules.",
+        discussion: """
+            With no subcommand, opens the card-entry prompt. When stdin is not a terminal, each
+            input line is typed into the same engine and the exit status says whether every card
+            was accepted.
+
+            Exit status: 0 success; 1 a card was rejected or input ended mid-card (piped input);
+            64 bad usage; 65 a rule file is wrong; 66 a rule folder cannot be read.
+            """,
+        version: "0.1.0",
+        subcommands: [Enter.self],
+        defaultSubcommand: Enter.self
+    )
+}
+
+/// The exit codes cardline uses, as documented in the README.
+enum ExitStatus {
+    static let rejected = ExitCode(1)
+    static let usage = ExitCode(64)
+    static let badRules = ExitCode(65)
+    static let unreadable = ExitCode(66)
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import CardKit
+import Foundation
+
+/// Where rule files come from, in priority order: the bundled `rules/` folder, the user's
+/// `$XDG_CONFIG_HOME/cardline/rules`, then each `--rules DIR`.
+enum RuleSources {
+    /// Loads every rule folder, or prints located errors and exits 65 (66 for an unreadable folder).
+    static func loadOrExit(extraFolders: [String]) throws -> RuleSet {
+        var folders: [String] = []
+        if let bundled = bundledFolder() { folders.append(bundled) }
+        let user = userFolder()
+        if FileManager.default.fileExists(atPath: user) { folders.append(user) }
+        folders += extraFolders
+        guard !folders.isEmpty else {
+            Terminal.writeError("cardline: error: no rule files found (the bundled rules/ folder is missing); pass --rules DIR\n")
+            throw ExitStatus.unreadable
+        }
+        var texts: [[RuleSet.FileText]] = []
+        for folder in folders {
+            do {
+                texts.append(try read(folder: folder))
+            } catch {
+                Terminal.writeError("cardline: error: \(error)\n")
+                throw ExitStatus.unreadable
+            }
+        }
+        do {
+            return try RuleSet.load(folders: texts)
+        } catch {
+            Terminal.writeError(error.description + "\n")
+            throw ExitStatus.badRules
+        }
+    }
+
+    struct UnreadableFolder: Error, CustomStringConvertible {
+        var path: String
+        var reason: String
+        var description: String { "cannot read rule folder \(path): \(reason)" }
+    }
+
+    /// The `*.json` files of a folder (not `schema.json`), sorted by name.
+    static func read(folder: String) throws -> [RuleSet.FileText] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UnreadableFolder(path: folder, reason: "no such folder")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw UnreadableFolder(path: folder, reason: "permission denied or not a folder")
+        }
+        return try names.filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted().map { name in
+            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UnreadableFolder(path: path, reason: "the file cannot be read")
+            }
+            return RuleSet.FileText(path: path, bytes: [UInt8](data))
+        }
+    }
+
+    /// The bundled rules: `rules/` beside the executable, `../share/cardline/rules` for an
+    /// installed binary, or the repository's `rules/` above a `.build` folder.
+    static func bundledFolder() -> String? {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        var directory = (executable as NSString).deletingLastPathComponent
+        let candidates = [directory + "/rules", directory + "/../share/cardline/rules"]
+        for candidate in candidates where FileManager.default.fileExists(atPath: candidate + "/visa.json") {
+            return (candidate as NSString).standardizingPath
+        }
+        while directory != "/" && !directory.isEmpty {
+            if FileManager.default.fileExists(atPath: directory + "/rules/visa.json")
+                && FileManager.default.fileExists(atPath: directory + "/Package.swift") {
+                return directory + "/rules"
+            }
+            directory = (directory as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    static func userFolder() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+        return base + "/cardline/rules"
+    }
+}
