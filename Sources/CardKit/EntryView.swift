@@ -20,10 +20,14 @@ public struct EntryView: Equatable, Sendable {
 }
 
 extension EntryEngine {
-    public var view: EntryView {
+    /// The active field's view.
+    public var view: EntryView { view(of: field) }
+
+    /// How a field looks with its current value (a `:` command shows only in the active field).
+    public func view(of field: Field) -> EntryView {
         let network = detection.network
         var view = EntryView(field: field, label: "", hint: "", text: "", logo: network?.logo ?? EntryView.genericLogo,
-                             progress: "", isCommand: command != nil)
+                             progress: "", isCommand: command != nil && field == self.field)
         switch field {
         case .number:
             view.label = "Card number"
@@ -45,7 +49,7 @@ extension EntryEngine {
             view.logo = EntryView.securityCodeLogo
             view.progress = "\(cvvDigits.count)/\(code.maxLength)"
         }
-        if let command {
+        if let command, field == self.field {
             view.text = command
             view.progress = ""
         }

@@ -163,6 +163,7 @@ private struct JSONReader {
     }
 
     mutating func readString() throws(JSONSyntaxError) -> String {
+        let start = location
         index += 1  // opening quote
         var scalars = String.UnicodeScalarView()
         var run = index
@@ -175,11 +176,11 @@ private struct JSONReader {
             guard let byte = current else { throw error("unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
-                guard flush(index, into: &scalars) else { throw error("the string is not valid UTF-8") }
+                guard flush(index, into: &scalars) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
                 index += 1
                 return String(scalars)
             case UInt8(ascii: "\\"):
-                guard flush(index, into: &scalars) else { throw error("the string is not valid UTF-8") }
+                guard flush(index, into: &scalars) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
                 index += 1
                 guard let escaped = current else { throw error("unterminated string") }
                 index += 1

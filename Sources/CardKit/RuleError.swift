@@ -21,5 +21,6 @@ public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Every problem found in a set of rule files; the set is refused if any is an error.
 public struct RuleErrors: Error, Equatable, Sendable, CustomStringConvertible {
     public var errors: [RuleError]
+    public init(errors: [RuleError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

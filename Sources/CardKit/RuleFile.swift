@@ -85,7 +85,7 @@ struct RuleFile {
         var lengths: [Int] = []
         if let value = fields["lengths"] {
             lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
-            if lengths.isEmpty, case .array = value { fail(value.location, "`lengths` must list at least one length") }
+            if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
         } else {
             fail(objectStart, "missing required field `lengths`")
         }

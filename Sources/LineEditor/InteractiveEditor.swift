@@ -24,6 +24,8 @@ public final class InteractiveEditor {
     /// Whether the previous key was refused: a burst of refused keys prints one reason.
     private var lastKeyRefused = false
     private var quitRequested = false
+    /// Output waiting for the flush key that a field change pushes.
+    private var pendingOutput: String?
 
     /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
     private static let invisible: CChar = 1
@@ -79,7 +81,10 @@ public final class InteractiveEditor {
     // MARK: - Key bindings
 
     private enum Action: CaseIterable {
-        case key, backspace, enter, clear, endOfInput, previous, next, stay
+        case key, backspace, enter, clear, endOfInput, previous, next, stay, flush
+
+        /// Pushed into libedit's input to print pending output after a redraw (Ctrl-^).
+        static let flushKey = "\u{1E}"
 
         var name: String {
             switch self {
@@ -91,6 +96,7 @@ public final class InteractiveEditor {
             case .previous: return "cl-previous"
             case .next: return "cl-next"
             case .stay: return "cl-stay"
+            case .flush: return "cl-flush"
             }
         }
 
@@ -105,6 +111,7 @@ public final class InteractiveEditor {
             case .previous: return { el, ch in InteractiveEditor.dispatch(el, .previous, ch) }
             case .next: return { el, ch in InteractiveEditor.dispatch(el, .next, ch) }
             case .stay: return { el, ch in InteractiveEditor.dispatch(el, .stay, ch) }
+            case .flush: return { el, ch in InteractiveEditor.dispatch(el, .flush, ch) }
             }
         }
 
@@ -119,7 +126,7 @@ public final class InteractiveEditor {
                     let c = String(UnicodeScalar(UInt8(code)))
                     return c == "-" || c == "^" || c == "\\" ? "\\" + c : c
                 }
-                let controls = ["^I", "^K", "^L", "^O", "^R", "^S", "^T", "^V", "^W", "^X", "^Y", "^Z", "^]", "^_", "^G"]
+                let controls = ["^I", "^K", "^O", "^R", "^S", "^T", "^V", "^W", "^X", "^Y", "^Z", "^]", "^_", "^G"]
                 return printable + controls
             case .backspace: return ["^?", "^H"]
             case .enter: return ["^M", "^J"]
@@ -128,6 +135,7 @@ public final class InteractiveEditor {
             case .previous: return ["^P", "\\e[A", "\\eOA"]
             case .next: return ["^N", "\\e[B", "\\eOB"]
             // The cursor stays at the end of the field: movement keys do nothing.
+            case .flush: return ["^^"]
             case .stay: return ["^A", "^B", "^E", "^F", "\\e[C", "\\e[D", "\\eOC", "\\eOD", "\\e[H", "\\e[F", "\\eb", "\\ef", "\\ed", "\\e^?"]
             }
         }
@@ -165,7 +173,12 @@ public final class InteractiveEditor {
         case .stay:
             replaceBuffer(el)
             return UInt8(CC_REFRESH)
+        case .flush:
+            guard let output = pendingOutput else { return UInt8(CC_NORM) }
+            pendingOutput = nil
+            return printAbovePrompt(output, el)
         }
+        let fieldBefore = engine.field
         let outcome = engine.handle(key)
         if let command = outcome.command { onCommand(command) }
         if outcome.event == .quit {
@@ -188,26 +201,44 @@ public final class InteractiveEditor {
         }
         lines += outcome.messages.map(style.message)
 
+        guard !lines.isEmpty else {
+            updatePrompts()
+            replaceBuffer(el)
+            return UInt8(CC_REFRESH)
+        }
+        let output = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n"
+        if outcome.fieldChanged {
+            // First let libedit draw the field just left with its final value (the digit that
+            // completed it), then print below it when the pushed flush key comes round.
+            updatePrompts(engine.view(of: fieldBefore))
+            replaceBuffer(el, with: engine.view(of: fieldBefore).text)
+            pendingOutput = output
+            el_push(el, Action.flushKey)
+            return UInt8(CC_REFRESH)
+        }
+        return printAbovePrompt(output, el)
+    }
+
+    /// Writes output below the current line and has libedit redraw the active field under it.
+    private func printAbovePrompt(_ output: String, _ el: OpaquePointer) -> UInt8 {
+        write(output)
         updatePrompts()
         replaceBuffer(el)
-        guard !lines.isEmpty else { return UInt8(CC_REFRESH) }
-        // Keep the finished line on screen, print below it, and let libedit redraw the prompt.
-        write((outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n")
         return UInt8(CC_REDISPLAY)
     }
 
     /// Makes libedit's buffer equal the engine's display text, cursor at the end.
-    private func replaceBuffer(_ el: OpaquePointer) {
+    private func replaceBuffer(_ el: OpaquePointer, with text: String? = nil) {
         if let info = el_wline(el)?.pointee {
             el_cursor(el, Int32(info.lastchar - info.cursor))
             el_deletestr(el, Int32(info.lastchar - info.buffer))
         }
-        let text = engine.view.text
+        let text = text ?? engine.view.text
         if !text.isEmpty { el_insertstr(el, text) }
     }
 
-    private func updatePrompts() {
-        let view = engine.view
+    private func updatePrompts(_ view: EntryView? = nil) {
+        let view = view ?? engine.view
         free(promptText)
         free(rightPromptText)
         promptText = strdup(invisibleEscapes(style.prompt(view)))

@@ -1,0 +1,104 @@
+import CardKit
+import Testing
+
+@Suite struct RuleSetTests {
+    @Test func shipsAtLeastTwentyNetworksEachCitingASource() throws {
+        #expect(BundledRules.set.networks.count >= 20)
+        for file in BundledRules.files {
+            let text = String(decoding: file.bytes, as: UTF8.self)
+            #expect(text.contains("\"source\""), "\(file.path) has no source")
+        }
+        let ids = Set(BundledRules.set.networks.map(\.id))
+        for id in ["visa", "mastercard", "american-express", "discover", "jcb", "diners-club", "unionpay",
+                   "maestro", "mir", "elo", "hipercard", "hiper", "troy", "verve", "rupay", "naranja",
+                   "dankort", "uatp"] {
+            #expect(ids.contains(id), "missing \(id)")
+        }
+        #expect(BundledRules.set.network(id: "unionpay")?.luhn == false)
+    }
+
+    /// One complete number per network: the most specific pattern decides.
+    @Test(arguments: [
+        ("4111111111111111", "visa"), ("4012888888881881", "visa"), ("5555555555554444", "mastercard"),
+        ("2223003122003222", "mastercard"), ("378282246310005", "american-express"), ("371449635398431", "american-express"),
+        ("6011111111111117", "discover"), ("6445644564456445", "discover"), ("6500000000000002", "discover"),
+        ("3530111333300000", "jcb"), ("36227206271667", "diners-club"), ("30569309025904", "diners-club"),
+        ("6200000000000005", "unionpay"), ("8100000000000000", "unionpay"), ("6759649826438453", "maestro"),
+        ("5018000000000009", "maestro"), ("2200000000000004", "mir"), ("4011780000000000", "elo"),
+        ("6362970000457013", "elo"), ("5090000000000000", "elo"), ("6062826786276634", "hipercard"),
+        ("6370950000000005", "hiper"), ("6373742300000000", "hiper"), ("9792000000000000", "troy"),
+        ("5060990580000217", "verve"), ("6521500000000000", "rupay"), ("8172000000000000", "rupay"),
+        ("5895620000000000", "naranja"), ("5019717010103742", "dankort"), ("122000000000003", "uatp"),
+        ("6360000000000000", "interpayment"), ("6380000000000000", "instapayment"), ("3571110000000000", "lankapay"),
+        ("2205000000000000", "borica"), ("9860000000000000", "humo"), ("8600000000000000", "uzcard"),
+        ("6040010000000000", "ukrcard"),
+    ])
+    func detectsCompleteNumbers(number: String, network: String) {
+        let detection = BundledRules.set.detect(digits(number))
+        #expect(detection.network?.id == network)
+        #expect(detection.candidates.map(\.id) == [network])
+    }
+
+    /// Partial numbers: the networks still possible, in load order, and the decided one if any.
+    @Test(arguments: [
+        ("", nil as String?, 25),
+        ("3", nil, 5),  // american-express, diners-club, jcb, hipercard (384100), lankapay (357111)
+        ("37", "american-express", 1),
+        ("4", nil, 2),  // visa, and elo's 4xxxxx patterns
+        ("41", "visa", 1),
+        ("5", nil, 0),
+        ("2", nil, 3),  // borica, mastercard, mir
+        ("22", nil, 3),
+        ("2221", "mastercard", 1),
+        ("6011", "discover", 1),
+        ("65", nil, 4),  // discover, elo, rupay, verve
+    ])
+    func detectsPartialNumbers(prefix: String, network: String?, candidates: Int) {
+        let detection = BundledRules.set.detect(digits(prefix))
+        #expect(detection.network?.id == network)
+        if candidates > 0 { #expect(detection.candidates.count == candidates, "\(detection.candidates.map(\.id))") }
+        #expect(!detection.candidates.isEmpty)
+    }
+
+    @Test(arguments: ["0", "7", "99", "1" + "x"].filter { !$0.contains("x") })
+    func nothingStartsWith(prefix: String) {
+        #expect(BundledRules.set.detect(digits(prefix)).candidates.isEmpty)
+    }
+
+    @Test func partialRangeMatching() throws {
+        let range = try #require(IINPattern(low: "2221", high: "2720"))
+        #expect(range.match(digits("2")) == .partial)
+        #expect(range.match(digits("22")) == .partial)
+        #expect(range.match(digits("222")) == .partial)
+        #expect(range.match(digits("220")) == .none)
+        #expect(range.match(digits("273")) == .none)
+        #expect(range.match(digits("2720")) == .full)
+        #expect(range.match(digits("27201234")) == .full)
+        #expect(range.match(digits("2721")) == .none)
+        #expect(IINPattern(low: "30", high: "2") == nil)
+        #expect(IINPattern(low: "5", high: "1") == nil)
+        #expect(IINPattern(prefix: "4a") == nil)
+    }
+
+    @Test func laterFolderOverridesByID() throws {
+        let custom = RuleSet.FileText(path: "mine/visa.json", bytes: Array("""
+            {"id": "visa", "name": "Visa Test", "prefixes": ["4"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
+            """.utf8))
+        let set = try RuleSet.load(folders: [BundledRules.files, [custom]])
+        #expect(set.networks.count == BundledRules.set.networks.count)
+        #expect(set.network(id: "visa")?.name == "Visa Test")
+        #expect(set.network(id: "visa")?.file == "mine/visa.json")
+    }
+
+    @Test func tiesBetweenNetworksAreErrors() {
+        let file = RuleSet.FileText(path: "mine/copycat.json", bytes: Array("""
+            {"id": "copycat", "name": "Copycat", "prefixes": ["37"], "lengths": [15], "cvv": {"name": "CVV", "length": 3}}
+            """.utf8))
+        #expect(throws: RuleErrors.self) { try RuleSet.load(folders: [BundledRules.files, [file]]) }
+        do {
+            _ = try RuleSet.load(folders: [BundledRules.files, [file]])
+        } catch {
+            #expect(error.description.contains("mine/copycat.json:1:1: error: pattern 37 of `copycat` ties with pattern 37 of `american-express` (rules/american-express.json)"))
+        }
+    }
+}
