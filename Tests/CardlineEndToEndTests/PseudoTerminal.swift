@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `cardline` binary, beside the test bundle in the build folder.
+let cardlineBinary: String = {
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return (me as NSString).deletingLastPathComponent + "/cardline"
+}()
+
+/// A temporary HOME with XDG folders, removed when the value is dropped.
+final class TemporaryHome {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "cardline-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var environment: [String: String] {
+        ["HOME": path, "XDG_STATE_HOME": path + "/state", "XDG_CONFIG_HOME": path + "/config",
+         "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
+    }
+
+    /// Every regular file below the folder, with its contents.
+    func files() -> [(path: String, contents: Data)] {
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        var result: [(String, Data)] = []
+        while let name = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            let full = path + "/" + name
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
+                result.append((full, FileManager.default.contents(atPath: full) ?? Data()))
+            }
+        }
+        return result
+    }
+}
+
+/// The real binary on a pseudo-terminal. Every wait is on the terminal's state or on output
+/// text, with a deadline; nothing waits a fixed time.
+final class PseudoTerminal {
+    let master: Int32
+    private let slave: Int32
+    let pid: pid_t
+    /// Terminal settings before the program started.
+    let initialSettings: termios
+    /// Everything the program wrote, raw.
+    private(set) var raw: [UInt8] = []
+    /// Where the next `expect` starts looking, in `text`.
+    private var searchFrom: String.Index?
+    private(set) var exitStatus: Int32?
+    static let timeout: Double = 15
+
+    init(arguments: [String], environment: [String: String]) throws {
+        var m: Int32 = -1, s: Int32 = -1
+        var size = winsize(ws_row: 40, ws_col: 140, ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&m, &s, nil, nil, &size) == 0 else { throw POSIXError(.EIO) }
+        master = m
+        slave = s
+        _ = fcntl(m, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(s, F_SETFD, FD_CLOEXEC)
+        var settings = termios()
+        tcgetattr(m, &settings)
+        initialSettings = settings
+        var name = [CChar](repeating: 0, count: 256)
+        guard ttyname_r(s, &name, name.count) == 0 else { throw POSIXError(.ENOTTY) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // The child starts a session (below), then opens the pty by name: it becomes the
+        // controlling terminal, so Ctrl-C raises SIGINT in the child as at a real terminal.
+        posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
+
+        let argv = ([cardlineBinary] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, cardlineBinary, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+        pid = child
+    }
+
+    deinit {
+        if exitStatus == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        close(master)
+        close(slave)
+    }
+
+    /// Output so far with escape sequences, bells and carriage returns removed.
+    var text: String { Self.plain(raw) }
+
+    static func plain(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x1B {
+                i += 1
+                if i < bytes.count && bytes[i] == UInt8(ascii: "[") {
+                    i += 1
+                    while i < bytes.count && !(0x40...0x7E).contains(bytes[i]) { i += 1 }
+                }
+                i += 1
+                continue
+            }
+            if b != 0x07 && b != UInt8(ascii: "\r") { out.append(b) }
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func send(_ keys: String) {
+        var bytes = Array(keys.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress!, $0.count) }
+    }
+
+    /// Reads what is available, waiting at most `milliseconds` for something to arrive.
+    @discardableResult
+    private func pump(milliseconds: Int32) -> Bool {
+        var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&fds, 1, milliseconds) > 0 else { return false }
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let count = read(master, &buffer, buffer.count)
+        guard count > 0 else { return false }
+        raw += buffer[0..<count]
+        return true
+    }
+
+    private func until(_ what: String, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(Self.timeout)
+        while !condition() {
+            if Date() > deadline {
+                Issue.record("timed out waiting for \(what); screen so far:\n\(text.suffix(1500))")
+                return false
+            }
+            pump(milliseconds: 50)
+        }
+        return true
+    }
+
+    /// Waits until libedit has put the terminal in raw mode: keys sent before are lost.
+    @discardableResult
+    func waitForRawMode() -> Bool {
+        until("raw mode (ICANON off)") {
+            var settings = termios()
+            tcgetattr(master, &settings)
+            return settings.c_lflag & tcflag_t(ICANON) == 0
+        }
+    }
+
+    /// Waits for `needle` to appear after the previous match, and moves past it.
+    @discardableResult
+    func expect(_ needle: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        var found: Range<String.Index>?
+        let ok = until("\"\(needle)\"") {
+            let all = text
+            let start = searchFrom.flatMap { $0 <= all.endIndex ? $0 : nil } ?? all.startIndex
+            found = all.range(of: needle, range: start..<all.endIndex)
+            return found != nil
+        }
+        if let found { searchFrom = found.upperBound }
+        return ok
+    }
+
+    /// Presses Ctrl-L (libedit clears the screen and draws prompt, line and right prompt in
+    /// full) and returns what was drawn, once `badge` (drawn last) has appeared.
+    func redraw(expectingBadge badge: String) -> String {
+        let mark = raw.count
+        send("\u{0C}")
+        var drawn = ""
+        let clear = Array("\u{1B}[2J".utf8)
+        _ = until("a redraw with badge \"\(badge)\"") {
+            // What was drawn after the last clear-screen sequence.
+            let tail = Array(raw[mark...])
+            guard let start = (0...max(0, tail.count - clear.count)).last(where: { tail[$0...].starts(with: clear) }) else { return false }
+            drawn = Self.plain(Array(tail[(start + clear.count)...]))
+            return drawn.contains(badge)
+        }
+        searchFrom = text.endIndex
+        return drawn
+    }
+
+    /// Raw bytes written since `mark` (a value of `raw.count` taken earlier).
+    func rawSince(_ mark: Int) -> ArraySlice<UInt8> { raw[mark...] }
+
+    /// Waits for the program to end and returns its exit status (128+N for signal N).
+    @discardableResult
+    func waitForExit() -> Int32? {
+        _ = until("the program to exit") {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                let signal = status & 0x7F
+                exitStatus = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            }
+            return exitStatus != nil
+        }
+        while pump(milliseconds: 0) {}
+        return exitStatus
+    }
+
+    var currentSettings: termios {
+        var settings = termios()
+        tcgetattr(master, &settings)
+        return settings
+    }
+}
+
+/// Runs the binary with stdin and stdout as pipes; returns exit status, stdout and stderr.
+func runPiped(_ arguments: [String], input: String, environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: cardlineBinary)
+    process.arguments = arguments
+    process.environment = environment
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+}
