@@ -1,7 +1,6 @@
 #include "CEditLine.h"
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 
 EditLine *cl_init(const char *program) { return el_init(program, stdin, stdout, stderr); }
 int cl_set_prompt(EditLine *el, cl_prompt_fn fn, char invisible) { return el_set(el, EL_PROMPT_ESC, fn, invisible); }
@@ -20,18 +19,7 @@ void *cl_client_data(EditLine *el) {
 }
 void cl_write(const char *text) { fputs(text, stdout); fflush(stdout); }
 
-static volatile sig_atomic_t interrupted = 0;
-static void on_interrupt(int signo) { (void)signo; interrupted = 1; }
-void cl_install_interrupt_handler(void) {
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_interrupt;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = 0; // no SA_RESTART: el_gets must return on Ctrl-C
-    sigaction(SIGINT, &action, NULL);
+int cl_set_tty_flag(EditLine *el, const char *mode, const char *flag) {
+    return el_set(el, EL_SETTY, mode, flag, NULL);
 }
-int cl_take_interrupt(void) {
-    int was = interrupted;
-    interrupted = 0;
-    return was;
-}
+void cl_suspend(void) { kill(0, SIGTSTP); }

@@ -11,8 +11,14 @@ import Glibc
 ///
 /// Output (help, refusal reasons, results) is written above the prompt from inside a key
 /// binding, which then returns `CC_REDISPLAY` so libedit redraws prompt and line below it: the
-/// same way libedit shows completion lists. `el_gets` therefore returns only on quit,
-/// end of input or Ctrl-C.
+/// same way libedit shows completion lists. `el_gets` therefore returns only on quit or end
+/// of input.
+///
+/// Signal keys are off while editing (`setty -d -isig`): Ctrl-C is an ordinary key bound to
+/// "cancel the card". With ISIG on, a Ctrl-C that lands while the program is between reads
+/// leaves libedit reading in cooked mode and the prompt stops responding; as a key there is no
+/// such race. A SIGINT or SIGTERM sent from outside still ends the program, after libedit
+/// (EL_SIGNAL) has restored the terminal.
 public final class InteractiveEditor {
     private var engine: EntryEngine
     private let style: Style
@@ -45,43 +51,34 @@ public final class InteractiveEditor {
     /// Runs until `:quit` or Ctrl-D on an empty field. Returns how many cards were accepted.
     public func run() -> Int {
         setlocale(LC_CTYPE, "")
-        cl_install_interrupt_handler()
         guard let el = cl_init("cardline") else { return 0 }
         editLine = el
         cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
         cl_set_editor(el, "emacs")
         cl_set_signal(el, 1)
+        cl_set_tty_flag(el, "-d", "-isig")
         cl_set_prompt(el, { el in InteractiveEditor.from(el)?.promptText }, Self.invisible)
         cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
         installBindings(el)
         updatePrompts()
 
         write(style.message(Message(.help, engine.help)) + "\n")
-        var accepted = 0
         while !quitRequested {
             var count: Int32 = 0
             let line = el_gets(el, &count)
-            if cl_take_interrupt() != 0 {
-                // Ctrl-C: libedit has already put the terminal back; cancel the card.
-                let outcome = engine.handle(.cancel)
-                updatePrompts()
-                write("\n" + outcome.messages.map(style.message).joined(separator: "\n") + "\n")
-                continue
-            }
             if line == nil && !quitRequested {
                 // End of input without our binding (stdin closed, read error): leave cleanly.
                 write("\n")
                 break
             }
         }
-        accepted = engine.tray.cards.count
-        return accepted
+        return engine.tray.cards.count
     }
 
     // MARK: - Key bindings
 
     private enum Action: CaseIterable {
-        case key, backspace, enter, clear, endOfInput, previous, next, stay, flush
+        case key, backspace, enter, clear, cancel, suspend, endOfInput, previous, next, stay, flush
 
         /// Pushed into libedit's input to print pending output after a redraw (Ctrl-^).
         static let flushKey = "\u{1E}"
@@ -92,6 +89,8 @@ public final class InteractiveEditor {
             case .backspace: return "cl-backspace"
             case .enter: return "cl-enter"
             case .clear: return "cl-clear"
+            case .cancel: return "cl-cancel"
+            case .suspend: return "cl-suspend"
             case .endOfInput: return "cl-eof"
             case .previous: return "cl-previous"
             case .next: return "cl-next"
@@ -107,6 +106,8 @@ public final class InteractiveEditor {
             case .backspace: return { el, ch in InteractiveEditor.dispatch(el, .backspace, ch) }
             case .enter: return { el, ch in InteractiveEditor.dispatch(el, .enter, ch) }
             case .clear: return { el, ch in InteractiveEditor.dispatch(el, .clear, ch) }
+            case .cancel: return { el, ch in InteractiveEditor.dispatch(el, .cancel, ch) }
+            case .suspend: return { el, ch in InteractiveEditor.dispatch(el, .suspend, ch) }
             case .endOfInput: return { el, ch in InteractiveEditor.dispatch(el, .endOfInput, ch) }
             case .previous: return { el, ch in InteractiveEditor.dispatch(el, .previous, ch) }
             case .next: return { el, ch in InteractiveEditor.dispatch(el, .next, ch) }
@@ -126,11 +127,13 @@ public final class InteractiveEditor {
                     let c = String(UnicodeScalar(UInt8(code)))
                     return c == "-" || c == "^" || c == "\\" ? "\\" + c : c
                 }
-                let controls = ["^I", "^K", "^O", "^R", "^S", "^T", "^V", "^W", "^X", "^Y", "^Z", "^]", "^_", "^G"]
+                let controls = ["^I", "^K", "^O", "^R", "^S", "^T", "^V", "^W", "^X", "^Y", "^]", "^_", "^G"]
                 return printable + controls
             case .backspace: return ["^?", "^H"]
             case .enter: return ["^M", "^J"]
             case .clear: return ["^U"]
+            case .cancel: return ["^C"]
+            case .suspend: return ["^Z"]
             case .endOfInput: return ["^D"]
             case .previous: return ["^P", "\\e[A", "\\eOA"]
             case .next: return ["^N", "\\e[B", "\\eOB"]
@@ -167,6 +170,11 @@ public final class InteractiveEditor {
         case .backspace: key = .backspace
         case .enter: key = .enter
         case .clear: key = .clearLine
+        case .cancel: key = .cancel
+        case .suspend:
+            // libedit's SIGTSTP handling restores the terminal, and raw mode and the line on SIGCONT.
+            cl_suspend()
+            return UInt8(CC_REFRESH)
         case .endOfInput: key = .endOfInput
         case .previous: key = .historyPrevious
         case .next: key = .historyNext

@@ -30,9 +30,14 @@ public struct PlainLineReader {
         write(style.message(Message(.help, engine.help)) + "\n")
         for line in lines {
             lineNumber += 1
+            var refusedOnLine = false
             for key in Key.typing(line) + [.enter] {
                 let outcome = engine.handle(key)
-                if let reason = outcome.refusal { write(style.refusal("line \(lineNumber): \(reason)") + "\n") }
+                if let reason = outcome.refusal, !refusedOnLine {
+                    // One reason per input line, like one per burst at the terminal.
+                    write(style.refusal("line \(lineNumber): \(reason)") + "\n")
+                    refusedOnLine = true
+                }
                 for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
                 if let command = outcome.command { onCommand(command) }
                 switch outcome.event {

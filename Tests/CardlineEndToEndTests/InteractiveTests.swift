@@ -104,7 +104,6 @@ import Glibc
         t.expect("VISA 4/13")
         t.send("\u{03}")
         t.expect("Card cancelled. Start again with the card number.")
-        t.waitForRawMode()
         let screen = t.redraw(expectingBadge: "CARD 0")
         #expect(screen.contains("Card number (#### #### #### ####): "))
         #expect(!screen.contains("4111"))
@@ -132,6 +131,15 @@ import Glibc
         t.expect("VISA 2/13")
         kill(t.pid, SIGTERM)
         #expect(t.waitForExit() == 128 + SIGTERM)
+        #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag)
+    }
+
+    @Test func sigintFromOutsideEndsTheProgramAndRestoresTheTerminal() throws {
+        let t = try start()
+        t.send("41")
+        t.expect("VISA 2/13")
+        kill(t.pid, SIGINT)
+        #expect(t.waitForExit() == 128 + SIGINT)
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag)
     }
 
@@ -197,7 +205,8 @@ import Glibc
         let unfinished = try runPiped(["--today", "2026-11"], input: "4111 1111\n", environment: home.environment)
         #expect(unfinished.status == 1)
         #expect(unfinished.output.contains("input ended before the card was complete"))
-        let refused = try runPiped(["--today", "2026-11"], input: "7\n\u{FF}\n", environment: home.environment)
+        let refused = try runPiped(["--today", "2026-11"], input: "7\n\u{FF}abc\n", environment: home.environment)
+        #expect(refused.output.components(separatedBy: "line 2:").count == 2, "one reason per line")
         #expect(refused.output.contains("line 1: no card network starts with 7"))
         #expect(refused.output.contains("line 2: only digits go in the card number"))
     }

@@ -21,9 +21,10 @@ int cl_set_client_data(EditLine *el, void *data);                  // EL_CLIENTD
 void *cl_client_data(EditLine *el);                                 // EL_CLIENTDATA (get)
 /// Writes text to the stdout libedit draws on, and flushes it.
 void cl_write(const char *text);
-/// Installs a SIGINT handler without SA_RESTART, so a blocked el_gets returns NULL (EINTR).
-void cl_install_interrupt_handler(void);
-/// Reports and clears whether SIGINT arrived since the last call.
-int cl_take_interrupt(void);
+/// Changes one terminal flag of one libedit mode (EL_SETTY), e.g. ("-d", "-isig") turns
+/// signal keys off while editing so Ctrl-C reaches the key bindings.
+int cl_set_tty_flag(EditLine *el, const char *mode, const char *flag);
+/// Stops the process group as the terminal's Ctrl-Z would (SIGTSTP).
+void cl_suspend(void);
 
 #endif
