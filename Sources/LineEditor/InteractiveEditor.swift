@@ -174,7 +174,9 @@ public final class InteractiveEditor {
         case .suspend:
             // libedit's SIGTSTP handling restores the terminal, and raw mode and the line on SIGCONT.
             cl_suspend()
-            return UInt8(CC_REFRESH)
+            // Back from `fg`: the shell has written below the line, so draw it again in full.
+            write("\r")
+            return UInt8(CC_REDISPLAY)
         case .endOfInput: key = .endOfInput
         case .previous: key = .historyPrevious
         case .next: key = .historyNext
@@ -186,7 +188,7 @@ public final class InteractiveEditor {
             pendingOutput = nil
             return printAbovePrompt(output, el)
         }
-        let fieldBefore = engine.field
+        let viewBefore = engine.view
         let outcome = engine.handle(key)
         if let command = outcome.command { onCommand(command) }
         if outcome.event == .quit {
@@ -217,9 +219,12 @@ public final class InteractiveEditor {
         let output = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n"
         if outcome.fieldChanged {
             // First let libedit draw the field just left with its final value (the digit that
-            // completed it), then print below it when the pushed flush key comes round.
-            updatePrompts(engine.view(of: fieldBefore))
-            replaceBuffer(el, with: engine.view(of: fieldBefore).text)
+            // completed it), then print below it when the pushed flush key comes round. A card
+            // that was cancelled or cleared keeps its line as it was.
+            let left = engine.view(of: viewBefore.field)
+            let finished = left.text.isEmpty || viewBefore.isCommand ? viewBefore : left
+            updatePrompts(finished)
+            replaceBuffer(el, with: finished.text)
             pendingOutput = output
             el_push(el, Action.flushKey)
             return UInt8(CC_REFRESH)
