@@ -30,6 +30,8 @@ public final class InteractiveEditor {
     /// Whether the previous key was refused: a burst of refused keys prints one reason.
     private var lastKeyRefused = false
     private var quitRequested = false
+    /// The text last put in libedit's buffer, to spot characters libedit inserted by itself.
+    private var drawnText = ""
     /// Output waiting for the flush key that a field change pushes.
     private var pendingOutput: String?
 
@@ -189,7 +191,10 @@ public final class InteractiveEditor {
             return printAbovePrompt(output, el)
         }
         let viewBefore = engine.view
-        let outcome = engine.handle(key)
+        // Characters libedit inserted without asking (those above U+00FF never reach a
+        // binding) go to the engine first, which refuses them with a reason like any key.
+        let strays = strayCharacters(el)
+        let outcome = Self.combine(strays.map { engine.handle(.character($0)) } + [engine.handle(key)])
         if let command = outcome.command { onCommand(command) }
         if outcome.event == .quit {
             quitRequested = true
@@ -240,6 +245,29 @@ public final class InteractiveEditor {
         return UInt8(CC_REDISPLAY)
     }
 
+    /// The characters in libedit's buffer beyond what was last drawn there.
+    private func strayCharacters(_ el: OpaquePointer) -> [Character] {
+        guard let info = el_wline(el)?.pointee else { return [] }
+        let count = info.lastchar - info.buffer
+        var text = ""
+        for i in 0..<count {
+            if let scalar = Unicode.Scalar(UInt32(bitPattern: Int32(info.buffer[i]))) { text.unicodeScalars.append(scalar) }
+        }
+        guard text != drawnText else { return [] }
+        return text.hasPrefix(drawnText) ? Array(text.dropFirst(drawnText.count)) : Array(text)
+    }
+
+    /// One outcome for several keys handled together: the first refusal, every message.
+    static func combine(_ outcomes: [Outcome]) -> Outcome {
+        guard outcomes.count > 1, var combined = outcomes.last else { return outcomes.last ?? .ignored }
+        combined.disposition = outcomes.first { $0.refusal != nil }?.disposition ?? combined.disposition
+        combined.messages = outcomes.flatMap(\.messages)
+        combined.fieldChanged = outcomes.contains { $0.fieldChanged }
+        combined.event = outcomes.last { $0.event != nil }?.event
+        combined.command = outcomes.last { $0.command != nil }?.command
+        return combined
+    }
+
     /// Makes libedit's buffer equal the engine's display text, cursor at the end.
     private func replaceBuffer(_ el: OpaquePointer, with text: String? = nil) {
         if let info = el_wline(el)?.pointee {
@@ -248,6 +276,7 @@ public final class InteractiveEditor {
         }
         let text = text ?? engine.view.text
         if !text.isEmpty { el_insertstr(el, text) }
+        drawnText = text
     }
 
     private func updatePrompts(_ view: EntryView? = nil) {

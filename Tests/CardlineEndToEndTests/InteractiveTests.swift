@@ -143,6 +143,42 @@ import Glibc
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag)
     }
 
+    @Test func nonASCIIAndInvalidBytesAreRefusedAndNeverKept() throws {
+        let t = try start()
+        t.send("4")
+        t.send("\u{E9}")  // é: libedit inserts it without consulting a binding
+        t.send("1")
+        t.expect("only digits go in the card number, not '\u{E9}'")
+        let mark = t.raw.count
+        var bytes: [UInt8] = [0xFF, 0xFE]  // not UTF-8 at all
+        _ = bytes.withUnsafeMutableBytes { write(t.master, $0.baseAddress!, $0.count) }
+        t.send("1")
+        let screen = t.redraw(expectingBadge: "VISA 3/13")
+        #expect(screen.contains("Card number (#### #### #### ####): 411"))
+        #expect(!Array(t.rawSince(mark)).contains(0xFF))
+    }
+
+    @Test(arguments: [
+        (["TERM": "xterm"], [] as [String], true),
+        (["TERM": "xterm", "NO_COLOR": "1"], [], false),
+        (["TERM": "dumb"], [], false),
+        (["TERM": "xterm"], ["--no-color"], false),
+    ])
+    func colourOnlyWhenWanted(environment: [String: String], arguments: [String], coloured: Bool) throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + arguments,
+                                   environment: home.environment.merging(environment) { $1 })
+        t.waitForRawMode()
+        t.expect("Card number")
+        t.send("7")
+        t.expect("no card network starts with 7")
+        let red = Array("\u{1B}[31m".utf8)
+        let raw = Array(t.rawSince(0))
+        let hasRed = (0...(raw.count - red.count)).contains { raw[$0...].starts(with: red) }
+        #expect(hasRed == coloured)
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
     @Test func trayCommandsAtThePrompt() throws {
         let t = try start()
         t.send("4111111111111111" + "1230" + "123\r")
