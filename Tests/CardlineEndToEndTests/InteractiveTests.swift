@@ -125,22 +125,16 @@ import Glibc
         #expect(withUnsafeBytes(of: after.c_cc) { Array($0) } == withUnsafeBytes(of: before.c_cc) { Array($0) })
     }
 
-    @Test func sigtermRestoresTheTerminal() throws {
+    /// A signal from outside ends the program with the terminal put back as it was.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aSignalFromOutsideRestoresTheTerminal(signal: Int32) throws {
         let t = try start()
         t.send("41")
         t.expect("VISA 2/13")
-        kill(t.pid, SIGTERM)
-        #expect(t.waitForExit() == 128 + SIGTERM)
+        kill(t.pid, signal)
+        #expect(t.waitForExit() == 128 + signal)
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag)
-    }
-
-    @Test func sigintFromOutsideEndsTheProgramAndRestoresTheTerminal() throws {
-        let t = try start()
-        t.send("41")
-        t.expect("VISA 2/13")
-        kill(t.pid, SIGINT)
-        #expect(t.waitForExit() == 128 + SIGINT)
-        #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag)
+        #expect(t.currentSettings.c_iflag == t.initialSettings.c_iflag)
     }
 
     @Test func nonASCIIAndInvalidBytesAreRefusedAndNeverKept() throws {
