@@ -34,10 +34,21 @@ public enum CardNumber {
         groups.map { String(repeating: "#", count: $0) }.joined(separator: " ")
     }
 
-    /// First six and last four, the rest as `•`: "378282•••••0005". Short numbers show only the last four.
-    public static func masked(_ digits: [UInt8]) -> String {
-        guard digits.count > 10 else { return String(repeating: "•", count: max(0, digits.count - 4)) + string(digits.suffix(4)) }
-        return string(digits.prefix(6)) + String(repeating: "•", count: digits.count - 10) + string(digits.suffix(4))
+    /// First six and last four, the rest as `•`: "378282•••••0005".
+    public static func masked(_ digits: [UInt8]) -> String { maskingDigits(in: string(digits)) }
+
+    /// The text with every ASCII digit after the sixth and before the last four replaced by
+    /// `•`, other characters kept: "3782 822463 10005" → "3782 82•••• •0005". Text with ten
+    /// digits or fewer is returned as it is (first six and last four cover it).
+    public static func maskingDigits(in text: String) -> String {
+        let total = text.reduce(0) { $0 + ($1.isASCIIDigit ? 1 : 0) }
+        guard total > 10 else { return text }
+        var seen = 0
+        return String(text.map { character -> Character in
+            guard character.isASCIIDigit else { return character }
+            seen += 1
+            return seen > 6 && seen <= total - 4 ? "•" : character
+        })
     }
 
     static func string(_ digits: some Sequence<UInt8>) -> String {

@@ -86,7 +86,7 @@ public struct EntryEngine: Sendable {
         let longer = numberDigits + [digit]
         let next = rules.detect(longer)
         if next.candidates.isEmpty {
-            return .refused("no card network starts with \(CardNumber.string(longer.prefix(8)))")
+            return .refused("no card network starts with \(CardNumber.string(longer.prefix(6)))\(longer.count > 6 ? "…" : "")")
         }
         if longer.count > next.maxLength {
             if let network = detection.network {

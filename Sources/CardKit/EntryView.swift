@@ -13,6 +13,14 @@ public struct EntryView: Equatable, Sendable {
     public var progress: String
     public var isCommand: Bool
 
+    /// The line as a plain transcript shows it: `Card number (#### …): 4111 11•• •••• 1111  [VISA 16/16]`,
+    /// with the number masked to first six and last four.
+    public var transcriptLine: String {
+        let shown = field == .number && !isCommand ? CardNumber.maskingDigits(in: text) : text
+        let badge = progress.isEmpty ? logo : "\(logo) \(progress)"
+        return "\(label) (\(hint)): \(shown)  [\(badge)]"
+    }
+
     /// The logo shown while no single network matches.
     public static let genericLogo = "CARD"
     /// The logo shown in the security-code field.
@@ -20,6 +28,14 @@ public struct EntryView: Equatable, Sendable {
 }
 
 extension EntryEngine {
+    /// The line to leave on screen above any output a key produced, given the view before the
+    /// key: the field that was active, with the key applied (the digit that completed it), or
+    /// as it was when the key emptied it (cancel, `:clear`) or it held a `:` command.
+    public func finishedView(before: EntryView) -> EntryView {
+        let after = view(of: before.field)
+        return before.isCommand || after.text.isEmpty ? before : after
+    }
+
     /// The active field's view.
     public var view: EntryView { view(of: field) }
 

@@ -48,6 +48,15 @@ public struct Message: Equatable, Sendable {
     public enum Kind: String, Sendable { case info, help, success, error }
     public var kind: Kind
     public var text: String
+    /// The message as a line of text, with `✓` or `✗` before results and errors.
+    public var line: String {
+        switch kind {
+        case .error: return "✗ " + text
+        case .success: return "✓ " + text
+        case .help, .info: return text
+        }
+    }
+
     public init(_ kind: Kind, _ text: String) {
         self.kind = kind
         self.text = text

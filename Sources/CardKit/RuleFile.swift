@@ -143,7 +143,7 @@ struct RuleFile {
             return nil
         }
         guard let text = string(value, key) else { return nil }
-        if text.value.trimmingSpaces.isEmpty {
+        if text.value.trimmingBlanks.isEmpty {
             fail(value.location, "`\(key)` must not be empty")
             return nil
         }
@@ -244,9 +244,10 @@ extension JSONValue: CustomStringConvertible {
 }
 
 extension String {
-    var trimmingSpaces: Substring {
-        let trimmedStart = drop(while: { $0 == " " || $0 == "\t" })
-        return trimmedStart.dropLast(trimmedStart.reversed().prefix(while: { $0 == " " || $0 == "\t" }).count)
+    /// Without leading and trailing spaces and tabs.
+    var trimmingBlanks: String {
+        let start = drop { $0 == " " || $0 == "\t" }
+        return String(start.dropLast(start.reversed().prefix { $0 == " " || $0 == "\t" }.count))
     }
 }
 

@@ -221,20 +221,14 @@ public final class InteractiveEditor {
             replaceBuffer(el)
             return UInt8(CC_REFRESH)
         }
-        let output = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n"
-        if outcome.fieldChanged {
-            // First let libedit draw the field just left with its final value (the digit that
-            // completed it), then print below it when the pushed flush key comes round. A card
-            // that was cancelled or cleared keeps its line as it was.
-            let left = engine.view(of: viewBefore.field)
-            let finished = left.text.isEmpty || viewBefore.isCommand ? viewBefore : left
-            updatePrompts(finished)
-            replaceBuffer(el, with: finished.text)
-            pendingOutput = output
-            el_push(el, Action.flushKey)
-            return UInt8(CC_REFRESH)
-        }
-        return printAbovePrompt(output, el)
+        // First let libedit draw the line as it stands with this key applied (the digit that
+        // completed the field), then print below it when the pushed flush key comes round.
+        let finished = engine.finishedView(before: viewBefore)
+        updatePrompts(finished)
+        replaceBuffer(el, with: finished.text)
+        pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n"
+        el_push(el, Action.flushKey)
+        return UInt8(CC_REFRESH)
     }
 
     /// Writes output below the current line and has libedit redraw the active field under it.

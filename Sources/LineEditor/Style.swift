@@ -14,14 +14,14 @@ public struct Style: Sendable {
     /// A message line as shown above the prompt.
     public func message(_ message: Message) -> String {
         switch message.kind {
-        case .error: return paint("✗ " + message.text, "31")
-        case .success: return paint("✓ " + message.text, "32")
-        case .help: return paint(message.text, "2")
-        case .info: return message.text
+        case .error: return paint(message.line, "31")
+        case .success: return paint(message.line, "32")
+        case .help: return paint(message.line, "2")
+        case .info: return message.line
         }
     }
 
-    public func refusal(_ reason: String) -> String { paint("✗ " + reason, "31") }
+    public func refusal(_ reason: String) -> String { message(Message(.error, reason)) }
 
     /// The logo badge and progress for the right prompt: `[VISA 12/16]`.
     public func badge(_ view: EntryView) -> String {

@@ -5,31 +5,59 @@ import Foundation
 /// Where rule files come from, in priority order: the bundled `rules/` folder, the user's
 /// `$XDG_CONFIG_HOME/cardline/rules`, then each `--rules DIR`.
 enum RuleSources {
-    /// Loads every rule folder, or prints located errors and exits 65 (66 for an unreadable folder).
-    static func loadOrExit(extraFolders: [String]) throws -> RuleSet {
+    /// The folders to read, in priority order: bundled, the user's, then `extra`.
+    static func defaultFolders(extra: [String]) -> [String] {
         var folders: [String] = []
         if let bundled = bundledFolder() { folders.append(bundled) }
         let user = userFolder()
         if FileManager.default.fileExists(atPath: user) { folders.append(user) }
-        folders += extraFolders
+        return folders + extra
+    }
+
+    /// A folder that cannot be read, or rule files that are wrong.
+    enum LoadError: Error, CustomStringConvertible {
+        case unreadable(String)
+        case rules(RuleErrors)
+
+        var description: String {
+            switch self {
+            case .unreadable(let reason): return "cardline: error: \(reason)"
+            case .rules(let errors): return errors.description
+            }
+        }
+
+        var exitCode: ExitCode {
+            if case .unreadable = self { return ExitStatus.unreadable }
+            return ExitStatus.badRules
+        }
+    }
+
+    static func load(folders: [String]) throws(LoadError) -> RuleSet {
         guard !folders.isEmpty else {
-            Terminal.writeError("cardline: error: no rule files found (the bundled rules/ folder is missing); pass --rules DIR\n")
-            throw ExitStatus.unreadable
+            throw .unreadable("no rule files found (the bundled rules/ folder is missing); pass --rules DIR")
         }
         var texts: [[RuleSet.FileText]] = []
         for folder in folders {
             do {
                 texts.append(try read(folder: folder))
             } catch {
-                Terminal.writeError("cardline: error: \(error)\n")
-                throw ExitStatus.unreadable
+                throw .unreadable(error.description)
             }
         }
         do {
             return try RuleSet.load(folders: texts)
         } catch {
+            throw .rules(error)
+        }
+    }
+
+    /// Loads every rule folder, or prints located errors and exits 65 (66 for an unreadable folder).
+    static func loadOrExit(extraFolders: [String]) throws -> RuleSet {
+        do {
+            return try load(folders: defaultFolders(extra: extraFolders))
+        } catch {
             Terminal.writeError(error.description + "\n")
-            throw ExitStatus.badRules
+            throw error.exitCode
         }
     }
 
@@ -40,7 +68,7 @@ enum RuleSources {
     }
 
     /// The `*.json` files of a folder (not `schema.json`), sorted by name.
-    static func read(folder: String) throws -> [RuleSet.FileText] {
+    static func read(folder: String) throws(UnreadableFolder) -> [RuleSet.FileText] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw UnreadableFolder(path: folder, reason: "no such folder")
@@ -51,13 +79,15 @@ enum RuleSources {
         } catch {
             throw UnreadableFolder(path: folder, reason: "permission denied or not a folder")
         }
-        return try names.filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted().map { name in
+        var files: [RuleSet.FileText] = []
+        for name in names.filter({ $0.hasSuffix(".json") && $0 != "schema.json" }).sorted() {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw UnreadableFolder(path: path, reason: "the file cannot be read")
             }
-            return RuleSet.FileText(path: path, bytes: [UInt8](data))
+            files.append(RuleSet.FileText(path: path, bytes: [UInt8](data)))
         }
+        return files
     }
 
     /// The bundled rules: `rules/` beside the executable, `../share/cardline/rules` for an

@@ -1,0 +1,121 @@
+/// Runs a `.session` script through the entry engine, key by key, as the REPL would, and
+/// checks its expectations. The transcript holds what the terminal would have left on screen,
+/// with card numbers masked to first six and last four and CVVs shown only as `•`.
+public struct Replay: Equatable, Sendable {
+    public struct Failure: Equatable, Sendable {
+        public var line: Int
+        public var message: String
+    }
+
+    public var transcript: [String] = []
+    public var failures: [Failure] = []
+    /// Cards accepted during the script, masked.
+    public var cards: [CardTray.Card] = []
+    public var passed: Bool { failures.isEmpty }
+
+    /// Replays `script`; `today` applies unless the script pins its own date.
+    public static func run(_ script: SessionScript, rules: RuleSet, today: YearMonth) -> Replay {
+        var replayer = Replayer(engine: EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: script.today ?? today)))
+        for step in script.steps { replayer.perform(step) }
+        replayer.replay.transcript.append(replayer.engine.view.transcriptLine)
+        replayer.replay.cards = replayer.engine.tray.cards
+        return replayer.replay
+    }
+}
+
+/// The state of one replay between steps.
+private struct Replayer {
+    var engine: EntryEngine
+    var replay = Replay()
+    /// Whether the previous key was refused (a burst of refusals prints one reason, as in the REPL).
+    var lastKeyRefused = false
+    /// Keys refused and lines shown since the previous expectation.
+    var refusedSinceExpectation = 0
+    var shownSinceExpectation: [String] = []
+    var previousWasExpectation = false
+    var lastSubmit: Outcome.Event?
+
+    init(engine: EntryEngine) { self.engine = engine }
+
+    mutating func perform(_ step: SessionScript.Step) {
+        switch step.kind {
+        case .keys(let keys):
+            if previousWasExpectation {
+                refusedSinceExpectation = 0
+                shownSinceExpectation = []
+            }
+            previousWasExpectation = false
+            for key in keys { type(key) }
+        case .today(let month):
+            engine.expiryPolicy.today = month
+        case .expect(let expectation):
+            previousWasExpectation = true
+            if let problem = check(expectation) { replay.failures.append(.init(line: step.line, message: problem)) }
+        }
+    }
+
+    /// One key, with the same output rules as the REPL.
+    mutating func type(_ key: Key) {
+        let before = engine.view
+        let outcome = engine.handle(key)
+        var lines: [String] = []
+        if let reason = outcome.refusal {
+            refusedSinceExpectation += 1
+            if !lastKeyRefused { lines.append(Message(.error, reason).line) }
+            lastKeyRefused = true
+        } else if outcome.disposition == .accepted {
+            lastKeyRefused = false
+        }
+        lines += outcome.messages.map(\.line)
+        if let event = outcome.event, event != .quit { lastSubmit = event }
+        guard !lines.isEmpty else { return }
+        replay.transcript.append(engine.finishedView(before: before).transcriptLine)
+        replay.transcript += lines
+        shownSinceExpectation += lines
+    }
+
+    /// What is wrong, in words, or nil when the expectation holds.
+    func check(_ expectation: SessionScript.Expectation) -> String? {
+        let view = engine.view
+        switch expectation {
+        case .field(let field):
+            return engine.field == field ? nil : "expected field \(field.rawValue), got \(engine.field.rawValue)"
+        case .text(let text):
+            guard view.text != text else { return nil }
+            let mask = engine.field == .number ? CardNumber.maskingDigits(in:) : { $0 }
+            return "expected text \"\(mask(text))\", got \"\(mask(view.text))\""
+        case .network(let id):
+            let actual = engine.detection.network?.id
+            return actual == id ? nil : "expected network \(id ?? "none"), got \(actual ?? "none")"
+        case .refused(let count):
+            return refusedSinceExpectation == count ? nil
+                : "expected \(count) refused key\(count == 1 ? "" : "s"), got \(refusedSinceExpectation)"
+        case .message(let text):
+            if shownSinceExpectation.contains(where: { $0.contains(text) }) { return nil }
+            return "expected a message containing \"\(text)\", got "
+                + (shownSinceExpectation.isEmpty ? "no message" : shownSinceExpectation.map { "\"\($0)\"" }.joined(separator: ", "))
+        case .accepted(let network, let lastFour):
+            guard case .accepted(let card) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
+            if let network, card.networkID != network { return "expected a \(network) card to be accepted, got \(card.networkID)" }
+            if let lastFour, card.lastFour != lastFour { return "expected a card ending \(lastFour) to be accepted, got one ending \(card.lastFour)" }
+            return nil
+        case .failed(let fields):
+            guard case .submitFailed(let actual) = lastSubmit, Set(actual) == fields else {
+                return "expected the last submit to fail on \(Field.allCases.filter(fields.contains).map(\.rawValue).joined(separator: ",")), got \(describe(lastSubmit))"
+            }
+            return nil
+        case .cards(let count):
+            return engine.tray.cards.count == count ? nil : "expected \(count) card\(count == 1 ? "" : "s") in the tray, got \(engine.tray.cards.count)"
+        case .logo(let logo):
+            return view.logo == logo ? nil : "expected logo \(logo), got \(view.logo)"
+        }
+    }
+
+    func describe(_ submit: Outcome.Event?) -> String {
+        switch submit {
+        case .accepted(let card): return "accepted \(card.networkID) \(card.lastFour)"
+        case .submitFailed(let fields): return "failed \(fields.map(\.rawValue).joined(separator: ","))"
+        case .quit, nil: return "no submit"
+        }
+    }
+}

@@ -1,0 +1,183 @@
+/// A `.session` script: keystrokes as a person would type them at the prompt, directives, and
+/// expectations about the engine's state, one per line. Parsed by hand so that every error
+/// names its line.
+public struct SessionScript: Equatable, Sendable {
+    public var steps: [Step]
+    /// `@today`, if the script pins the date before its first keys.
+    public var today: YearMonth?
+    /// `@rules` folders, as written (relative to the script).
+    public var ruleFolders: [String]
+
+    public struct Step: Equatable, Sendable {
+        public var line: Int
+        public var kind: Kind
+    }
+
+    public enum Kind: Equatable, Sendable {
+        /// Keys typed at the current prompt.
+        case keys([Key])
+        /// `@today` after keys: time moves on mid-session.
+        case today(YearMonth)
+        case expect(Expectation)
+    }
+
+    public enum Expectation: Equatable, Sendable {
+        case field(Field)
+        case text(String)
+        case network(String?)
+        case refused(Int)
+        case message(String)
+        case accepted(network: String?, lastFour: String?)
+        case failed(Set<Field>)
+        case cards(Int)
+        case logo(String)
+    }
+
+    /// A malformed line: printed as `file:line: error: message`.
+    public struct SyntaxError: Error, Equatable, Sendable {
+        public var line: Int
+        public var message: String
+    }
+
+    /// Key names in vim notation, as written between `<` and `>` (case-insensitive).
+    static let namedKeys: [String: Key] = [
+        "bs": .backspace, "backspace": .backspace, "enter": .enter, "cr": .enter, "return": .enter,
+        "c-u": .clearLine, "c-c": .cancel, "c-d": .endOfInput, "up": .historyPrevious, "down": .historyNext,
+        "tab": .character("\t"), "lt": .character("<"), "space": .character(" "),
+    ]
+
+    public static func parse(_ text: String) throws(SyntaxError) -> SessionScript {
+        var script = SessionScript(steps: [], today: nil, ruleFolders: [])
+        var sawKeys = false
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) || line.hasPrefix("#") { continue }
+            guard line.hasPrefix("@") else {
+                script.steps.append(Step(line: number, kind: .keys(try keys(in: line, line: number))))
+                sawKeys = true
+                continue
+            }
+            let words = line.dropFirst().split(separator: " ", maxSplits: 1)
+            let directive = words.first.map(String.init) ?? ""
+            let argument = words.count > 1 ? String(words[1]).trimmingBlanks : ""
+            switch directive {
+            case "today":
+                guard let month = YearMonth(iso: argument) else {
+                    throw SyntaxError(line: number, message: "@today takes a date as YYYY-MM, like 2026-11; got '\(argument)'")
+                }
+                if sawKeys { script.steps.append(Step(line: number, kind: .today(month))) } else { script.today = month }
+            case "rules":
+                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@rules takes a folder, relative to the script") }
+                guard !sawKeys else { throw SyntaxError(line: number, message: "@rules must come before the first line of keys") }
+                script.ruleFolders.append(argument)
+            case "expect":
+                script.steps.append(Step(line: number, kind: .expect(try expectation(argument, line: number))))
+            default:
+                var message = "unknown directive `@\(directive)`"
+                if let guess = closest(to: directive, in: ["today", "rules", "expect"]) { message += "; did you mean `@\(guess)`?" }
+                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @expect)")
+            }
+        }
+        return script
+    }
+
+    /// The keys a line types: its characters, with `<Name>` tokens for named keys.
+    static func keys(in line: Substring, line number: Int) throws(SyntaxError) -> [Key] {
+        var keys: [Key] = []
+        var rest = line[...]
+        while let character = rest.first {
+            rest = rest.dropFirst()
+            guard character == "<" else {
+                keys.append(.character(character))
+                continue
+            }
+            guard let close = rest.firstIndex(of: ">") else {
+                throw SyntaxError(line: number, message: "unterminated key name after '<'; write <lt> for a literal '<'")
+            }
+            let name = String(rest[..<close])
+            guard let key = namedKeys[name.lowercased()] else {
+                throw SyntaxError(line: number, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt>)")
+            }
+            keys.append(key)
+            rest = rest[rest.index(after: close)...]
+        }
+        return keys
+    }
+
+    static func expectation(_ text: String, line: Int) throws(SyntaxError) -> Expectation {
+        let parts = text.split(separator: " ", maxSplits: 1)
+        let what = parts.first.map(String.init) ?? ""
+        let rest = parts.count > 1 ? String(parts[1]).trimmingBlanks : ""
+        let words = rest.split(separator: " ").map(String.init)
+        func field(_ name: String) throws(SyntaxError) -> Field {
+            guard let field = Field(rawValue: name) else {
+                throw SyntaxError(line: line, message: "unknown field `\(name)` (fields: number, expiry, cvv)")
+            }
+            return field
+        }
+        func count() throws(SyntaxError) -> Int {
+            guard words.count == 1, let value = Int(words[0]), value >= 0 else {
+                throw SyntaxError(line: line, message: "@expect \(what) takes a whole number, like `@expect \(what) 1`")
+            }
+            return value
+        }
+        switch what {
+        case "field":
+            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect field takes one of number, expiry, cvv") }
+            return .field(try field(words[0]))
+        case "text": return .text(try quoted(rest, line: line))
+        case "message": return .message(try quoted(rest, line: line))
+        case "network":
+            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect network takes a network id or `none`") }
+            return .network(words[0] == "none" ? nil : words[0])
+        case "logo":
+            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect logo takes a logo name, like VISA") }
+            return .logo(words[0])
+        case "refused": return .refused(try count())
+        case "cards": return .cards(try count())
+        case "accepted":
+            guard words.count <= 2 else { throw SyntaxError(line: line, message: "@expect accepted takes at most a network id and the last four digits") }
+            var network: String?, lastFour: String?
+            for word in words {
+                if word.count == 4 && word.allSatisfy(\.isASCIIDigit) { lastFour = word } else { network = word }
+            }
+            return .accepted(network: network, lastFour: lastFour)
+        case "failed":
+            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect failed takes fields separated by commas, like `@expect failed expiry,cvv`") }
+            var fields = Set<Field>()
+            for name in words[0].split(separator: ",") { fields.insert(try field(String(name))) }
+            return .failed(fields)
+        default:
+            var message = "unknown expectation `\(what)`"
+            let known = ["field", "text", "network", "refused", "message", "accepted", "failed", "cards", "logo"]
+            if let guess = closest(to: what, in: known) { message += "; did you mean `\(guess)`?" }
+            throw SyntaxError(line: line, message: message)
+        }
+    }
+
+    /// A double-quoted string with `\"` and `\\` escapes, and nothing after it.
+    static func quoted(_ text: String, line: Int) throws(SyntaxError) -> String {
+        guard text.first == "\"" else { throw SyntaxError(line: line, message: "expected a double-quoted string, like \"12/30\"") }
+        var value = ""
+        var escaped = false
+        var rest = text.dropFirst()
+        while let character = rest.first {
+            rest = rest.dropFirst()
+            if escaped {
+                value.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                guard rest.allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    throw SyntaxError(line: line, message: "unexpected text after the closing quote")
+                }
+                return value
+            } else {
+                value.append(character)
+            }
+        }
+        throw SyntaxError(line: line, message: "unterminated quote")
+    }
+}

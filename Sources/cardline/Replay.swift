@@ -1,0 +1,154 @@
+import ArgumentParser
+import CardKit
+import Foundation
+
+/// `cardline replay`: runs `.session` scripts through the entry engine and checks them.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay .session scripts through the entry engine and check their @expect lines.",
+        discussion: """
+            A folder stands for every *.session file below it, sorted. For each script: the
+            transcript (numbers masked), then PASS or FAIL with each failed expectation as
+            file:line: expected …, got …. When x.expected sits beside x.session the transcript
+            must equal it. Ends with "N passed, M failed".
+
+            Exit status: 0 all passed; 1 an expectation or golden failed (or --update rewrote a
+            golden); 65 a script or rule file is malformed; 66 a file or folder cannot be read.
+            """)
+
+    @Argument(help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"))
+    var paths: [String]
+
+    @OptionGroup var options: EntryOptions
+
+    @Flag(help: "Print one JSON object per script instead of transcripts.")
+    var json = false
+
+    @Flag(help: "Rewrite each existing .expected file whose transcript changed (the run still fails).")
+    var update = false
+
+    func run() throws {
+        var tally = Tally()
+        let scripts = findScripts(&tally)
+        let baseFolders = RuleSources.defaultFolders(extra: options.ruleFolders)
+        let baseRules = try? RuleSources.load(folders: baseFolders)
+        let today = options.expiryPolicy.today
+        for path in scripts {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                Terminal.writeError("\(path): error: cannot read the file\n")
+                tally.unreadable += 1
+                continue
+            }
+            let script: SessionScript
+            do {
+                script = try SessionScript.parse(String(decoding: data, as: UTF8.self))
+            } catch {
+                Terminal.writeError("\(path):\(error.line): error: \(error.message)\n")
+                report(path, failures: ["\(path):\(error.line): error: \(error.message)"], cards: [])
+                tally.malformed += 1
+                continue
+            }
+            let rules: RuleSet
+            do {
+                let directory = (path as NSString).deletingLastPathComponent
+                let extra = script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
+                rules = try extra.isEmpty && baseRules != nil ? baseRules! : RuleSources.load(folders: baseFolders + extra)
+            } catch {
+                Terminal.writeError("\(error)\n")
+                report(path, failures: ["\(path): error: the rule files it uses are broken"], cards: [])
+                tally.malformed += 1
+                continue
+            }
+            let result = CardKit.Replay.run(script, rules: rules, today: today)
+            var failures = result.failures.map { "\(path):\($0.line): \($0.message)" }
+            failures += checkGolden(for: path, transcript: result.transcript, tally: &tally)
+            if !json {
+                Terminal.writeOut("== \(path)\n" + result.transcript.map { "  " + $0 + "\n" }.joined())
+            }
+            report(path, failures: failures, cards: result.cards)
+            if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
+        }
+        let failed = tally.failed + tally.malformed + tally.unreadable
+        Terminal.writeOut((json ? "" : "\n") + "\(tally.passed) passed, \(failed) failed\n")
+        if tally.unreadable > 0 { throw ExitStatus.unreadable }
+        if tally.malformed > 0 { throw ExitStatus.badRules }
+        if tally.failed > 0 || tally.updated > 0 { throw ExitStatus.rejected }
+    }
+
+    struct Tally {
+        var passed = 0, failed = 0, malformed = 0, unreadable = 0, updated = 0
+    }
+
+    /// The scripts named, folders expanded to their *.session files (sorted). A folder with
+    /// none is an error, not a pass.
+    func findScripts(_ tally: inout Tally) -> [String] {
+        var scripts: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                Terminal.writeError("\(path): error: no such file or folder\n")
+                tally.unreadable += 1
+                continue
+            }
+            guard isDirectory.boolValue else {
+                scripts.append(path)
+                continue
+            }
+            let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+            let found = (FileManager.default.enumerator(atPath: base)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix(".session") }.sorted().map { base + "/" + $0 }
+            if found.isEmpty {
+                Terminal.writeError("\(path): error: no .session files in this folder\n")
+                tally.unreadable += 1
+            }
+            scripts += found
+        }
+        return scripts
+    }
+
+    /// Compares the transcript with `x.expected` beside `x.session`, if there is one; with
+    /// --update, rewrites it (atomically) instead.
+    func checkGolden(for path: String, transcript: [String], tally: inout Tally) -> [String] {
+        let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
+        guard let data = FileManager.default.contents(atPath: golden) else { return [] }
+        let actual = transcript.joined(separator: "\n") + "\n"
+        let expected = String(decoding: data, as: UTF8.self)
+        guard actual != expected else { return [] }
+        if update {
+            do {
+                try Data(actual.utf8).write(to: URL(fileURLWithPath: golden), options: .atomic)
+                Terminal.writeOut("updated \(golden)\n")
+                tally.updated += 1
+                return []
+            } catch {
+                return ["\(golden): error: cannot rewrite it: \(error.localizedDescription)"]
+            }
+        }
+        return ["\(golden): the transcript differs (- expected, + actual):\n" + lineDiff(expected, actual)]
+    }
+
+    func report(_ path: String, failures: [String], cards: [CardTray.Card]) {
+        if json {
+            let failureObjects = failures.map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
+            let cardObjects = cards.map {
+                "{\"network\":\($0.networkID.jsonQuoted),\"number\":\($0.maskedNumber.jsonQuoted),\"expiry\":\($0.expiry.cardText.jsonQuoted)}"
+            }.joined(separator: ",")
+            Terminal.writeOut("{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty),\"failures\":[\(failureObjects)],\"cards\":[\(cardObjects)]}\n")
+        } else {
+            Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty ? "PASS " : "FAIL ") + path + "\n")
+        }
+    }
+}
+
+/// The lines between the common head and tail of two texts, as - and + lines.
+func lineDiff(_ old: String, _ new: String) -> String {
+    let a = old.split(separator: "\n", omittingEmptySubsequences: false)
+    let b = new.split(separator: "\n", omittingEmptySubsequences: false)
+    var head = 0
+    while head < min(a.count, b.count) && a[head] == b[head] { head += 1 }
+    var tail = 0
+    while tail < min(a.count, b.count) - head && a[a.count - 1 - tail] == b[b.count - 1 - tail] { tail += 1 }
+    let removed = a[head..<(a.count - tail)].map { "  -" + $0 }
+    let added = b[head..<(b.count - tail)].map { "  +" + $0 }
+    return "  @@ line \(head + 1)\n" + (removed + added).joined(separator: "\n")
+}
