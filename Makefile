@@ -18,6 +18,7 @@ run: build
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	$(SWIFT) run --skip-build cardline replay examples/
 
 clean:
 	rm -rf .build

@@ -5,6 +5,10 @@ public struct Replay: Equatable, Sendable {
     public struct Failure: Equatable, Sendable {
         public var line: Int
         public var message: String
+        public init(line: Int, message: String) {
+            self.line = line
+            self.message = message
+        }
     }
 
     public var transcript: [String] = []

@@ -11,6 +11,10 @@ public struct SessionScript: Equatable, Sendable {
     public struct Step: Equatable, Sendable {
         public var line: Int
         public var kind: Kind
+        public init(line: Int, kind: Kind) {
+            self.line = line
+            self.kind = kind
+        }
     }
 
     public enum Kind: Equatable, Sendable {
@@ -37,6 +41,10 @@ public struct SessionScript: Equatable, Sendable {
     public struct SyntaxError: Error, Equatable, Sendable {
         public var line: Int
         public var message: String
+        public init(line: Int, message: String) {
+            self.line = line
+            self.message = message
+        }
     }
 
     /// Key names in vim notation, as written between `<` and `>` (case-insensitive).

@@ -1,0 +1,126 @@
+import CardKit
+import Testing
+
+@Suite struct SessionScriptTests {
+    @Test func directivesKeysAndExpectations() throws {
+        let script = try SessionScript.parse("""
+            # a comment
+
+            @today 2026-11
+            @rules ../rules
+            3782<BS><Enter><Tab><Up><Down><C-u><C-c><C-d><lt><Space><cr><backspace>
+            @expect field cvv
+            @expect text "a \\"quoted\\" \\\\ text"
+            @expect network none
+            @expect network visa
+            @expect refused 2
+            @expect message "expires 12/30"
+            @expect accepted
+            @expect accepted visa
+            @expect accepted visa 1111
+            @expect accepted 1111
+            @expect failed expiry,cvv
+            @expect cards 0
+            @expect logo AMEX
+            @today 2031-01
+            """)
+        #expect(script.today == YearMonth(year: 2026, month: 11))
+        #expect(script.ruleFolders == ["../rules"])
+        #expect(script.steps.first == .init(line: 5, kind: .keys(Key.typing("3782") + [
+            .backspace, .enter, .character("\t"), .historyPrevious, .historyNext, .clearLine, .cancel,
+            .endOfInput, .character("<"), .character(" "), .enter, .backspace])))
+        #expect(script.steps.dropFirst().map(\.kind) == [
+            .expect(.field(.cvv)), .expect(.text("a \"quoted\" \\ text")), .expect(.network(nil)), .expect(.network("visa")),
+            .expect(.refused(2)), .expect(.message("expires 12/30")), .expect(.accepted(network: nil, lastFour: nil)),
+            .expect(.accepted(network: "visa", lastFour: nil)), .expect(.accepted(network: "visa", lastFour: "1111")),
+            .expect(.accepted(network: nil, lastFour: "1111")), .expect(.failed([.expiry, .cvv])), .expect(.cards(0)),
+            .expect(.logo("AMEX")), .today(YearMonth(year: 2031, month: 1)),
+        ])
+        #expect(script.steps.last?.line == 19)
+    }
+
+    @Test(arguments: [
+        ("@today 2026-13", 1, "@today takes a date as YYYY-MM, like 2026-11; got '2026-13'"),
+        ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ''"),
+        ("# c\n@expcet field number", 2, "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @expect)"),
+        ("@color on", 1, "unknown directive `@color` (directives: @today, @rules, @expect)"),
+        ("\n\n4111<Esc>", 3, "unknown key name <Esc> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt>)"),
+        ("41<BS", 1, "unterminated key name after '<'; write <lt> for a literal '<'"),
+        ("@expect text \"4111", 1, "unterminated quote"),
+        ("@expect text 4111", 1, "expected a double-quoted string, like \"12/30\""),
+        ("@expect text \"41\" x", 1, "unexpected text after the closing quote"),
+        ("@expect field pin", 1, "unknown field `pin` (fields: number, expiry, cvv)"),
+        ("@expect failed number,pin", 1, "unknown field `pin` (fields: number, expiry, cvv)"),
+        ("@expect refused two", 1, "@expect refused takes a whole number, like `@expect refused 1`"),
+        ("@expect cards -1", 1, "@expect cards takes a whole number, like `@expect cards 1`"),
+        ("@expect netwrok visa", 1, "unknown expectation `netwrok`; did you mean `network`?"),
+        ("4\n@rules x", 2, "@rules must come before the first line of keys"),
+        ("@rules", 1, "@rules takes a folder, relative to the script"),
+    ])
+    func malformedLinesNameTheirLine(text: String, line: Int, message: String) {
+        #expect(throws: SessionScript.SyntaxError(line: line, message: message)) { try SessionScript.parse(text) }
+    }
+}
+
+@Suite struct ReplayTests {
+    func replay(_ text: String) throws -> Replay {
+        Replay.run(try SessionScript.parse(text), rules: BundledRules.set, today: YearMonth(year: 2026, month: 11))
+    }
+
+    @Test func passingScriptHasNoFailuresAndListsCardsMasked() throws {
+        let result = try replay("4111 1111 1111 1111 12/30 123<Enter>\n@expect accepted visa 1111\n@expect cards 1")
+        #expect(result.passed)
+        #expect(result.cards.map(\.maskedNumber) == ["411111••••••1111"])
+    }
+
+    @Test func failedExpectationsNameTheirLineAndMaskTheNumber() throws {
+        let result = try replay("""
+            4111111111111
+            @expect field expiry
+            @expect text "4111 1111 1111 1111"
+            @expect network amex
+            @expect refused 1
+            @expect message "hello"
+            @expect accepted
+            @expect failed cvv
+            @expect cards 2
+            @expect logo AMEX
+            """)
+        let expected: [Replay.Failure] = [
+            .init(line: 2, message: "expected field expiry, got number"),
+            .init(line: 3, message: "expected text \"4111 11•• •••• 1111\", got \"4111 11•• •111 1\""),
+            .init(line: 4, message: "expected network amex, got visa"),
+            .init(line: 5, message: "expected 1 refused key, got 0"),
+            .init(line: 6, message: "expected a message containing \"hello\", got no message"),
+            .init(line: 7, message: "expected the last submit to be accepted, got no submit"),
+            .init(line: 8, message: "expected the last submit to fail on cvv, got no submit"),
+            .init(line: 9, message: "expected 2 cards in the tray, got 0"),
+            .init(line: 10, message: "expected logo AMEX, got VISA"),
+        ]
+        #expect(result.failures == expected)
+    }
+
+    @Test func refusalAndMessageCountsStartAgainAtTheNextKeys() throws {
+        let result = try replay("7\n@expect refused 1\n@expect message \"starts with 7\"\n4\n@expect refused 0\n@expect message \"starts with 7\"")
+        #expect(result.failures.map(\.line) == [6])
+    }
+
+    @Test func transcriptShowsTheFieldLinesAndMessagesMasked() throws {
+        let result = try replay("378282246310005 1230 1234<Enter>")
+        #expect(result.transcript == [
+            "Card number (#### ###### #####): 3782 82•••• •0005  [AMEX 15/15]",
+            "Type the expiry date as MM/YY, as printed on the card.",
+            "Expiry (MM/YY): 12/30  [AMEX 4/4]",
+            "✓ American Express •••• 0005, expires 12/30",
+            "Type the 4-digit CID on the front of the card; Enter submits.",
+            "CID (####): ••••  [CVV 4/4]",
+            "✓ Success! American Express •••• 0005, expires 12/30",
+            "Card number (#### #### #### ####):   [CARD 0]",
+        ])
+    }
+
+    @Test func todayAfterKeysMovesTimeOn() throws {
+        let result = try replay("4111111111111111 12/30 123\n@today 2031-01\n<Enter>\n@expect failed expiry")
+        #expect(result.passed, "\(result.failures)")
+    }
+}
