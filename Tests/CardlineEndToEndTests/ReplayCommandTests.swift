@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// `cardline replay` run as a process.
+@Suite struct ReplayCommandTests {
+    let home = TemporaryHome()
+    static let examples: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("examples").path
+    }()
+
+    func replay(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        try runPiped(["replay"] + arguments, input: "", environment: home.environment)
+    }
+
+    @Test func everyExampleScriptPasses() throws {
+        let run = try replay([Self.examples])
+        let count = try FileManager.default.subpathsOfDirectory(atPath: Self.examples).filter { $0.hasSuffix(".session") }.count
+        #expect(count >= 15)
+        #expect(run.status == 0, "\(run.output.suffix(2000))")
+        #expect(run.output.hasSuffix("\n\(count) passed, 0 failed\n"))
+    }
+
+    /// Each bad example fails the way its first line says.
+    @Test(arguments: [
+        ("unknown-directive.bad", 65, "unknown-directive.bad:3: error: unknown directive `@expcet`; did you mean `@expect`?"),
+        ("bad-key-name.bad", 65, "bad-key-name.bad:3: error: unknown key name <Esc>"),
+        ("unterminated-quote.bad", 65, "unterminated-quote.bad:4: error: unterminated quote"),
+        ("bad-date.bad", 65, "bad-date.bad:2: error: @today takes a date as YYYY-MM"),
+        ("rules-after-keys.bad", 65, "rules-after-keys.bad:4: error: @rules must come before the first line of keys"),
+        ("failing-expectation.bad", 1, "failing-expectation.bad:5: expected the last submit to be accepted, got failed cvv"),
+    ])
+    func badExamplesFailAsTheySay(file: String, status: Int32, message: String) throws {
+        let run = try replay([Self.examples + "/bad/" + file])
+        #expect(run.status == status)
+        #expect((run.output + run.errors).contains(message), "\(run.output)\(run.errors)")
+        #expect(run.output.contains("FAIL "))
+        #expect(run.output.hasSuffix("0 passed, 1 failed\n"))
+    }
+
+    @Test func aMalformedScriptDoesNotStopTheOthers() throws {
+        let run = try replay([Self.examples + "/bad/bad-date.bad", Self.examples + "/paste-whole-card.session"])
+        #expect(run.status == 65)
+        #expect(run.output.contains("PASS \(Self.examples)/paste-whole-card.session"))
+        #expect(run.output.hasSuffix("1 passed, 1 failed\n"))
+    }
+
+    @Test func missingFilesAndEmptyFoldersExit66() throws {
+        #expect(try replay([home.path + "/nope.session"]).status == 66)
+        let empty = home.path + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let run = try replay([empty])
+        #expect(run.status == 66)
+        #expect(run.errors.contains("no .session files"))
+    }
+
+    @Test func goldenMismatchShowsADiffAndUpdateRewritesIt() throws {
+        let script = home.path + "/visa.session"
+        let golden = home.path + "/visa.expected"
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "something else\n".write(toFile: golden, atomically: true, encoding: .utf8)
+        let mismatch = try replay([script])
+        #expect(mismatch.status == 1)
+        #expect(mismatch.output.contains("  -something else"))
+        #expect(mismatch.output.contains("  +Card number (#### #### #### ####): 4111 11•• •••• 1111  [VISA 16/16]"))
+
+        let update = try replay(["--update", script])
+        #expect(update.status == 1, "an update never counts as a pass")
+        #expect(update.output.contains("updated \(golden)"))
+        let written = try String(contentsOfFile: golden, encoding: .utf8)
+        #expect(written.hasPrefix("Card number (#### #### #### ####): 4111 11•• •••• 1111  [VISA 16/16]\n"))
+        #expect(try replay([script]).status == 0)
+    }
+
+    @Test func jsonPrintsOneObjectPerScriptMasked() throws {
+        let run = try replay(["--json", Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad"])
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        #expect(first?["passed"] as? Bool == true)
+        let cards = first?["cards"] as? [[String: String]]
+        #expect(cards == [["network": "visa", "number": "411111••••••1111", "expiry": "12/30"]])
+        let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
+        #expect(second?["passed"] as? Bool == false)
+        #expect((second?["failures"] as? [[String: String]])?.first?["message"]?.hasSuffix(":5: expected the last submit to be accepted, got failed cvv") == true)
+        #expect(lines[2] == "1 passed, 1 failed")
+    }
+
+    /// Masking as a property of the whole output: with spaces and dashes taken out, no line
+    /// shows more than ten digits in a row (first six and last four of a number at most).
+    @Test func transcriptsNeverHoldAFullNumberOrACVV() throws {
+        let run = try replay([Self.examples])
+        let output = run.output + run.errors
+        #expect(output.contains("4111 11•• •••• 1111"), "the transcripts show masked numbers")
+        for line in output.split(separator: "\n") {
+            var run = 0, longest = 0
+            for character in line where character != " " && character != "-" {
+                run = character.isASCII && character.isNumber ? run + 1 : 0
+                longest = max(longest, run)
+            }
+            #expect(longest <= 10, "too many digits in a row: \(line.prefix(12))…")
+        }
+        // Codes typed into the CVV field never appear, only their dots.
+        let cvv = try replay([Self.examples + "/cvv-per-network.session"])
+        #expect(!cvv.output.contains("1234") && !cvv.output.contains("12345"))
+        #expect(cvv.output.contains("CID (####): ••••"))
+    }
+}
