@@ -21,6 +21,9 @@ public struct CardNetwork: Equatable, Sendable, Identifiable {
     public var luhn: Bool
     /// The file this network was read from, for `rules` listings and messages.
     public var file: String
+    /// Where the id and each pattern stand in the file, for messages about them.
+    public var idLocation = SourceLocation(line: 1, column: 1)
+    public var patternLocations: [SourceLocation] = []
 
     public struct SecurityCode: Equatable, Sendable {
         /// `CVV`, `CVC`, `CID`, …
@@ -28,6 +31,12 @@ public struct CardNetwork: Equatable, Sendable, Identifiable {
         public var length: Int
         /// Where it is printed, for help text ("back" or "front").
         public var side: String
+
+        public init(name: String, length: Int, side: String) {
+            self.name = name
+            self.length = length
+            self.side = side
+        }
     }
 
     public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],

@@ -85,7 +85,7 @@ public struct EntryEngine: Sendable {
         }
         let longer = numberDigits + [digit]
         let next = rules.detect(longer)
-        if next.candidates.isEmpty {
+        if !next.hasCandidates {
             return .refused("no card network starts with \(CardNumber.string(longer.prefix(6)))\(longer.count > 6 ? "…" : "")")
         }
         if longer.count > next.maxLength {

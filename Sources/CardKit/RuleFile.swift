@@ -2,7 +2,18 @@
 /// and column of the value at fault rather than stopping at the first.
 struct RuleFile {
     static let knownFields = ["$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
-                              "autoAdvance", "groups", "cvv", "luhn", "source", "note"]
+                              "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled"]
+    /// Fields a file that disables a network may hold.
+    static let disablingFields: Set = ["$schema", "id", "disabled", "source", "note"]
+    /// The most digits a pattern may have (the longest card number).
+    static let maxPatternLength = 19
+
+    /// What a valid rule file says.
+    enum Content {
+        case network(CardNetwork)
+        /// `{"id": "maestro", "disabled": true}`: drop that network from earlier folders.
+        case disable(id: String, location: SourceLocation)
+    }
     static let validLengths = 8...19
 
     let file: String
@@ -10,8 +21,8 @@ struct RuleFile {
 
     init(file: String) { self.file = file }
 
-    /// The network the text describes, or nil when `problems` holds at least one error.
-    mutating func decode(_ bytes: [UInt8]) -> CardNetwork? {
+    /// What the text says, or nil when `problems` holds at least one error.
+    mutating func decode(_ bytes: [UInt8]) -> Content? {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
@@ -36,6 +47,21 @@ struct RuleFile {
         }
         let objectStart = root.location
 
+        if let value = fields["disabled"] {
+            guard case .bool(let disabled, _) = value else {
+                fail(value.location, "`disabled` must be true or false, found \(value.kindName)")
+                return nil
+            }
+            if disabled {
+                let id = requiredString("id", fields, objectStart)
+                for member in members where !Self.disablingFields.contains(member.key) && Self.knownFields.contains(member.key) {
+                    fail(member.keyLocation, "a file that disables a network holds only `id` and `disabled` (and `source`, `note`); remove `\(member.key)`")
+                }
+                guard problems.isEmpty, let id else { return nil }
+                return .disable(id: id.value, location: id.location)
+            }
+        }
+
         let id = requiredString("id", fields, objectStart)
         if let id, !isValidID(id.value) {
             fail(id.location, "id `\(id.value)` must be lower-case letters, digits and '-', starting with a letter or digit")
@@ -44,13 +70,17 @@ struct RuleFile {
         let logo = fields["logo"].flatMap { string($0, "logo") }
 
         var patterns: [IINPattern] = []
+        var patternLocations: [SourceLocation] = []
         var patternCount = 0
         if let value = fields["prefixes"], let items = array(value, "prefixes") {
             patternCount += items.count
             for item in items {
                 guard let text = string(item, "each prefix") else { continue }
-                if let pattern = IINPattern(prefix: text.value) {
+                if text.value.count > Self.maxPatternLength {
+                    fail(item.location, "prefix \"\(text.value)\" is longer than \(Self.maxPatternLength) digits")
+                } else if let pattern = IINPattern(prefix: text.value) {
                     patterns.append(pattern)
+                    patternLocations.append(item.location)
                 } else {
                     fail(item.location, "prefix \"\(text.value)\" must be one or more digits 0-9")
                 }
@@ -64,8 +94,11 @@ struct RuleFile {
                     continue
                 }
                 guard let low = string(ends[0], "a range's low end"), let high = string(ends[1], "a range's high end") else { continue }
-                if let pattern = IINPattern(low: low.value, high: high.value) {
+                if low.value.count > Self.maxPatternLength || high.value.count > Self.maxPatternLength {
+                    fail(item.location, "range ends are longer than \(Self.maxPatternLength) digits")
+                } else if let pattern = IINPattern(low: low.value, high: high.value) {
                     patterns.append(pattern)
+                    patternLocations.append(item.location)
                 } else if digitValues(low.value) == nil || low.value.isEmpty {
                     fail(ends[0].location, "range end \"\(low.value)\" must be one or more digits 0-9")
                 } else if digitValues(high.value) == nil || high.value.isEmpty {
@@ -126,9 +159,12 @@ struct RuleFile {
         for key in ["source", "note", "$schema"] { if let value = fields[key] { _ = string(value, key) } }
 
         guard problems.isEmpty, let id, let name, let cvv else { return nil }
-        return CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
-                           patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
-                           groups: groups, cvv: cvv, luhn: luhn, file: file)
+        var network = CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
+                                  patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
+                                  groups: groups, cvv: cvv, luhn: luhn, file: file)
+        network.idLocation = id.location
+        network.patternLocations = patternLocations
+        return .network(network)
     }
 
     // MARK: - Field readers

@@ -1,7 +1,16 @@
 /// The card networks in force: a value the engine is given, never a global registry.
+///
+/// Matching uses an index built once: for each pattern length, the patterns as sorted,
+/// disjoint intervals (a network's own overlapping patterns merged; two networks overlapping
+/// at one length is a tie, refused), with range-min/max tables over them. Detecting what a
+/// partial number can become then costs, per pattern length in use, two binary searches and
+/// three table look-ups: it does not grow with the number of patterns.
 public struct RuleSet: Sendable {
     /// Networks in load order (later sources override earlier ones by id).
     public let networks: [CardNetwork]
+    /// Problems that do not stop the set from loading (a network hidden by others, say).
+    public let warnings: [RuleError]
+    private let levels: [IntervalLevel]
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
@@ -14,30 +23,43 @@ public struct RuleSet: Sendable {
     }
 
     /// Builds a rule set from folders of rule files, in priority order: a network in a later
-    /// folder replaces one with the same id from an earlier folder; the same id twice within
-    /// one folder is an error, as are two networks whose patterns tie for the same numbers.
+    /// folder replaces one with the same id from an earlier folder, and a file
+    /// `{"id": …, "disabled": true}` removes it; the same id twice within one folder is an
+    /// error, as are two networks whose patterns tie for the same numbers.
     public static func load(folders: [[FileText]]) throws(RuleErrors) -> RuleSet {
         var problems: [RuleError] = []
-        var byID: [String: Int] = [:]
+        var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
         for folder in folders {
             var seenHere: [String: String] = [:]
             for file in folder {
                 var decoder = RuleFile(file: file.path)
-                let network = decoder.decode(file.bytes)
+                let content = decoder.decode(file.bytes)
                 problems += decoder.problems
-                guard let network else { continue }
-                if let other = seenHere[network.id] {
-                    problems.append(RuleError(file: file.path, location: SourceLocation(line: 1, column: 1),
-                                              message: "network id `\(network.id)` is also defined in \(other)"))
+                let (id, location): (String, SourceLocation)
+                switch content {
+                case .network(let network): (id, location) = (network.id, network.idLocation)
+                case .disable(let disabled, let at): (id, location) = (disabled, at)
+                case nil: continue
+                }
+                if let other = seenHere[id] {
+                    problems.append(RuleError(file: file.path, location: location, message: "network id `\(id)` is also defined in \(other)"))
                     continue
                 }
-                seenHere[network.id] = file.path
-                if let index = byID[network.id] {
-                    networks[index] = network
-                } else {
-                    byID[network.id] = networks.count
-                    networks.append(network)
+                seenHere[id] = file.path
+                let existing = networks.firstIndex { $0.id == id }
+                switch content {
+                case .network(let network):
+                    if let existing { networks[existing] = network } else { networks.append(network) }
+                case .disable:
+                    if let existing {
+                        networks.remove(at: existing)
+                    } else {
+                        warnings.append(RuleError(file: file.path, location: location, severity: .warning,
+                                                  message: "disables `\(id)`, which no earlier rule folder defines"))
+                    }
+                case nil:
+                    break
                 }
             }
         }
@@ -48,77 +70,258 @@ public struct RuleSet: Sendable {
             throw RuleErrors(errors: problems + error.errors)
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
-        return set
+        return RuleSet(networks: set.networks, warnings: warnings + set.warnings, levels: set.levels)
     }
 
-    /// A rule set from networks already built; refuses two networks whose patterns of the
-    /// same length overlap, because neither would be more specific.
+    private init(networks: [CardNetwork], warnings: [RuleError], levels: [IntervalLevel]) {
+        self.networks = networks
+        self.warnings = warnings
+        self.levels = levels
+    }
+
+    /// A rule set from networks already built. Refuses two networks whose patterns of the same
+    /// length overlap, because neither would be more specific; warns about a network whose
+    /// every pattern is covered by more specific patterns of others.
     public init(networks: [CardNetwork]) throws(RuleErrors) {
         var problems: [RuleError] = []
-        var byLength: [Int: [(pattern: IINPattern, network: Int)]] = [:]
+        var byLength: [Int: [Interval]] = [:]
         for (index, network) in networks.enumerated() {
-            for pattern in network.patterns { byLength[pattern.length, default: []].append((pattern, index)) }
-        }
-        for length in byLength.keys.sorted() {
-            let sorted = byLength[length]!.sorted { $0.pattern.low.lexicographicallyPrecedes($1.pattern.low) }
-            // Sweep in order of low end, keeping the entry that reaches highest so far.
-            var reach: (pattern: IINPattern, network: Int)?
-            for entry in sorted {
-                if let current = reach, current.pattern.overlaps(entry.pattern), current.network != entry.network {
-                    let a = networks[current.network], b = networks[entry.network]
-                    problems.append(RuleError(
-                        file: b.file, location: SourceLocation(line: 1, column: 1),
-                        message: "pattern \(entry.pattern) of `\(b.id)` ties with pattern \(current.pattern) of `\(a.id)` (\(a.file)); make one of them more specific"))
-                }
-                if reach == nil || reach!.pattern.high.lexicographicallyPrecedes(entry.pattern.high) { reach = entry }
+            for (number, pattern) in network.patterns.enumerated() {
+                byLength[pattern.length, default: []].append(Interval(pattern, owner: index, patternIndex: number))
             }
+        }
+        var levels: [IntervalLevel] = []
+        for length in byLength.keys.sorted() {
+            let sorted = byLength[length]!.sorted { $0.low < $1.low }
+            // Ties: in order of low end, keep the interval that reaches highest so far.
+            var reach: Interval?
+            for interval in sorted {
+                if let current = reach, interval.low <= current.high, current.owner != interval.owner {
+                    let a = networks[current.owner], b = networks[interval.owner]
+                    problems.append(RuleError(
+                        file: b.file, location: b.location(ofPattern: interval.patternIndex),
+                        message: "pattern \(b.patterns[interval.patternIndex]) of `\(b.id)` ties with pattern \(a.patterns[current.patternIndex]) of `\(a.id)` (\(a.file):\(a.location(ofPattern: current.patternIndex))); make one of them more specific"))
+                }
+                if reach == nil || reach!.high < interval.high { reach = interval }
+            }
+            levels.append(IntervalLevel(length: length, intervals: sorted, networks: networks))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
         self.networks = networks
+        self.levels = levels
+        self.warnings = Self.hiddenNetworks(networks, levels)
     }
 
     public func network(id: String) -> CardNetwork? { networks.first { $0.id == id } }
 
     /// What the digits typed so far say about the network.
     public func detect(_ digits: some Collection<UInt8>) -> Detection {
-        var bestLength = 0
-        var bestOwners: [Int] = []
-        var bestPattern: IINPattern?
-        var partial = Set<Int>()
-        for (index, network) in networks.enumerated() {
-            for pattern in network.patterns {
-                switch pattern.match(digits) {
-                case .none:
-                    continue
-                case .partial:
-                    partial.insert(index)
-                case .full:
-                    if pattern.length > bestLength {
-                        bestLength = pattern.length
-                        bestOwners = [index]
-                        bestPattern = pattern
-                    } else if pattern.length == bestLength, !bestOwners.contains(index) {
-                        bestOwners.append(index)
-                    }
+        let typed = Array(digits.prefix(19))
+        var best: (owner: Int, length: Int)?
+        var minOwner = Int32.max, maxOwner = Int32.min, maxLength: Int32 = 0
+        for level in levels {
+            if level.length <= typed.count {
+                if let owner = level.owner(containing: value(typed.prefix(level.length))) {
+                    best = (Int(owner), level.length)  // levels ascend: the longest full match wins
                 }
+            } else if let span = level.span(startingWith: typed) {
+                minOwner = min(minOwner, level.minOwner.query(span))
+                maxOwner = max(maxOwner, level.maxOwner.query(span))
+                maxLength = max(maxLength, level.maxLength.query(span))
             }
         }
-        let candidateIndexes = partial.union(bestOwners).sorted()
-        let candidates = candidateIndexes.map { networks[$0] }
-        let decided = candidateIndexes.count == 1 && bestOwners == candidateIndexes ? networks[bestOwners[0]] : nil
-        return Detection(candidates: candidates, network: decided, decidingPattern: decided == nil ? nil : bestPattern)
+        if let best {
+            minOwner = min(minOwner, Int32(best.owner))
+            maxOwner = max(maxOwner, Int32(best.owner))
+            maxLength = max(maxLength, Int32(networks[best.owner].maxLength))
+        }
+        let decided = best.flatMap { minOwner == maxOwner ? networks[$0.owner] : nil }
+        return Detection(network: decided, hasCandidates: maxOwner >= 0, maxLength: Int(maxLength),
+                         decidingLength: decided == nil ? 0 : best!.length)
+    }
+
+    /// Every network the digits could still belong to, in load order (for `rules test`).
+    public func candidates(_ digits: some Collection<UInt8>) -> [CardNetwork] {
+        let typed = Array(digits.prefix(19))
+        var owners = Set<Int32>()
+        var best: (owner: Int32, length: Int)?
+        for level in levels {
+            if level.length <= typed.count {
+                if let owner = level.owner(containing: value(typed.prefix(level.length))) { best = (owner, level.length) }
+            } else if let span = level.span(startingWith: typed) {
+                owners.formUnion(level.owners[span])
+            }
+        }
+        if let best { owners.insert(best.owner) }
+        return owners.sorted().map { networks[Int($0)] }
+    }
+
+    /// The decided network's own pattern that matched, for explaining a detection.
+    public func decidingPattern(_ detection: Detection, _ digits: some Collection<UInt8>) -> IINPattern? {
+        detection.network?.patterns.first { $0.length == detection.decidingLength && $0.match(digits) == .full }
+    }
+
+    /// Networks every one of whose patterns lies under more specific patterns of others.
+    private static func hiddenNetworks(_ networks: [CardNetwork], _ levels: [IntervalLevel]) -> [RuleError] {
+        guard let deepest = levels.last?.length else { return [] }
+        var warnings: [RuleError] = []
+        for (index, network) in networks.enumerated() where !network.patterns.isEmpty {
+            let hidden = network.patterns.allSatisfy { pattern in
+                // The pattern's numbers at the deepest length, and what longer levels of
+                // other networks cover of them, all at that length.
+                let scale = pow10[deepest - pattern.length]
+                var next = value(pattern.low) * scale
+                let end = (value(pattern.high) + 1) * scale
+                var pieces: [(UInt64, UInt64)] = []
+                for level in levels where level.length > pattern.length {
+                    let factor = pow10[level.length - pattern.length]
+                    guard let span = level.span(low: value(pattern.low) * factor, high: (value(pattern.high) + 1) * factor - 1) else { continue }
+                    let fill = pow10[deepest - level.length]
+                    for i in span where level.owners[i] != Int32(index) {
+                        pieces.append((level.lows[i] * fill, (level.highs[i] + 1) * fill))
+                    }
+                }
+                for piece in pieces.sorted(by: { $0.0 < $1.0 }) where piece.0 <= next { next = max(next, piece.1) }
+                return next >= end
+            }
+            if hidden {
+                warnings.append(RuleError(file: network.file, location: network.idLocation, severity: .warning,
+                                          message: "network `\(network.id)` can never be detected: more specific patterns of other networks cover all of its own"))
+            }
+        }
+        return warnings
     }
 }
 
-/// The networks a number could belong to, and the one it does belong to once that is settled.
+/// What the digits typed so far say about the network.
 public struct Detection: Equatable, Sendable {
-    /// Networks the digits could still grow into, in load order. Empty: no network starts so.
-    public var candidates: [CardNetwork]
-    /// Set once exactly one network remains and one of its patterns matches in full.
+    /// Set once exactly one network remains possible and one of its patterns matches in full
+    /// (the longest full match wins).
     public var network: CardNetwork?
-    /// The pattern that decided `network`.
-    public var decidingPattern: IINPattern?
+    /// False when no network can start with the digits.
+    public var hasCandidates: Bool
+    /// The longest length any still-possible network allows; digits beyond it are refused.
+    public var maxLength: Int
+    /// How many digits the pattern that decided `network` looks at.
+    public var decidingLength: Int
+}
 
-    /// The longest length any candidate allows; digits beyond it are refused.
-    public var maxLength: Int { candidates.map(\.maxLength).max() ?? 0 }
+extension CardNetwork {
+    func location(ofPattern index: Int) -> SourceLocation {
+        patternLocations.indices.contains(index) ? patternLocations[index] : idLocation
+    }
+}
+
+// MARK: - The index
+
+/// A pattern as numbers: its low and high prefixes, all of one length.
+private struct Interval {
+    var low: UInt64
+    var high: UInt64
+    var owner: Int
+    var patternIndex: Int
+
+    init(_ pattern: IINPattern, owner: Int, patternIndex: Int) {
+        low = value(pattern.low)
+        high = value(pattern.high)
+        self.owner = owner
+        self.patternIndex = patternIndex
+    }
+}
+
+/// The intervals of one pattern length, disjoint and sorted, with range tables.
+private struct IntervalLevel: Sendable {
+    let length: Int
+    let lows: [UInt64]
+    let highs: [UInt64]
+    let owners: [Int32]
+    let minOwner: SparseTable
+    let maxOwner: SparseTable
+    let maxLength: SparseTable
+
+    /// `intervals` sorted by low end, with no overlap between different owners.
+    init(length: Int, intervals: [Interval], networks: [CardNetwork]) {
+        var lows: [UInt64] = [], highs: [UInt64] = [], owners: [Int32] = []
+        for interval in intervals {
+            // A network's own overlapping or adjacent patterns become one interval.
+            if let last = owners.last, last == Int32(interval.owner), interval.low <= highs[highs.count - 1] &+ 1 {
+                highs[highs.count - 1] = max(highs[highs.count - 1], interval.high)
+                continue
+            }
+            lows.append(interval.low)
+            highs.append(interval.high)
+            owners.append(Int32(interval.owner))
+        }
+        self.length = length
+        self.lows = lows
+        self.highs = highs
+        self.owners = owners
+        minOwner = SparseTable(owners, keepsLarger: false)
+        maxOwner = SparseTable(owners, keepsLarger: true)
+        maxLength = SparseTable(owners.map { Int32(networks[Int($0)].maxLength) }, keepsLarger: true)
+    }
+
+    /// The owner of the interval holding `value`, if one does.
+    func owner(containing value: UInt64) -> Int32? {
+        let index = firstIndex(in: lows) { $0 > value } - 1
+        return index >= 0 && highs[index] >= value ? owners[index] : nil
+    }
+
+    /// The intervals a number starting with `digits` (shorter than the level) could fall in.
+    func span(startingWith digits: [UInt8]) -> Range<Int>? {
+        let scale = pow10[length - digits.count]
+        let low = value(digits) * scale
+        return span(low: low, high: low + scale - 1)
+    }
+
+    /// The intervals overlapping [low, high].
+    func span(low: UInt64, high: UInt64) -> Range<Int>? {
+        let start = firstIndex(in: highs) { $0 >= low }
+        let end = firstIndex(in: lows) { $0 > high }
+        return start < end ? start..<end : nil
+    }
+
+    /// Binary search: the first index whose element satisfies `isAfter` (which is monotonic).
+    private func firstIndex(in array: [UInt64], where isAfter: (UInt64) -> Bool) -> Int {
+        var low = 0, high = array.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
+
+/// Range minimum or maximum in O(1) after an O(n log n) build.
+private struct SparseTable: Sendable {
+    private let rows: [[Int32]]
+    private let keepsLarger: Bool
+
+    init(_ values: [Int32], keepsLarger: Bool) {
+        self.keepsLarger = keepsLarger
+        var rows = [values]
+        var width = 1
+        while width * 2 <= values.count {
+            let previous = rows[rows.count - 1]
+            rows.append((0...(values.count - width * 2)).map {
+                keepsLarger ? max(previous[$0], previous[$0 + width]) : min(previous[$0], previous[$0 + width])
+            })
+            width *= 2
+        }
+        self.rows = rows
+    }
+
+    func query(_ range: Range<Int>) -> Int32 {
+        let row = Int.bitWidth - 1 - range.count.leadingZeroBitCount
+        let a = rows[row][range.lowerBound], b = rows[row][range.upperBound - (1 << row)]
+        return keepsLarger ? max(a, b) : min(a, b)
+    }
+}
+
+/// Powers of ten up to 10^19 (the largest that fits in UInt64).
+private let pow10: [UInt64] = (0...19).reduce(into: []) { table, n in table.append(n == 0 ? 1 : table[n - 1] * 10) }
+
+/// Digit values as a number (at most 19 digits).
+private func value(_ digits: some Sequence<UInt8>) -> UInt64 {
+    digits.reduce(0) { $0 * 10 + UInt64($1) }
 }

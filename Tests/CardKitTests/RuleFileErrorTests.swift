@@ -67,7 +67,7 @@ import Testing
             _ = try RuleSet.load(folders: [[.init(path: "a.json", bytes: text), .init(path: "b.json", bytes: text)]])
             Issue.record("accepted a duplicate id")
         } catch {
-            #expect(error.description == "b.json:1:1: error: network id `x` is also defined in a.json")
+            #expect(error.description == "b.json:1:8: error: network id `x` is also defined in a.json")
         }
     }
 }
