@@ -51,7 +51,7 @@ public enum CardNumber {
         })
     }
 
-    static func string(_ digits: some Sequence<UInt8>) -> String {
+    public static func string(_ digits: some Sequence<UInt8>) -> String {
         String(decoding: digits.map { $0 + 48 }, as: UTF8.self)
     }
 }

@@ -59,6 +59,19 @@ public struct EntryEngine: Sendable {
         }
     }
 
+    /// Reads the rule folders again (front ends do the file reading CardKit never does).
+    public typealias RuleLoader = () -> Result<RuleSet, RuleErrors>
+
+    /// Handles a key; when it asks for `:reload`, calls `loader` and takes its result.
+    public mutating func handle(_ key: Key, reloadingWith loader: RuleLoader?) -> Outcome {
+        let outcome = handle(key)
+        guard outcome.event == .reloadRules else { return outcome }
+        var reloaded = loader.map { reload($0()) }
+            ?? Outcome(messages: [Message(.error, "rules cannot be reloaded here"), Message(.help, help)])
+        reloaded.command = outcome.command
+        return reloaded
+    }
+
     /// Feeds each key in turn and returns every outcome.
     public mutating func handle(_ keys: [Key]) -> [Outcome] { keys.map { handle($0) } }
 
@@ -358,16 +371,18 @@ public struct EntryEngine: Sendable {
             })
         case ("quit", 1), ("q", 1), ("exit", 1):
             outcome = Outcome(event: .quit)
+        case ("reload", 1):
+            outcome = Outcome(event: .reloadRules)
         case ("use", _), ("remove", _):
             outcome = Outcome(messages: [.init(.error, "usage: :\(name) N, where N is a card's number in :cards")])
         default:
-            let known = ["help", "cards", "use", "remove", "clear", "rules", "quit"]
+            let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "quit"]
             var text = "unknown command `\(line)`"
             if let guess = closest(to: name, in: known) { text += "; did you mean `:\(guess)`?" } else { text += "; :help lists the commands" }
             outcome = Outcome(messages: [.init(.error, text)])
         }
         outcome.command = line
-        if !outcome.fieldChanged { outcome.messages.append(.init(.help, help)) }
+        if !outcome.fieldChanged && outcome.event == nil { outcome.messages.append(.init(.help, help)) }
         return outcome
     }
 
@@ -379,9 +394,25 @@ public struct EntryEngine: Sendable {
         "Commands (type them in any empty field):",
         "  :cards       list accepted cards        :use N      select card N",
         "  :remove N    remove card N              :clear      start this card over",
-        "  :rules       list the card networks     :help       this text",
-        "  :quit        leave",
+        "  :rules       list the card networks     :reload     read the rule folders again",
+        "  :help        this text                  :quit       leave",
     ]
+
+    /// Takes the rule folders read again after `:reload`: new rules replace the old ones and
+    /// the number typed so far is detected again; broken rules leave the old ones in force.
+    public mutating func reload(_ result: Result<RuleSet, RuleErrors>) -> Outcome {
+        switch result {
+        case .success(let newRules):
+            rules = newRules
+            detection = rules.detect(numberDigits)
+            var messages = [Message(.success, "Rules reloaded: \(rules.networks.count) networks.")]
+            messages += newRules.warnings.map { Message(.info, $0.description) }
+            return Outcome(messages: messages + [Message(.help, help)])
+        case .failure(let errors):
+            let lines = errors.errors.map { Message(.info, $0.description) }
+            return Outcome(messages: [Message(.error, "Rules not reloaded; the previous rules stay in force:")] + lines + [Message(.help, help)])
+        }
+    }
 
     // MARK: - Field values
 

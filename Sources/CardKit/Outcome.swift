@@ -13,6 +13,9 @@ public struct Outcome: Equatable, Sendable {
         case accepted(CardTray.Card)
         case submitFailed([Field])
         case quit
+        /// `:reload`: the front end reads the rule folders again and passes the result to
+        /// `EntryEngine.reload(_:)`.
+        case reloadRules
     }
 
     public var disposition: Disposition

@@ -17,9 +17,12 @@ public struct Replay: Equatable, Sendable {
     public var cards: [CardTray.Card] = []
     public var passed: Bool { failures.isEmpty }
 
-    /// Replays `script`; `today` applies unless the script pins its own date.
-    public static func run(_ script: SessionScript, rules: RuleSet, today: YearMonth) -> Replay {
+    /// Replays `script`; `today` applies unless the script pins its own date; `loader` reads
+    /// the rules again for `:reload`.
+    public static func run(_ script: SessionScript, rules: RuleSet, today: YearMonth,
+                           reloadingWith loader: EntryEngine.RuleLoader? = nil) -> Replay {
         var replayer = Replayer(engine: EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: script.today ?? today)))
+        replayer.loader = loader
         for step in script.steps { replayer.perform(step) }
         replayer.replay.transcript.append(replayer.engine.view.transcriptLine)
         replayer.replay.cards = replayer.engine.tray.cards
@@ -38,6 +41,7 @@ private struct Replayer {
     var shownSinceExpectation: [String] = []
     var previousWasExpectation = false
     var lastSubmit: Outcome.Event?
+    var loader: EntryEngine.RuleLoader?
 
     init(engine: EntryEngine) { self.engine = engine }
 
@@ -61,7 +65,7 @@ private struct Replayer {
     /// One key, with the same output rules as the REPL.
     mutating func type(_ key: Key) {
         let before = engine.view
-        let outcome = engine.handle(key)
+        let outcome = engine.handle(key, reloadingWith: loader)
         var lines: [String] = []
         if let reason = outcome.refusal {
             refusedSinceExpectation += 1
@@ -71,7 +75,10 @@ private struct Replayer {
             lastKeyRefused = false
         }
         lines += outcome.messages.map(\.line)
-        if let event = outcome.event, event != .quit { lastSubmit = event }
+        switch outcome.event {
+        case .accepted, .submitFailed: lastSubmit = outcome.event
+        case .quit, .reloadRules, nil: break
+        }
         guard !lines.isEmpty else { return }
         replay.transcript.append(engine.finishedView(before: before).transcriptLine)
         replay.transcript += lines
@@ -119,7 +126,7 @@ private struct Replayer {
         switch submit {
         case .accepted(let card): return "accepted \(card.networkID) \(card.lastFour)"
         case .submitFailed(let fields): return "failed \(fields.map(\.rawValue).joined(separator: ","))"
-        case .quit, nil: return "no submit"
+        case .quit, .reloadRules, nil: return "no submit"
         }
     }
 }

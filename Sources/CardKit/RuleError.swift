@@ -15,11 +15,16 @@ public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(file):\(location): \(severity.rawValue): \(message)" }
+    /// `file:line:column: error: message`; a problem with no place in a file (line 0) prints
+    /// as `file: error: message`.
+    public var description: String {
+        location.line > 0 ? "\(file):\(location): \(severity.rawValue): \(message)" : "\(file): \(severity.rawValue): \(message)"
+    }
 }
 
 /// Every problem found in a set of rule files; the set is refused if any is an error.
 public struct RuleErrors: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The errors, and any warnings found alongside them.
     public var errors: [RuleError]
     public init(errors: [RuleError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }

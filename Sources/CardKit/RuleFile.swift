@@ -288,7 +288,7 @@ extension String {
 }
 
 /// The candidate within two edits of `word` (case-insensitive), if any: for "did you mean".
-func closest(to word: String, in candidates: [String]) -> String? {
+public func closest(to word: String, in candidates: [String]) -> String? {
     func distance(_ a: [Character], _ b: [Character]) -> Int {
         var previous = Array(0...b.count)
         for (i, ca) in a.enumerated() {

@@ -67,9 +67,9 @@ public struct RuleSet: Sendable {
         do throws(RuleErrors) {
             set = try RuleSet(networks: networks)
         } catch {
-            throw RuleErrors(errors: problems + error.errors)
+            throw RuleErrors(errors: problems + error.errors + warnings)
         }
-        guard problems.isEmpty else { throw RuleErrors(errors: problems) }
+        guard problems.isEmpty else { throw RuleErrors(errors: problems + warnings + set.warnings) }
         return RuleSet(networks: set.networks, warnings: warnings + set.warnings, levels: set.levels)
     }
 

@@ -38,10 +38,14 @@ public final class InteractiveEditor {
     /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
     private static let invisible: CChar = 1
 
-    public init(engine: EntryEngine, style: Style, onCommand: @escaping (String) -> Void) {
+    private let loader: EntryEngine.RuleLoader?
+
+    public init(engine: EntryEngine, style: Style, onCommand: @escaping (String) -> Void,
+                reloadingWith loader: EntryEngine.RuleLoader? = nil) {
         self.engine = engine
         self.style = style
         self.onCommand = onCommand
+        self.loader = loader
     }
 
     deinit {
@@ -194,7 +198,7 @@ public final class InteractiveEditor {
         // Characters libedit inserted without asking (those above U+00FF never reach a
         // binding) go to the engine first, which refuses them with a reason like any key.
         let strays = strayCharacters(el)
-        let outcome = Self.combine(strays.map { engine.handle(.character($0)) } + [engine.handle(key)])
+        let outcome = Self.combine(strays.map { engine.handle(.character($0)) } + [engine.handle(key, reloadingWith: loader)])
         if let command = outcome.command { onCommand(command) }
         if outcome.event == .quit {
             quitRequested = true

@@ -15,12 +15,15 @@ public struct PlainLineReader {
     let style: Style
     let write: (String) -> Void
     let onCommand: (String) -> Void
+    let loader: EntryEngine.RuleLoader?
 
-    public init(engine: EntryEngine, style: Style, write: @escaping (String) -> Void, onCommand: @escaping (String) -> Void = { _ in }) {
+    public init(engine: EntryEngine, style: Style, write: @escaping (String) -> Void,
+                onCommand: @escaping (String) -> Void = { _ in }, reloadingWith loader: EntryEngine.RuleLoader? = nil) {
         self.engine = engine
         self.style = style
         self.write = write
         self.onCommand = onCommand
+        self.loader = loader
     }
 
     /// Reads lines until end of input or `:quit`.
@@ -32,7 +35,7 @@ public struct PlainLineReader {
             lineNumber += 1
             var refusedOnLine = false
             for key in Key.typing(line) + [.enter] {
-                let outcome = engine.handle(key)
+                let outcome = engine.handle(key, reloadingWith: loader)
                 if let reason = outcome.refusal, !refusedOnLine {
                     // One reason per input line, like one per burst at the terminal.
                     write(style.refusal("line \(lineNumber): \(reason)") + "\n")
@@ -44,7 +47,7 @@ public struct PlainLineReader {
                 case .accepted: accepted += 1
                 case .submitFailed: failed += 1
                 case .quit: return result(accepted: accepted, failed: failed)
-                case nil: break
+                case .reloadRules, nil: break
                 }
             }
         }

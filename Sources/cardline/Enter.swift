@@ -17,7 +17,7 @@ struct Enter: ParsableCommand {
     var noHistory = false
 
     func run() throws {
-        let rules = try RuleSources.loadOrExit(extraFolders: options.ruleFolders)
+        let rules = try options.rules.loadOrExit()
         let interactive = isatty(0) == 1 && isatty(1) == 1
         let style = Style(colour: Terminal.wantsColour(disabled: options.noColor))
         let history = noHistory ? nil : CommandHistoryFile.standard()
@@ -26,11 +26,12 @@ struct Enter: ParsableCommand {
         let record: (String) -> Void = { line in history?.append(line) }
 
         if interactive {
-            let editor = InteractiveEditor(engine: engine, style: style, onCommand: record)
+            let editor = InteractiveEditor(engine: engine, style: style, onCommand: record, reloadingWith: options.rules.loader)
             _ = editor.run()
             return
         }
-        var reader = PlainLineReader(engine: engine, style: style, write: Terminal.writeOut, onCommand: record)
+        var reader = PlainLineReader(engine: engine, style: style, write: Terminal.writeOut, onCommand: record,
+                                     reloadingWith: options.rules.loader)
         let result = reader.run(lines: StandardInputLines())
         if case .someRejected = result { throw ExitStatus.rejected }
     }

@@ -30,7 +30,7 @@ struct Replay: ParsableCommand {
     func run() throws {
         var tally = Tally()
         let scripts = findScripts(&tally)
-        let baseFolders = RuleSources.defaultFolders(extra: options.ruleFolders)
+        let baseFolders = options.rules.folders
         let baseRules = try? RuleSources.load(folders: baseFolders)
         let today = options.expiryPolicy.today
         for path in scripts {
@@ -49,17 +49,17 @@ struct Replay: ParsableCommand {
                 continue
             }
             let rules: RuleSet
+            let directory = (path as NSString).deletingLastPathComponent
+            let folders = baseFolders + script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
             do {
-                let directory = (path as NSString).deletingLastPathComponent
-                let extra = script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
-                rules = try extra.isEmpty && baseRules != nil ? baseRules! : RuleSources.load(folders: baseFolders + extra)
+                rules = try folders == baseFolders && baseRules != nil ? baseRules! : RuleSources.load(folders: folders)
             } catch {
                 Terminal.writeError("\(error)\n")
                 report(path, failures: ["\(path): error: the rule files it uses are broken"], cards: [])
                 tally.malformed += 1
                 continue
             }
-            let result = CardKit.Replay.run(script, rules: rules, today: today)
+            let result = CardKit.Replay.run(script, rules: rules, today: today, reloadingWith: RuleSources.loader(folders: folders))
             var failures = result.failures.map { "\(path):\($0.line): \($0.message)" }
             failures += checkGolden(for: path, transcript: result.transcript, tally: &tally)
             if !json {

@@ -2,15 +2,18 @@ import ArgumentParser
 import CardKit
 import Foundation
 
-/// Where rule files come from, in priority order: the bundled `rules/` folder, the user's
-/// `$XDG_CONFIG_HOME/cardline/rules`, then each `--rules DIR`.
+/// Where rule files come from, in priority order (later overrides earlier by id): the bundled
+/// `rules/` folder, `$XDG_CONFIG_HOME/cardline/rules` (if it exists), each folder of
+/// `CARDLINE_RULES` (colon-separated), then each `--rules DIR`.
 enum RuleSources {
-    /// The folders to read, in priority order: bundled, the user's, then `extra`.
-    static func defaultFolders(extra: [String]) -> [String] {
+    static func folders(bundled: Bool, extra: [String]) -> [String] {
         var folders: [String] = []
-        if let bundled = bundledFolder() { folders.append(bundled) }
+        if bundled, let folder = bundledFolder() { folders.append(folder) }
         let user = userFolder()
         if FileManager.default.fileExists(atPath: user) { folders.append(user) }
+        if let list = ProcessInfo.processInfo.environment["CARDLINE_RULES"] {
+            folders += list.split(separator: ":").map(String.init)
+        }
         return folders + extra
     }
 
@@ -26,6 +29,14 @@ enum RuleSources {
             }
         }
 
+        /// The same problem as rule errors, for `:reload` and `rules lint`.
+        var ruleErrors: RuleErrors {
+            switch self {
+            case .unreadable(let reason): return RuleErrors(errors: [RuleError(file: "cardline", location: .init(line: 0, column: 0), message: reason)])
+            case .rules(let errors): return errors
+            }
+        }
+
         var exitCode: ExitCode {
             if case .unreadable = self { return ExitStatus.unreadable }
             return ExitStatus.badRules
@@ -34,7 +45,7 @@ enum RuleSources {
 
     static func load(folders: [String]) throws(LoadError) -> RuleSet {
         guard !folders.isEmpty else {
-            throw .unreadable("no rule files found (the bundled rules/ folder is missing); pass --rules DIR")
+            throw .unreadable("no rule folders to read (the bundled rules/ folder is missing or --no-default-rules was given); pass --rules DIR")
         }
         var texts: [[RuleSet.FileText]] = []
         for folder in folders {
@@ -51,13 +62,14 @@ enum RuleSources {
         }
     }
 
-    /// Loads every rule folder, or prints located errors and exits 65 (66 for an unreadable folder).
-    static func loadOrExit(extraFolders: [String]) throws -> RuleSet {
-        do {
-            return try load(folders: defaultFolders(extra: extraFolders))
-        } catch {
-            Terminal.writeError(error.description + "\n")
-            throw error.exitCode
+    /// A loader that reads `folders` again each time it is called (for `:reload`).
+    static func loader(folders: [String]) -> EntryEngine.RuleLoader {
+        return {
+            do throws(LoadError) {
+                return .success(try load(folders: folders))
+            } catch {
+                return .failure(error.ruleErrors)
+            }
         }
     }
 
