@@ -110,7 +110,11 @@ struct RuleFile {
                 }
             }
         }
-        if patternCount == 0 {
+        let malformedPatterns = [fields["prefixes"], fields["ranges"]].contains { value in
+            if let value, case .array = value { return false }
+            return value != nil
+        }
+        if patternCount == 0 && !malformedPatterns {
             fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
                  "a network needs at least one IIN pattern in `prefixes` or `ranges`")
         }

@@ -97,10 +97,12 @@ public struct RuleSet: Sendable {
             var reach: Interval?
             for interval in sorted {
                 if let current = reach, interval.low <= current.high, current.owner != interval.owner {
-                    let a = networks[current.owner], b = networks[interval.owner]
+                    // Reported at the network loaded later (usually the file just added).
+                    let (earlier, later) = current.owner < interval.owner ? (current, interval) : (interval, current)
+                    let a = networks[earlier.owner], b = networks[later.owner]
                     problems.append(RuleError(
-                        file: b.file, location: b.location(ofPattern: interval.patternIndex),
-                        message: "pattern \(b.patterns[interval.patternIndex]) of `\(b.id)` ties with pattern \(a.patterns[current.patternIndex]) of `\(a.id)` (\(a.file):\(a.location(ofPattern: current.patternIndex))); make one of them more specific"))
+                        file: b.file, location: b.location(ofPattern: later.patternIndex),
+                        message: "pattern \(b.patterns[later.patternIndex]) of `\(b.id)` ties with pattern \(a.patterns[earlier.patternIndex]) of `\(a.id)` (\(a.file):\(a.location(ofPattern: earlier.patternIndex))); make one of them more specific"))
                 }
                 if reach == nil || reach!.high < interval.high { reach = interval }
             }

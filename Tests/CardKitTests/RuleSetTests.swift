@@ -100,7 +100,7 @@ import Testing
         do {
             _ = try RuleSet.load(folders: [BundledRules.files, [file]])
         } catch {
-            #expect(error.description == "mine/copycat.json:1:51: error: pattern 37 of `copycat` ties with pattern 37 of `american-express` (rules/american-express.json:5:22); make one of them more specific")
+            #expect(error.description == "mine/copycat.json:1:51: error: pattern 37 of `copycat` ties with pattern 37 of `american-express` (rules/american-express.json:6:22); make one of them more specific")
         }
     }
 }
