@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A network of our own, written where a test says.
+func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String = "70", extra: String = "") throws {
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try """
+        {"id": "\(id)", "name": "TestNet", "logo": "TESTNET", "prefixes": ["\(prefix)"], "lengths": [16], "luhn": false,
+         "cvv": {"name": "TSC", "length": 3}\(extra)}
+
+        """.write(toFile: folder + "/\(id).json", atomically: true, encoding: .utf8)
+}
+
+@Suite struct RuleSourceTests {
+    let home = TemporaryHome()
+
+    func accepts(_ arguments: [String], environment: [String: String] = [:]) throws -> Bool {
+        let run = try runPiped(["--today", "2026-11"] + arguments, input: "7000 0000 0000 0001 12/30 555\n",
+                               environment: home.environment.merging(environment) { $1 })
+        return run.status == 0 && run.output.contains("Success! TestNet •••• 0001")
+    }
+
+    @Test func aNewNetworkIsFoundInEachPlaceWithNoRebuild() throws {
+        #expect(try !accepts([]), "not there before")
+        let viaFlag = home.path + "/flag"
+        try writeTestNetwork(to: viaFlag)
+        #expect(try accepts(["--rules", viaFlag]))
+        let viaEnvironment = home.path + "/env"
+        try writeTestNetwork(to: viaEnvironment)
+        #expect(try accepts([], environment: ["CARDLINE_RULES": home.path + "/elsewhere:" + viaEnvironment]) == false,
+                "a CARDLINE_RULES folder that does not exist is an error")
+        try FileManager.default.createDirectory(atPath: home.path + "/elsewhere", withIntermediateDirectories: true)
+        #expect(try accepts([], environment: ["CARDLINE_RULES": home.path + "/elsewhere:" + viaEnvironment]))
+        try writeTestNetwork(to: home.path + "/config/cardline/rules")
+        #expect(try accepts([]), "found in $XDG_CONFIG_HOME/cardline/rules")
+    }
+
+    @Test func laterSourcesOverrideAndDisable() throws {
+        let folder = home.path + "/mine"
+        try writeTestNetwork(to: folder, id: "visa", prefix: "4")  // replaces the bundled Visa
+        try """
+            {"id": "maestro", "disabled": true}
+
+            """.write(toFile: folder + "/no-maestro.json", atomically: true, encoding: .utf8)
+        let list = try runPiped(["rules", "list", "--rules", folder], input: "", environment: home.environment)
+        #expect(list.status == 0)
+        #expect(list.output.contains("visa              TestNet"))
+        #expect(list.output.contains("\(folder)/visa.json"))
+        #expect(!list.output.contains("maestro"))
+        #expect(list.output.contains("mastercard"))
+    }
+
+    @Test func noDefaultRulesLeavesOnlyYourOwn() throws {
+        let folder = home.path + "/only"
+        try writeTestNetwork(to: folder)
+        let list = try runPiped(["rules", "list", "--no-default-rules", "--rules", folder], input: "", environment: home.environment)
+        #expect(list.output.split(separator: "\n").count == 2)
+        #expect(list.output.contains("testnet"))
+        let none = try runPiped(["rules", "list", "--no-default-rules"], input: "", environment: home.environment)
+        #expect(none.status == 66)
+    }
+}
+
+@Suite struct RulesSubcommandTests {
+    let home = TemporaryHome()
+
+    func cardline(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        try runPiped(arguments, input: "", environment: home.environment)
+    }
+
+    @Test func listAsJSON() throws {
+        let run = try cardline(["rules", "list", "--json"])
+        let networks = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]]
+        #expect(networks?.count == 25)
+        let amex = networks?.first { $0["id"] as? String == "american-express" }
+        #expect(amex?["patterns"] as? [String] == ["34", "37"])
+        #expect(amex?["groups"] as? [Int] == [4, 6, 5])
+        #expect((amex?["cvv"] as? [String: Any])?["name"] as? String == "CID")
+        #expect((amex?["file"] as? String)?.hasSuffix("/rules/american-express.json") == true)
+    }
+
+    @Test func showOneNetworkByIDOrLogo() throws {
+        let run = try cardline(["rules", "show", "amex"])
+        #expect(run.status == 0)
+        #expect(run.output.hasPrefix("american-express — American Express\n"))
+        #expect(run.output.contains("  groups:       4 6 5  (#### ###### #####)"))
+        #expect(run.output.contains("  code:         CID, 4 digits, on the front"))
+        let missing = try cardline(["rules", "show", "vias"])
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("no network has the id `vias`; did you mean `visa`?"))
+    }
+
+    @Test func testExplainsPartialAndCompleteNumbers() throws {
+        let run = try cardline(["rules", "test", "4111 1111 1111 1111", "3782", "3", "7", "4111-1111-1111-1112"])
+        #expect(run.status == 1, "not every number is valid")
+        #expect(run.output.contains("""
+            411111••••••1111
+              network:   visa (Visa), decided by pattern 4 in
+            """))
+        #expect(run.output.contains("  length:    16 — valid (Visa allows 13, 16, 19)\n  luhn:      passes\n  verdict:   valid"))
+        #expect(run.output.contains("3782\n  network:   american-express (American Express), decided by pattern 37 in"))
+        #expect(run.output.contains("  length:    4 — incomplete (American Express allows 15)"))
+        #expect(run.output.contains("3\n  network:   not decided yet; could still be american-express, diners-club, hipercard, jcb, lankapay"))
+        #expect(run.output.contains("7\n  network:   none — no network starts with 7"))
+        #expect(run.output.contains("411111••••••1112\n  network:   visa (Visa), decided by pattern 4 in"))
+        #expect(run.output.contains("  luhn:      fails\n  verdict:   invalid"))
+        #expect(!run.output.contains("4111111111111111") && !run.output.contains("4111 1111 1111 1111"))
+        let allValid = try cardline(["rules", "test", "378282246310005", "6011 1111 1111 1117"])
+        #expect(allValid.status == 0)
+        #expect(allValid.output.contains("decided by pattern 6011 in"))
+    }
+
+    @Test func lintReportsEveryProblemWithItsPlace() throws {
+        let clean = try cardline(["rules", "lint"])
+        #expect(clean.status == 0)
+        #expect(clean.output == "checked 25 files in 1 folder: 0 errors, 0 warnings\n")
+        let folder = home.path + "/broken"
+        try writeTestNetwork(to: folder, id: "copycat", prefix: "37")
+        try writeTestNetwork(to: folder, id: "typo", prefix: "71", extra: ", \"lenghts\": [16]")
+        let broken = try cardline(["rules", "lint", folder])
+        #expect(broken.status == 65)
+        #expect(broken.output.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
+        #expect(broken.output.contains("\(folder)/copycat.json:1:70: error: pattern 37 of `copycat` ties with pattern 37 of `american-express`"))
+        #expect(broken.output.hasSuffix("checked 27 files in 2 folders: 2 errors, 0 warnings\n"))
+        #expect(try cardline(["rules", "lint", home.path + "/missing"]).status == 66)
+    }
+}
+
+@Suite struct ReloadTests {
+    let home = TemporaryHome()
+
+    /// `:reload` picks up a new file and an edit; a broken edit keeps the rules in force.
+    @Test func reloadPicksUpEditsAndKeepsRulesWhenBroken() throws {
+        let folder = home.path + "/live"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history", "--rules", folder], environment: home.environment)
+        t.waitForRawMode()
+        t.expect("Card number")
+        t.send("70")
+        t.expect("no card network starts with 7")
+        try writeTestNetwork(to: folder)
+        t.send(":reload\r")
+        t.expect("Rules reloaded: 26 networks.")
+        t.send("70")
+        t.expect("TESTNET 2/16")
+        t.send("\u{15}")
+        // A broken edit: the error is shown with its place, and TestNet keeps working.
+        try "{\"id\": \"testnet\",\n  \"name\": 7}\n".write(toFile: folder + "/testnet.json", atomically: true, encoding: .utf8)
+        t.send(":reload\r")
+        t.expect("Rules not reloaded; the previous rules stay in force:")
+        t.expect("\(folder)/testnet.json:2:11: error: `name` must be a string, found a number")
+        t.send("70")
+        t.expect("TESTNET 2/16")
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+}
