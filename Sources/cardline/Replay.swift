@@ -31,7 +31,8 @@ struct Replay: ParsableCommand {
         var tally = Tally()
         let scripts = findScripts(&tally)
         let baseFolders = options.rules.folders
-        let baseRules = try? RuleSources.load(folders: baseFolders)
+        // Broken rules: refuse to start, rather than replay with a network missing.
+        let baseRules = try options.rules.loadOrExit()
         let today = options.expiryPolicy.today
         for path in scripts {
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -52,7 +53,7 @@ struct Replay: ParsableCommand {
             let directory = (path as NSString).deletingLastPathComponent
             let folders = baseFolders + script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
             do {
-                rules = try folders == baseFolders && baseRules != nil ? baseRules! : RuleSources.load(folders: folders)
+                rules = try folders == baseFolders ? baseRules : RuleSources.load(folders: folders)
             } catch {
                 Terminal.writeError("\(error)\n")
                 report(path, failures: ["\(path): error: the rule files it uses are broken"], cards: [])

@@ -92,6 +92,21 @@ import Testing
         #expect(set.network(id: "visa")?.file == "mine/visa.json")
     }
 
+    @Test func aDisablingFileRemovesTheNetworkFromEarlierFolders() throws {
+        let disable = RuleSet.FileText(path: "mine/no-maestro.json", bytes: Array(#"{"id": "maestro", "disabled": true}"#.utf8))
+        let set = try RuleSet.load(folders: [BundledRules.files, [disable]])
+        #expect(set.network(id: "maestro") == nil)
+        #expect(set.networks.count == BundledRules.set.networks.count - 1)
+        #expect(set.detect(digits("6759649826438453")).network == nil, "a Maestro number no longer matches")
+        // Disabling comes before a later definition: the later folder brings it back.
+        let again = RuleSet.FileText(path: "later/maestro.json", bytes: BundledRules.files.first { $0.path.hasSuffix("/maestro.json") }!.bytes)
+        #expect(try RuleSet.load(folders: [BundledRules.files, [disable], [again]]).network(id: "maestro")?.file == "later/maestro.json")
+        // Disabling a network no folder defines is worth a warning, not an error.
+        let stray = RuleSet.FileText(path: "mine/no-such.json", bytes: Array(#"{"id": "no-such", "disabled": true}"#.utf8))
+        #expect(try RuleSet.load(folders: [[stray]]).warnings.map(\.description)
+                == ["mine/no-such.json:1:8: warning: disables `no-such`, which no earlier rule folder defines"])
+    }
+
     @Test func tiesBetweenNetworksAreErrors() {
         let file = RuleSet.FileText(path: "mine/copycat.json", bytes: Array("""
             {"id": "copycat", "name": "Copycat", "prefixes": ["37"], "lengths": [15], "cvv": {"name": "CVV", "length": 3}}

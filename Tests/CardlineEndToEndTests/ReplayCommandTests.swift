@@ -46,6 +46,15 @@ import Testing
         #expect(run.output.hasSuffix("1 passed, 1 failed\n"))
     }
 
+    @Test func brokenRulesStopReplayBeforeAnyScript() throws {
+        let folder = home.path + "/broken"
+        try writeTestNetwork(to: folder, id: "typo", prefix: "71", extra: ", \"lenghts\": [16]")
+        let run = try replay(["--rules", folder, Self.examples])
+        #expect(run.status == 65)
+        #expect(run.errors.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
+        #expect(!run.output.contains("PASS"))
+    }
+
     @Test func missingFilesAndEmptyFoldersExit66() throws {
         #expect(try replay([home.path + "/nope.session"]).status == 66)
         let empty = home.path + "/empty"
