@@ -118,28 +118,39 @@ public struct RuleSet: Sendable {
 
     /// What the digits typed so far say about the network.
     public func detect(_ digits: some Collection<UInt8>) -> Detection {
-        let typed = Array(digits.prefix(19))
-        var best: (owner: Int, length: Int)?
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { buffer in
+            let count = buffer.initialize(fromContentsOf: digits.prefix(19))
+            let found = match(UnsafeBufferPointer(rebasing: buffer[..<count]))
+            let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
+            return Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
+                             decidingLength: found.decidingLength)
+        }
+    }
+
+    /// The allocation-free core of detection: the decided network's index (or -1), whether
+    /// any network can still match, the longest length they allow, the deciding pattern's length.
+    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int) {
+        let typedValue = value(typed)
+        var bestOwner: Int32 = -1, bestLength = 0
         var minOwner = Int32.max, maxOwner = Int32.min, maxLength: Int32 = 0
         for level in levels {
             if level.length <= typed.count {
-                if let owner = level.owner(containing: value(typed.prefix(level.length))) {
-                    best = (Int(owner), level.length)  // levels ascend: the longest full match wins
+                if let owner = level.owner(containing: typedValue / pow10[typed.count - level.length]) {
+                    (bestOwner, bestLength) = (owner, level.length)  // levels ascend: the longest full match wins
                 }
-            } else if let span = level.span(startingWith: typed) {
+            } else if let span = level.span(prefix: typedValue, digits: typed.count) {
                 minOwner = min(minOwner, level.minOwner.query(span))
                 maxOwner = max(maxOwner, level.maxOwner.query(span))
                 maxLength = max(maxLength, level.maxLength.query(span))
             }
         }
-        if let best {
-            minOwner = min(minOwner, Int32(best.owner))
-            maxOwner = max(maxOwner, Int32(best.owner))
-            maxLength = max(maxLength, Int32(networks[best.owner].maxLength))
+        if bestOwner >= 0 {
+            minOwner = min(minOwner, bestOwner)
+            maxOwner = max(maxOwner, bestOwner)
+            maxLength = max(maxLength, Int32(networks[Int(bestOwner)].maxLength))
         }
-        let decided = best.flatMap { minOwner == maxOwner ? networks[$0.owner] : nil }
-        return Detection(network: decided, hasCandidates: maxOwner >= 0, maxLength: Int(maxLength),
-                         decidingLength: decided == nil ? 0 : best!.length)
+        let decided = bestOwner >= 0 && minOwner == maxOwner
+        return (decided ? bestOwner : -1, maxOwner >= 0, Int(maxLength), decided ? bestLength : 0)
     }
 
     /// Every network the digits could still belong to, in load order (for `rules test`).
@@ -150,7 +161,7 @@ public struct RuleSet: Sendable {
         for level in levels {
             if level.length <= typed.count {
                 if let owner = level.owner(containing: value(typed.prefix(level.length))) { best = (owner, level.length) }
-            } else if let span = level.span(startingWith: typed) {
+            } else if let span = level.span(prefix: value(typed), digits: typed.count) {
                 owners.formUnion(level.owners[span])
             }
         }
@@ -231,8 +242,9 @@ private struct Interval {
     }
 }
 
-/// The intervals of one pattern length, disjoint and sorted, with range tables.
-private struct IntervalLevel: Sendable {
+/// The intervals of one pattern length, disjoint and sorted, with range tables. A class, so
+/// walking the levels on every keystroke or record does not copy (and retain) its arrays.
+private final class IntervalLevel: Sendable {
     let length: Int
     let lows: [UInt64]
     let highs: [UInt64]
@@ -269,10 +281,11 @@ private struct IntervalLevel: Sendable {
         return index >= 0 && highs[index] >= value ? owners[index] : nil
     }
 
-    /// The intervals a number starting with `digits` (shorter than the level) could fall in.
-    func span(startingWith digits: [UInt8]) -> Range<Int>? {
-        let scale = pow10[length - digits.count]
-        let low = value(digits) * scale
+    /// The intervals a number starting with `prefix` (`digits` digits long, fewer than the
+    /// level's) could fall in.
+    func span(prefix: UInt64, digits: Int) -> Range<Int>? {
+        let scale = pow10[length - digits]
+        let low = prefix * scale
         return span(low: low, high: low + scale - 1)
     }
 

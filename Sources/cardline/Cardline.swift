@@ -15,7 +15,7 @@ struct Cardline: ParsableCommand {
             64 bad usage; 65 a rule file is wrong; 66 a rule folder cannot be read.
             """,
         version: "0.1.0",
-        subcommands: [Enter.self, Replay.self, Rules.self],
+        subcommands: [Enter.self, Replay.self, Rules.self, Check.self],
         defaultSubcommand: Enter.self
     )
 }

@@ -1,0 +1,258 @@
+/// Validates card records without typing: one `NUMBER[,EXPIRY[,CVV]]` line at a time, for
+/// `cardline check`. Works on the line's bytes without allocating, so large files stream
+/// through it fast and in constant memory.
+public struct CardCheck: Sendable {
+    public let rules: RuleSet
+    public let expiryPolicy: ExpiryPolicy
+    /// Each network's id as JSON-ready bytes, by network index.
+    private let ids: [[UInt8]]
+
+    public init(rules: RuleSet, expiryPolicy: ExpiryPolicy) {
+        self.rules = rules
+        self.expiryPolicy = expiryPolicy
+        ids = rules.networks.map { Array($0.id.utf8) }
+    }
+
+    /// Why a record is not valid. The raw values are the names printed in JSON output.
+    public enum Problem: String, CaseIterable, Sendable {
+        /// More than three comma-separated fields, or no number at all.
+        case recordFormat = "record_format"
+        /// The number holds something other than digits, spaces and dashes.
+        case numberFormat = "number_format"
+        /// No network matches the number.
+        case unknownNetwork = "unknown_network"
+        /// The network does not allow this many digits (or the number is too short to tell).
+        case length
+        /// The Luhn check digit is wrong (for networks that use it).
+        case luhn
+        /// The expiry is not `MM/YY` or `MM/YYYY` with a month 01–12.
+        case expiryFormat = "expiry_format"
+        /// The card expired before this month.
+        case expired
+        /// The expiry is more than the allowed years ahead (20).
+        case expiryTooFar = "expiry_too_far"
+        /// The security code is not digits.
+        case cvvFormat = "cvv_format"
+        /// The security code has the wrong number of digits for the network.
+        case cvvLength = "cvv_length"
+
+        /// The problem's bit in `Result`, in declaration (and output) order.
+        var bit: UInt16 {
+            switch self {
+            case .recordFormat: return 1 << 0
+            case .numberFormat: return 1 << 1
+            case .unknownNetwork: return 1 << 2
+            case .length: return 1 << 3
+            case .luhn: return 1 << 4
+            case .expiryFormat: return 1 << 5
+            case .expired: return 1 << 6
+            case .expiryTooFar: return 1 << 7
+            case .cvvFormat: return 1 << 8
+            case .cvvLength: return 1 << 9
+            }
+        }
+    }
+
+    /// The verdict on one record. Holds the number (for masked output), never the code.
+    public struct Result: Sendable {
+        /// Index into the rule set's networks, or -1.
+        public var networkIndex: Int32 = -1
+        var problemBits: UInt16 = 0
+        /// The first 19 digits of the number as a value, and how many digits there were.
+        var numberValue: UInt64 = 0
+        public var digitCount = 0
+        public var expiry: YearMonth?
+
+        public var valid: Bool { problemBits == 0 }
+        public var problems: [Problem] { Problem.allCases.filter { problemBits & $0.bit != 0 } }
+        public func has(_ problem: Problem) -> Bool { problemBits & problem.bit != 0 }
+        mutating func add(_ problem: Problem) { problemBits |= problem.bit }
+
+        /// The (first 19) digits of the number.
+        public var digits: [UInt8] {
+            let shown = min(digitCount, 19)
+            var value = numberValue
+            var digits = [UInt8](repeating: 0, count: shown)
+            for i in stride(from: shown - 1, through: 0, by: -1) {
+                digits[i] = UInt8(value % 10)
+                value /= 10
+            }
+            return digits
+        }
+    }
+
+    /// Checks one record (a line without its line break).
+    public func check(_ line: UnsafeBufferPointer<UInt8>) -> Result {
+        var result = Result()
+        // The three fields, found without an array: number, expiry, code.
+        var ends = (line.count, line.count)
+        var commas = 0
+        for i in 0..<line.count where line[i] == UInt8(ascii: ",") {
+            commas += 1
+            if commas == 1 { ends.0 = i } else if commas == 2 { ends.1 = i }
+        }
+        if commas > 2 { result.add(.recordFormat) }
+        let numberEnd = commas >= 1 ? ends.0 : line.count
+        let expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
+        let codeRange = commas >= 2 ? (ends.1 + 1)..<(commas > 2 ? line.count : line.count) : nil
+
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
+            var count = 0
+            var badCharacter = false
+            for i in 0..<numberEnd {
+                let byte = line[i]
+                if byte &- 48 < 10 {
+                    if count < 19 {
+                        digits[count] = byte - 48
+                        result.numberValue = result.numberValue &* 10 &+ UInt64(byte - 48)
+                    }
+                    count += 1
+                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\r") {
+                    badCharacter = true
+                }
+            }
+            result.digitCount = count
+            guard count > 0 else {
+                result.add(.recordFormat)
+                return
+            }
+            if badCharacter { result.add(.numberFormat) }
+            let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, 19)])
+            let found = rules.match(typed)
+            guard found.owner >= 0 else {
+                // A prefix of some network that is not decided yet is too short; otherwise unknown.
+                result.add(found.hasCandidates ? .length : .unknownNetwork)
+                return
+            }
+            result.networkIndex = found.owner
+            let network = rules.networks[Int(found.owner)]
+            if !network.lengths.contains(count) {
+                result.add(.length)
+            } else if network.luhn && !CardNumber.passesLuhn(typed) {
+                result.add(.luhn)
+            }
+        }
+        guard !result.has(.recordFormat) || result.digitCount > 0 else { return result }
+
+        if let expiryRange { checkExpiry(line, expiryRange, &result) }
+        if let codeRange {
+            var length = 0
+            var digitsOnly = true
+            for i in codeRange {
+                let byte = line[i]
+                if byte &- 48 < 10 { length += 1 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") { digitsOnly = false }
+            }
+            let expected = result.networkIndex >= 0 ? rules.networks[Int(result.networkIndex)].cvv.length : 0
+            if !digitsOnly {
+                result.add(.cvvFormat)
+            } else if expected > 0 ? length != expected : !(length == 3 || length == 4) {
+                result.add(.cvvLength)
+            }
+        }
+        return result
+    }
+
+    /// `MM/YY` or `MM/YYYY`, spaces around allowed.
+    private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {
+        var digits = 0, value = 0, monthDigits = -1
+        for i in range {
+            let byte = line[i]
+            if byte &- 48 < 10 {
+                digits += 1
+                value = value * 10 + Int(byte - 48)
+            } else if byte == UInt8(ascii: "/") && monthDigits < 0 {
+                monthDigits = digits
+            } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
+                return result.add(.expiryFormat)
+            }
+            if digits > 6 { return result.add(.expiryFormat) }
+        }
+        guard monthDigits == 2, digits == 4 || digits == 6 else { return result.add(.expiryFormat) }
+        let yearDigits = digits - 2
+        let divisor = yearDigits == 2 ? 100 : 10_000
+        let month = value / divisor, year = value % divisor
+        guard (1...12).contains(month) else { return result.add(.expiryFormat) }
+        let expiry = YearMonth(year: yearDigits == 2 ? expiryPolicy.fullYear(year) : year, month: month)
+        result.expiry = expiry
+        switch expiryPolicy.check(expiry) {
+        case .valid: break
+        case .past: result.add(.expired)
+        case .tooFar: result.add(.expiryTooFar)
+        }
+    }
+
+    // MARK: - Output
+
+    /// Appends one JSON Lines object:
+    /// `{"line":3,"network":"visa","valid":false,"number":"411111******1111","expiry":"2030-12","errors":["luhn"]}`.
+    /// The number is masked to first six and last four with `*` unless `unmasked`; the code
+    /// never appears.
+    public func appendJSON(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"line":"#.utf8)
+        appendDecimal(line, to: &out)
+        out.append(contentsOf: #","network":"#.utf8)
+        if result.networkIndex >= 0 {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: ids[Int(result.networkIndex)])
+            out.append(UInt8(ascii: "\""))
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(contentsOf: result.valid ? #","valid":true,"number":""#.utf8 : #","valid":false,"number":""#.utf8)
+        appendNumber(result, unmasked: unmasked, masking: UInt8(ascii: "*"), to: &out)
+        out.append(UInt8(ascii: "\""))
+        if let expiry = result.expiry {
+            out.append(contentsOf: #","expiry":""#.utf8)
+            appendDecimal(expiry.year, to: &out)
+            out.append(UInt8(ascii: "-"))
+            if expiry.month < 10 { out.append(UInt8(ascii: "0")) }
+            appendDecimal(expiry.month, to: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(contentsOf: #","errors":["#.utf8)
+        var first = true
+        for problem in Problem.allCases where result.has(problem) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: problem.rawValue.utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(contentsOf: "]}\n".utf8)
+    }
+
+    /// Appends a line for people: `line 3: 411111******1111  visa  invalid (luhn)`.
+    public func appendText(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
+        out.append(contentsOf: "line ".utf8)
+        appendDecimal(line, to: &out)
+        out.append(contentsOf: ": ".utf8)
+        appendNumber(result, unmasked: unmasked, masking: UInt8(ascii: "*"), to: &out)
+        out.append(contentsOf: "  ".utf8)
+        out.append(contentsOf: result.networkIndex >= 0 ? ids[Int(result.networkIndex)] : Array("no network".utf8))
+        out.append(contentsOf: result.valid ? "  valid\n".utf8 : "  invalid (".utf8)
+        if !result.valid {
+            out.append(contentsOf: result.problems.map(\.rawValue).joined(separator: ", ").utf8)
+            out.append(contentsOf: ")\n".utf8)
+        }
+    }
+
+    /// The number's digits, masked to first six and last four unless `unmasked`.
+    private func appendNumber(_ result: Result, unmasked: Bool, masking: UInt8, to out: inout [UInt8]) {
+        let count = min(result.digitCount, 19)
+        let start = out.count
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        var value = result.numberValue
+        for i in stride(from: start + count - 1, through: start, by: -1) {
+            out[i] = UInt8(value % 10) + 48
+            value /= 10
+        }
+        if !unmasked && count > 10 {
+            for i in (start + 6)..<(start + count - 4) { out[i] = masking }
+        }
+    }
+
+    private func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, to: &out) }
+        out.append(UInt8(value % 10) + 48)
+    }
+}

@@ -1,0 +1,214 @@
+import ArgumentParser
+import CardKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `cardline check`: validates card records in bulk, streaming, in constant memory.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate card records in bulk: NUMBER[,EXPIRY[,CVV]] per line, JSON Lines out.",
+        discussion: """
+            Reads each FILE in turn (standard input when none, or for -). Spaces and dashes may
+            stand inside the number; EXPIRY is MM/YY or MM/YYYY. Blank lines and lines starting
+            with # are skipped. One result per record, in input order; numbers masked to first
+            six and last four; security codes never printed. A summary goes to stderr.
+
+            errors: record_format, number_format, unknown_network, length, luhn, expiry_format,
+            expired, expiry_too_far, cvv_format, cvv_length.
+
+            Exit status: 0 every record valid; 1 some record invalid; 65 some record not in the
+            NUMBER[,EXPIRY[,CVV]] format; 66 a file cannot be read.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, text, summary
+    }
+
+    @OptionGroup var options: EntryOptions
+
+    @Option(help: "json: one JSON object per record (JSON Lines); text: one line per record for people; summary: only the summary.")
+    var format: Format = .json
+
+    @Flag(help: ArgumentHelp("DANGEROUS: print full card numbers. Refused when stdout is a terminal; use only into a protected file or pipe."))
+    var unmasked = false
+
+    @Argument(help: ArgumentHelp("Files of records (- for standard input).", valueName: "FILE"))
+    var files: [String] = []
+
+    func validate() throws {
+        if unmasked && isatty(1) == 1 {
+            throw ValidationError("--unmasked prints full card numbers; it is refused when stdout is a terminal")
+        }
+    }
+
+    func run() throws {
+        let checker = CardCheck(rules: try options.rules.loadOrExit(), expiryPolicy: options.expiryPolicy)
+        var output = BufferedOutput(fd: 1)
+        var tally = (records: 0, valid: 0, malformed: 0, unreadable: 0)
+        let progress = isatty(2) == 1 ? Progress() : nil
+        // Read once: property-wrapper getters inside the loop showed up in the profile.
+        let format = self.format, unmasked = self.unmasked
+        for path in files.isEmpty ? ["-"] : files {
+            let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                Terminal.writeError("cardline: error: cannot read \(path): \(String(cString: strerror(errno)))\n")
+                tally.unreadable += 1
+                continue
+            }
+            defer { if fd != 0 { close(fd) } }
+            progress?.start(size: fileSize(fd))
+            var lineNumber = 0
+            let completed = LineReader(fd: fd).forEachLine { line in
+                lineNumber += 1
+                guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }),
+                      first != UInt8(ascii: "#") else { return }
+                let result = checker.check(line)
+                tally.records += 1
+                if result.valid { tally.valid += 1 }
+                if result.has(.recordFormat) { tally.malformed += 1 }
+                switch format {
+                case .json: checker.appendJSON(result, line: lineNumber, unmasked: unmasked, to: &output.pending)
+                case .text: checker.appendText(result, line: lineNumber, unmasked: unmasked, to: &output.pending)
+                case .summary: break
+                }
+                output.flushIfFull()
+                progress?.advance(records: tally.records, bytes: line.count + 1)
+            }
+            if !completed {
+                Terminal.writeError("cardline: error: reading \(path) failed: \(String(cString: strerror(errno)))\n")
+                tally.unreadable += 1
+            }
+        }
+        output.flush()
+        progress?.finish()
+        let invalid = tally.records - tally.valid
+        Terminal.writeError("\(tally.records) records, \(tally.valid) valid, \(invalid) invalid\n")
+        if tally.unreadable > 0 { throw ExitStatus.unreadable }
+        if tally.malformed > 0 { throw ExitStatus.badRules }
+        if invalid > 0 { throw ExitStatus.rejected }
+    }
+
+    private func fileSize(_ fd: Int32) -> Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+}
+
+/// Reads a file descriptor in 64 KiB chunks and hands out lines without their line break,
+/// so memory stays constant however large the input (a line longer than 1 MiB is cut into
+/// pieces rather than held whole).
+struct LineReader {
+    let fd: Int32
+    static let chunk = 64 * 1024
+    static let longestLine = 1024 * 1024
+
+    /// Calls `body` for each line; false when a read failed.
+    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: Self.chunk * 2)
+        var filled = 0
+        while true {
+            if filled == buffer.count {
+                if buffer.count >= Self.longestLine {
+                    buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled])) }
+                    filled = 0
+                } else {
+                    buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+                }
+            }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if count == 0 {
+                if filled > 0 { buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled])) } }
+                return true
+            }
+            let end = filled + count
+            var start = 0
+            buffer.withUnsafeBufferPointer { bytes in
+                for i in filled..<end where bytes[i] == UInt8(ascii: "\n") {
+                    body(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                    start = i + 1
+                }
+            }
+            // Keep the unfinished line at the front.
+            if start > 0 {
+                buffer.withUnsafeMutableBufferPointer { bytes in
+                    _ = bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
+                }
+            }
+            filled = end - start
+        }
+    }
+}
+
+/// Collects output and writes it in 64 KiB blocks.
+struct BufferedOutput {
+    let fd: Int32
+    /// Bytes not written yet; append to it, then call `flushIfFull`.
+    var pending: [UInt8] = []
+
+    init(fd: Int32) {
+        self.fd = fd
+        pending.reserveCapacity(70 * 1024)
+    }
+
+    mutating func flushIfFull() {
+        if pending.count >= 64 * 1024 { flush() }
+    }
+
+    mutating func flush() {
+        var offset = 0
+        while offset < pending.count {
+            let written = pending.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { break }  // a closed pipe: stop writing, the summary still goes to stderr
+            offset += written
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Records per second and ETA on stderr, at most every half second; only when stderr is a terminal.
+final class Progress {
+    private var size: Int?
+    private var bytes = 0
+    private var began = Progress.now()
+    private var lastShown = 0.0
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    func start(size: Int?) {
+        self.size = size
+        bytes = 0
+        began = Progress.now()
+    }
+
+    func advance(records: Int, bytes count: Int) {
+        bytes += count
+        guard records % 4096 == 0 else { return }
+        let now = Progress.now()
+        guard now - lastShown >= 0.5 else { return }
+        lastShown = now
+        let rate = Double(records) / max(now - began, 1e-9)
+        var text = "\r\(records) records, \(Int(rate)) records/s"
+        if let size, bytes > 0 {
+            let remaining = Double(size - bytes) / (Double(bytes) / (now - began))
+            text += ", \(Int(Double(bytes) * 100 / Double(size)))%, ETA \(Int(remaining.rounded()))s"
+        }
+        Terminal.writeError(text + "\u{1B}[K")
+    }
+
+    func finish() {
+        if lastShown > 0 { Terminal.writeError("\r\u{1B}[K") }
+    }
+}
