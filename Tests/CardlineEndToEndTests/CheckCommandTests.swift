@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the binary with stdin fed by `feed` (called with the pipe's write end), stdout and
+/// stderr discarded; returns its exit status and its own peak memory (from wait4).
+func runMeasuringMemory(_ arguments: [String], environment: [String: String], feed: (Int32) -> Void) throws -> (status: Int32, peakKiB: Int) {
+    var pipeEnds: [Int32] = [0, 0]
+    guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EIO) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+    posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([cardlineBinary] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, cardlineBinary, &actions, nil, argv, envp)
+    close(pipeEnds[0])
+    guard result == 0 else { throw POSIXError(.EIO) }
+    feed(pipeEnds[1])
+    close(pipeEnds[1])
+    var status: Int32 = 0
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    return ((status >> 8) & 0xFF, usage.ru_maxrss)
+}
+
+@Suite struct CheckCommandTests {
+    let home = TemporaryHome()
+
+    func check(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String) {
+        try runPiped(["check", "--today", "2026-11"] + arguments, input: input, environment: home.environment)
+    }
+
+    @Test func allValidExitsZeroWithASummaryOnStderr() throws {
+        let run = try check([], input: "# header comment\n\n4111 1111 1111 1111,12/30,123\n378282246310005\n")
+        #expect(run.status == 0)
+        #expect(run.errors == "2 records, 2 valid, 0 invalid\n")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix(#"{"line":3,"network":"visa","valid":true,"number":"411111******1111""#))
+        #expect(lines[1].hasPrefix(#"{"line":4,"network":"american-express""#))
+    }
+
+    @Test func anInvalidRecordExitsOneAndAMalformedOneSixtyFive() throws {
+        let invalid = try check([], input: "4111111111111112\n")
+        #expect(invalid.status == 1)
+        #expect(invalid.errors == "1 records, 0 valid, 1 invalid\n")
+        let malformed = try check([], input: "4111111111111111\n1,2,3,4\n")
+        #expect(malformed.status == 65)
+        #expect(malformed.output.contains(#""errors":["record_format""#))
+    }
+
+    @Test func filesInOrderAndDashForStandardInput() throws {
+        let file = home.path + "/cards.txt"
+        try "4111111111111111\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try check([file, "-", file], input: "378282246310005\n")
+        #expect(run.status == 0)
+        #expect(run.output.split(separator: "\n").map { $0.contains("visa") ? "v" : "a" } == ["v", "a", "v"])
+        let missing = try check([home.path + "/none.txt"])
+        #expect(missing.status == 66)
+        #expect(missing.errors.contains("cannot read \(home.path)/none.txt"))
+    }
+
+    @Test func textAndSummaryFormats() throws {
+        let text = try check(["--format", "text"], input: "4111111111111112,12/30\n")
+        #expect(text.output == "line 1: 411111******1112  visa  invalid (luhn)\n")
+        let summary = try check(["--format", "summary"], input: "4111111111111111\n4111111111111112\n")
+        #expect(summary.output.isEmpty)
+        #expect(summary.errors == "2 records, 1 valid, 1 invalid\n")
+    }
+
+    @Test func unmaskedOnlyIntoAPipeAndNeverTheCode() throws {
+        let piped = try check(["--unmasked"], input: "4111111111111111,12/30,987\n")
+        #expect(piped.output.contains(#""number":"4111111111111111""#))
+        #expect(!piped.output.contains("987"))
+        let masked = try check([], input: "4111111111111111,12/30,987\n")
+        #expect(!masked.output.contains("4111111111111111") && !masked.output.contains("987"))
+        let t = try PseudoTerminal(arguments: ["check", "--unmasked"], environment: home.environment)
+        t.expect("--unmasked prints full card numbers; it is refused when stdout is a terminal")
+        #expect(t.waitForExit() == 64)
+    }
+
+    /// About 100 MB streamed through a pipe: peak memory stays far below the input's size.
+    @Test func largeInputRunsInBoundedMemory() throws {
+        let record = Array(("4111 1111 1111 1111" + String(repeating: " ", count: 1_000) + ",12/30,123\n").utf8)
+        var block: [UInt8] = []
+        for _ in 0..<100 { block += record }
+        let blocks = 1_000  // 100,000 records, ~103 MB
+        let run = try runMeasuringMemory(["check", "--today", "2026-11", "--format", "summary"], environment: home.environment) { fd in
+            for _ in 0..<blocks {
+                var offset = 0
+                while offset < block.count {
+                    let written = block.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    if written <= 0 { return }
+                    offset += written
+                }
+            }
+        }
+        #expect(run.status == 0)
+        #expect(run.peakKiB > 1_000, "a real measurement")
+        #expect(run.peakKiB < 60_000, "peak \(run.peakKiB) KiB for ~100 MB of input")
+    }
+}
