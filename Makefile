@@ -27,5 +27,10 @@ test: test-deps
 	$(SWIFT) run --skip-build cardline replay examples/
 	$(SWIFT) test
 
+# Release build, then the benchmark suite: medians next to their targets (see README).
+bench: deps
+	$(SWIFT) build -c release
+	.build/release/cardline-bench
+
 clean:
 	rm -rf .build

@@ -30,6 +30,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make bench`: the performance figures in the README (not part of `make test`).
+        .executableTarget(name: "cardline-bench", dependencies: ["CardKit"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),
         // Runs the built binary: through a real pseudo-terminal, on pipes, and on files it writes.
         .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "CardKit"]),

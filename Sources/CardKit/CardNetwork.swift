@@ -14,7 +14,9 @@ public struct CardNetwork: Equatable, Sendable, Identifiable {
     /// includes the longest length. Numbers of other valid lengths move on with Enter.
     public var autoAdvanceLengths: [Int]
     /// Digit group sizes for display (`[4, 6, 5]`); digits past them form one last group.
-    public var groups: [Int]
+    public var groups: [Int] { didSet { formatHint = CardNumber.hint(groups: groups) } }
+    /// The groups as a format hint, `#### ###### #####` (made once: views show it on every key).
+    public private(set) var formatHint: String
     /// The security code's name on this network's cards and its length.
     public var cvv: SecurityCode
     /// Whether numbers must pass the Luhn check.
@@ -48,6 +50,7 @@ public struct CardNetwork: Equatable, Sendable, Identifiable {
         self.lengths = lengths
         self.autoAdvanceLengths = autoAdvanceLengths
         self.groups = groups
+        self.formatHint = CardNumber.hint(groups: groups)
         self.cvv = cvv
         self.luhn = luhn
         self.file = file

@@ -14,19 +14,24 @@ public enum CardNumber {
     /// The digits split into display groups: "3782 822463 10005". Digits past the last
     /// group form one more group.
     public static func grouped(_ digits: [UInt8], groups: [Int]) -> String {
-        var text = ""
-        text.reserveCapacity(digits.count + groups.count)
-        var start = 0
-        for size in groups where start < digits.count {
-            if start > 0 { text.append(" ") }
-            text += string(digits[start..<min(start + size, digits.count)])
-            start += size
+        String(unsafeUninitializedCapacity: digits.count * 2) { buffer in
+            var written = 0
+            var groupIndex = 0
+            var left = groups.first ?? Int.max
+            for digit in digits {
+                if left == 0 {
+                    buffer[written] = UInt8(ascii: " ")
+                    written += 1
+                    groupIndex += 1
+                    // Past the last group, the rest of the digits form one more group.
+                    left = groupIndex < groups.count ? groups[groupIndex] : Int.max
+                }
+                buffer[written] = digit + 48
+                written += 1
+                left -= 1
+            }
+            return written
         }
-        if start < digits.count {
-            if start > 0 { text.append(" ") }
-            text += string(digits[start...])
-        }
-        return text
     }
 
     /// The format hint for a network's groups: "####  ######  #####".
@@ -41,17 +46,28 @@ public enum CardNumber {
     /// `•`, other characters kept: "3782 822463 10005" → "3782 82•••• •0005". Text with ten
     /// digits or fewer is returned as it is (first six and last four cover it).
     public static func maskingDigits(in text: String) -> String {
-        let total = text.reduce(0) { $0 + ($1.isASCIIDigit ? 1 : 0) }
+        let total = text.utf8.reduce(0) { $0 + ($1 &- 48 < 10 ? 1 : 0) }
         guard total > 10 else { return text }
         var seen = 0
-        return String(text.map { character -> Character in
-            guard character.isASCIIDigit else { return character }
-            seen += 1
-            return seen > 6 && seen <= total - 4 ? "•" : character
-        })
+        var masked: [UInt8] = []
+        masked.reserveCapacity(text.utf8.count + (total - 10) * 2)
+        for byte in text.utf8 {
+            if byte &- 48 < 10 {
+                seen += 1
+                if seen > 6 && seen <= total - 4 {
+                    masked += [0xE2, 0x80, 0xA2]  // •
+                    continue
+                }
+            }
+            masked.append(byte)
+        }
+        return String(decoding: masked, as: UTF8.self)
     }
 
-    public static func string(_ digits: some Sequence<UInt8>) -> String {
-        String(decoding: digits.map { $0 + 48 }, as: UTF8.self)
+    public static func string(_ digits: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: digits.count) { buffer in
+            for (index, digit) in digits.enumerated() { buffer[index] = digit + 48 }
+            return digits.count
+        }
     }
 }

@@ -96,18 +96,21 @@ public struct EntryEngine: Sendable {
         guard let digit = character.digitValue else {
             return .refused("only digits go in the card number, not \(quoted(character))")
         }
-        let longer = numberDigits + [digit]
-        let next = rules.detect(longer)
+        // Appended in place (no new array per key), taken back if the digit is refused.
+        numberDigits.append(digit)
+        let longer = numberDigits
+        let next = rules.detect(numberDigits)
         if !next.hasCandidates {
+            numberDigits.removeLast()
             return .refused("no card network starts with \(CardNumber.string(longer.prefix(6)))\(longer.count > 6 ? "…" : "")")
         }
         if longer.count > next.maxLength {
+            numberDigits.removeLast()
             if let network = detection.network {
                 return .refused("\(article(for: network.name)) \(network.name) number has at most \(network.maxLength) digits")
             }
             return .refused("no card network has numbers longer than \(numberDigits.count) digits")
         }
-        numberDigits = longer
         detection = next
         guard let network = next.network, network.lengths.contains(longer.count) else { return .accepted }
         if network.luhn && !CardNumber.passesLuhn(longer) {

@@ -21,6 +21,9 @@ public struct EntryView: Equatable, Sendable {
         return "\(label) (\(hint)): \(shown)  [\(badge)]"
     }
 
+    /// The number's format hint while no single network matches.
+    public static let unknownNetworkHint = CardNumber.hint(groups: [4, 4, 4, 4])
+
     /// The logo shown while no single network matches.
     public static let genericLogo = "CARD"
     /// The logo shown in the security-code field.
@@ -47,9 +50,8 @@ extension EntryEngine {
         switch field {
         case .number:
             view.label = "Card number"
-            let groups = network?.groups ?? [4, 4, 4, 4]
-            view.hint = CardNumber.hint(groups: groups)
-            view.text = CardNumber.grouped(numberDigits, groups: groups)
+            view.hint = network?.formatHint ?? EntryView.unknownNetworkHint
+            view.text = CardNumber.grouped(numberDigits, groups: network?.groups ?? [4, 4, 4, 4])
             let expected = network.map { n in n.lengths.first { $0 >= numberDigits.count } ?? n.maxLength }
             view.progress = expected.map { "\(numberDigits.count)/\($0)" } ?? "\(numberDigits.count)"
         case .expiry:

@@ -64,7 +64,11 @@ private struct Replayer {
 
     /// One key, with the same output rules as the REPL.
     mutating func type(_ key: Key) {
-        let before = engine.view
+        // The line left on screen is the field with the key applied, except after Enter (a
+        // submit resets the card), Ctrl-C and `:` commands: only then is the view before the
+        // key needed. (Not a copy of the engine: its first mutation would copy the whole tray.)
+        let beforeField = engine.field
+        let before = key == .enter || key == .cancel || engine.command != nil ? engine.view : nil
         let outcome = engine.handle(key, reloadingWith: loader)
         var lines: [String] = []
         if let reason = outcome.refusal {
@@ -80,7 +84,8 @@ private struct Replayer {
         case .quit, .reloadRules, nil: break
         }
         guard !lines.isEmpty else { return }
-        replay.transcript.append(engine.finishedView(before: before).transcriptLine)
+        let finished = before.map { engine.finishedView(before: $0) } ?? engine.view(of: beforeField)
+        replay.transcript.append(finished.transcriptLine)
         replay.transcript += lines
         shownSinceExpectation += lines
     }

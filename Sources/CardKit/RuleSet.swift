@@ -117,14 +117,11 @@ public struct RuleSet: Sendable {
     public func network(id: String) -> CardNetwork? { networks.first { $0.id == id } }
 
     /// What the digits typed so far say about the network.
-    public func detect(_ digits: some Collection<UInt8>) -> Detection {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { buffer in
-            let count = buffer.initialize(fromContentsOf: digits.prefix(19))
-            let found = match(UnsafeBufferPointer(rebasing: buffer[..<count]))
-            let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
-            return Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
-                             decidingLength: found.decidingLength)
-        }
+    public func detect(_ digits: [UInt8]) -> Detection {
+        let found = digits.withUnsafeBufferPointer { match(UnsafeBufferPointer(rebasing: $0.prefix(19))) }
+        let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
+        return Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
+                         decidingLength: found.decidingLength)
     }
 
     /// The allocation-free core of detection: the decided network's index (or -1), whether

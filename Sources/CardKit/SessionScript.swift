@@ -93,6 +93,7 @@ public struct SessionScript: Equatable, Sendable {
     /// The keys a line types: its characters, with `<Name>` tokens for named keys.
     static func keys(in line: Substring, line number: Int) throws(SyntaxError) -> [Key] {
         var keys: [Key] = []
+        keys.reserveCapacity(line.utf8.count)
         var rest = line[...]
         while let character = rest.first {
             rest = rest.dropFirst()

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CardKit
-import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -9,6 +8,7 @@ import Glibc
 /// `cardline check`: validates card records in bulk, streaming, in constant memory.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Validate card records in bulk: NUMBER[,EXPIRY[,CVV]] per line, JSON Lines out.",
         discussion: """
             Reads each FILE in turn (standard input when none, or for -). Spaces and dashes may

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +15,7 @@ struct CommandHistoryFile {
     static func standard() -> CommandHistoryFile {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+            ?? Paths.home + "/.local/state"
         return CommandHistoryFile(path: base + "/cardline/history")
     }
 
@@ -29,7 +29,7 @@ struct CommandHistoryFile {
     /// cannot be made (history is a convenience, never a reason to fail).
     func append(_ line: String) {
         guard Self.isCommand(line), !line.contains("\n") else { return }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = Paths.directory(of: path)
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)

@@ -9,6 +9,7 @@ import Glibc
 /// The default command: the card-entry prompt (or the plain-line path on a pipe).
 struct Enter: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "enter",  // named, not derived from the type: deriving costs start-up time
         abstract: "Open the card-entry prompt (the default command).")
 
     @OptionGroup var options: EntryOptions

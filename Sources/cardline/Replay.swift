@@ -1,10 +1,11 @@
 import ArgumentParser
 import CardKit
-import Foundation
+import FoundationEssentials
 
 /// `cardline replay`: runs `.session` scripts through the entry engine and checks them.
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "replay",
         abstract: "Replay .session scripts through the entry engine and check their @expect lines.",
         discussion: """
             A folder stands for every *.session file below it, sorted. For each script: the
@@ -50,7 +51,7 @@ struct Replay: ParsableCommand {
                 continue
             }
             let rules: RuleSet
-            let directory = (path as NSString).deletingLastPathComponent
+            let directory = Paths.directory(of: path)
             let folders = baseFolders + script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
             do {
                 rules = try folders == baseFolders ? baseRules : RuleSources.load(folders: folders)
@@ -64,7 +65,16 @@ struct Replay: ParsableCommand {
             var failures = result.failures.map { "\(path):\($0.line): \($0.message)" }
             failures += checkGolden(for: path, transcript: result.transcript, tally: &tally)
             if !json {
-                Terminal.writeOut("== \(path)\n" + result.transcript.map { "  " + $0 + "\n" }.joined())
+                // Streamed in blocks: a generated script's transcript runs to hundreds of thousands of lines.
+                var output = BufferedOutput(fd: 1)
+                output.pending += "== \(path)\n".utf8
+                for line in result.transcript {
+                    output.pending += [UInt8(ascii: " "), UInt8(ascii: " ")]
+                    output.pending += line.utf8
+                    output.pending.append(UInt8(ascii: "\n"))
+                    output.flushIfFull()
+                }
+                output.flush()
             }
             report(path, failures: failures, cards: result.cards)
             if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
@@ -85,18 +95,17 @@ struct Replay: ParsableCommand {
     func findScripts(_ tally: inout Tally) -> [String] {
         var scripts: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            guard let isDirectory = Paths.isDirectory(path) else {
                 Terminal.writeError("\(path): error: no such file or folder\n")
                 tally.unreadable += 1
                 continue
             }
-            guard isDirectory.boolValue else {
+            guard isDirectory else {
                 scripts.append(path)
                 continue
             }
             let base = path.hasSuffix("/") ? String(path.dropLast()) : path
-            let found = (FileManager.default.enumerator(atPath: base)?.allObjects as? [String] ?? [])
+            let found = ((try? FileManager.default.subpathsOfDirectory(atPath: base)) ?? [])
                 .filter { $0.hasSuffix(".session") }.sorted().map { base + "/" + $0 }
             if found.isEmpty {
                 Terminal.writeError("\(path): error: no .session files in this folder\n")
@@ -122,7 +131,7 @@ struct Replay: ParsableCommand {
                 tally.updated += 1
                 return []
             } catch {
-                return ["\(golden): error: cannot rewrite it: \(error.localizedDescription)"]
+                return ["\(golden): error: cannot rewrite it: \(error)"]
             }
         }
         return ["\(golden): the transcript differs (- expected, + actual):\n" + lineDiff(expected, actual)]

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardKit
-import Foundation
+import FoundationEssentials
 
 /// Where rule files come from, in priority order (later overrides earlier by id): the bundled
 /// `rules/` folder, `$XDG_CONFIG_HOME/cardline/rules` (if it exists), each folder of
@@ -81,8 +81,7 @@ enum RuleSources {
 
     /// The `*.json` files of a folder (not `schema.json`), sorted by name.
     static func read(folder: String) throws(UnreadableFolder) -> [RuleSet.FileText] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard Paths.isDirectory(folder) == true else {
             throw UnreadableFolder(path: folder, reason: "no such folder")
         }
         let names: [String]
@@ -106,17 +105,17 @@ enum RuleSources {
     /// installed binary, or the repository's `rules/` above a `.build` folder.
     static func bundledFolder() -> String? {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        var directory = (executable as NSString).deletingLastPathComponent
+        var directory = Paths.directory(of: executable)
         let candidates = [directory + "/rules", directory + "/../share/cardline/rules"]
         for candidate in candidates where FileManager.default.fileExists(atPath: candidate + "/visa.json") {
-            return (candidate as NSString).standardizingPath
+            return candidate
         }
         while directory != "/" && !directory.isEmpty {
             if FileManager.default.fileExists(atPath: directory + "/rules/visa.json")
                 && FileManager.default.fileExists(atPath: directory + "/Package.swift") {
                 return directory + "/rules"
             }
-            directory = (directory as NSString).deletingLastPathComponent
+            directory = Paths.directory(of: directory)
         }
         return nil
     }
@@ -124,7 +123,7 @@ enum RuleSources {
     static func userFolder() -> String {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+            ?? Paths.home + "/.config"
         return base + "/cardline/rules"
     }
 }

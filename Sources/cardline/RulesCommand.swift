@@ -1,15 +1,16 @@
 import ArgumentParser
 import CardKit
-import Foundation
+import FoundationEssentials
 
 /// `cardline rules …`: what a rule author needs to add, check and try a network.
 struct Rules: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rules",
         abstract: "List, show, test and lint card-network rules.",
         subcommands: [List.self, Show.self, Test.self, Lint.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the loaded networks and the file each came from.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the loaded networks and the file each came from.")
         @OptionGroup var rules: RuleOptions
         @Flag(help: "Print a JSON array instead of a table.")
         var json = false
@@ -26,13 +27,13 @@ struct Rules: ParsableCommand {
             }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max()! }
             Terminal.writeOut(rows.map { row in
-                row.enumerated().map { $0 < 5 ? $1.padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) : $1 }.joined() + "\n"
+                row.enumerated().map { $0 < 5 ? $1 + String(repeating: " ", count: widths[$0] + 2 - $1.count) : $1 }.joined() + "\n"
             }.joined())
         }
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one network in full.", discussion: "Exit status: 0, or 1 when no network has that id.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one network in full.", discussion: "Exit status: 0, or 1 when no network has that id.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: "The network's id, like american-express.")
         var id: String
@@ -52,7 +53,7 @@ struct Rules: ParsableCommand {
                   logo:         \(network.logo)
                   patterns:     \(network.patterns.map(\.description).joined(separator: ", "))
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))
-                  groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(CardNumber.hint(groups: network.groups)))
+                  groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
                   code:         \(network.cvv.name), \(network.cvv.length) digits, on the \(network.cvv.side)
                   luhn:         \(network.luhn ? "checked" : "not checked")
 
@@ -62,6 +63,7 @@ struct Rules: ParsableCommand {
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "test",
             abstract: "Say which network each number matches, which pattern decided it, and whether it is valid.",
             discussion: "Spaces and dashes are allowed in numbers. Numbers are printed masked to first six and last four. Exit status: 0 when every number is a complete, valid number; 1 otherwise.")
         @OptionGroup var rules: RuleOptions
@@ -82,6 +84,7 @@ struct Rules: ParsableCommand {
 
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lint",
             abstract: "Check rule files: every error and warning with its file, line and column.",
             discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
         @OptionGroup var rules: RuleOptions

@@ -1,0 +1,318 @@
+// cardline-bench: the figures behind the README's performance table. Run with `make bench`
+// (release build). Generates its inputs with fixed seeds into .build/bench/, then measures:
+// keystrokes in the engine (in process), and `check`, `replay`, start-up and `--version` as
+// whole processes of the release `cardline` beside this binary. Prints medians and targets.
+import CardKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Clock, statistics, processes
+
+/// Writes a line to stdout at once (unbuffered, so progress shows even when redirected).
+func say(_ text: String) {
+    var line = text + "\n"
+    line.withUTF8 { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+let here = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+let cardline = (here as NSString).deletingLastPathComponent + "/cardline"
+let work = FileManager.default.currentDirectoryPath + "/.build/bench"
+try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+
+/// The child's own peak resident memory so far (VmHWM, KiB). Unlike wait4's ru_maxrss it does
+/// not include this (large) process's memory, which a spawned child shares until it execs.
+func peakResidentKiB(_ pid: pid_t) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+}
+
+/// Runs cardline with stdout to `stdoutPath` (or /dev/null); returns seconds, exit status, and
+/// its peak memory in KiB (sampled every millisecond while it runs).
+func run(_ arguments: [String], stdoutPath: String = "/dev/null") -> (seconds: Double, status: Int32, peakKiB: Int) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([cardline] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = now()
+    guard posix_spawn(&pid, cardline, &actions, nil, argv, environ) == 0 else { fatalError("cannot start \(cardline)") }
+    var status: Int32 = 0
+    var peak = 0
+    while waitpid(pid, &status, WNOHANG) == 0 {
+        if let sample = peakResidentKiB(pid) { peak = max(peak, sample) }
+        usleep(1000)
+    }
+    return (now() - start, (status >> 8) & 0xFF, peak)
+}
+
+/// Seconds from spawning cardline on a pseudo-terminal until its first prompt is on screen.
+func timeToFirstPrompt() -> Double {
+    var master: Int32 = -1, slave: Int32 = -1
+    var size = winsize(ws_row: 24, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+    openpty(&master, &slave, nil, nil, &size)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for fd: Int32 in 0...2 { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
+    posix_spawn_file_actions_addclose(&actions, master)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([cardline, "--no-history", "--today", "2026-11"] as [String]).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "xterm"
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { envp.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = now()
+    // Its own session: on SIGTERM libedit restores the terminal and re-sends the signal to
+    // its whole process group, which must not include this program.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID (glibc)
+    let spawned = posix_spawn(&pid, cardline, &actions, &attributes, argv, envp)
+    guard spawned == 0, pid > 0 else { fatalError("cannot start \(cardline) on a pty: error \(spawned)") }
+    var seen: [UInt8] = []
+    let prompt = Array("Card number".utf8)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var elapsed = 0.0
+    while now() - start < 10 {
+        var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&fds, 1, 100) > 0 else { continue }
+        let count = read(master, &buffer, buffer.count)
+        if count <= 0 { break }
+        seen += buffer[0..<count]
+        if seen.count >= prompt.count, (0...(seen.count - prompt.count)).contains(where: { seen[$0...].starts(with: prompt) }) {
+            elapsed = now() - start
+            break
+        }
+    }
+    kill(pid, SIGTERM)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    close(master)
+    close(slave)
+    return elapsed
+}
+
+// MARK: - Inputs (fixed seeds)
+
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func loadRules(_ folder: String) -> RuleSet {
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
+    let files = names.map { RuleSet.FileText(path: folder + "/" + $0, bytes: [UInt8](FileManager.default.contents(atPath: folder + "/" + $0)!)) }
+    return try! RuleSet.load(folders: [files])
+}
+
+/// 500 networks with 20 six-digit ranges each (10,000 ranges), written as rule files.
+func generateRangeRules(into folder: String) {
+    try? FileManager.default.removeItem(atPath: folder)
+    try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var random = SplitMix(state: 42)
+    var starts = Set<Int>()
+    while starts.count < 10_000 { starts.insert(300_000 + Int(random.next() % 59_000) * 10) }
+    let sorted = starts.sorted()
+    for n in 0..<500 {
+        let ranges = (0..<20).map { r -> String in
+            let low = sorted[r * 500 + n]
+            return "[\"\(low)\", \"\(low + Int(random.next() % 10))\"]"
+        }
+        let text = """
+            {"id": "bank-\(n)", "name": "Bank \(n)", "ranges": [\(ranges.joined(separator: ", "))], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
+
+            """
+        try! text.write(toFile: folder + "/bank-\(n).json", atomically: false, encoding: .utf8)
+    }
+}
+
+/// A number for `network`, `length` digits long, valid for Luhn unless `breakLuhn`.
+func makeNumber(_ network: CardNetwork, length: Int, breakLuhn: Bool, _ random: inout SplitMix) -> [UInt8] {
+    let pattern = network.patterns[Int(random.next() % UInt64(network.patterns.count))]
+    var digits = pattern.low
+    while digits.count < length - 1 { digits.append(UInt8(random.next() % 10)) }
+    digits = Array(digits.prefix(length - 1))
+    for check in UInt8(0)...9 where CardNumber.passesLuhn(digits + [check]) != breakLuhn {
+        return digits + [check]
+    }
+    return digits + [0]
+}
+
+/// One million records: mixed networks, lengths and separators, about 20 % invalid.
+func generateCheckInput(_ path: String, rules: RuleSet, count: Int) {
+    var random = SplitMix(state: 7)
+    var out: [UInt8] = []
+    out.reserveCapacity(count * 36)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)  // empty, or emptied
+    let handle = FileHandle(forWritingAtPath: path)!
+    for i in 0..<count {
+        let network = rules.networks[Int(random.next() % UInt64(rules.networks.count))]
+        let roll = random.next() % 100
+        var length = network.lengths[Int(random.next() % UInt64(network.lengths.count))]
+        if roll < 4 { length = max(8, length - 1) }  // wrong length
+        let digits = makeNumber(network, length: length, breakLuhn: roll >= 4 && roll < 12 && network.luhn, &random)
+        let text = CardNumber.string(digits)
+        switch random.next() % 3 {
+        case 0: out += text.utf8
+        case 1: out += CardNumber.grouped(digits, groups: network.groups).utf8
+        default: out += CardNumber.grouped(digits, groups: network.groups).replacingOccurrences(of: " ", with: "-").utf8
+        }
+        if random.next() % 4 != 0 {
+            let month = 1 + Int(random.next() % 12)
+            let year = roll >= 12 && roll < 16 ? 2024 : 2027 + Int(random.next() % 8)  // some expired
+            out += ",\(month < 10 ? "0" : "")\(month)/\(random.next() % 2 == 0 ? String(year % 100) : String(year))".utf8
+            if random.next() % 2 == 0 {
+                let codeLength = roll >= 16 && roll < 20 ? 5 : network.cvv.length  // some wrong codes
+                out += ",".utf8 + (0..<codeLength).map { _ in UInt8(48 + random.next() % 10) }
+            }
+        }
+        out.append(10)
+        if out.count > 1 << 20 || i == count - 1 {
+            handle.write(Data(out))
+            out.removeAll(keepingCapacity: true)
+        }
+    }
+    handle.closeFile()
+}
+
+/// A `.session` script entering `count` cards, each checked.
+func generateReplayScript(_ path: String, rules: RuleSet, count: Int) {
+    var random = SplitMix(state: 11)
+    var text = "# generated: \(count) card entries\n@today 2026-11\n"
+    let simple = rules.networks.filter { $0.luhn && $0.lengths.count == 1 }
+    for i in 0..<count {
+        let network = simple[Int(random.next() % UInt64(simple.count))]
+        let digits = makeNumber(network, length: network.lengths[0], breakLuhn: false, &random)
+        text += CardNumber.string(digits) + " 12/30 " + String(repeating: "7", count: network.cvv.length) + "<Enter>\n"
+        if i % 1000 == 999 { text += "@expect cards \(i + 1)\n" }
+    }
+    try! text.write(toFile: path, atomically: false, encoding: .utf8)
+}
+
+// MARK: - Measurements
+
+/// Median nanoseconds for one digit typed into the number field: batches of typing the
+/// first 15 digits of a number into a fresh engine.
+func keystrokeNanoseconds(rules: RuleSet, numbers: [[UInt8]]) -> Double {
+    let base = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
+    let keys = numbers.map { $0.prefix(15).map { Key.character(Character(Unicode.Scalar($0 + 48))) } }
+    var samples: [Double] = []
+    var sink = 0
+    for batch in 0..<41 {
+        let start = now()
+        var typed = 0
+        for round in 0..<200 {
+            var engine = base
+            for key in keys[(batch * 200 + round) % keys.count] {
+                if engine.handle(key).refusal != nil { sink += 1 }
+                typed += 1
+            }
+        }
+        samples.append((now() - start) / Double(typed) * 1e9)
+    }
+    if sink < 0 { say("\(sink)") }
+    return median(samples)
+}
+
+// MARK: - Main
+
+say("cardline benchmarks — \(cardline)")
+let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu)")
+
+let repository = FileManager.default.currentDirectoryPath
+let bundled = loadRules(repository + "/rules")
+let rangeFolder = work + "/rules-10k"
+generateRangeRules(into: rangeFolder)
+let ranged = loadRules(rangeFolder)
+let checkInput = work + "/check-1m.txt"
+say("generating inputs in \(work) …")
+generateCheckInput(checkInput, rules: bundled, count: 1_000_000)
+let script = work + "/replay-100k.session"
+generateReplayScript(script, rules: bundled, count: 100_000)
+
+var random = SplitMix(state: 3)
+let bundledNumbers = (0..<500).map { _ in makeNumber(bundled.networks[Int(random.next() % UInt64(bundled.networks.count))], length: 16, breakLuhn: false, &random) }
+let rangedNumbers = (0..<500).map { _ in makeNumber(ranged.networks[Int(random.next() % UInt64(ranged.networks.count))], length: 16, breakLuhn: false, &random) }
+
+struct Row {
+    var name: String
+    var figure: String
+    var target: String
+    var met: Bool
+}
+var rows: [Row] = []
+
+let keyBundled = keystrokeNanoseconds(rules: bundled, numbers: bundledNumbers)
+rows.append(Row(name: "keystroke, bundled rules (\(bundled.networks.count) networks)", figure: String(format: "%.2f µs", keyBundled / 1000), target: "< 2 µs", met: keyBundled < 2000))
+let keyRanged = keystrokeNanoseconds(rules: ranged, numbers: rangedNumbers)
+rows.append(Row(name: "keystroke, 10,000 ranges over 500 networks", figure: String(format: "%.2f µs", keyRanged / 1000), target: "< 10 µs", met: keyRanged < 10_000))
+
+for (format, target) in [("summary", 3_000_000.0), ("json", 1_000_000.0)] {
+    var times: [Double] = []
+    var peak = 0
+    for _ in 0..<5 {
+        let result = run(["check", "--today", "2026-11", "--format", format, checkInput])
+        precondition(result.status == 1 || result.status == 0, "check failed with \(result.status)")
+        times.append(result.seconds)
+        peak = max(peak, result.peakKiB)
+    }
+    let rate = 1_000_000 / median(times)
+    rows.append(Row(name: "check 1,000,000 records, --format \(format)", figure: String(format: "%.2fM records/s (%.3f s)", rate / 1e6, median(times)),
+                    target: String(format: "≥ %.0fM/s", target / 1e6), met: rate >= target))
+    if format == "json" {
+        rows.append(Row(name: "check peak memory (1,000,000 records)", figure: String(format: "%.1f MB", Double(peak) * 1024 / 1e6), target: "< 30 MB", met: Double(peak) * 1024 < 30e6))
+    }
+}
+
+var replayTimes: [Double] = []
+for _ in 0..<3 {
+    let result = run(["replay", script])
+    precondition(result.status == 0, "replay of the generated script failed with \(result.status)")
+    replayTimes.append(result.seconds)
+}
+rows.append(Row(name: "replay, 100,000 card entries", figure: String(format: "%.3f s", median(replayTimes)), target: "< 1 s", met: median(replayTimes) < 1))
+
+let prompt = median((0..<21).map { _ in timeToFirstPrompt() })
+rows.append(Row(name: "start to first prompt", figure: String(format: "%.1f ms", prompt * 1000), target: "< 15 ms", met: prompt > 0 && prompt < 0.015))
+let version = median((0..<31).map { _ in run(["--version"]).seconds })
+rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms", version * 1000), target: "< 8 ms", met: version < 0.008))
+
+let width = rows.map(\.name.count).max()!
+let figureWidth = rows.map(\.figure.count).max()!
+say("")
+say("| " + "measure".padding(toLength: width, withPad: " ", startingAt: 0) + " | " + "median".padding(toLength: figureWidth, withPad: " ", startingAt: 0) + " | target   | met |")
+say("|" + String(repeating: "-", count: width + 2) + "|" + String(repeating: "-", count: figureWidth + 2) + "|----------|-----|")
+for row in rows {
+    say("| " + row.name.padding(toLength: width, withPad: " ", startingAt: 0) + " | " + row.figure.padding(toLength: figureWidth, withPad: " ", startingAt: 0)
+          + " | " + row.target.padding(toLength: 8, withPad: " ", startingAt: 0) + " | " + (row.met ? "yes" : "NO ") + " |")
+}
+exit(rows.allSatisfy(\.met) ? 0 : 1)
