@@ -301,10 +301,16 @@ for _ in 0..<3 {
 }
 rows.append(Row(name: "replay, 100,000 card entries", figure: String(format: "%.3f s", median(replayTimes)), target: "< 1 s", met: median(replayTimes) < 1))
 
-let prompt = median((0..<21).map { _ in timeToFirstPrompt() })
-rows.append(Row(name: "start to first prompt", figure: String(format: "%.1f ms", prompt * 1000), target: "< 15 ms", met: prompt > 0 && prompt < 0.015))
-let version = median((0..<31).map { _ in run(["--version"]).seconds })
-rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms", version * 1000), target: "< 8 ms", met: version < 0.008))
+// The first run of each is the coldest this harness can make without dropping the page
+// cache (which needs privileges); it is shown beside the median.
+let promptRuns = (0..<21).map { _ in timeToFirstPrompt() }
+let prompt = median(promptRuns)
+rows.append(Row(name: "start to first prompt", figure: String(format: "%.1f ms (first run %.1f)", prompt * 1000, promptRuns[0] * 1000),
+                target: "< 15 ms", met: prompt > 0 && prompt < 0.015))
+let versionRuns = (0..<31).map { _ in run(["--version"]).seconds }
+let version = median(versionRuns)
+rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms (first run %.1f)", version * 1000, versionRuns[0] * 1000),
+                target: "< 8 ms", met: version < 0.008))
 
 let width = rows.map(\.name.count).max()!
 let figureWidth = rows.map(\.figure.count).max()!
