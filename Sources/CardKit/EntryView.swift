@@ -16,10 +16,12 @@ public struct EntryView: Equatable, Sendable {
     /// The line as a plain transcript shows it: `Card number (#### …): 4111 11•• •••• 1111  [VISA 16/16]`,
     /// with the number masked to first six and last four.
     public var transcriptLine: String {
-        let shown = field == .number && !isCommand ? CardNumber.maskingDigits(in: text) : text
         let badge = progress.isEmpty ? logo : "\(logo) \(progress)"
-        return "\(label) (\(hint)): \(shown)  [\(badge)]"
+        return "\(label) (\(hint)): \(maskedText)  [\(badge)]"
     }
+
+    /// The text as shown anywhere but the live field: a number masked to first six and last four.
+    public var maskedText: String { field == .number && !isCommand ? CardNumber.maskingDigits(in: text) : text }
 
     /// The number's format hint while no single network matches.
     public static let unknownNetworkHint = CardNumber.hint(groups: [4, 4, 4, 4])

@@ -226,10 +226,11 @@ public final class InteractiveEditor {
             return UInt8(CC_REFRESH)
         }
         // First let libedit draw the line as it stands with this key applied (the digit that
-        // completed the field), then print below it when the pushed flush key comes round.
+        // completed the field), then print below it when the pushed flush key comes round. The
+        // line left above is no longer the live field, so a number on it is masked.
         let finished = engine.finishedView(before: viewBefore)
         updatePrompts(finished)
-        replaceBuffer(el, with: finished.text)
+        replaceBuffer(el, with: finished.maskedText)
         pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n"
         el_push(el, Action.flushKey)
         return UInt8(CC_REFRESH)

@@ -19,6 +19,8 @@ import Glibc
     @Test func visaTypedAndAccepted() throws {
         let t = try start()
         t.send("4111111111111111")
+        // The number's line, left above once the field is done, is redrawn masked.
+        t.expect("•• •••• 1111")
         t.expect("Type the expiry date as MM/YY")
         t.send("1230")
         t.expect("Visa •••• 1111, expires 12/30")
