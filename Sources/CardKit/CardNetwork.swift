@@ -1,31 +1,33 @@
-/// One card network, as its rule file describes it.
-public struct CardNetwork: Equatable, Sendable, Identifiable {
+/// One card network, as its rule file describes it. Immutable once loaded; a class, so that
+/// passing it around (every detection on every keystroke or record holds one) costs one
+/// reference count rather than one per field.
+public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// Stable lower-case identifier (`visa`, `american-express`).
-    public var id: String
+    public let id: String
     /// Name for people (`American Express`).
-    public var name: String
+    public let name: String
     /// Name of the logo badge the front end shows (`AMEX`).
-    public var logo: String
+    public let logo: String
     /// IIN patterns; a number belongs to the network whose most specific pattern matches it.
-    public var patterns: [IINPattern]
+    public let patterns: [IINPattern]
     /// Every valid number length, ascending.
-    public var lengths: [Int]
+    public let lengths: [Int]
     /// Lengths at which a complete, valid number moves on to the expiry by itself; always
     /// includes the longest length. Numbers of other valid lengths move on with Enter.
-    public var autoAdvanceLengths: [Int]
+    public let autoAdvanceLengths: [Int]
     /// Digit group sizes for display (`[4, 6, 5]`); digits past them form one last group.
-    public var groups: [Int] { didSet { formatHint = CardNumber.hint(groups: groups) } }
+    public let groups: [Int]
     /// The groups as a format hint, `#### ###### #####` (made once: views show it on every key).
-    public private(set) var formatHint: String
+    public let formatHint: String
     /// The security code's name on this network's cards and its length.
-    public var cvv: SecurityCode
+    public let cvv: SecurityCode
     /// Whether numbers must pass the Luhn check.
-    public var luhn: Bool
+    public let luhn: Bool
     /// The file this network was read from, for `rules` listings and messages.
-    public var file: String
+    public let file: String
     /// Where the id and each pattern stand in the file, for messages about them.
-    public var idLocation = SourceLocation(line: 1, column: 1)
-    public var patternLocations: [SourceLocation] = []
+    public let idLocation: SourceLocation
+    public let patternLocations: [SourceLocation]
 
     public struct SecurityCode: Equatable, Sendable {
         /// `CVV`, `CVC`, `CID`, …
@@ -42,7 +44,8 @@ public struct CardNetwork: Equatable, Sendable, Identifiable {
     }
 
     public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
-                autoAdvanceLengths: [Int], groups: [Int], cvv: SecurityCode, luhn: Bool, file: String) {
+                autoAdvanceLengths: [Int], groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+                idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = []) {
         self.id = id
         self.name = name
         self.logo = logo
@@ -54,6 +57,14 @@ public struct CardNetwork: Equatable, Sendable, Identifiable {
         self.cvv = cvv
         self.luhn = luhn
         self.file = file
+        self.idLocation = idLocation
+        self.patternLocations = patternLocations
+    }
+
+    /// The same network: the same object, or the same definition from the same file.
+    public static func == (a: CardNetwork, b: CardNetwork) -> Bool {
+        a === b || (a.id == b.id && a.file == b.file && a.patterns == b.patterns && a.lengths == b.lengths
+                    && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo)
     }
 
     public var maxLength: Int { lengths.last ?? 19 }

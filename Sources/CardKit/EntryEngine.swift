@@ -144,9 +144,17 @@ public struct EntryEngine: Sendable {
             return .accepted
         case 2:
             let month = expiryMonth!
-            let verdicts = (0...9).map { expiryPolicy.check(month: month, twoDigitYear: Int(digit) * 10 + $0) }
-            guard verdicts.contains(.valid) else {
-                return .refused(verdicts.contains(.tooFar) && !verdicts.contains(.past)
+            // Could any second year digit make a valid date? (No array: this runs per key.)
+            var canBeValid = false, canBePast = false, canBeTooFar = false
+            for second in 0...9 {
+                switch expiryPolicy.check(month: month, twoDigitYear: Int(digit) * 10 + second) {
+                case .valid: canBeValid = true
+                case .past: canBePast = true
+                case .tooFar: canBeTooFar = true
+                }
+            }
+            guard canBeValid else {
+                return .refused(canBeTooFar && !canBePast
                     ? "a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead"
                     : "\(twoDigits(month))/\(digit)_ would be in the past (today is \(expiryPolicy.today.cardText))")
             }

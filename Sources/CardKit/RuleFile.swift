@@ -163,12 +163,10 @@ struct RuleFile {
         for key in ["source", "note", "$schema"] { if let value = fields[key] { _ = string(value, key) } }
 
         guard problems.isEmpty, let id, let name, let cvv else { return nil }
-        var network = CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
-                                  patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
-                                  groups: groups, cvv: cvv, luhn: luhn, file: file)
-        network.idLocation = id.location
-        network.patternLocations = patternLocations
-        return .network(network)
+        return .network(CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
+                                    patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
+                                    groups: groups, cvv: cvv, luhn: luhn, file: file,
+                                    idLocation: id.location, patternLocations: patternLocations))
     }
 
     // MARK: - Field readers

@@ -57,11 +57,11 @@ public struct SessionScript: Equatable, Sendable {
     public static func parse(_ text: String) throws(SyntaxError) -> SessionScript {
         var script = SessionScript(steps: [], today: nil, ruleFolders: [])
         var sawKeys = false
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in lines(of: text).enumerated() {
             let number = index + 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) || line.hasPrefix("#") { continue }
-            guard line.hasPrefix("@") else {
+            let line = rawLine.utf8.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
+            if line.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) || line.utf8.first == UInt8(ascii: "#") { continue }
+            guard line.utf8.first == UInt8(ascii: "@") else {
                 script.steps.append(Step(line: number, kind: .keys(try keys(in: line, line: number))))
                 sawKeys = true
                 continue
@@ -90,26 +90,41 @@ public struct SessionScript: Equatable, Sendable {
         return script
     }
 
-    /// The keys a line types: its characters, with `<Name>` tokens for named keys.
+    /// The text's lines, split on "\n" by scanning bytes (a generated script has 100,000 lines).
+    static func lines(of text: String) -> [Substring] {
+        var lines: [Substring] = []
+        var start = text.utf8.startIndex
+        for index in text.utf8.indices where text.utf8[index] == UInt8(ascii: "\n") {
+            lines.append(text[start..<index])
+            start = text.utf8.index(after: index)
+        }
+        lines.append(text[start...])
+        return lines
+    }
+
+    /// The keys a line types: one per Unicode scalar, as a terminal delivers them, with
+    /// `<Name>` tokens for named keys.
     static func keys(in line: Substring, line number: Int) throws(SyntaxError) -> [Key] {
         var keys: [Key] = []
         keys.reserveCapacity(line.utf8.count)
-        var rest = line[...]
-        while let character = rest.first {
-            rest = rest.dropFirst()
-            guard character == "<" else {
-                keys.append(.character(character))
+        let scalars = line.unicodeScalars
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            index = scalars.index(after: index)
+            guard scalar == "<" else {
+                keys.append(.character(Character(scalar)))
                 continue
             }
-            guard let close = rest.firstIndex(of: ">") else {
+            guard let close = scalars[index...].firstIndex(of: ">") else {
                 throw SyntaxError(line: number, message: "unterminated key name after '<'; write <lt> for a literal '<'")
             }
-            let name = String(rest[..<close])
+            let name = String(scalars[index..<close])
             guard let key = namedKeys[name.lowercased()] else {
                 throw SyntaxError(line: number, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt>)")
             }
             keys.append(key)
-            rest = rest[rest.index(after: close)...]
+            index = scalars.index(after: close)
         }
         return keys
     }
