@@ -171,7 +171,7 @@ public struct CardCheck: Sendable {
         let yearDigits = digits - 2
         let divisor = yearDigits == 2 ? 100 : 10_000
         let month = value / divisor, year = value % divisor
-        guard (1...12).contains(month) else { return result.add(.expiryFormat) }
+        guard month >= 1 && month <= 12 else { return result.add(.expiryFormat) }
         let expiry = YearMonth(year: yearDigits == 2 ? expiryPolicy.fullYear(year) : year, month: month)
         result.expiry = expiry
         switch expiryPolicy.check(expiry) {

@@ -28,6 +28,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// Where the id and each pattern stand in the file, for messages about them.
     public let idLocation: SourceLocation
     public let patternLocations: [SourceLocation]
+    /// The help shown in the security-code field (made once: it is shown for every card).
+    public let securityCodeHelp: String
 
     public struct SecurityCode: Equatable, Sendable {
         /// `CVV`, `CVC`, `CID`, …
@@ -59,6 +61,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.file = file
         self.idLocation = idLocation
         self.patternLocations = patternLocations
+        self.securityCodeHelp = "Type the \(cvv.length)-digit \(cvv.name) on the \(cvv.side) of the card; Enter submits."
     }
 
     /// The same network: the same object, or the same definition from the same file.
@@ -76,8 +79,6 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         return "\(article(for: name)) \(name) number has \(list) digits"
     }
 
-    /// "the 4-digit CID on the front of the card"
-    public var cvvPhrase: String { "the \(cvv.length)-digit \(cvv.name) on the \(cvv.side) of the card" }
 }
 
 /// "a" or "an" for a name, by its first letter.

@@ -99,7 +99,9 @@ public struct EntryEngine: Sendable {
         // Appended in place (no new array per key), taken back if the digit is refused.
         numberDigits.append(digit)
         let longer = numberDigits
-        let next = rules.detect(numberDigits)
+        // Once the digits before this one reach the longest pattern, no later digit can change
+        // the detection: keep it rather than look again.
+        let next = numberDigits.count > rules.longestPattern ? detection : rules.detect(numberDigits)
         if !next.hasCandidates {
             numberDigits.removeLast()
             return .refused("no card network starts with \(CardNumber.string(longer.prefix(6)))\(longer.count > 6 ? "…" : "")")
@@ -139,14 +141,16 @@ public struct EntryEngine: Sendable {
             return .accepted
         case 1:
             let month = Int(expiryDigits[0]) * 10 + Int(digit)
-            guard (1...12).contains(month) else { return .refused("there is no month \(twoDigits(month))") }
+            guard month >= 1 && month <= 12 else { return .refused("there is no month \(twoDigits(month))") }
             expiryDigits.append(digit)
             return .accepted
         case 2:
             let month = expiryMonth!
             // Could any second year digit make a valid date? (No array: this runs per key.)
             var canBeValid = false, canBePast = false, canBeTooFar = false
-            for second in 0...9 {
+            var second = 0
+            while second <= 9 {
+                defer { second += 1 }
                 switch expiryPolicy.check(month: month, twoDigitYear: Int(digit) * 10 + second) {
                 case .valid: canBeValid = true
                 case .past: canBePast = true
@@ -494,7 +498,7 @@ public struct EntryEngine: Sendable {
         case .expiry:
             return "Type the expiry date as MM/YY, as printed on the card."
         case .cvv:
-            if let network = detection.network { return "Type \(network.cvvPhrase); Enter submits." }
+            if let network = detection.network { return network.securityCodeHelp }
             return "Type the 3- or 4-digit security code; Enter submits."
         }
     }
@@ -502,9 +506,9 @@ public struct EntryEngine: Sendable {
 
 extension Character {
     /// 0–9 for ASCII digits, nil for anything else.
-    var digitValue: UInt8? { isASCIIDigit ? asciiValue! - 48 : nil }
+    var digitValue: UInt8? { singleASCIIByte.flatMap { $0 &- 48 < 10 ? $0 - 48 : nil } }
 
-    var isPrintableASCII: Bool { asciiValue.map { $0 >= 0x20 && $0 < 0x7F } ?? false }
+    var isPrintableASCII: Bool { singleASCIIByte.map { $0 >= 0x20 && $0 < 0x7F } ?? false }
 }
 
 /// How a refused character is named in a reason: 'x', or U+0007 for invisible ones.

@@ -16,8 +16,22 @@ public struct EntryView: Equatable, Sendable {
     /// The line as a plain transcript shows it: `Card number (#### …): 4111 11•• •••• 1111  [VISA 16/16]`,
     /// with the number masked to first six and last four.
     public var transcriptLine: String {
-        let badge = progress.isEmpty ? logo : "\(logo) \(progress)"
-        return "\(label) (\(hint)): \(maskedText)  [\(badge)]"
+        let shown = maskedText
+        var line = ""
+        line.reserveCapacity(label.utf8.count + hint.utf8.count + shown.utf8.count + logo.utf8.count + progress.utf8.count + 10)
+        line += label
+        line += " ("
+        line += hint
+        line += "): "
+        line += shown
+        line += "  ["
+        line += logo
+        if !progress.isEmpty {
+            line += " "
+            line += progress
+        }
+        line += "]"
+        return line
     }
 
     /// The text as shown anywhere but the live field: a number masked to first six and last four.

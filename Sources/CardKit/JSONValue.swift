@@ -262,5 +262,13 @@ private struct JSONReader {
 
 extension Character {
     /// True for the ten ASCII digits only (not other scripts' digits).
-    var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
+    var isASCIIDigit: Bool { singleASCIIByte.map { $0 &- 48 < 10 } ?? false }
+
+    /// The byte of a one-byte (ASCII) character, read from its UTF-8 view: `asciiValue` costs
+    /// far more, and the engine asks for every key.
+    var singleASCIIByte: UInt8? {
+        let bytes = utf8
+        guard bytes.count == 1, let byte = bytes.first, byte < 0x80 else { return nil }
+        return byte
+    }
 }

@@ -116,6 +116,9 @@ public struct RuleSet: Sendable {
 
     public func network(id: String) -> CardNetwork? { networks.first { $0.id == id } }
 
+    /// The most digits any pattern looks at. Digits past it cannot change a detection.
+    public var longestPattern: Int { levels.last?.length ?? 0 }
+
     /// What the digits typed so far say about the network.
     public func detect(_ digits: [UInt8]) -> Detection {
         let found = digits.withUnsafeBufferPointer { match(UnsafeBufferPointer(rebasing: $0.prefix(19))) }

@@ -83,6 +83,26 @@ import Testing
         #expect(checked == samples)
     }
 
+    /// The engine stops detecting once the digits pass the longest pattern; at every key its
+    /// detection must still equal a fresh one.
+    @Test(arguments: ["bundled", "generated"])
+    func engineDetectionMatchesAFreshOneAtEveryKey(setName: String) {
+        let set = setName == "bundled" ? BundledRules.set : Self.generated
+        var random = SeededRandom(seed: 99)
+        for _ in 0..<200 {
+            var engine = EntryEngine(rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
+            let network = set.networks.randomElement(using: &random)!
+            var digits = network.patterns.randomElement(using: &random)!.low
+            while digits.count < 19 { digits.append(UInt8(random.next() % 10)) }
+            for digit in digits where engine.field == .number {
+                _ = engine.handle(.character(Character(Unicode.Scalar(digit + 48))))
+                guard engine.field == .number else { break }
+                #expect(engine.detection == set.detect(engine.numberDigits), "\(engine.numberDigits)")
+            }
+        }
+        #expect(set.longestPattern >= 6)
+    }
+
     @Test func networkHiddenByMoreSpecificPatternsIsAWarning() throws {
         func network(_ id: String, _ patterns: [IINPattern]) -> CardNetwork {
             CardNetwork(id: id, name: id, logo: id, patterns: patterns, lengths: [16], autoAdvanceLengths: [16], groups: [4, 4, 4, 4],
