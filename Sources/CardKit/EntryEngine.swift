@@ -38,7 +38,10 @@ public struct EntryEngine: Sendable {
     // MARK: - The one door
 
     public mutating func handle(_ key: Key) -> Outcome {
-        if key != .historyPrevious && key != .historyNext { recallPosition = nil }
+        switch key {
+        case .historyPrevious, .historyNext: break
+        default: recallPosition = nil  // (a switch: comparing keys compares their characters' text)
+        }
         if command != nil { return handleCommandKey(key) }
         switch key {
         case .character(let character): return type(character)
@@ -65,7 +68,7 @@ public struct EntryEngine: Sendable {
     /// Handles a key; when it asks for `:reload`, calls `loader` and takes its result.
     public mutating func handle(_ key: Key, reloadingWith loader: RuleLoader?) -> Outcome {
         let outcome = handle(key)
-        guard outcome.event == .reloadRules else { return outcome }
+        guard case .reloadRules = outcome.event else { return outcome }
         var reloaded = loader.map { reload($0()) }
             ?? Outcome(messages: [Message(.error, "rules cannot be reloaded here"), Message(.help, help)])
         reloaded.command = outcome.command
@@ -78,11 +81,12 @@ public struct EntryEngine: Sendable {
     // MARK: - Typing
 
     private mutating func type(_ character: Character) -> Outcome {
-        if character == ":" && activeIsEmpty {
+        let byte = character.singleASCIIByte
+        if byte == UInt8(ascii: ":") && activeIsEmpty {
             command = ":"
             return .accepted
         }
-        if character == " " || character == "-" || (character == "/" && field != .expiry) {
+        if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || (byte == UInt8(ascii: "/") && field != .expiry) {
             return .ignored  // grouping is automatic; separators in a paste are skipped
         }
         switch field {
@@ -125,7 +129,7 @@ public struct EntryEngine: Sendable {
     static let invalidNumberMessage = "card number is not valid — check the digits"
 
     private mutating func typeExpiry(_ character: Character) -> Outcome {
-        if character == "/" {
+        if character.singleASCIIByte == UInt8(ascii: "/") {
             // "1/" means January: pad the month. Elsewhere the slash is automatic.
             guard expiryDigits.count == 1 else { return .ignored }
             guard expiryDigits[0] != 0 else { return .refused("there is no month 00") }

@@ -68,7 +68,12 @@ private struct Replayer {
         // submit resets the card), Ctrl-C and `:` commands: only then is the view before the
         // key needed. (Not a copy of the engine: its first mutation would copy the whole tray.)
         let beforeField = engine.field
-        let before = key == .enter || key == .cancel || engine.command != nil ? engine.view : nil
+        let needsBefore: Bool
+        switch key {
+        case .enter, .cancel: needsBefore = true
+        default: needsBefore = engine.command != nil
+        }
+        let before = needsBefore ? engine.view : nil
         let outcome = engine.handle(key, reloadingWith: loader)
         var lines: [String] = []
         if let reason = outcome.refusal {

@@ -11,6 +11,8 @@ public struct RuleSet: Sendable {
     /// Problems that do not stop the set from loading (a network hidden by others, say).
     public let warnings: [RuleError]
     private let levels: [IntervalLevel]
+    /// What an empty number says (every card starts there): worked out once.
+    private var emptyDetection: Detection?
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
@@ -77,6 +79,7 @@ public struct RuleSet: Sendable {
         self.networks = networks
         self.warnings = warnings
         self.levels = levels
+        emptyDetection = detect([])
     }
 
     /// A rule set from networks already built. Refuses two networks whose patterns of the same
@@ -112,6 +115,7 @@ public struct RuleSet: Sendable {
         self.networks = networks
         self.levels = levels
         self.warnings = Self.hiddenNetworks(networks, levels)
+        emptyDetection = detect([])
     }
 
     public func network(id: String) -> CardNetwork? { networks.first { $0.id == id } }
@@ -121,6 +125,7 @@ public struct RuleSet: Sendable {
 
     /// What the digits typed so far say about the network.
     public func detect(_ digits: [UInt8]) -> Detection {
+        if digits.isEmpty, let emptyDetection { return emptyDetection }
         let found = digits.withUnsafeBufferPointer { match(UnsafeBufferPointer(rebasing: $0.prefix(19))) }
         let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
         return Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,

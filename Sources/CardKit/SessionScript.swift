@@ -110,6 +110,12 @@ public struct SessionScript: Equatable, Sendable {
         let scalars = line.unicodeScalars
         var index = scalars.startIndex
         while index < scalars.endIndex {
+            // Plain ASCII runs straight from the bytes (the common case, and much cheaper).
+            if let byte = line.utf8[index...].first, byte < 0x80, byte != UInt8(ascii: "<") {
+                keys.append(.character(Character(Unicode.Scalar(byte))))
+                index = line.utf8.index(after: index)
+                continue
+            }
             let scalar = scalars[index]
             index = scalars.index(after: index)
             guard scalar == "<" else {
