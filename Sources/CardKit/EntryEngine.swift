@@ -20,10 +20,42 @@ public struct EntryEngine: Sendable {
     /// What the digits typed so far say about the network.
     public private(set) var detection: Detection
     /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
-    public private(set) var recall: [RecallList: [String]] = [:]
+    public private(set) var recall = Recall()
     private var recallPosition: (list: RecallList, index: Int, draft: String)?
 
     public enum RecallList: Hashable, Sendable { case number, expiry, command }
+
+    /// The three recall lists (plain fields, not a dictionary: one is touched per field change).
+    public struct Recall: Sendable {
+        var numbers: [String] = []
+        var expiries: [String] = []
+        var commands: [String] = []
+
+        public subscript(list: RecallList) -> [String] {
+            get {
+                switch list {
+                case .number: return numbers
+                case .expiry: return expiries
+                case .command: return commands
+                }
+            }
+            set {
+                switch list {
+                case .number: numbers = newValue
+                case .expiry: expiries = newValue
+                case .command: commands = newValue
+                }
+            }
+        }
+
+        mutating func remember(_ entry: String, in list: RecallList) {
+            switch list {
+            case .number: if numbers.last != entry { numbers.append(entry) }
+            case .expiry: if expiries.last != entry { expiries.append(entry) }
+            case .command: if commands.last != entry { commands.append(entry) }
+            }
+        }
+    }
 
     /// The longest `:` command line accepted.
     public static let maxCommandLength = 200
@@ -32,7 +64,7 @@ public struct EntryEngine: Sendable {
         self.rules = rules
         self.expiryPolicy = expiryPolicy
         self.detection = rules.detect([UInt8]())
-        if !commandHistory.isEmpty { recall[.command] = commandHistory }
+        recall.commands = commandHistory
     }
 
     // MARK: - The one door
@@ -299,7 +331,7 @@ public struct EntryEngine: Sendable {
     // MARK: - Recall
 
     private mutating func remember(_ entry: String, in list: RecallList) {
-        if recall[list]?.last != entry { recall[list, default: []].append(entry) }
+        recall.remember(entry, in: list)
     }
 
     private mutating func recallStep(backwards: Bool) -> Outcome {
@@ -310,7 +342,7 @@ public struct EntryEngine: Sendable {
         case (false, .expiry): list = .expiry
         case (false, .cvv): return .refused("a \(securityCode.name) is never kept, so there is nothing to recall")
         }
-        let entries = recall[list] ?? []
+        let entries = recall[list]
         let current = recallPosition.flatMap { $0.list == list ? $0 : nil }
         let draft = current?.draft ?? (command ?? CardNumber.string(activeDigits))
         let index = (current?.index ?? entries.count) + (backwards ? -1 : 1)

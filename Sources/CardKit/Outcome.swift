@@ -60,6 +60,16 @@ public struct Message: Equatable, Sendable {
         }
     }
 
+    /// Appends `line`'s bytes without making the string.
+    public func appendLine(to bytes: inout [UInt8]) {
+        switch kind {
+        case .error: bytes += "✗ ".utf8
+        case .success: bytes += "✓ ".utf8
+        case .help, .info: break
+        }
+        bytes += text.utf8
+    }
+
     public init(_ kind: Kind, _ text: String) {
         self.kind = kind
         self.text = text

@@ -11,8 +11,15 @@ public struct Replay: Equatable, Sendable {
         }
     }
 
-    public var transcript: [String] = []
+    /// The transcript as UTF-8 text, one line per "\n" (kept as bytes: a generated script
+    /// runs to hundreds of thousands of lines).
+    public var transcriptText: [UInt8] = []
     public var failures: [Failure] = []
+
+    /// The transcript's lines.
+    public var transcript: [String] {
+        transcriptText.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+    }
     /// Cards accepted during the script, masked.
     public var cards: [CardTray.Card] = []
     public var passed: Bool { failures.isEmpty }
@@ -24,7 +31,8 @@ public struct Replay: Equatable, Sendable {
         var replayer = Replayer(engine: EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: script.today ?? today)))
         replayer.loader = loader
         for step in script.steps { replayer.perform(step) }
-        replayer.replay.transcript.append(replayer.engine.view.transcriptLine)
+        replayer.replay.transcriptText += replayer.engine.view.transcriptLine.utf8
+        replayer.replay.transcriptText.append(UInt8(ascii: "\n"))
         replayer.replay.cards = replayer.engine.tray.cards
         return replayer.replay
     }
@@ -38,7 +46,8 @@ private struct Replayer {
     var lastKeyRefused = false
     /// Keys refused and lines shown since the previous expectation.
     var refusedSinceExpectation = 0
-    var shownSinceExpectation: [String] = []
+    /// Where in the transcript the message lines shown since the previous expectation are.
+    var shownSinceExpectation: [Range<Int>] = []
     var previousWasExpectation = false
     var lastSubmit: Outcome.Event?
     var loader: EntryEngine.RuleLoader?
@@ -75,24 +84,35 @@ private struct Replayer {
         }
         let before = needsBefore ? engine.view : nil
         let outcome = engine.handle(key, reloadingWith: loader)
-        var lines: [String] = []
-        if let reason = outcome.refusal {
+        var shownReason: String?
+        switch outcome.disposition {
+        case .refused(let reason):
             refusedSinceExpectation += 1
-            if !lastKeyRefused { lines.append(Message(.error, reason).line) }
+            if !lastKeyRefused { shownReason = reason }
             lastKeyRefused = true
-        } else if outcome.disposition == .accepted {
+        case .accepted:
             lastKeyRefused = false
+        case .ignored:
+            break
         }
-        lines += outcome.messages.map(\.line)
         switch outcome.event {
         case .accepted, .submitFailed: lastSubmit = outcome.event
         case .quit, .reloadRules, nil: break
         }
-        guard !lines.isEmpty else { return }
+        guard shownReason != nil || !outcome.messages.isEmpty else { return }
+        // The field line as left on screen, then the reason and messages printed below it.
         let finished = before.map { engine.finishedView(before: $0) } ?? engine.view(of: beforeField)
-        replay.transcript.append(finished.transcriptLine)
-        replay.transcript += lines
-        shownSinceExpectation += lines
+        replay.transcriptText += finished.transcriptLine.utf8
+        replay.transcriptText.append(UInt8(ascii: "\n"))
+        if let shownReason { show(Message(.error, shownReason)) }
+        for message in outcome.messages { show(message) }
+    }
+
+    private mutating func show(_ message: Message) {
+        let start = replay.transcriptText.count
+        message.appendLine(to: &replay.transcriptText)
+        shownSinceExpectation.append(start..<replay.transcriptText.count)
+        replay.transcriptText.append(UInt8(ascii: "\n"))
     }
 
     /// What is wrong, in words, or nil when the expectation holds.
@@ -112,9 +132,10 @@ private struct Replayer {
             return refusedSinceExpectation == count ? nil
                 : "expected \(count) refused key\(count == 1 ? "" : "s"), got \(refusedSinceExpectation)"
         case .message(let text):
-            if shownSinceExpectation.contains(where: { $0.contains(text) }) { return nil }
+            let shown = shownSinceExpectation.map { String(decoding: replay.transcriptText[$0], as: UTF8.self) }
+            if shown.contains(where: { $0.contains(text) }) { return nil }
             return "expected a message containing \"\(text)\", got "
-                + (shownSinceExpectation.isEmpty ? "no message" : shownSinceExpectation.map { "\"\($0)\"" }.joined(separator: ", "))
+                + (shown.isEmpty ? "no message" : shown.map { "\"\($0)\"" }.joined(separator: ", "))
         case .accepted(let network, let lastFour):
             guard case .accepted(let card) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
             if let network, card.networkID != network { return "expected a \(network) card to be accepted, got \(card.networkID)" }

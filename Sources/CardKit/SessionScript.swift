@@ -106,31 +106,31 @@ public struct SessionScript: Equatable, Sendable {
     /// `<Name>` tokens for named keys.
     static func keys(in line: Substring, line number: Int) throws(SyntaxError) -> [Key] {
         var keys: [Key] = []
-        keys.reserveCapacity(line.utf8.count)
-        let scalars = line.unicodeScalars
-        var index = scalars.startIndex
-        while index < scalars.endIndex {
-            // Plain ASCII runs straight from the bytes (the common case, and much cheaper).
-            if let byte = line.utf8[index...].first, byte < 0x80, byte != UInt8(ascii: "<") {
+        let utf8 = line.utf8
+        keys.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte < 0x80 && byte != UInt8(ascii: "<") {
+                // Plain ASCII straight from the bytes: the common case, and much cheaper.
                 keys.append(.character(Character(Unicode.Scalar(byte))))
-                index = line.utf8.index(after: index)
-                continue
+                index = utf8.index(after: index)
+            } else if byte != UInt8(ascii: "<") {
+                // Any other character: one key per Unicode scalar, as a terminal delivers them.
+                keys.append(.character(Character(line.unicodeScalars[index])))
+                index = line.unicodeScalars.index(after: index)
+            } else {
+                let nameStart = utf8.index(after: index)
+                guard let close = utf8[nameStart...].firstIndex(of: UInt8(ascii: ">")) else {
+                    throw SyntaxError(line: number, message: "unterminated key name after '<'; write <lt> for a literal '<'")
+                }
+                let name = String(line[nameStart..<close])
+                guard let key = namedKeys[name.lowercased()] else {
+                    throw SyntaxError(line: number, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt>)")
+                }
+                keys.append(key)
+                index = utf8.index(after: close)
             }
-            let scalar = scalars[index]
-            index = scalars.index(after: index)
-            guard scalar == "<" else {
-                keys.append(.character(Character(scalar)))
-                continue
-            }
-            guard let close = scalars[index...].firstIndex(of: ">") else {
-                throw SyntaxError(line: number, message: "unterminated key name after '<'; write <lt> for a literal '<'")
-            }
-            let name = String(scalars[index..<close])
-            guard let key = namedKeys[name.lowercased()] else {
-                throw SyntaxError(line: number, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt>)")
-            }
-            keys.append(key)
-            index = scalars.index(after: close)
         }
         return keys
     }

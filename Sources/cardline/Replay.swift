@@ -63,16 +63,19 @@ struct Replay: ParsableCommand {
             }
             let result = CardKit.Replay.run(script, rules: rules, today: today, reloadingWith: RuleSources.loader(folders: folders))
             var failures = result.failures.map { "\(path):\($0.line): \($0.message)" }
-            failures += checkGolden(for: path, transcript: result.transcript, tally: &tally)
+            failures += checkGolden(for: path, transcript: result.transcriptText, tally: &tally)
             if !json {
                 // Streamed in blocks: a generated script's transcript runs to hundreds of thousands of lines.
                 var output = BufferedOutput(fd: 1)
                 output.pending += "== \(path)\n".utf8
-                for line in result.transcript {
-                    output.pending += [UInt8(ascii: " "), UInt8(ascii: " ")]
-                    output.pending += line.utf8
-                    output.pending.append(UInt8(ascii: "\n"))
-                    output.flushIfFull()
+                result.transcriptText.withUnsafeBufferPointer { text in
+                    var start = 0
+                    for end in 0..<text.count where text[end] == UInt8(ascii: "\n") {
+                        output.pending += "  ".utf8
+                        output.pending += UnsafeBufferPointer(rebasing: text[start...end])
+                        output.flushIfFull()
+                        start = end + 1
+                    }
                 }
                 output.flush()
             }
@@ -118,10 +121,10 @@ struct Replay: ParsableCommand {
 
     /// Compares the transcript with `x.expected` beside `x.session`, if there is one; with
     /// --update, rewrites it (atomically) instead.
-    func checkGolden(for path: String, transcript: [String], tally: inout Tally) -> [String] {
+    func checkGolden(for path: String, transcript: [UInt8], tally: inout Tally) -> [String] {
         let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
         guard let data = FileManager.default.contents(atPath: golden) else { return [] }
-        let actual = transcript.joined(separator: "\n") + "\n"
+        let actual = String(decoding: transcript, as: UTF8.self)
         let expected = String(decoding: data, as: UTF8.self)
         guard actual != expected else { return [] }
         if update {
