@@ -46,29 +46,29 @@ public enum CardNumber {
     /// `•`, other characters kept: "3782 822463 10005" → "3782 82•••• •0005". Text with ten
     /// digits or fewer is returned as it is (first six and last four cover it).
     public static func maskingDigits(in text: String) -> String {
+        var bytes: [UInt8] = []
+        appendMasking(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `maskingDigits(in: text)`'s bytes.
+    public static func appendMasking(_ text: String, to out: inout [UInt8]) {
         var text = text
-        return text.withUTF8 { bytes in
+        text.withUTF8 { bytes in
             var total = 0
             for byte in bytes where byte &- 48 < 10 { total += 1 }
-            guard total > 10 else { return String(decoding: bytes, as: UTF8.self) }
-            // Each masked digit (one byte) becomes • (three bytes).
-            return String(unsafeUninitializedCapacity: bytes.count + (total - 10) * 2) { out in
-                var seen = 0, written = 0
-                for byte in bytes {
-                    if byte &- 48 < 10 {
-                        seen += 1
-                        if seen > 6 && seen <= total - 4 {
-                            out[written] = 0xE2
-                            out[written + 1] = 0x80
-                            out[written + 2] = 0xA2
-                            written += 3
-                            continue
-                        }
+            guard total > 10 else { return out += bytes }
+            out.reserveCapacity(out.count + bytes.count + (total - 10) * 2)
+            var seen = 0
+            for byte in bytes {
+                if byte &- 48 < 10 {
+                    seen += 1
+                    if seen > 6 && seen <= total - 4 {
+                        out += [0xE2, 0x80, 0xA2]  // •
+                        continue
                     }
-                    out[written] = byte
-                    written += 1
                 }
-                return written
+                out.append(byte)
             }
         }
     }

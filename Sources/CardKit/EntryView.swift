@@ -16,22 +16,25 @@ public struct EntryView: Equatable, Sendable {
     /// The line as a plain transcript shows it: `Card number (#### …): 4111 11•• •••• 1111  [VISA 16/16]`,
     /// with the number masked to first six and last four.
     public var transcriptLine: String {
-        let shown = maskedText
-        var line = ""
-        line.reserveCapacity(label.utf8.count + hint.utf8.count + shown.utf8.count + logo.utf8.count + progress.utf8.count + 10)
-        line += label
-        line += " ("
-        line += hint
-        line += "): "
-        line += shown
-        line += "  ["
-        line += logo
+        var bytes: [UInt8] = []
+        appendTranscriptLine(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `transcriptLine`'s bytes (the replayer writes hundreds of thousands of them).
+    public func appendTranscriptLine(to bytes: inout [UInt8]) {
+        bytes += label.utf8
+        bytes += " (".utf8
+        bytes += hint.utf8
+        bytes += "): ".utf8
+        if field == .number && !isCommand { CardNumber.appendMasking(text, to: &bytes) } else { bytes += text.utf8 }
+        bytes += "  [".utf8
+        bytes += logo.utf8
         if !progress.isEmpty {
-            line += " "
-            line += progress
+            bytes.append(UInt8(ascii: " "))
+            bytes += progress.utf8
         }
-        line += "]"
-        return line
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// The text as shown anywhere but the live field: a number masked to first six and last four.

@@ -31,7 +31,7 @@ public struct Replay: Equatable, Sendable {
         var replayer = Replayer(engine: EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: script.today ?? today)))
         replayer.loader = loader
         for step in script.steps { replayer.perform(step) }
-        replayer.replay.transcriptText += replayer.engine.view.transcriptLine.utf8
+        replayer.engine.view.appendTranscriptLine(to: &replayer.replay.transcriptText)
         replayer.replay.transcriptText.append(UInt8(ascii: "\n"))
         replayer.replay.cards = replayer.engine.tray.cards
         return replayer.replay
@@ -102,7 +102,7 @@ private struct Replayer {
         guard shownReason != nil || !outcome.messages.isEmpty else { return }
         // The field line as left on screen, then the reason and messages printed below it.
         let finished = before.map { engine.finishedView(before: $0) } ?? engine.view(of: beforeField)
-        replay.transcriptText += finished.transcriptLine.utf8
+        finished.appendTranscriptLine(to: &replay.transcriptText)
         replay.transcriptText.append(UInt8(ascii: "\n"))
         if let shownReason { show(Message(.error, shownReason)) }
         for message in outcome.messages { show(message) }
