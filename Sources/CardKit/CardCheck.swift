@@ -15,7 +15,7 @@ public struct CardCheck: Sendable {
 
     /// Why a record is not valid. The raw values are the names printed in JSON output.
     public enum Problem: String, CaseIterable, Sendable {
-        /// More than three comma-separated fields, or no number at all.
+        /// More than three comma-separated fields, no number at all, or a line over 1 MiB.
         case recordFormat = "record_format"
         /// The number holds something other than digits, spaces and dashes.
         case numberFormat = "number_format"
@@ -81,9 +81,11 @@ public struct CardCheck: Sendable {
         }
     }
 
-    /// Checks one record (a line without its line break).
-    public func check(_ line: UnsafeBufferPointer<UInt8>) -> Result {
+    /// Checks one record (a line without its line break). A `truncated` line (one too long to
+    /// hold, of which only the start is given) is a `record_format` problem whatever it holds.
+    public func check(_ line: UnsafeBufferPointer<UInt8>, truncated: Bool = false) -> Result {
         var result = Result()
+        if truncated { result.add(.recordFormat) }
         // The three fields, found without an array: number, expiry, code.
         var ends = (line.count, line.count)
         var commas = 0
@@ -94,7 +96,7 @@ public struct CardCheck: Sendable {
         if commas > 2 { result.add(.recordFormat) }
         let numberEnd = commas >= 1 ? ends.0 : line.count
         let expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
-        let codeRange = commas >= 2 ? (ends.1 + 1)..<(commas > 2 ? line.count : line.count) : nil
+        let codeRange = commas >= 2 ? (ends.1 + 1)..<line.count : nil
 
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
             var count = 0

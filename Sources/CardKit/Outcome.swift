@@ -46,6 +46,29 @@ public struct Outcome: Equatable, Sendable {
     }
 }
 
+/// Which refusal reasons are shown: a burst of refused keys shows one reason; after a refused
+/// key, the next refused key only rings the bell, until a key is accepted. The REPL and the
+/// replayer both use it, so their screens and transcripts agree.
+public struct RefusalBurst: Sendable {
+    private var lastKeyRefused = false
+
+    public init() {}
+
+    /// The reason to show for this key's outcome, if any.
+    public mutating func reasonToShow(_ outcome: Outcome) -> String? {
+        switch outcome.disposition {
+        case .refused(let reason):
+            defer { lastKeyRefused = true }
+            return lastKeyRefused ? nil : reason
+        case .accepted:
+            lastKeyRefused = false
+            return nil
+        case .ignored:
+            return nil
+        }
+    }
+}
+
 /// A line for the person at the prompt; the front end picks colour by kind.
 public struct Message: Equatable, Sendable {
     public enum Kind: String, Sendable { case info, help, success, error }

@@ -42,8 +42,8 @@ public struct Replay: Equatable, Sendable {
 private struct Replayer {
     var engine: EntryEngine
     var replay = Replay()
-    /// Whether the previous key was refused (a burst of refusals prints one reason, as in the REPL).
-    var lastKeyRefused = false
+    /// A burst of refusals prints one reason, as in the REPL.
+    var refusals = RefusalBurst()
     /// Keys refused and lines shown since the previous expectation.
     var refusedSinceExpectation = 0
     /// Where in the transcript the message lines shown since the previous expectation are.
@@ -84,17 +84,8 @@ private struct Replayer {
         }
         let before = needsBefore ? engine.view : nil
         let outcome = engine.handle(key, reloadingWith: loader)
-        var shownReason: String?
-        switch outcome.disposition {
-        case .refused(let reason):
-            refusedSinceExpectation += 1
-            if !lastKeyRefused { shownReason = reason }
-            lastKeyRefused = true
-        case .accepted:
-            lastKeyRefused = false
-        case .ignored:
-            break
-        }
+        if outcome.refusal != nil { refusedSinceExpectation += 1 }
+        let shownReason = refusals.reasonToShow(outcome)
         switch outcome.event {
         case .accepted, .submitFailed: lastSubmit = outcome.event
         case .quit, .reloadRules, nil: break

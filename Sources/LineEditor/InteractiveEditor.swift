@@ -27,8 +27,8 @@ public final class InteractiveEditor {
     /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
     private var promptText: UnsafeMutablePointer<CChar>?
     private var rightPromptText: UnsafeMutablePointer<CChar>?
-    /// Whether the previous key was refused: a burst of refused keys prints one reason.
-    private var lastKeyRefused = false
+    /// A burst of refused keys prints one reason (the same rule as replay's transcript).
+    private var refusals = RefusalBurst()
     private var quitRequested = false
     /// The text last put in libedit's buffer, to spot characters libedit inserted by itself.
     private var drawnText = ""
@@ -54,10 +54,10 @@ public final class InteractiveEditor {
         free(rightPromptText)
     }
 
-    /// Runs until `:quit` or Ctrl-D on an empty field. Returns how many cards were accepted.
-    public func run() -> Int {
+    /// Runs until `:quit` or Ctrl-D on an empty field.
+    public func run() {
         setlocale(LC_CTYPE, "")
-        guard let el = cl_init("cardline") else { return 0 }
+        guard let el = cl_init("cardline") else { return }
         editLine = el
         cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
         cl_set_editor(el, "emacs")
@@ -78,7 +78,6 @@ public final class InteractiveEditor {
                 break
             }
         }
-        return engine.tray.cards.count
     }
 
     // MARK: - Key bindings
@@ -208,15 +207,11 @@ public final class InteractiveEditor {
         }
 
         var lines: [String] = []
-        if let reason = outcome.refusal {
-            defer { lastKeyRefused = true }
-            if lastKeyRefused {
-                replaceBuffer(el)
-                return UInt8(CC_ERROR)  // the bell; the reason is already on screen
-            }
+        if let reason = refusals.reasonToShow(outcome) {
             lines.append(style.refusal(reason))
-        } else if outcome.disposition == .accepted {
-            lastKeyRefused = false
+        } else if outcome.refusal != nil {
+            replaceBuffer(el)
+            return UInt8(CC_ERROR)  // the bell; the reason is already on screen
         }
         lines += outcome.messages.map(style.message)
 

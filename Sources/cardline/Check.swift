@@ -61,11 +61,11 @@ struct Check: ParsableCommand {
             defer { if fd != 0 { close(fd) } }
             progress?.start(size: fileSize(fd))
             var lineNumber = 0
-            let completed = LineReader(fd: fd).forEachLine { line in
+            let completed = LineReader(fd: fd).forEachLine { line, truncated in
                 lineNumber += 1
                 guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }),
                       first != UInt8(ascii: "#") else { return }
-                let result = checker.check(line)
+                let result = checker.check(line, truncated: truncated)
                 tally.records += 1
                 if result.valid { tally.valid += 1 }
                 if result.has(.recordFormat) { tally.malformed += 1 }
@@ -99,22 +99,25 @@ struct Check: ParsableCommand {
 }
 
 /// Reads a file descriptor in 64 KiB chunks and hands out lines without their line break,
-/// so memory stays constant however large the input (a line longer than 1 MiB is cut into
-/// pieces rather than held whole).
+/// so memory stays constant however large the input. A line longer than 1 MiB is handed out
+/// once, as its first 1 MiB marked truncated; the rest of it is skipped, so it is still one
+/// record and the line numbers after it stay right.
 struct LineReader {
     let fd: Int32
     static let chunk = 64 * 1024
     static let longestLine = 1024 * 1024
 
-    /// Calls `body` for each line; false when a read failed.
-    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+    /// Calls `body` with each line and whether it was truncated; false when a read failed.
+    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>, Bool) -> Void) -> Bool {
         var buffer = [UInt8](repeating: 0, count: Self.chunk * 2)
         var filled = 0
+        var skipping = false  // inside the rest of an over-long line
         while true {
             if filled == buffer.count {
                 if buffer.count >= Self.longestLine {
-                    buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled])) }
+                    buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled]), true) }
                     filled = 0
+                    skipping = true
                 } else {
                     buffer.append(contentsOf: repeatElement(0, count: buffer.count))
                 }
@@ -125,16 +128,24 @@ struct LineReader {
                 return false
             }
             if count == 0 {
-                if filled > 0 { buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled])) } }
+                if filled > 0 && !skipping { buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled]), false) } }
                 return true
             }
             let end = filled + count
             var start = 0
             buffer.withUnsafeBufferPointer { bytes in
                 for i in filled..<end where bytes[i] == UInt8(ascii: "\n") {
-                    body(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                    if skipping {
+                        skipping = false  // the over-long line ends here
+                    } else {
+                        body(UnsafeBufferPointer(rebasing: bytes[start..<i]), false)
+                    }
                     start = i + 1
                 }
+            }
+            if skipping {
+                filled = 0  // still inside the over-long line: drop what was read
+                continue
             }
             // Keep the unfinished line at the front.
             if start > 0 {

@@ -28,7 +28,7 @@ struct Enter: ParsableCommand {
 
         if interactive {
             let editor = InteractiveEditor(engine: engine, style: style, onCommand: record, reloadingWith: options.rules.loader)
-            _ = editor.run()
+            editor.run()
             return
         }
         var reader = PlainLineReader(engine: engine, style: style, write: Terminal.writeOut, onCommand: record,

@@ -88,6 +88,17 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         #expect(t.waitForExit() == 64)
     }
 
+    @Test func aHugeLineIsOneMalformedRecordAndLineNumbersStayRight() throws {
+        let huge = String(repeating: "4", count: 3 * 1024 * 1024 + 17)
+        let run = try check([], input: "4111111111111111\n\(huge)\n378282246310005\n")
+        let lines = run.output.split(separator: "\n")
+        #expect(run.status == 65)
+        #expect(lines.count == 3)
+        #expect(lines[1].hasPrefix(#"{"line":2,"#) && lines[1].contains(#""record_format""#))
+        #expect(lines[2].hasPrefix(#"{"line":3,"network":"american-express","valid":true"#))
+        #expect(run.errors == "3 records, 2 valid, 1 invalid\n")
+    }
+
     /// About 100 MB streamed through a pipe: peak memory stays far below the input's size.
     @Test func largeInputRunsInBoundedMemory() throws {
         let record = Array(("4111 1111 1111 1111" + String(repeating: " ", count: 1_000) + ",12/30,123\n").utf8)
