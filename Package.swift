@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "cardline", targets: ["cardline"]),
         .library(name: "CardKit", targets: ["CardKit"]),
+        // The prompt for other Swift programs: `.product(name: "CardPrompt", package: "cardline")`.
+        .library(name: "CardPrompt", targets: ["CardPrompt"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -21,20 +23,23 @@ let package = Package(
         ),
         // Fixed-arity wrappers around libedit's variadic calls, which Swift cannot call.
         .target(name: "CEditLine", dependencies: ["CLibEdit"]),
-        // The terminal front end: libedit bindings that drive the engine, and the plain-line path.
-        .target(name: "LineEditor", dependencies: ["CardKit", "CEditLine"]),
+        // The terminal front end (libedit bindings that drive the engine, the plain-line path),
+        // rule folders, process protection, and the `CardPrompt` API other programs embed.
+        .target(name: "CardPrompt", dependencies: ["CardKit", "CEditLine"]),
         .executableTarget(
             name: "cardline",
             dependencies: [
-                "CardKit", "LineEditor",
+                "CardKit", "CardPrompt",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // `make bench`: the performance figures in the README (not part of `make test`).
         .executableTarget(name: "cardline-bench", dependencies: ["CardKit"]),
+        // An example client of the CardPrompt library: a small order desk (built by `make test`).
+        .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),
         // Runs the built binary: through a real pseudo-terminal, on pipes, and on files it writes.
-        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "CardKit"]),
+        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "CardKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

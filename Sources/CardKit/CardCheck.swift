@@ -6,11 +6,16 @@ public struct CardCheck: Sendable {
     public let expiryPolicy: ExpiryPolicy
     /// Each network's id as JSON-ready bytes, by network index.
     private let ids: [[UInt8]]
+    /// Whether each network (by index) is taken; all are without an accepted set.
+    private let taken: [Bool]
 
-    public init(rules: RuleSet, expiryPolicy: ExpiryPolicy) {
+    /// A checker for `rules`; `accepted` makes numbers of other networks invalid
+    /// (`network_not_accepted`).
+    public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, accepted: AcceptedNetworks? = nil) {
         self.rules = rules
         self.expiryPolicy = expiryPolicy
         ids = rules.networks.map { Array($0.id.utf8) }
+        taken = rules.networks.map { accepted?.accepts($0) ?? true }
     }
 
     /// Why a record is not valid. The raw values are the names printed in JSON output.
@@ -35,6 +40,8 @@ public struct CardCheck: Sendable {
         case cvvFormat = "cvv_format"
         /// The security code has the wrong number of digits for the network.
         case cvvLength = "cvv_length"
+        /// The number belongs to a network that is not among the accepted ones (`--networks`).
+        case networkNotAccepted = "network_not_accepted"
 
         /// The problem's bit in `Result`, in declaration (and output) order.
         var bit: UInt16 {
@@ -49,6 +56,7 @@ public struct CardCheck: Sendable {
             case .expiryTooFar: return 1 << 7
             case .cvvFormat: return 1 << 8
             case .cvvLength: return 1 << 9
+            case .networkNotAccepted: return 1 << 10
             }
         }
     }
@@ -127,6 +135,7 @@ public struct CardCheck: Sendable {
                 return
             }
             result.networkIndex = found.owner
+            if !taken[Int(found.owner)] { result.add(.networkNotAccepted) }
             let network = rules.networks[Int(found.owner)]
             if !network.lengths.contains(count) {
                 result.add(.length)

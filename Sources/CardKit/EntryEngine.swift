@@ -3,8 +3,12 @@
 /// about what a key does live here, so every front end behaves the same.
 ///
 /// State: the active field, each field's digits, an optional `:` command being typed, the tray
-/// of accepted cards, and per-field recall lists. The full number lives only in `numberDigits`
-/// (and the number recall list, in memory); the CVV only in `cvvDigits` until submit.
+/// of accepted cards, and recall lists of expiry dates and commands. The full number lives only
+/// in `numberDigits` and the CVV only in `cvvDigits`; both are overwritten in place when the
+/// card is accepted, cancelled or cleared (and a digit when it is deleted). An accepted card
+/// leaves the engine whole only inside `Outcome.Event.accepted`, for the front end's caller;
+/// the tray keeps it masked. Card numbers are never kept for recall: the next person at the
+/// terminal must not be able to bring the last customer's number back with Up.
 public struct EntryEngine: Sendable {
     public private(set) var rules: RuleSet
     /// Decides which expiry dates are acceptable; the front end may move `today` on.
@@ -17,31 +21,35 @@ public struct EntryEngine: Sendable {
     /// The `:` command being typed in place of the active field's value, colon included.
     public private(set) var command: String?
     public private(set) var tray = CardTray()
+    /// The networks taken here, or nil for every network the rules define.
+    public private(set) var acceptedNetworks: AcceptedNetworks?
+    /// The badge while no single network matches: `CARD`, or the accepted networks' logos.
+    public private(set) var undecidedLogo = EntryView.genericLogo
     /// What the digits typed so far say about the network.
     public private(set) var detection: Detection
     /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
     public private(set) var recall = Recall()
     private var recallPosition: (list: RecallList, index: Int, draft: String)?
 
-    public enum RecallList: Hashable, Sendable { case number, expiry, command }
+    /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
+    /// while a `:` command is typed. (There is none for numbers or security codes.)
+    public enum RecallList: Hashable, Sendable { case expiry, command }
 
-    /// The three recall lists (plain fields, not a dictionary: one is touched per field change).
+    /// The recall lists (plain fields, not a dictionary: one is touched per field change).
     public struct Recall: Sendable {
-        var numbers: [String] = []
         var expiries: [String] = []
         var commands: [String] = []
 
+        /// The entries of one list, oldest first.
         public subscript(list: RecallList) -> [String] {
             get {
                 switch list {
-                case .number: return numbers
                 case .expiry: return expiries
                 case .command: return commands
                 }
             }
             set {
                 switch list {
-                case .number: numbers = newValue
                 case .expiry: expiries = newValue
                 case .command: commands = newValue
                 }
@@ -50,7 +58,6 @@ public struct EntryEngine: Sendable {
 
         mutating func remember(_ entry: String, in list: RecallList) {
             switch list {
-            case .number: if numbers.last != entry { numbers.append(entry) }
             case .expiry: if expiries.last != entry { expiries.append(entry) }
             case .command: if commands.last != entry { commands.append(entry) }
             }
@@ -60,12 +67,31 @@ public struct EntryEngine: Sendable {
     /// The longest `:` command line accepted.
     public static let maxCommandLength = 200
 
-    public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = []) {
+    /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
+    /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
+    public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = [],
+                acceptedNetworks: AcceptedNetworks? = nil) {
         self.rules = rules
         self.expiryPolicy = expiryPolicy
+        self.acceptedNetworks = acceptedNetworks
         self.detection = rules.detect([UInt8]())
         recall.commands = commandHistory
+        undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
+        // Room for the longest number and code up front: growing an array would leave the
+        // digits typed so far behind in freed memory.
+        numberDigits.reserveCapacity(Self.maxNumberDigits)
+        cvvDigits.reserveCapacity(4)
     }
+
+    /// `CARD`, or with accepted networks their logos: `VISA/MASTERCARD/AMEX` (up to four;
+    /// the help line names them all).
+    static func undecidedLogo(_ rules: RuleSet, _ accepted: AcceptedNetworks?) -> String {
+        guard let networks = accepted?.networks(in: rules), !networks.isEmpty, networks.count <= 4 else { return EntryView.genericLogo }
+        return networks.map(\.logo).joined(separator: "/")
+    }
+
+    /// The most digits a card number can have (ISO/IEC 7812).
+    static let maxNumberDigits = 19
 
     // MARK: - The one door
 
@@ -81,7 +107,7 @@ public struct EntryEngine: Sendable {
         case .enter: return enter()
         case .clearLine:
             guard !activeIsEmpty else { return .refused("the \(fieldName(field)) is already empty") }
-            setActive([])
+            clearActive()
             return .accepted
         case .cancel:
             resetCard()
@@ -132,30 +158,38 @@ public struct EntryEngine: Sendable {
         guard let digit = character.digitValue else {
             return .refused("only digits go in the card number, not \(quoted(character))")
         }
-        // Appended in place (no new array per key), taken back if the digit is refused.
+        guard numberDigits.count < Self.maxNumberDigits else {
+            return .refused("no card network has numbers longer than \(numberDigits.count) digits")
+        }
+        // Appended in place (no new array per key, no copy), taken back if the digit is refused.
         numberDigits.append(digit)
-        let longer = numberDigits
         // Once the digits before this one reach the longest pattern, no later digit can change
         // the detection: keep it rather than look again.
         let next = numberDigits.count > rules.longestPattern ? detection : rules.detect(numberDigits)
         if !next.hasCandidates {
-            numberDigits.removeLast()
-            return .refused("no card network starts with \(CardNumber.string(longer.prefix(6)))\(longer.count > 6 ? "…" : "")")
+            let reason = "no card network starts with \(CardNumber.string(numberDigits.prefix(6)))\(numberDigits.count > 6 ? "…" : "")"
+            numberDigits.overwriteLast()
+            return .refused(reason)
         }
-        if longer.count > next.maxLength {
-            numberDigits.removeLast()
+        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: next, rules: rules) {
+            numberDigits.overwriteLast()
+            return .refused(reason)
+        }
+        if numberDigits.count > next.maxLength {
+            numberDigits.overwriteLast()
             if let network = detection.network {
                 return .refused("\(article(for: network.name)) \(network.name) number has at most \(network.maxLength) digits")
             }
             return .refused("no card network has numbers longer than \(numberDigits.count) digits")
         }
         detection = next
-        guard let network = next.network, network.lengths.contains(longer.count) else { return .accepted }
-        if network.luhn && !CardNumber.passesLuhn(longer) {
-            return network.autoAdvanceLengths.contains(longer.count)
+        let length = numberDigits.count
+        guard let network = next.network, network.lengths.contains(length) else { return .accepted }
+        if network.luhn && !CardNumber.passesLuhn(numberDigits) {
+            return network.autoAdvanceLengths.contains(length)
                 ? Outcome(messages: [.init(.error, Self.invalidNumberMessage)]) : .accepted
         }
-        return network.autoAdvanceLengths.contains(longer.count) ? moveForward() : .accepted
+        return network.autoAdvanceLengths.contains(length) ? moveForward() : .accepted
     }
 
     static let invalidNumberMessage = "card number is not valid — check the digits"
@@ -233,9 +267,14 @@ public struct EntryEngine: Sendable {
 
     private mutating func backspace() -> Outcome {
         guard activeIsEmpty else {
-            var digits = activeDigits
-            digits.removeLast()
-            setActive(digits)
+            // In place: the deleted digit is overwritten, not left in a freed copy.
+            switch field {
+            case .number:
+                numberDigits.overwriteLast()
+                detection = rules.detect(numberDigits)
+            case .expiry: expiryDigits.overwriteLast()
+            case .cvv: cvvDigits.overwriteLast()
+            }
             return .accepted
         }
         guard let previous = field.previous else { return .refused("the card number is empty") }
@@ -259,7 +298,6 @@ public struct EntryEngine: Sendable {
         var messages: [Message] = []
         switch field {
         case .number:
-            remember(CardNumber.string(numberDigits), in: .number)
             field = .expiry
         case .expiry:
             remember(expiryText, in: .expiry)
@@ -280,6 +318,7 @@ public struct EntryEngine: Sendable {
             guard let network = detection.network else {
                 return "no single card network matches \(CardNumber.string(numberDigits.prefix(6)))… yet; keep typing"
             }
+            if let acceptedNetworks, !acceptedNetworks.accepts(network) { return "\(network.name) is not accepted here" }
             if !network.lengths.contains(numberDigits.count) {
                 return "\(network.lengthPhrase); this has \(numberDigits.count)"
             }
@@ -310,20 +349,19 @@ public struct EntryEngine: Sendable {
             return Outcome(messages: [.init(.error, text)], fieldChanged: true, event: .submitFailed(problems.map(\.0)))
         }
         let network = detection.network!
-        let card = CardTray.Card(networkID: network.id, networkName: network.name,
-                                 maskedNumber: CardNumber.masked(numberDigits),
-                                 lastFour: CardNumber.string(numberDigits.suffix(4)), expiry: expiry!)
-        tray.add(card)
+        let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
+        tray.add(card.trayEntry)
         resetCard()
         return Outcome(messages: [.init(.success, "Success! \(network.name) •••• \(card.lastFour), expires \(card.expiry.cardText)")],
                        fieldChanged: true, event: .accepted(card))
     }
 
+    /// Back to an empty number, the digits of every field overwritten in place.
     private mutating func resetCard() {
         field = .number
-        numberDigits = []
-        expiryDigits = []
-        cvvDigits = []
+        numberDigits.overwriteAndEmpty()
+        expiryDigits.overwriteAndEmpty()
+        cvvDigits.overwriteAndEmpty()
         command = nil
         detection = rules.detect(numberDigits)
     }
@@ -338,7 +376,7 @@ public struct EntryEngine: Sendable {
         let list: RecallList
         switch (command != nil, field) {
         case (true, _): list = .command
-        case (false, .number): list = .number
+        case (false, .number): return .refused("card numbers are never kept, so there is nothing to recall")
         case (false, .expiry): list = .expiry
         case (false, .cvv): return .refused("a \(securityCode.name) is never kept, so there is nothing to recall")
         }
@@ -353,8 +391,7 @@ public struct EntryEngine: Sendable {
         if list == .command {
             command = text.isEmpty ? nil : text
         } else {
-            setActive(text.compactMap(\.digitValue))
-            if list == .number { detection = rules.detect(numberDigits) }
+            expiryDigits = Array(text.compactMap(\.digitValue).prefix(4))
         }
         recallPosition = (list, index, draft)
         return .accepted
@@ -417,8 +454,10 @@ public struct EntryEngine: Sendable {
             resetCard()
             outcome = Outcome(messages: [.init(.info, "Card cleared. Start again with the card number.")], fieldChanged: true)
         case ("rules", 1):
-            outcome = info(rules.networks.map { network in
-                "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(network.lengths.map(String.init).joined(separator: ",")) digits, \(network.cvv.name) \(network.cvv.length)"
+            let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)); the others are detected, then refused."] } ?? []
+            outcome = info(heading + rules.networks.map { network in
+                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(network.lengths.map(String.init).joined(separator: ",")) digits, \(network.cvv.name) \(network.cvv.length)"
+                return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
             })
         case ("quit", 1), ("q", 1), ("exit", 1):
             outcome = Outcome(event: .quit)
@@ -456,6 +495,7 @@ public struct EntryEngine: Sendable {
         case .success(let newRules):
             rules = newRules
             detection = rules.detect(numberDigits)
+            undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
             var messages = [Message(.success, "Rules reloaded: \(rules.networks.count) networks.")]
             messages += newRules.warnings.map { Message(.info, $0.description) }
             return Outcome(messages: messages + [Message(.help, help)])
@@ -477,15 +517,14 @@ public struct EntryEngine: Sendable {
 
     private var activeIsEmpty: Bool { command == nil && activeDigits.isEmpty }
 
-    private mutating func setActive(_ digits: [UInt8]) {
+    /// Empties the active field, overwriting its digits in place.
+    private mutating func clearActive() {
         switch field {
         case .number:
-            numberDigits = digits
-            detection = rules.detect(digits)
-        case .expiry:
-            expiryDigits = Array(digits.prefix(4))
-        case .cvv:
-            cvvDigits = digits
+            numberDigits.overwriteAndEmpty()
+            detection = rules.detect(numberDigits)
+        case .expiry: expiryDigits.overwriteAndEmpty()
+        case .cvv: cvvDigits.overwriteAndEmpty()
         }
     }
 
@@ -530,6 +569,9 @@ public struct EntryEngine: Sendable {
     public var help: String {
         switch field {
         case .number:
+            if let acceptedNetworks {
+                return "Type the card number (\(acceptedNetworks.names(in: rules)) accepted); spaces are added for you. :help lists keys and commands."
+            }
             return "Type the card number; spaces are added for you. :help lists keys and commands."
         case .expiry:
             return "Type the expiry date as MM/YY, as printed on the card."

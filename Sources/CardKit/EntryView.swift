@@ -7,7 +7,8 @@ public struct EntryView: Equatable, Sendable {
     public var hint: String
     /// The field's text as shown: grouped digits, `MM/YY`, `•••` for a CVV, or a `:` command.
     public var text: String
-    /// Logo badge name: the network's once known, `CARD` while unknown, `CVV` in the CVV field.
+    /// Logo badge name: the network's once known, `CARD` while unknown (or the accepted
+    /// networks' logos, `VISA/MASTERCARD`, when only some are taken), `CVV` in the CVV field.
     public var logo: String
     /// Progress, like "12/16" (typed / expected digits); empty while a command is typed.
     public var progress: String
@@ -64,7 +65,7 @@ extension EntryEngine {
     /// How a field looks with its current value (a `:` command shows only in the active field).
     public func view(of field: Field) -> EntryView {
         let network = detection.network
-        var view = EntryView(field: field, label: "", hint: "", text: "", logo: network?.logo ?? EntryView.genericLogo,
+        var view = EntryView(field: field, label: "", hint: "", text: "", logo: network?.logo ?? undecidedLogo,
                              progress: "", isCommand: command != nil && field == self.field)
         switch field {
         case .number:

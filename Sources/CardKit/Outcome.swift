@@ -10,7 +10,9 @@ public struct Outcome: Equatable, Sendable {
     }
 
     public enum Event: Equatable, Sendable {
-        case accepted(CardTray.Card)
+        /// The card was submitted and taken: the whole card, for the front end to hand to its
+        /// caller (the tray already holds the masked entry). Never print it.
+        case accepted(PaymentCard)
         case submitFailed([Field])
         case quit
         /// `:reload`: the front end reads the rule folders again and passes the result to
@@ -40,6 +42,15 @@ public struct Outcome: Equatable, Sendable {
     public static let ignored = Outcome(disposition: .ignored)
     public static func refused(_ reason: String) -> Outcome { Outcome(disposition: .refused(reason: reason)) }
 
+    /// Takes the accepted card out of the outcome (the event becomes nil), so that the front
+    /// end holds the only reference and `PaymentCard.wipe()` can overwrite it in place.
+    public mutating func takeAcceptedCard() -> PaymentCard? {
+        guard case .accepted(let card) = event else { return nil }
+        event = nil
+        return card
+    }
+
+    /// The reason the key was refused, or nil when it was not.
     public var refusal: String? {
         if case .refused(let reason) = disposition { return reason }
         return nil

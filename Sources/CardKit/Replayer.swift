@@ -24,11 +24,14 @@ public struct Replay: Equatable, Sendable {
     public var cards: [CardTray.Card] = []
     public var passed: Bool { failures.isEmpty }
 
-    /// Replays `script`; `today` applies unless the script pins its own date; `loader` reads
-    /// the rules again for `:reload`.
+    /// Replays `script`; `today` applies unless the script pins its own date, `accepted` unless
+    /// it names its own networks (`@networks`, already resolved into `accepted` by the caller
+    /// with `AcceptedNetworks.parse`); `loader` reads the rules again for `:reload`.
     public static func run(_ script: SessionScript, rules: RuleSet, today: YearMonth,
+                           accepted: AcceptedNetworks? = nil,
                            reloadingWith loader: EntryEngine.RuleLoader? = nil) -> Replay {
-        var replayer = Replayer(engine: EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: script.today ?? today)))
+        var replayer = Replayer(engine: EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: script.today ?? today),
+                                                    acceptedNetworks: accepted))
         replayer.loader = loader
         for step in script.steps { replayer.perform(step) }
         replayer.engine.view.appendTranscriptLine(to: &replayer.replay.transcriptText)
@@ -129,7 +132,7 @@ private struct Replayer {
                 + (shown.isEmpty ? "no message" : shown.map { "\"\($0)\"" }.joined(separator: ", "))
         case .accepted(let network, let lastFour):
             guard case .accepted(let card) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
-            if let network, card.networkID != network { return "expected a \(network) card to be accepted, got \(card.networkID)" }
+            if let network, card.network.id != network { return "expected a \(network) card to be accepted, got \(card.network.id)" }
             if let lastFour, card.lastFour != lastFour { return "expected a card ending \(lastFour) to be accepted, got one ending \(card.lastFour)" }
             return nil
         case .failed(let fields):
@@ -146,7 +149,7 @@ private struct Replayer {
 
     func describe(_ submit: Outcome.Event?) -> String {
         switch submit {
-        case .accepted(let card): return "accepted \(card.networkID) \(card.lastFour)"
+        case .accepted(let card): return "accepted \(card.network.id) \(card.lastFour)"
         case .submitFailed(let fields): return "failed \(fields.map(\.rawValue).joined(separator: ","))"
         case .quit, .reloadRules, nil: return "no submit"
         }

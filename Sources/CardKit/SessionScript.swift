@@ -7,6 +7,13 @@ public struct SessionScript: Equatable, Sendable {
     public var today: YearMonth?
     /// `@rules` folders, as written (relative to the script).
     public var ruleFolders: [String]
+    /// `@networks`: the accepted networks as written, and the line that says so.
+    public var acceptedNetworks: (list: String, line: Int)? {
+        get { networksList.map { ($0, networksLine) } }
+        set { (networksList, networksLine) = (newValue?.list, newValue?.line ?? 0) }
+    }
+    private var networksList: String?
+    private var networksLine = 0
 
     public struct Step: Equatable, Sendable {
         public var line: Int
@@ -79,12 +86,17 @@ public struct SessionScript: Equatable, Sendable {
                 guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@rules takes a folder, relative to the script") }
                 guard !sawKeys else { throw SyntaxError(line: number, message: "@rules must come before the first line of keys") }
                 script.ruleFolders.append(argument)
+            case "networks":
+                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@networks takes network ids separated by commas, like visa,mastercard") }
+                guard !sawKeys else { throw SyntaxError(line: number, message: "@networks must come before the first line of keys") }
+                guard script.acceptedNetworks == nil else { throw SyntaxError(line: number, message: "@networks is given twice (line \(script.networksLine))") }
+                script.acceptedNetworks = (argument, number)
             case "expect":
                 script.steps.append(Step(line: number, kind: .expect(try expectation(argument, line: number))))
             default:
                 var message = "unknown directive `@\(directive)`"
-                if let guess = closest(to: directive, in: ["today", "rules", "expect"]) { message += "; did you mean `@\(guess)`?" }
-                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @expect)")
+                if let guess = closest(to: directive, in: ["today", "rules", "networks", "expect"]) { message += "; did you mean `@\(guess)`?" }
+                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @networks, @expect)")
             }
         }
         return script

@@ -1,11 +1,13 @@
 import ArgumentParser
-import CardKit
+import CardPrompt
 
 @main
 struct Cardline: ParsableCommand {
     /// `cardline --version` alone is answered before argument-parser builds its command tree
     /// (most of the start-up time, measured with callgrind); anything else goes through it.
     static func main() {
+        // Before anything reads card data: no core dumps, memory locked where allowed.
+        ProcessProtection.apply()
         if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--version" {
             print(configuration.version)
             return
@@ -36,4 +38,6 @@ enum ExitStatus {
     static let usage = ExitCode(64)
     static let badRules = ExitCode(65)
     static let unreadable = ExitCode(66)
+    /// A card could not be written to the caller, or there is no terminal to ask on.
+    static let ioError = ExitCode(74)
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardKit
+import CardPrompt
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +17,8 @@ struct Check: ParsableCommand {
             six and last four; security codes never printed. A summary goes to stderr.
 
             errors: record_format, number_format, unknown_network, length, luhn, expiry_format,
-            expired, expiry_too_far, cvv_format, cvv_length.
+            expired, expiry_too_far, cvv_format, cvv_length, network_not_accepted (with
+            --networks).
 
             Exit status: 0 every record valid; 1 some record invalid; 65 some record not in the
             NUMBER[,EXPIRY[,CVV]] format; 66 a file cannot be read.
@@ -45,7 +46,8 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
-        let checker = CardCheck(rules: try options.rules.loadOrExit(), expiryPolicy: options.expiryPolicy)
+        let (rules, accepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: true))
+        let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)
         var output = BufferedOutput(fd: 1)
         var tally = (records: 0, valid: 0, malformed: 0, unreadable: 0)
         let progress = isatty(2) == 1 ? Progress() : nil

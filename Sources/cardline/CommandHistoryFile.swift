@@ -1,3 +1,4 @@
+import CardPrompt
 import FoundationEssentials
 
 #if canImport(Glibc)

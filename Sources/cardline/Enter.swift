@@ -1,12 +1,12 @@
 import ArgumentParser
-import CardKit
-import LineEditor
+import CardPrompt
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The default command: the card-entry prompt (or the plain-line path on a pipe).
+/// The default command: the card-entry prompt (or the plain-line path when stdin is not a
+/// terminal), optionally handing each accepted card to the caller as a line of JSON.
 struct Enter: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enter",  // named, not derived from the type: deriving costs start-up time
@@ -17,23 +17,130 @@ struct Enter: ParsableCommand {
     @Flag(help: "Do not read or write the command history file.")
     var noHistory = false
 
-    func run() throws {
-        let rules = try options.rules.loadOrExit()
-        let interactive = isatty(0) == 1 && isatty(1) == 1
-        let style = Style(colour: Terminal.wantsColour(disabled: options.noColor))
-        let history = noHistory ? nil : CommandHistoryFile.standard()
-        let engine = EntryEngine(rules: rules, expiryPolicy: options.expiryPolicy,
-                                 commandHistory: history?.load() ?? [])
-        let record: (String) -> Void = { line in history?.append(line) }
+    @Flag(name: .customLong("print"), help: "Write each accepted card, whole, to standard output as one line of JSON (refused when stdout is a terminal).")
+    var printCards = false
 
-        if interactive {
-            let editor = InteractiveEditor(engine: engine, style: style, onCommand: record, reloadingWith: options.rules.loader)
-            editor.run()
+    @Option(name: .customLong("print-fd"), help: ArgumentHelp("Write the cards' JSON lines to file descriptor N instead of standard output.", valueName: "N"))
+    var printFD: Int32?
+
+    @Flag(help: "End after the first accepted card.")
+    var once = false
+
+    @Option(help: ArgumentHelp("A line shown above the first prompt, like \"Card for order 1042, €52.00\".", valueName: "TEXT"))
+    var title: String?
+
+    func validate() throws {
+        if printCards && printFD != nil { throw ValidationError("--print and --print-fd both say where cards go; give one") }
+        if let printFD, printFD < 0 { throw ValidationError("--print-fd takes a file descriptor number, 0 or more; got \(printFD)") }
+    }
+
+    /// Where cards are written, if anywhere.
+    var deliveryFD: Int32? { printCards ? 1 : printFD }
+
+    func run() throws {
+        if let fd = deliveryFD { try checkDeliveryTarget(fd) }
+        let history = noHistory ? nil : CommandHistoryFile.standard()
+        let prompt: CardPrompt
+        do {
+            prompt = try CardPrompt(CardPrompt.Options(
+                ruleFolders: options.rules.ruleFolders, bundledRules: !options.rules.noDefaultRules,
+                acceptedNetworks: options.acceptedNetworkList(environment: true), today: options.todayMonth,
+                colour: options.noColor ? false : nil, title: title,
+                commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false))
+        } catch {
+            Terminal.writeError(error.description + "\n")
+            throw error.exitCode
+        }
+        if !prompt.rules.warnings.isEmpty { Terminal.writeError(prompt.rules.warnings.map { $0.description + "\n" }.joined()) }
+
+        // A reader that has gone away (closed pipe) is an error to report, not a reason to die.
+        if deliveryFD != nil { signal(SIGPIPE, SIG_IGN) }
+        var delivery = Delivery(fd: deliveryFD)
+        let receive: (PaymentCard) -> Bool = { card in delivery.deliver(card) && !once }
+        let delivering = deliveryFD != nil || once
+
+        if isatty(0) == 1 {
+            do {
+                _ = try prompt.askForCards(receive)
+            } catch {
+                Terminal.writeError(error.description + "\n")
+                throw ExitStatus.ioError
+            }
+            try delivery.finish()
+            if delivering && delivery.count == 0 { throw ExitStatus.rejected }
             return
         }
-        var reader = PlainLineReader(engine: engine, style: style, write: Terminal.writeOut, onCommand: record,
-                                     reloadingWith: options.rules.loader)
-        let result = reader.run(lines: StandardInputLines())
+        // Cards on stdout: the messages for people go to stderr.
+        let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
+        let result = prompt.readLines(StandardInputLines(), style: Style(colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD)),
+                                      write: { Terminal.write($0, to: messagesFD) }, receive: receive)
+        try delivery.finish()
         if case .someRejected = result { throw ExitStatus.rejected }
+        if delivering && delivery.count == 0 { throw ExitStatus.rejected }
+    }
+
+    /// Refuses a descriptor that is not open for writing, or is a terminal (the whole card would
+    /// be shown there): exit 64.
+    private func checkDeliveryTarget(_ fd: Int32) throws {
+        let name = printCards ? "--print" : "--print-fd \(fd)"
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, flags & O_ACCMODE != O_RDONLY else {
+            Terminal.writeError("cardline: error: \(name): file descriptor \(fd) is not open for writing\n")
+            throw ExitStatus.usage
+        }
+        if isatty(fd) == 1 {
+            let what = fd == 1 ? "standard output is a terminal" : "file descriptor \(fd) is a terminal"
+            Terminal.writeError("cardline: error: \(name): \(what); the full card number and code must not be shown on it. Redirect it to a pipe or file, as in card=$(cardline --print --once)\n")
+            throw ExitStatus.usage
+        }
+    }
+}
+
+/// Writes accepted cards to the caller, one JSON line each, at the moment they are accepted.
+struct Delivery {
+    let fd: Int32?
+    private(set) var count = 0
+    /// Why the last write failed, if one did.
+    private var failure: String?
+
+    init(fd: Int32?) { self.fd = fd }
+
+    /// Writes the card (when there is somewhere to write it); false when the write failed.
+    mutating func deliver(_ card: PaymentCard) -> Bool {
+        guard let fd else {
+            count += 1
+            return true
+        }
+        var line: [UInt8] = []
+        line.reserveCapacity(512)  // one allocation: the full card is never copied on growth
+        card.appendJSON(to: &line)
+        line.append(UInt8(ascii: "\n"))
+        let written = Terminal.writeAll(line, to: fd)
+        line.overwriteAndEmpty()
+        guard written else {
+            failure = String(cString: strerror(errno))
+            return false
+        }
+        count += 1
+        return true
+    }
+
+    /// Throws exit 74 after a failed write, having said why.
+    func finish() throws {
+        guard let failure else { return }
+        Terminal.writeError("cardline: error: the card could not be delivered to file descriptor \(fd ?? 1): \(failure)\n")
+        throw ExitStatus.ioError
+    }
+}
+
+extension CardPrompt.Failure {
+    /// 66 unreadable rules, 65 broken rules, 64 an unknown network, 74 no terminal.
+    var exitCode: ExitCode {
+        switch self {
+        case .unreadableRules: return ExitStatus.unreadable
+        case .brokenRules: return ExitStatus.badRules
+        case .unknownNetwork: return ExitStatus.usage
+        case .noTerminal: return ExitStatus.ioError
+        }
     }
 }

@@ -1,5 +1,9 @@
 import ArgumentParser
-import CardKit
+import CardPrompt
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where rules come from: shared by every command that loads them.
 struct RuleOptions: ParsableArguments {
@@ -25,6 +29,19 @@ struct RuleOptions: ParsableArguments {
         }
     }
 
+    /// Loads the rules, then the accepted networks from `list` (nil when none given); an
+    /// unknown network is a usage error (exit 64) with a did-you-mean.
+    func loadOrExit(accepting list: String?) throws -> (RuleSet, AcceptedNetworks?) {
+        let rules = try loadOrExit()
+        guard let list else { return (rules, nil) }
+        do throws(AcceptedNetworks.UnknownNetwork) {
+            return (rules, try AcceptedNetworks.parse(list, in: rules))
+        } catch {
+            Terminal.writeError("cardline: error: --networks: \(error.message)\n")
+            throw ExitStatus.usage
+        }
+    }
+
     /// Reads the same folders again, for `:reload`.
     var loader: EntryEngine.RuleLoader { RuleSources.loader(folders: folders) }
 }
@@ -39,13 +56,40 @@ struct EntryOptions: ParsableArguments {
     @Flag(help: "Never use colour (also off with NO_COLOR, TERM=dumb, or when stdout is not a terminal).")
     var noColor = false
 
+    @Option(name: .customLong("networks"), help: ArgumentHelp("Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.", valueName: "LIST"))
+    var networks: String?
+
+    /// `--networks`, or for the prompt and `check` (`environment`) `CARDLINE_NETWORKS` when set
+    /// and not empty.
+    func acceptedNetworksText(environment: Bool) -> String? {
+        if let networks { return networks }
+        guard environment, let value = getenv("CARDLINE_NETWORKS"), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
+    /// The same list split, for `CardPrompt.Options`.
+    func acceptedNetworkList(environment: Bool) -> [String]? {
+        acceptedNetworksText(environment: environment).map { $0.split(separator: ",").map(String.init) }
+    }
+
     func validate() throws {
         if let today, YearMonth(iso: today) == nil {
             throw ValidationError("--today takes a year and month as YYYY-MM, like 2026-11; got '\(today)'")
         }
     }
 
+    /// `--today`, when given.
+    var todayMonth: YearMonth? { today.flatMap(YearMonth.init(iso:)) }
+
     var expiryPolicy: ExpiryPolicy {
-        ExpiryPolicy(today: today.flatMap(YearMonth.init(iso:)) ?? SystemClock.currentMonth())
+        ExpiryPolicy(today: todayMonth ?? YearMonth.current())
+    }
+}
+
+extension RuleSources.LoadError {
+    /// 66 for an unreadable folder, 65 for broken rule files.
+    var exitCode: ExitCode {
+        if case .unreadable = self { return ExitStatus.unreadable }
+        return ExitStatus.badRules
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardKit
+import CardPrompt
 import FoundationEssentials
 
 /// `cardline replay`: runs `.session` scripts through the entry engine and checks them.
@@ -33,7 +33,7 @@ struct Replay: ParsableCommand {
         let scripts = findScripts(&tally)
         let baseFolders = options.rules.folders
         // Broken rules: refuse to start, rather than replay with a network missing.
-        let baseRules = try options.rules.loadOrExit()
+        let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false))
         let today = options.expiryPolicy.today
         for path in scripts {
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -61,7 +61,19 @@ struct Replay: ParsableCommand {
                 tally.malformed += 1
                 continue
             }
-            let result = CardKit.Replay.run(script, rules: rules, today: today, reloadingWith: RuleSources.loader(folders: folders))
+            var accepted = baseAccepted
+            if let (list, line) = script.acceptedNetworks {
+                do throws(AcceptedNetworks.UnknownNetwork) {
+                    accepted = try AcceptedNetworks.parse(list, in: rules)
+                } catch {
+                    Terminal.writeError("\(path):\(line): error: @networks: \(error.message)\n")
+                    report(path, failures: ["\(path):\(line): error: @networks: \(error.message)"], cards: [])
+                    tally.malformed += 1
+                    continue
+                }
+            }
+            let result = CardKit.Replay.run(script, rules: rules, today: today, accepted: accepted,
+                                            reloadingWith: RuleSources.loader(folders: folders))
             var failures = result.failures.map { "\(path):\($0.line): \($0.message)" }
             failures += checkGolden(for: path, transcript: result.transcriptText, tally: &tally)
             if !json {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardKit
+import CardPrompt
 import FoundationEssentials
 
 /// `cardline rules …`: what a rule author needs to add, check and try a network.

@@ -1,44 +1,41 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CardKit
+import CardPrompt
 
-/// Process-level facts about the terminal and the clock.
+/// Process-level facts about the terminal, and writing to descriptors.
 enum Terminal {
     /// Colour unless turned off by flag, by NO_COLOR (any non-empty value), by TERM=dumb, or
-    /// because stdout is not a terminal.
-    static func wantsColour(disabled: Bool) -> Bool {
-        if disabled || isatty(1) != 1 { return false }
-        if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
-        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
-        return true
+    /// because `fd` (stdout unless said) is not a terminal.
+    static func wantsColour(disabled: Bool, fd: Int32 = 1) -> Bool {
+        !disabled && isatty(fd) == 1 && Style.terminalWantsColour()
     }
 
-    static func writeOut(_ text: String) {
+    static func writeOut(_ text: String) { write(text, to: 1) }
+
+    static func writeError(_ text: String) { write(text, to: 2) }
+
+    /// Writes all of `text` (retrying short writes and EINTR); gives up silently on an error.
+    static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                if written <= 0 { if errno == EINTR { continue }; return }
-                offset += written
-            }
+        text.withUTF8 { _ = writeAll($0, to: fd) }
+    }
+
+    /// Writes all of `bytes`; false (errno set) when the descriptor refuses them.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        bytes.withUnsafeBufferPointer { writeAll($0, to: fd) }
+    }
+
+    static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, base + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
         }
-    }
-
-    static func writeError(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in _ = Glibc.write(2, bytes.baseAddress!, bytes.count) }
-    }
-}
-
-enum SystemClock {
-    /// This month in the local time zone.
-    static func currentMonth() -> YearMonth {
-        var now = time(nil)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        return YearMonth(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1)
+        return true
     }
 }
 

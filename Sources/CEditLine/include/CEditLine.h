@@ -4,6 +4,7 @@
 #ifndef CEDITLINE_H
 #define CEDITLINE_H
 
+#include <stdio.h>
 #include <histedit.h>
 
 typedef char *(*cl_prompt_fn)(EditLine *);
@@ -11,6 +12,12 @@ typedef unsigned char (*cl_key_fn)(EditLine *, int);
 
 /// el_init on the process's stdin, stdout and stderr.
 EditLine *cl_init(const char *program);
+/// el_init_fd on a terminal opened by the caller (/dev/tty): keys from `in`, drawing and
+/// errors to `out`, so the prompt works whatever the process's stdin and stdout are.
+EditLine *cl_init_files(const char *program, FILE *in, FILE *out);
+/// The C library's stdin and stdout (Swift 6 refuses the globals).
+FILE *cl_stdin(void);
+FILE *cl_stdout(void);
 int cl_set_prompt(EditLine *el, cl_prompt_fn fn, char invisible);   // EL_PROMPT_ESC
 int cl_set_rprompt(EditLine *el, cl_prompt_fn fn, char invisible);  // EL_RPROMPT_ESC
 int cl_set_editor(EditLine *el, const char *mode);                  // EL_EDITOR
@@ -19,12 +26,20 @@ int cl_add_function(EditLine *el, const char *name, const char *help, cl_key_fn 
 int cl_bind(EditLine *el, const char *key, const char *function);  // EL_BIND
 int cl_set_client_data(EditLine *el, void *data);                  // EL_CLIENTDATA (set)
 void *cl_client_data(EditLine *el);                                 // EL_CLIENTDATA (get)
-/// Writes text to the stdout libedit draws on, and flushes it.
-void cl_write(const char *text);
+/// Writes text to the stream libedit draws on, and flushes it.
+void cl_write(FILE *out, const char *text);
 /// Changes one terminal flag of one libedit mode (EL_SETTY), e.g. ("-d", "-isig") turns
 /// signal keys off while editing so Ctrl-C reaches the key bindings.
 int cl_set_tty_flag(EditLine *el, const char *mode, const char *flag);
 /// Stops the process group as the terminal's Ctrl-Z would (SIGTSTP).
 void cl_suspend(void);
+
+
+/// RLIMIT_CORE 0 and PR_SET_DUMPABLE 0; 0 when both took, -1 otherwise.
+int cl_disable_core_dumps(void);
+/// RLIMIT_MEMLOCK's soft limit in bytes, or -1 for unlimited.
+long long cl_memlock_limit(void);
+/// mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); 0 or -1 with errno.
+int cl_lock_memory(void);
 
 #endif

@@ -19,10 +19,14 @@ import Glibc
 /// leaves libedit reading in cooked mode and the prompt stops responding; as a key there is no
 /// such race. A SIGINT or SIGTERM sent from outside still ends the program, after libedit
 /// (EL_SIGNAL) has restored the terminal.
-public final class InteractiveEditor {
+final class InteractiveEditor {
     private var engine: EntryEngine
     private let style: Style
+    private let device: TerminalDevice
+    private let title: String?
     private let onCommand: (String) -> Void
+    /// Receives each accepted card, whole; returns false to end the prompt after it.
+    private let onAccepted: (PaymentCard) -> Bool
     private var editLine: OpaquePointer?
     /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
     private var promptText: UnsafeMutablePointer<CChar>?
@@ -30,6 +34,9 @@ public final class InteractiveEditor {
     /// A burst of refused keys prints one reason (the same rule as replay's transcript).
     private var refusals = RefusalBurst()
     private var quitRequested = false
+    /// Set once `onAccepted` asked to stop: the prompt ends after the success line.
+    private var endAfterOutput = false
+    private var ending = Ending.quit
     /// The text last put in libedit's buffer, to spot characters libedit inserted by itself.
     private var drawnText = ""
     /// Output waiting for the flush key that a field change pushes.
@@ -40,12 +47,29 @@ public final class InteractiveEditor {
 
     private let loader: EntryEngine.RuleLoader?
 
-    public init(engine: EntryEngine, style: Style, onCommand: @escaping (String) -> Void,
-                reloadingWith loader: EntryEngine.RuleLoader? = nil) {
+    init(engine: EntryEngine, style: Style, device: TerminalDevice, title: String? = nil,
+         onCommand: @escaping (String) -> Void = { _ in },
+         onAccepted: @escaping (PaymentCard) -> Bool = { _ in true },
+         reloadingWith loader: EntryEngine.RuleLoader? = nil) {
         self.engine = engine
         self.style = style
+        self.device = device
+        self.title = title
         self.onCommand = onCommand
+        self.onAccepted = onAccepted
         self.loader = loader
+    }
+
+    /// Why the prompt ended.
+    enum Ending: Equatable {
+        /// `:quit`, or Ctrl-D on an empty field.
+        case quit
+        /// The terminal closed or could not be read.
+        case endOfInput
+        /// `onAccepted` returned false.
+        case finished
+        /// The terminal could not be set up.
+        case noEditor
     }
 
     deinit {
@@ -54,10 +78,13 @@ public final class InteractiveEditor {
         free(rightPromptText)
     }
 
-    /// Runs until `:quit` or Ctrl-D on an empty field.
-    public func run() {
+    /// Runs until `:quit`, Ctrl-D on an empty field, the end of input, or `onAccepted`
+    /// returning false.
+    func run() -> Ending {
         setlocale(LC_CTYPE, "")
-        guard let el = cl_init("cardline") else { return }
+        guard let el = device.isStandard ? cl_init("cardline") : cl_init_files("cardline", device.input, device.output) else {
+            return .noEditor
+        }
         editLine = el
         cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
         cl_set_editor(el, "emacs")
@@ -68,6 +95,7 @@ public final class InteractiveEditor {
         installBindings(el)
         updatePrompts()
 
+        if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
         while !quitRequested {
             var count: Int32 = 0
@@ -75,9 +103,10 @@ public final class InteractiveEditor {
             if line == nil && !quitRequested {
                 // End of input without our binding (stdin closed, read error): leave cleanly.
                 write("\n")
-                break
+                return .endOfInput
             }
         }
+        return ending
     }
 
     // MARK: - Key bindings
@@ -191,14 +220,23 @@ public final class InteractiveEditor {
         case .flush:
             guard let output = pendingOutput else { return UInt8(CC_NORM) }
             pendingOutput = nil
+            if endAfterOutput {
+                // The card went to the caller: leave the success line as the last thing shown.
+                write(output)
+                replaceBuffer(el, with: "")
+                quitRequested = true
+                ending = .finished
+                return UInt8(CC_EOF)
+            }
             return printAbovePrompt(output, el)
         }
         let viewBefore = engine.view
         // Characters libedit inserted without asking (those above U+00FF never reach a
         // binding) go to the engine first, which refuses them with a reason like any key.
         let strays = strayCharacters(el)
-        let outcome = Self.combine(strays.map { engine.handle(.character($0)) } + [engine.handle(key, reloadingWith: loader)])
+        var outcome = Self.combine(strays.map { engine.handle(.character($0)) } + [engine.handle(key, reloadingWith: loader)])
         if let command = outcome.command { onCommand(command) }
+        if let card = outcome.takeAcceptedCard() { endAfterOutput = !deliver(card) }
         if outcome.event == .quit {
             quitRequested = true
             replaceBuffer(el)
@@ -229,6 +267,14 @@ public final class InteractiveEditor {
         pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n"
         el_push(el, Action.flushKey)
         return UInt8(CC_REFRESH)
+    }
+
+    /// Hands the card to the caller at the moment it is accepted, then overwrites this copy.
+    private func deliver(_ card: consuming PaymentCard) -> Bool {
+        var card = card
+        let more = onAccepted(card)
+        card.wipe()
+        return more
     }
 
     /// Writes output below the current line and has libedit redraw the active field under it.
@@ -293,5 +339,5 @@ public final class InteractiveEditor {
         return result
     }
 
-    private func write(_ text: String) { cl_write(text) }
+    private func write(_ text: String) { device.write(text) }
 }

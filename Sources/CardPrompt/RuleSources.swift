@@ -1,12 +1,13 @@
-import ArgumentParser
 import CardKit
 import FoundationEssentials
 
 /// Where rule files come from, in priority order (later overrides earlier by id): the bundled
 /// `rules/` folder, `$XDG_CONFIG_HOME/cardline/rules` (if it exists), each folder of
 /// `CARDLINE_RULES` (colon-separated), then each `--rules DIR`.
-enum RuleSources {
-    static func folders(bundled: Bool, extra: [String]) -> [String] {
+public enum RuleSources {
+    /// The folders to read, in priority order: the bundled one (when `bundled` and it can be
+    /// found), the user's (when it exists), those in `CARDLINE_RULES`, then `extra`.
+    public static func folders(bundled: Bool, extra: [String]) -> [String] {
         var folders: [String] = []
         if bundled, let folder = bundledFolder() { folders.append(folder) }
         let user = userFolder()
@@ -18,11 +19,14 @@ enum RuleSources {
     }
 
     /// A folder that cannot be read, or rule files that are wrong.
-    enum LoadError: Error, CustomStringConvertible {
+    public enum LoadError: Error, CustomStringConvertible {
+        /// A folder or file cannot be read (or there is no folder at all); the reason in words.
         case unreadable(String)
+        /// Rule files are wrong: every problem, located.
         case rules(RuleErrors)
 
-        var description: String {
+        /// `cardline: error: …`, or one `file:line:column: error: …` line per problem.
+        public var description: String {
             switch self {
             case .unreadable(let reason): return "cardline: error: \(reason)"
             case .rules(let errors): return errors.description
@@ -30,20 +34,16 @@ enum RuleSources {
         }
 
         /// The same problem as rule errors, for `:reload` and `rules lint`.
-        var ruleErrors: RuleErrors {
+        public var ruleErrors: RuleErrors {
             switch self {
             case .unreadable(let reason): return RuleErrors(errors: [RuleError(file: "cardline", location: .init(line: 0, column: 0), message: reason)])
             case .rules(let errors): return errors
             }
         }
-
-        var exitCode: ExitCode {
-            if case .unreadable = self { return ExitStatus.unreadable }
-            return ExitStatus.badRules
-        }
     }
 
-    static func load(folders: [String]) throws(LoadError) -> RuleSet {
+    /// Reads every rule file of `folders` (in priority order) into one rule set.
+    public static func load(folders: [String]) throws(LoadError) -> RuleSet {
         guard !folders.isEmpty else {
             throw .unreadable("no rule folders to read (the bundled rules/ folder is missing or --no-default-rules was given); pass --rules DIR")
         }
@@ -63,7 +63,7 @@ enum RuleSources {
     }
 
     /// A loader that reads `folders` again each time it is called (for `:reload`).
-    static func loader(folders: [String]) -> EntryEngine.RuleLoader {
+    public static func loader(folders: [String]) -> EntryEngine.RuleLoader {
         return {
             do throws(LoadError) {
                 return .success(try load(folders: folders))
@@ -73,14 +73,18 @@ enum RuleSources {
         }
     }
 
-    struct UnreadableFolder: Error, CustomStringConvertible {
-        var path: String
-        var reason: String
-        var description: String { "cannot read rule folder \(path): \(reason)" }
+    /// A rule folder, or a file in it, that cannot be read.
+    public struct UnreadableFolder: Error, CustomStringConvertible {
+        /// The folder or file.
+        public var path: String
+        /// Why, in words.
+        public var reason: String
+        /// `cannot read rule folder PATH: REASON`.
+        public var description: String { "cannot read rule folder \(path): \(reason)" }
     }
 
     /// The `*.json` files of a folder (not `schema.json`), sorted by name.
-    static func read(folder: String) throws(UnreadableFolder) -> [RuleSet.FileText] {
+    public static func read(folder: String) throws(UnreadableFolder) -> [RuleSet.FileText] {
         guard Paths.isDirectory(folder) == true else {
             throw UnreadableFolder(path: folder, reason: "no such folder")
         }
@@ -103,7 +107,7 @@ enum RuleSources {
 
     /// The bundled rules: `rules/` beside the executable, `../share/cardline/rules` for an
     /// installed binary, or the repository's `rules/` above a `.build` folder.
-    static func bundledFolder() -> String? {
+    public static func bundledFolder() -> String? {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
         var directory = Paths.directory(of: executable)
         let candidates = [directory + "/rules", directory + "/../share/cardline/rules"]
@@ -120,7 +124,8 @@ enum RuleSources {
         return nil
     }
 
-    static func userFolder() -> String {
+    /// `$XDG_CONFIG_HOME/cardline/rules` (default `~/.config/cardline/rules`).
+    public static func userFolder() -> String {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? Paths.home + "/.config"

@@ -21,7 +21,11 @@ public struct Style: Sendable {
         }
     }
 
+    /// A refused key's reason, as an error line.
     public func refusal(_ reason: String) -> String { message(Message(.error, reason)) }
+
+    /// The caller's title line (`--title`), bold, its control characters escaped.
+    public func title(_ text: String) -> String { paint(text.escapingControlCharacters, "1") }
 
     /// The logo badge and progress for the right prompt: `[VISA 12/16]`.
     public func badge(_ view: EntryView) -> String {

@@ -14,28 +14,43 @@ public struct PlainLineReader {
     var engine: EntryEngine
     let style: Style
     let write: (String) -> Void
+    let title: String?
     let onCommand: (String) -> Void
+    let onAccepted: (PaymentCard) -> Bool
     let loader: EntryEngine.RuleLoader?
 
-    public init(engine: EntryEngine, style: Style, write: @escaping (String) -> Void,
-                onCommand: @escaping (String) -> Void = { _ in }, reloadingWith loader: EntryEngine.RuleLoader? = nil) {
+    /// A reader that writes its messages with `write`; `title` is shown first; `onAccepted`
+    /// receives each accepted card whole and returns false to stop reading after it.
+    public init(engine: EntryEngine, style: Style, write: @escaping (String) -> Void, title: String? = nil,
+                onCommand: @escaping (String) -> Void = { _ in },
+                onAccepted: @escaping (PaymentCard) -> Bool = { _ in true },
+                reloadingWith loader: EntryEngine.RuleLoader? = nil) {
         self.engine = engine
         self.style = style
         self.write = write
+        self.title = title
         self.onCommand = onCommand
+        self.onAccepted = onAccepted
         self.loader = loader
     }
 
-    /// Reads lines until end of input or `:quit`.
+    /// Reads lines until end of input, `:quit`, or `onAccepted` returning false.
     public mutating func run(lines: some Sequence<String>) -> Result {
         var accepted = 0, failed = 0
         var lineNumber = 0
+        if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
         for line in lines {
             lineNumber += 1
             var refusedOnLine = false
             for key in Key.typing(line) + [.enter] {
-                let outcome = engine.handle(key, reloadingWith: loader)
+                var outcome = engine.handle(key, reloadingWith: loader)
+                var more = true
+                if var card = outcome.takeAcceptedCard() {
+                    accepted += 1
+                    more = onAccepted(card)
+                    card.wipe()
+                }
                 if let reason = outcome.refusal, !refusedOnLine {
                     // One reason per input line, like one per burst at the terminal.
                     write(style.refusal("line \(lineNumber): \(reason)") + "\n")
@@ -44,11 +59,11 @@ public struct PlainLineReader {
                 for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
                 if let command = outcome.command { onCommand(command) }
                 switch outcome.event {
-                case .accepted: accepted += 1
                 case .submitFailed: failed += 1
                 case .quit: return result(accepted: accepted, failed: failed)
-                case .reloadRules, nil: break
+                case .accepted, .reloadRules, nil: break
                 }
+                if !more { return result(accepted: accepted, failed: failed) }
             }
         }
         return result(accepted: accepted, failed: failed)

@@ -2,11 +2,11 @@
 import Glibc
 #endif
 
-/// File-system paths, without Foundation's NSString (the executable links only
+/// File-system paths, without Foundation's NSString (cardline links only
 /// FoundationEssentials, which starts faster).
-enum Paths {
+public enum Paths {
     /// The folder part of a path: "/a/b/c.json" → "/a/b", "c.json" → "".
-    static func directory(of path: String) -> String {
+    public static func directory(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "" }
@@ -14,14 +14,14 @@ enum Paths {
     }
 
     /// true for a folder, false for anything else that exists, nil when nothing is there.
-    static func isDirectory(_ path: String) -> Bool? {
+    public static func isDirectory(_ path: String) -> Bool? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// $HOME, or the user database's home folder.
-    static var home: String {
+    public static var home: String {
         if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
         if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
         return "/"

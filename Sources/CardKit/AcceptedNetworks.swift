@@ -1,0 +1,71 @@
+/// The networks a merchant takes ("the cards we support"): the rest of the rule set still
+/// detects numbers, so a number that can only belong to another network is refused with that
+/// network's name, while a partial number that could still become an accepted one is allowed.
+public struct AcceptedNetworks: Equatable, Sendable {
+    /// The accepted networks' ids, in the order given.
+    public let ids: [String]
+
+    /// An accepted set from network ids, taken as they are (see `parse(_:in:)` for checking).
+    public init(ids: [String]) {
+        self.ids = ids
+    }
+
+    /// A list that names a network the rules do not define, or no network at all.
+    public struct UnknownNetwork: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The problem in words, with a did-you-mean where one is close.
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Reads a comma-separated list (`visa,mastercard,american-express`) against `rules`. Each
+    /// entry is a network id or its badge name, in any case (`amex` is American Express);
+    /// spaces around entries are ignored.
+    public static func parse(_ list: String, in rules: RuleSet) throws(UnknownNetwork) -> AcceptedNetworks {
+        var ids: [String] = []
+        for entry in list.split(separator: ",") {
+            let name = String(entry).trimmingBlanks.lowercased()
+            if name.isEmpty { continue }
+            guard let network = rules.network(id: name) ?? rules.networks.first(where: { $0.logo.lowercased() == name }) else {
+                var message = "unknown network `\(name.escapingControlCharacters)`"
+                if let guess = closest(to: name, in: rules.networks.map(\.id)) {
+                    message += "; did you mean `\(guess)`?"
+                } else {
+                    message += " (known: \(rules.networks.map(\.id).joined(separator: ", ")))"
+                }
+                throw UnknownNetwork(message: message)
+            }
+            if !ids.contains(network.id) { ids.append(network.id) }
+        }
+        guard !ids.isEmpty else { throw UnknownNetwork(message: "the list of accepted networks names no network") }
+        return AcceptedNetworks(ids: ids)
+    }
+
+    /// True when cards of `network` are taken here.
+    public func accepts(_ network: CardNetwork) -> Bool { ids.contains(network.id) }
+
+    /// The accepted networks that `rules` defines, in the order given.
+    public func networks(in rules: RuleSet) -> [CardNetwork] { ids.compactMap { rules.network(id: $0) } }
+
+    /// "Visa, Mastercard and American Express", for help and refusals.
+    public func names(in rules: RuleSet) -> String { listing(networks(in: rules).map(\.name), joinedBy: "and") }
+
+    /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
+    /// accepted network or could still grow into one.
+    func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet) -> String? {
+        if let network = detection.network {
+            return accepts(network) ? nil : "\(network.name) is not accepted here (accepted: \(names(in: rules)))"
+        }
+        let candidates = rules.candidates(digits)
+        guard !candidates.isEmpty, !candidates.contains(where: accepts) else { return nil }
+        let others = listing(candidates.map(\.name), joinedBy: "or")
+        return candidates.count == 1
+            ? "\(others) is not accepted here (accepted: \(names(in: rules)))"
+            : "a number starting \(CardNumber.string(digits.prefix(6))) is \(others), none accepted here (accepted: \(names(in: rules)))"
+    }
+}
+
+/// "a", "a or b", "a, b or c".
+func listing(_ items: [String], joinedBy word: String) -> String {
+    guard items.count > 1 else { return items.first ?? "" }
+    return items.dropLast().joined(separator: ", ") + " \(word) " + items.last!
+}

@@ -1,0 +1,117 @@
+/// A card as the person entered it, whole: the number and the security code in full. The
+/// engine hands one to its front end in `Outcome.Event.accepted`, and the front end passes it
+/// only to the caller that asked for the card; the tray and every printed line get the masked
+/// `trayEntry` instead.
+///
+/// Printing, interpolating, `dump` and debuggers see only the masked form (`description`,
+/// `debugDescription`, `customMirror`). Call `wipe()` once the card has been used: it
+/// overwrites the digits in place.
+public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The network the number belongs to.
+    public let network: CardNetwork
+    /// The number's digits, each 0–9 (not ASCII).
+    public private(set) var numberDigits: [UInt8]
+    /// The expiry month, with a four-digit year.
+    public let expiry: YearMonth
+    /// The security code's digits, each 0–9 (not ASCII).
+    public private(set) var securityCodeDigits: [UInt8]
+
+    /// A card from its parts. The digit arrays are copied into storage of the card's own, so
+    /// wiping the card never touches the caller's arrays and the other way round.
+    public init(network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8]) {
+        self.network = network
+        self.numberDigits = Self.ownCopy(numberDigits)
+        self.expiry = expiry
+        self.securityCodeDigits = Self.ownCopy(securityCodeDigits)
+    }
+
+    /// The full number as digits: `4111111111111111`.
+    public var number: String { CardNumber.string(numberDigits) }
+    /// The full security code: `123`.
+    public var securityCode: String { CardNumber.string(securityCodeDigits) }
+    /// The last four digits of the number.
+    public var lastFour: String { CardNumber.string(numberDigits.suffix(4)) }
+    /// First six and last four, the rest as `•`: `411111••••••1111`.
+    public var maskedNumber: String { CardNumber.masked(numberDigits) }
+
+    /// The masked card, as the tray keeps it.
+    public var trayEntry: CardTray.Card {
+        CardTray.Card(networkID: network.id, networkName: network.name, maskedNumber: maskedNumber,
+                      lastFour: lastFour, expiry: expiry)
+    }
+
+    /// `Visa 411111••••••1111 12/30`: never the full number or the code.
+    public var description: String { "\(network.name) \(maskedNumber) \(expiry.cardText)" }
+    public var debugDescription: String { "PaymentCard(\(description))" }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["network": network.id, "number": maskedNumber, "expiry": expiry.cardText],
+               displayStyle: .struct)
+    }
+
+    /// Appends the card as one JSON object, full number and code included, no line break:
+    /// `{"network":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111"}`.
+    /// The masked form uses `*`, as `cardline check` does.
+    public func appendJSON(to out: inout [UInt8]) {
+        out += #"{"network":"#.utf8
+        out += network.id.jsonQuoted.utf8
+        out += #","name":"#.utf8
+        out += network.name.jsonQuoted.utf8
+        out += #","number":""#.utf8
+        for digit in numberDigits { out.append(digit + 48) }
+        out += #"","expiry":{"month":"#.utf8
+        out += String(expiry.month).utf8
+        out += #","year":"#.utf8
+        out += String(expiry.year).utf8
+        out += #"},"cvv":""#.utf8
+        for digit in securityCodeDigits { out.append(digit + 48) }
+        out += #"","last4":""#.utf8
+        for digit in numberDigits.suffix(4) { out.append(digit + 48) }
+        out += #"","masked":""#.utf8
+        for (index, digit) in numberDigits.enumerated() {
+            out.append(index < 6 || index >= numberDigits.count - 4 || numberDigits.count <= 10 ? digit + 48 : UInt8(ascii: "*"))
+        }
+        out += #""}"#.utf8
+    }
+
+    /// Overwrites the number and code with zeros in place, then empties them. Copies of this
+    /// value made before (it is a value type) keep their own storage only if they were written
+    /// to since; Swift gives no way to reach every copy, so wipe each one you keep.
+    public mutating func wipe() {
+        numberDigits.overwriteAndEmpty()
+        securityCodeDigits.overwriteAndEmpty()
+    }
+
+    private static func ownCopy(_ digits: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: digits.count) { buffer, count in
+            for (index, digit) in digits.enumerated() { buffer[index] = digit }
+            count = digits.count
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Sets every element to zero in the array's own storage, then empties the array keeping
+    /// that storage, so digits do not linger in freed memory.
+    public mutating func overwriteAndEmpty() {
+        withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            // Through a volatile-like opaque call, so the stores are not optimised away.
+            wipeBytes(base, bytes.count)
+        }
+        removeAll(keepingCapacity: true)
+    }
+
+    /// Zeroes the last element in place, then removes it.
+    mutating func overwriteLast() {
+        guard !isEmpty else { return }
+        self[count - 1] = 0
+        removeLast()
+    }
+}
+
+/// Writes zeros over `count` bytes. Kept out of line (`@inline(never)`) so the compiler cannot
+/// see that nothing reads them afterwards and drop the stores.
+@inline(never)
+func wipeBytes(_ base: UnsafeMutableRawPointer, _ count: Int) {
+    base.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+}

@@ -1,0 +1,199 @@
+@_exported import CardKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Asks a person at the terminal for payment cards: cardline's prompt, for any Swift program.
+///
+/// Every keystroke is checked against the card-network rules (the bundled ones and the user's
+/// rule folders, loaded as `cardline` loads them); the number regroups as it is typed, the
+/// expiry is auto-slashed, the security code is echoed as `•`. The prompt is drawn on the
+/// controlling terminal (`/dev/tty`) when standard input or output is not one, so the program's
+/// own standard output stays free. The accepted card comes back whole, and only to the caller.
+///
+/// ```swift
+/// import CardPrompt
+///
+/// let prompt = try CardPrompt(.init(acceptedNetworks: ["visa", "mastercard"], title: "Card for order 1042"))
+/// if var card = try prompt.askForCard() {
+///     charge(number: card.number, expiry: card.expiry, code: card.securityCode)
+///     card.wipe()
+/// }
+/// ```
+///
+/// Creating a prompt protects the whole process as `ProcessProtection.apply()` describes
+/// (no core dumps, memory locked where allowed) unless `Options.protectsProcess` is false.
+public final class CardPrompt {
+    /// How the prompt behaves: the same choices as `cardline`'s options.
+    public struct Options {
+        /// Extra rule folders (`--rules`), read after the bundled folder, the user's folder and
+        /// `CARDLINE_RULES`; a later file with the same id overrides an earlier one.
+        public var ruleFolders: [String]
+        /// Whether the bundled networks are loaded (`--no-default-rules` sets this false).
+        public var bundledRules: Bool
+        /// The networks taken, by id or badge name (`["visa", "mastercard"]`); nil for all.
+        public var acceptedNetworks: [String]?
+        /// The month that counts as today for expiry checks; nil for the system clock's.
+        public var today: YearMonth?
+        /// Colour on the terminal; nil decides from `NO_COLOR` and `TERM=dumb`.
+        public var colour: Bool?
+        /// A line shown above the first prompt, like "Card for order 1042, €52.00".
+        public var title: String?
+        /// Earlier `:` command lines, oldest first, for Up recall.
+        public var commandHistory: [String]
+        /// Called with each `:` command line that runs (to keep a history file, say).
+        public var onCommand: ((String) -> Void)?
+        /// Whether creating the prompt applies `ProcessProtection` to the process.
+        public var protectsProcess: Bool
+
+        /// Options; every one has the default `cardline` uses.
+        public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
+                    today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
+                    commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
+                    protectsProcess: Bool = true) {
+            self.ruleFolders = ruleFolders
+            self.bundledRules = bundledRules
+            self.acceptedNetworks = acceptedNetworks
+            self.today = today
+            self.colour = colour
+            self.title = title
+            self.commandHistory = commandHistory
+            self.onCommand = onCommand
+            self.protectsProcess = protectsProcess
+        }
+    }
+
+    /// Why a prompt cannot be made or shown.
+    public enum Failure: Error, CustomStringConvertible {
+        /// A rule folder or file cannot be read.
+        case unreadableRules(String)
+        /// Rule files are wrong; every problem with its file, line and column.
+        case brokenRules(RuleErrors)
+        /// `acceptedNetworks` names a network the rules do not define.
+        case unknownNetwork(String)
+        /// There is no terminal to ask on (no `/dev/tty`).
+        case noTerminal(String)
+
+        /// The problem in words, as `cardline` prints it.
+        public var description: String {
+            switch self {
+            case .unreadableRules(let reason): return "cardline: error: \(reason)"
+            case .brokenRules(let errors): return errors.description
+            case .unknownNetwork(let message): return "cardline: error: --networks: \(message)"
+            case .noTerminal(let reason): return "cardline: error: \(reason)"
+            }
+        }
+    }
+
+    /// How a prompt for several cards ended.
+    public enum Ending: Equatable, Sendable {
+        /// The person left (`:quit`, or Ctrl-D on an empty field).
+        case gaveUp
+        /// The terminal closed or could not be read any more.
+        case endOfInput
+        /// The receiver of the cards asked to stop.
+        case finished
+    }
+
+    /// The rules in force: every network the prompt detects.
+    public let rules: RuleSet
+    /// The networks taken, when not all are.
+    public let acceptedNetworks: AcceptedNetworks?
+    /// What `ProcessProtection` managed, when it was applied.
+    public let protection: ProcessProtection.Report?
+    private let options: Options
+    private let folders: [String]
+
+    /// Loads the rules and checks the options; throws `.unreadableRules`, `.brokenRules` or
+    /// `.unknownNetwork`.
+    public init(_ options: Options = Options()) throws(Failure) {
+        protection = options.protectsProcess ? ProcessProtection.apply() : nil
+        self.options = options
+        folders = RuleSources.folders(bundled: options.bundledRules, extra: options.ruleFolders)
+        do throws(RuleSources.LoadError) {
+            rules = try RuleSources.load(folders: folders)
+        } catch {
+            switch error {
+            case .unreadable(let reason): throw .unreadableRules(reason)
+            case .rules(let errors): throw .brokenRules(errors)
+            }
+        }
+        if let list = options.acceptedNetworks {
+            do throws(AcceptedNetworks.UnknownNetwork) {
+                acceptedNetworks = try AcceptedNetworks.parse(list.joined(separator: ","), in: rules)
+            } catch {
+                throw .unknownNetwork(error.message)
+            }
+        } else {
+            acceptedNetworks = nil
+        }
+    }
+
+    /// Asks for one card. Returns it once accepted, or nil when the person gave up or the
+    /// terminal closed; throws `.noTerminal` when there is no terminal to ask on.
+    public func askForCard() throws(Failure) -> PaymentCard? {
+        var delivered: PaymentCard?
+        _ = try askForCards { card in
+            delivered = card
+            return false
+        }
+        return delivered
+    }
+
+    /// Asks for cards until `receive` returns false, the person quits, or the terminal closes.
+    /// `receive` gets each card the moment it is accepted; the prompt's own copy is wiped when
+    /// `receive` returns.
+    public func askForCards(_ receive: @escaping (PaymentCard) -> Bool) throws(Failure) -> Ending {
+        let device: TerminalDevice
+        do {
+            device = try TerminalDevice.open()
+        } catch {
+            throw .noTerminal(error.reason)
+        }
+        let editor = InteractiveEditor(engine: makeEngine(), style: Style(colour: options.colour ?? Style.terminalWantsColour()),
+                                       device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
+                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders))
+        switch editor.run() {
+        case .quit: return .gaveUp
+        case .endOfInput: return .endOfInput
+        case .finished: return .finished
+        case .noEditor: throw .noTerminal("the terminal could not be set up for editing")
+        }
+    }
+
+    /// Types each line into the engine, as `cardline` does when standard input is not a
+    /// terminal: messages (never a full number or code) go to `write`, each accepted card to
+    /// `receive`, which returns false to stop reading.
+    public func readLines(_ lines: some Sequence<String>, style: Style, write: @escaping (String) -> Void,
+                          receive: @escaping (PaymentCard) -> Bool = { _ in true }) -> PlainLineReader.Result {
+        var reader = PlainLineReader(engine: makeEngine(), style: style, write: write, title: options.title,
+                                     onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+                                     reloadingWith: RuleSources.loader(folders: folders))
+        return reader.run(lines: lines)
+    }
+
+    private func makeEngine() -> EntryEngine {
+        EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: options.today ?? YearMonth.current()),
+                    commandHistory: options.commandHistory, acceptedNetworks: acceptedNetworks)
+    }
+}
+
+extension YearMonth {
+    /// This month in the local time zone.
+    public static func current() -> YearMonth {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return YearMonth(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1)
+    }
+}
+
+extension Style {
+    /// Colour on a terminal unless `NO_COLOR` is set (to anything non-empty) or `TERM=dumb`.
+    public static func terminalWantsColour() -> Bool {
+        if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
+        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        return true
+    }
+}

@@ -1,0 +1,64 @@
+import CEditLine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps card data out of core dumps, swap and other processes' reach, as pinentry does:
+/// no core file (`RLIMIT_CORE` 0), not dumpable (`PR_SET_DUMPABLE` 0: no core, no ptrace
+/// attach or `/proc/PID/mem` for other users), and memory locked (`mlockall`) where the
+/// system allows it without risk.
+///
+/// Memory is locked only when locking cannot make later allocations fail: when the process
+/// may lock without limit (`CAP_IPC_LOCK`, as root usually has) or `RLIMIT_MEMLOCK` is
+/// unlimited. Otherwise nothing is locked (a limited lock would make allocations fail once
+/// the limit is reached) and `memoryLocked` says so. Pages are locked as they are first
+/// touched (`MCL_ONFAULT`), so start-up does not fault in every mapped library.
+public enum ProcessProtection {
+    /// What `apply()` managed to do.
+    public struct Report: Equatable, Sendable {
+        /// The core-size limit is 0 and the process is not dumpable.
+        public var coreDumpsOff: Bool
+        /// Current and future memory is locked in RAM (never written to swap).
+        public var memoryLocked: Bool
+        /// Why memory is not locked, when it is not.
+        public var memoryNote: String?
+    }
+
+    /// Applies the protections to the whole process. Safe to call more than once.
+    @discardableResult
+    public static func apply() -> Report {
+        var report = Report(coreDumpsOff: cl_disable_core_dumps() == 0, memoryLocked: false, memoryNote: nil)
+        let lockLimit = cl_memlock_limit()
+        guard lockLimit < 0 || canLockWithoutLimit() else {
+            report.memoryNote = "not locked: RLIMIT_MEMLOCK is \(lockLimit / 1024) KiB and the process lacks CAP_IPC_LOCK"
+            return report
+        }
+        if cl_lock_memory() == 0 {
+            report.memoryLocked = true
+        } else {
+            report.memoryNote = "not locked: mlockall failed: \(String(cString: strerror(errno)))"
+        }
+        return report
+    }
+
+    /// True when the effective capabilities include CAP_IPC_LOCK (bit 14), read from
+    /// `/proc/self/status`.
+    static func canLockWithoutLimit() -> Bool {
+        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        guard count > 0 else { return false }
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+              let value = UInt64(line.dropFirst("CapEff:".count).trimmingPrefix(while: { $0 == "\t" || $0 == " " }), radix: 16)
+        else { return false }
+        return value & (1 << 14) != 0
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring { drop(while: predicate) }
+}

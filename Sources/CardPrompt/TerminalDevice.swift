@@ -1,0 +1,72 @@
+import CEditLine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The terminal the prompt reads keys from and draws on. When standard input and output are
+/// both terminals, those; otherwise the controlling terminal, `/dev/tty` (or, failing that,
+/// the terminal standard input is on), so that a caller can capture standard output
+/// (`card=$(cardline --print --once)`) while the person still types at a full prompt, and the
+/// terminal driver never echoes a digit.
+final class TerminalDevice {
+    /// Where keys come from and where the prompt is drawn.
+    let input: UnsafeMutablePointer<FILE>
+    let output: UnsafeMutablePointer<FILE>
+    /// True when the streams are the process's own stdin and stdout.
+    let isStandard: Bool
+
+    private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {
+        self.input = input
+        self.output = output
+        self.isStandard = isStandard
+    }
+
+    deinit {
+        if !isStandard {
+            fclose(input)
+            fclose(output)
+        }
+    }
+
+    /// Why no terminal could be found.
+    struct Unavailable: Error {
+        var reason: String
+    }
+
+    /// Standard input and output when both are terminals, else a terminal opened by name.
+    static func open() throws(Unavailable) -> TerminalDevice {
+        if isatty(0) == 1 && isatty(1) == 1 {
+            return TerminalDevice(input: cl_stdin(), output: cl_stdout(), isStandard: true)
+        }
+        var names = ["/dev/tty"]
+        if isatty(0) == 1, let name = ttyname(0) { names.append(String(cString: name)) }
+        var reasons: [String] = []
+        for name in names {
+            let fd = Glibc.open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else {
+                reasons.append("\(name): \(String(cString: strerror(errno)))")
+                continue
+            }
+            guard isatty(fd) == 1 else {
+                close(fd)
+                reasons.append("\(name): not a terminal")
+                continue
+            }
+            // Two streams on two descriptors of the same terminal, each closed on its own.
+            let second = dup(fd)
+            _ = fcntl(second, F_SETFD, FD_CLOEXEC)
+            guard second >= 0, let input = fdopen(fd, "r"), let output = fdopen(second, "w") else {
+                close(fd)
+                if second >= 0 { close(second) }
+                reasons.append("\(name): \(String(cString: strerror(errno)))")
+                continue
+            }
+            return TerminalDevice(input: input, output: output, isStandard: false)
+        }
+        throw Unavailable(reason: "no terminal to ask on (" + reasons.joined(separator: "; ") + ")")
+    }
+
+    /// Writes text and flushes it.
+    func write(_ text: String) { cl_write(output, text) }
+}
