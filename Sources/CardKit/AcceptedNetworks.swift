@@ -57,10 +57,13 @@ public struct AcceptedNetworks: Equatable, Sendable {
         }
         let candidates = rules.candidates(digits)
         guard !candidates.isEmpty, !candidates.contains(where: accepts) else { return nil }
-        let others = listing(candidates.map(\.name), joinedBy: "or")
-        return candidates.count == 1
-            ? "\(others) is not accepted here (accepted: \(names(in: rules)))"
-            : "a number starting \(CardNumber.string(digits.prefix(6))) is \(others), none accepted here (accepted: \(names(in: rules)))"
+        let accepted = "(accepted: \(names(in: rules)))"
+        let prefix = CardNumber.string(digits.prefix(6))
+        switch candidates.count {
+        case 1: return "\(candidates[0].name) is not accepted here \(accepted)"
+        case 2...3: return "a number starting \(prefix) is \(listing(candidates.map(\.name), joinedBy: "or")), none accepted here \(accepted)"
+        default: return "no accepted network starts with \(prefix) \(accepted)"
+        }
     }
 }
 

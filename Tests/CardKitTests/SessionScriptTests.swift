@@ -42,8 +42,8 @@ import Testing
     @Test(arguments: [
         ("@today 2026-13", 1, "@today takes a date as YYYY-MM, like 2026-11; got '2026-13'"),
         ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ''"),
-        ("# c\n@expcet field number", 2, "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @expect)"),
-        ("@color on", 1, "unknown directive `@color` (directives: @today, @rules, @expect)"),
+        ("# c\n@expcet field number", 2, "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect)"),
+        ("@color on", 1, "unknown directive `@color` (directives: @today, @rules, @networks, @expect)"),
         ("\n\n4111<Esc>", 3, "unknown key name <Esc> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt>)"),
         ("41<BS", 1, "unterminated key name after '<'; write <lt> for a literal '<'"),
         ("@expect text \"4111", 1, "unterminated quote"),
@@ -56,9 +56,30 @@ import Testing
         ("@expect netwrok visa", 1, "unknown expectation `netwrok`; did you mean `network`?"),
         ("4\n@rules x", 2, "@rules must come before the first line of keys"),
         ("@rules", 1, "@rules takes a folder, relative to the script"),
+        ("@networks", 1, "@networks takes network ids separated by commas, like visa,mastercard"),
+        ("4\n@networks visa", 2, "@networks must come before the first line of keys"),
+        ("@networks visa\n\n@networks amex", 3, "@networks is given twice (line 1)"),
     ])
     func malformedLinesNameTheirLine(text: String, line: Int, message: String) {
         #expect(throws: SessionScript.SyntaxError(line: line, message: message)) { try SessionScript.parse(text) }
+    }
+}
+
+@Suite struct SessionNetworksTests {
+    @Test func networksDirectiveIsKeptWithItsLine() throws {
+        let script = try SessionScript.parse("# only some\n@networks visa, amex\n4111")
+        #expect(script.acceptedNetworks?.list == "visa, amex")
+        #expect(script.acceptedNetworks?.line == 2)
+        #expect(try SessionScript.parse("4111").acceptedNetworks == nil)
+    }
+
+    @Test func replayUsesTheAcceptedNetworks() throws {
+        let script = try SessionScript.parse("36\n@expect refused 1\n@expect message \"Diners Club is not accepted here\"")
+        let accepted = try AcceptedNetworks.parse("visa,amex", in: BundledRules.set)
+        let run = Replay.run(script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11), accepted: accepted)
+        #expect(run.passed, "\(run.failures)")
+        // Without the restriction the same script fails: 36 is a Diners Club prefix.
+        #expect(!Replay.run(script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11)).passed)
     }
 }
 

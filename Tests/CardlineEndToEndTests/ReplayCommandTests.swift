@@ -29,6 +29,7 @@ import Testing
         ("unterminated-quote.bad", 65, "unterminated-quote.bad:4: error: unterminated quote"),
         ("bad-date.bad", 65, "bad-date.bad:2: error: @today takes a date as YYYY-MM"),
         ("rules-after-keys.bad", 65, "rules-after-keys.bad:4: error: @rules must come before the first line of keys"),
+        ("unknown-network.bad", 65, "unknown-network.bad:3: error: @networks: unknown network `dinners-club`; did you mean `diners-club`?"),
         ("failing-expectation.bad", 1, "failing-expectation.bad:5: expected the last submit to be accepted, got failed cvv"),
     ])
     func badExamplesFailAsTheySay(file: String, status: Int32, message: String) throws {
