@@ -90,14 +90,21 @@ import Glibc
         #expect(t.redraw(expectingBadge: "CVV 0/3").contains("CVV (###): "))
     }
 
-    @Test func upArrowRecallsTheEarlierNumber() throws {
+    /// The next person at the terminal cannot bring back the last customer's number; expiry
+    /// dates are recalled.
+    @Test func upArrowNeverRecallsANumberButRecallsAnExpiry() throws {
         let t = try start()
         t.send("4111111111111111" + "1230" + "123\r")
         t.expect("Success!")
         t.expect("Card number (#### #### #### ####): ")
         t.send("\u{1B}[A")
-        let screen = t.redraw(expectingBadge: "VISA 16/16")
-        #expect(screen.contains("Card number (#### #### #### ####): 4111 1111 1111 1111"))
+        t.expect("card numbers are never kept, so there is nothing to recall")
+        let screen = t.redraw(expectingBadge: "CARD 0")
+        #expect(!screen.contains("4111"))
+        t.send("5555555555554444")
+        t.expect("Expiry (MM/YY): ")
+        t.send("\u{1B}[A")
+        #expect(t.redraw(expectingBadge: "MASTERCARD 4/4").contains("Expiry (MM/YY): 12/30"))
     }
 
     @Test func ctrlCCancelsTheCardAndEntryGoesOn() throws {
@@ -197,9 +204,9 @@ import Glibc
         t.expect("Success! American Express")
         t.send(":cards\r")
         t.expect("2. American Express")
-        t.send("\u{1B}[A")  // recall from memory…
-        t.expect("AMEX 15/15")
-        t.send("\u{15}:quit\r")
+        t.send("\u{1B}[A")  // numbers are not even kept in memory for recall
+        t.expect("card numbers are never kept")
+        t.send(":quit\r")
         #expect(t.waitForExit() == 0)
         let files = home.files()
         let history = files.first { $0.path.hasSuffix("/state/cardline/history") }

@@ -6,10 +6,13 @@ import Glibc
 #endif
 
 /// The built `cardline` binary, beside the test bundle in the build folder.
-let cardlineBinary: String = {
+let cardlineBinary = builtBinary("cardline")
+
+/// A binary of this package, beside the test bundle in the build folder.
+func builtBinary(_ name: String) -> String {
     let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    return (me as NSString).deletingLastPathComponent + "/cardline"
-}()
+    return (me as NSString).deletingLastPathComponent + "/" + name
+}
 
 /// A temporary HOME with XDG folders, removed when the value is dropped.
 final class TemporaryHome {
@@ -54,8 +57,15 @@ final class PseudoTerminal {
     private var searchFrom: String.Index?
     private(set) var exitStatus: Int32?
     static let timeout: Double = 15
+    /// Read ends of the pipes the child's descriptors were given (`pipes`), by child descriptor.
+    private var pipeReaders: [Int32: Int32] = [:]
+    /// What the child wrote to each piped descriptor.
+    private(set) var piped: [Int32: [UInt8]] = [:]
 
-    init(arguments: [String], environment: [String: String]) throws {
+    /// Starts `binary` with the pty as its controlling terminal and as descriptors 0, 1 and 2,
+    /// except the descriptors in `pipes`, which are the write ends of pipes read by the test
+    /// (`[1]`: stdout captured, as in `card=$(cardline --print)`; `[3]`: a `--print-fd 3`).
+    init(arguments: [String], environment: [String: String], binary: String = cardlineBinary, pipes: [Int32] = []) throws {
         var m: Int32 = -1, s: Int32 = -1
         var size = winsize(ws_row: 40, ws_col: 140, ws_xpixel: 0, ws_ypixel: 0)
         guard openpty(&m, &s, nil, nil, &size) == 0 else { throw POSIXError(.EIO) }
@@ -77,6 +87,17 @@ final class PseudoTerminal {
         posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
         posix_spawn_file_actions_adddup2(&actions, 0, 1)
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        var writeEnds: [Int32] = []
+        defer { writeEnds.forEach { close($0) } }
+        for target in pipes {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+            ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+            pipeReaders[target] = ends[0]
+            piped[target] = []
+            writeEnds.append(ends[1])
+            posix_spawn_file_actions_adddup2(&actions, ends[1], target)  // dup2 clears close-on-exec
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -89,11 +110,11 @@ final class PseudoTerminal {
         let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
 
-        let argv = ([cardlineBinary] + arguments).map { strdup($0) } + [nil]
+        let argv = ([binary] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, cardlineBinary, &actions, &attributes, argv, envp)
+        let result = posix_spawn(&child, binary, &actions, &attributes, argv, envp)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         pid = child
     }
@@ -106,6 +127,7 @@ final class PseudoTerminal {
         }
         close(master)
         close(slave)
+        pipeReaders.values.forEach { close($0) }
     }
 
     /// Output so far with escape sequences, bells and carriage returns removed.
@@ -136,17 +158,32 @@ final class PseudoTerminal {
         _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress!, $0.count) }
     }
 
-    /// Reads what is available, waiting at most `milliseconds` for something to arrive.
+    /// Reads what is available on the pty and the pipes, waiting at most `milliseconds` for
+    /// something to arrive; true when something was read.
     @discardableResult
     private func pump(milliseconds: Int32) -> Bool {
-        var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-        guard poll(&fds, 1, milliseconds) > 0 else { return false }
+        let readers = pipeReaders.sorted { $0.key < $1.key }
+        var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0)]
+            + readers.map { pollfd(fd: $0.value, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), milliseconds) > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 8192)
-        let count = read(master, &buffer, buffer.count)
-        guard count > 0 else { return false }
-        raw += buffer[0..<count]
-        return true
+        var any = false
+        for (index, entry) in fds.enumerated() where entry.revents != 0 {
+            let count = read(entry.fd, &buffer, buffer.count)
+            guard count > 0 else {
+                // End of a pipe: stop polling it.
+                if index > 0 { close(entry.fd); pipeReaders[readers[index - 1].key] = nil }
+                continue
+            }
+            any = true
+            if index == 0 { raw += buffer[0..<count] } else { piped[readers[index - 1].key, default: []] += buffer[0..<count] }
+        }
+        return any
     }
+
+    /// Everything written to the child's piped descriptor `fd`, as text (after `waitForExit`,
+    /// all of it).
+    func pipedText(_ fd: Int32) -> String { String(decoding: piped[fd] ?? [], as: UTF8.self) }
 
     private func until(_ what: String, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(Self.timeout)
@@ -217,6 +254,9 @@ final class PseudoTerminal {
             return exitStatus != nil
         }
         while pump(milliseconds: 0) {}
+        // The pipes' write ends are gone with the child: read them to their end.
+        let drainBy = Date().addingTimeInterval(Self.timeout)
+        while !pipeReaders.isEmpty && Date() < drainBy { pump(milliseconds: 50) }
         return exitStatus
     }
 

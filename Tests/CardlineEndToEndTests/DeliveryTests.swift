@@ -1,0 +1,251 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Handing the card to a caller: `--print`, `--print-fd`, `--once`, `--networks`, `--title`,
+/// the exit statuses a script branches on, and the `order-desk` example built on the library.
+/// The prompt runs on a real pseudo-terminal while stdout is a pipe, as in
+/// `card=$(cardline --print --once)`.
+@Suite struct DeliveryTests {
+    let home = TemporaryHome()
+    static let number = "4111111111111111", code = "987"
+
+    func start(_ arguments: [String], pipes: [Int32] = [1], binary: String = cardlineBinary,
+               environment: [String: String] = [:]) throws -> PseudoTerminal {
+        let t = try PseudoTerminal(arguments: arguments, environment: home.environment.merging(environment) { $1 },
+                                   binary: binary, pipes: pipes)
+        t.waitForRawMode()
+        return t
+    }
+
+    func json(_ line: Substring) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    /// No full number and no code anywhere in what the terminal received: not echoed by the
+    /// driver (the number is sent in one burst, so an echo would show it whole), not printed.
+    func expectNothingSecretOnTheTerminal(_ t: PseudoTerminal, sourceLocation: SourceLocation = #_sourceLocation) {
+        let raw = String(decoding: t.raw, as: UTF8.self)
+        #expect(!raw.contains(Self.number), sourceLocation: sourceLocation)
+        #expect(!raw.contains(Self.code), sourceLocation: sourceLocation)
+        #expect(!raw.contains("\"number\""), "no JSON on the terminal", sourceLocation: sourceLocation)
+    }
+
+    @Test func printOnceDeliversExactlyTheCardTyped() throws {
+        let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
+        t.expect("Card number (#### #### #### ####): ")
+        t.send(Self.number)
+        t.expect("•• •••• 1111")  // the finished line is redrawn masked
+        t.expect("Type the expiry date")
+        t.send("1230")
+        t.expect("Type the 3-digit CVV")
+        t.send(Self.code + "\r")
+        #expect(t.waitForExit() == 0)
+        t.expect("Success! Visa •••• 1111, expires 12/30")
+        let lines = t.pipedText(1).split(separator: "\n")
+        #expect(lines.count == 1)
+        let card = try json(try #require(lines.first))
+        #expect(card["network"] as? String == "visa")
+        #expect(card["name"] as? String == "Visa")
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["cvv"] as? String == Self.code)
+        #expect(card["last4"] as? String == "1111")
+        #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
+        expectNothingSecretOnTheTerminal(t)
+    }
+
+    @Test func severalCardsAreEachDeliveredWhenAccepted() throws {
+        let t = try start(["--today", "2026-11", "--print", "--no-history"])
+        t.send(Self.number + "1230" + Self.code + "\r")
+        t.expect("Success! Visa")
+        // Delivered at the moment of acceptance, while the prompt is still open.
+        let deadline = Date().addingTimeInterval(PseudoTerminal.timeout)
+        while !t.pipedText(1).contains("\n") && Date() < deadline { t.expect("") }
+        #expect(t.pipedText(1).split(separator: "\n").count == 1)
+        t.send("378282246310005" + "0129" + "1234\r")
+        t.expect("Success! American Express")
+        t.send(":quit\r")
+        #expect(t.waitForExit() == 0)
+        let lines = t.pipedText(1).split(separator: "\n")
+        #expect(try lines.map { try json($0)["last4"] as? String } == ["1111", "0005"])
+        expectNothingSecretOnTheTerminal(t)
+    }
+
+    @Test(arguments: [":quit\r", "\u{04}"])
+    func givingUpExitsOneWithNothingDelivered(keys: String) throws {
+        let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
+        t.expect("Card number")
+        t.send("41")
+        t.expect("VISA 2/13")
+        t.send("\u{15}" + keys)  // Ctrl-U, then quit
+        #expect(t.waitForExit() == 1)
+        #expect(t.pipedText(1).isEmpty)
+    }
+
+    @Test func brokenRulesExit65WithNothingDelivered() throws {
+        let folder = home.path + "/bad-rules"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("{\"id\": \"x\"}\n".utf8).write(to: URL(fileURLWithPath: folder + "/x.json"))
+        let t = try PseudoTerminal(arguments: ["--print", "--rules", folder], environment: home.environment, pipes: [1])
+        #expect(t.waitForExit() == 65)
+        t.expect("x.json:1:1: error: missing required field")
+        #expect(t.pipedText(1).isEmpty)
+    }
+
+    @Test func printFDWritesToThatDescriptorAndLeavesStdoutAlone() throws {
+        // stdout is the terminal here; the card goes to descriptor 3 only.
+        let t = try start(["--today", "2026-11", "--print-fd", "3", "--once", "--no-history"], pipes: [3])
+        t.expect("Card number")
+        t.send(Self.number + "1230" + Self.code + "\r")
+        #expect(t.waitForExit() == 0)
+        let card = try json(try #require(t.pipedText(3).split(separator: "\n").first))
+        #expect(card["number"] as? String == Self.number)
+        expectNothingSecretOnTheTerminal(t)
+    }
+
+    @Test(arguments: [(["--print"], "--print: standard output is a terminal"),
+                      (["--print-fd", "2"], "--print-fd 2: file descriptor 2 is a terminal"),
+                      (["--print-fd", "7"], "--print-fd 7: file descriptor 7 is not open for writing")])
+    func deliveryToATerminalIsRefused(arguments: [String], message: String) throws {
+        let t = try PseudoTerminal(arguments: arguments, environment: home.environment)
+        #expect(t.waitForExit() == 64)
+        t.expect(message)
+    }
+
+    @Test func networksAreCheckedAtTheKeystroke() throws {
+        let t = try start(["--today", "2026-11", "--networks", "visa,mastercard,american-express", "--no-history"], pipes: [])
+        t.expect("Visa, Mastercard and American Express accepted")
+        #expect(t.redraw(expectingBadge: "VISA/MASTERCARD/AMEX 0").contains("Card number"))
+        t.send("36")
+        t.expect("Diners Club is not accepted here")
+        t.send("4")
+        #expect(t.redraw(expectingBadge: "AMEX 2/15").contains("): 34"))
+        t.send("\u{04}")
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    @Test func titleIsShownWithControlCharactersEscaped() throws {
+        let t = try start(["--today", "2026-11", "--title", "Card for order 1042, €52.00\u{1B}[2J", "--no-history"], pipes: [])
+        t.expect("Card for order 1042, €52.00\\u{1B}[2J")
+        #expect(!String(decoding: t.raw, as: UTF8.self).contains("\u{1B}[2J"), "the caller's escape is not sent to the terminal")
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    @Test func coreDumpsAreOffWhileThePromptRuns() throws {
+        let t = try start(["--today", "2026-11", "--no-history"], pipes: [1])
+        t.expect("Card number")
+        let limits = try String(contentsOfFile: "/proc/\(t.pid)/limits", encoding: .utf8)
+        let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
+        // Memory is locked when this process could lock it without limit (root, or
+        // CAP_IPC_LOCK), as the child inherits that.
+        let status = try String(contentsOfFile: "/proc/\(t.pid)/status", encoding: .utf8)
+        let locked = status.split(separator: "\n").first { $0.hasPrefix("VmLck:") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        if Self.mayLockWithoutLimit() { #expect(locked > 0, "VmLck is \(locked) kB") }
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    static func mayLockWithoutLimit() -> Bool {
+        let limits = (try? String(contentsOfFile: "/proc/self/limits", encoding: .utf8)) ?? ""
+        if limits.split(separator: "\n").contains(where: { $0.hasPrefix("Max locked memory") && $0.contains("unlimited") }) { return true }
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let value = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }.flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        return value & (1 << 14) != 0
+    }
+
+    @Test func orderDeskTakesACardThroughTheLibrary() throws {
+        let t = try start(["1042", "€52.00", "--today", "2026-11"], binary: builtBinary("order-desk"))
+        t.expect("Card for order 1042, €52.00")
+        t.expect("Visa, Mastercard and American Express accepted")
+        t.send("36")
+        t.expect("Diners Club is not accepted here")
+        t.send("4")
+        t.send("0000000000009" + "1230" + "1234\r")
+        #expect(t.waitForExit() == 0)
+        #expect(t.pipedText(1) == "order 1042: charging €52.00 to American Express 340000•••••0009, expires 12/30\n")
+        let raw = String(decoding: t.raw, as: UTF8.self)
+        #expect(!raw.contains("340000000000009") && !raw.contains("1234"))
+    }
+
+    @Test func orderDeskSaysSoWhenThePersonGivesUp() throws {
+        let t = try start(["1042", "€52.00"], binary: builtBinary("order-desk"))
+        t.expect("Card number")
+        t.send(":quit\r")
+        #expect(t.waitForExit() == 1)
+        #expect(t.pipedText(1) == "order 1042: no card taken\n")
+    }
+}
+
+/// Delivery when stdin is not a terminal: the plain-line path.
+@Suite struct PipedDeliveryTests {
+    let home = TemporaryHome()
+
+    @Test func printOnAPipeSendsMessagesToStderr() throws {
+        let run = try runPiped(["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n378282246310005 0129 1234\n", environment: home.environment)
+        #expect(run.status == 0)
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.hasPrefix("{\"network\":") })
+        #expect(run.output.contains("\"number\":\"378282246310005\""))
+        #expect(run.errors.contains("Success! Visa •••• 1111"))
+        #expect(!run.errors.contains("4111111111111111"))
+    }
+
+    @Test func onceStopsAfterTheFirstCard() throws {
+        let run = try runPiped(["--today", "2026-11", "--print", "--once"], input: "4111 1111 1111 1111 12/30 123\n378282246310005 0129 1234\n", environment: home.environment)
+        #expect(run.status == 0)
+        #expect(run.output.split(separator: "\n").count == 1)
+        #expect(!run.errors.contains("American Express"))
+    }
+
+    @Test func nothingDeliveredExitsOne() throws {
+        let run = try runPiped(["--today", "2026-11", "--print"], input: "", environment: home.environment)
+        #expect(run.status == 1)
+        #expect(run.output.isEmpty)
+    }
+
+    @Test func networksFromTheEnvironmentApply() throws {
+        let run = try runPiped(["--today", "2026-11"], input: "36\n", environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
+        #expect(run.output.contains("line 1: no accepted network starts with 3 (accepted: Visa)"))
+        // --networks wins over the environment.
+        let amex = try runPiped(["--today", "2026-11", "--networks", "amex"], input: "36\n", environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
+        #expect(amex.output.contains("line 1: Diners Club is not accepted here (accepted: American Express)"))
+        let unknown = try runPiped(["--networks", "visa,mastercad"], input: "", environment: home.environment)
+        #expect(unknown.status == 64)
+        #expect(unknown.errors.contains("unknown network `mastercad`; did you mean `mastercard`?"))
+    }
+
+    @Test func aClosedOutputIsReportedNotIgnored() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: cardlineBinary)
+        process.arguments = ["--today", "2026-11", "--print"]
+        process.environment = home.environment
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try output.fileHandleForReading.close()  // nobody reads the cards
+        try process.run()
+        input.fileHandleForWriting.write(Data("4111 1111 1111 1111 12/30 123\n".utf8))
+        try input.fileHandleForWriting.close()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74)
+        #expect(message.contains("the card could not be delivered to file descriptor 1: Broken pipe"))
+    }
+
+    @Test func checkMarksNetworksNotAccepted() throws {
+        let run = try runPiped(["check", "--today", "2026-11", "--networks", "visa"], input: "4111111111111111,12/30,123\n378282246310005,12/30,1234\n", environment: home.environment)
+        #expect(run.status == 1)
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].contains("\"errors\":[]"))
+        #expect(lines[1].contains("\"errors\":[\"network_not_accepted\"]"))
+    }
+}
