@@ -4,6 +4,7 @@ import CardKit
 /// engine as typed keys followed by Enter; messages print as plain lines. Full numbers and
 /// CVVs are never echoed: only the engine's messages, which mask them.
 public struct PlainLineReader {
+    /// How a run of lines ended, for the exit status.
     public enum Result: Equatable, Sendable {
         /// Every card that was started was accepted.
         case allAccepted(count: Int)

@@ -25,10 +25,16 @@ public enum ProcessProtection {
         public var memoryNote: String?
     }
 
-    /// Applies the protections to the whole process. Safe to call more than once.
+    /// Applies the protections to the whole process; with `lockingMemory` false, only turns
+    /// core dumps off (locking costs a few milliseconds of start-up, spent only where a person
+    /// types card data). Safe to call more than once.
     @discardableResult
-    public static func apply() -> Report {
+    public static func apply(lockingMemory: Bool = true) -> Report {
         var report = Report(coreDumpsOff: cl_disable_core_dumps() == 0, memoryLocked: false, memoryNote: nil)
+        guard lockingMemory else {
+            report.memoryNote = "not locked: not asked to"
+            return report
+        }
         let lockLimit = cl_memlock_limit()
         guard lockLimit < 0 || canLockWithoutLimit() else {
             report.memoryNote = "not locked: RLIMIT_MEMLOCK is \(lockLimit / 1024) KiB and the process lacks CAP_IPC_LOCK"

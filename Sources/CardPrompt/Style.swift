@@ -3,8 +3,10 @@ import CardKit
 /// Colour for the terminal, or none: decided once by the executable (NO_COLOR, TERM=dumb,
 /// `--no-color`, stdout not a terminal) and applied here.
 public struct Style: Sendable {
+    /// Whether escape codes for colour are written at all.
     public var colour: Bool
 
+    /// A style with colour on or off.
     public init(colour: Bool) { self.colour = colour }
 
     func paint(_ text: String, _ code: String) -> String {

@@ -39,6 +39,7 @@ struct Enter: ParsableCommand {
 
     func run() throws {
         if let fd = deliveryFD { try checkDeliveryTarget(fd) }
+        ProcessProtection.apply(lockingMemory: true)
         let history = noHistory ? nil : CommandHistoryFile.standard()
         let prompt: CardPrompt
         do {
