@@ -14,6 +14,7 @@ public struct AcceptedNetworks: Equatable, Sendable {
     public struct UnknownNetwork: Error, Equatable, Sendable, CustomStringConvertible {
         /// The problem in words, with a did-you-mean where one is close.
         public var message: String
+        /// The message, as printed.
         public var description: String { message }
     }
 

@@ -2,7 +2,9 @@
 /// `cardline check`. Works on the line's bytes without allocating, so large files stream
 /// through it fast and in constant memory.
 public struct CardCheck: Sendable {
+    /// The networks records are checked against.
     public let rules: RuleSet
+    /// Decides which expiries are `expired` or `expiry_too_far`.
     public let expiryPolicy: ExpiryPolicy
     /// Each network's id as JSON-ready bytes, by network index.
     private let ids: [[UInt8]]
@@ -68,11 +70,16 @@ public struct CardCheck: Sendable {
         var problemBits: UInt16 = 0
         /// The first 19 digits of the number as a value, and how many digits there were.
         var numberValue: UInt64 = 0
+        /// How many digits the number had, counting any past the 19th.
         public var digitCount = 0
+        /// The expiry as read, with a four-digit year; nil when there is none or it is malformed.
         public var expiry: YearMonth?
 
+        /// True when the record has no problems.
         public var valid: Bool { problemBits == 0 }
+        /// The record's problems, in declaration (and output) order.
         public var problems: [Problem] { Problem.allCases.filter { problemBits & $0.bit != 0 } }
+        /// True when the record has `problem`.
         public func has(_ problem: Problem) -> Bool { problemBits & problem.bit != 0 }
         mutating func add(_ problem: Problem) { problemBits |= problem.bit }
 

@@ -27,17 +27,21 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public let file: String
     /// Where the id and each pattern stand in the file, for messages about them.
     public let idLocation: SourceLocation
+    /// Where each pattern stands in the file, in `patterns` order (may be empty).
     public let patternLocations: [SourceLocation]
     /// The help shown in the security-code field (made once: it is shown for every card).
     public let securityCodeHelp: String
 
+    /// The security code printed on the network's cards.
     public struct SecurityCode: Equatable, Sendable {
         /// `CVV`, `CVC`, `CID`, …
         public var name: String
+        /// How many digits it has.
         public var length: Int
         /// Where it is printed, for help text ("back" or "front").
         public var side: String
 
+        /// A security code from its name, its number of digits and the side it is printed on.
         public init(name: String, length: Int, side: String) {
             self.name = name
             self.length = length
@@ -45,6 +49,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         }
     }
 
+    /// A network from its rule-file fields; `formatHint` and `securityCodeHelp` are made from them here.
     public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
                 autoAdvanceLengths: [Int], groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
                 idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = []) {
@@ -70,6 +75,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
                     && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo)
     }
 
+    /// The longest valid number length (19 if `lengths` is empty).
     public var maxLength: Int { lengths.last ?? 19 }
 
     /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits".

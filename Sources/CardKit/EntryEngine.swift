@@ -10,16 +10,21 @@
 /// the tray keeps it masked. Card numbers are never kept for recall: the next person at the
 /// terminal must not be able to bring the last customer's number back with Up.
 public struct EntryEngine: Sendable {
+    /// The networks in force; `reload(_:)` replaces them.
     public private(set) var rules: RuleSet
     /// Decides which expiry dates are acceptable; the front end may move `today` on.
     public var expiryPolicy: ExpiryPolicy
+    /// The active field: the one keys go to.
     public private(set) var field: Field = .number
+    /// The card number typed so far, each digit 0–9 (not ASCII).
     public private(set) var numberDigits: [UInt8] = []
     /// Month then two-digit year: up to four digits.
     public private(set) var expiryDigits: [UInt8] = []
+    /// The security code typed so far, each digit 0–9 (not ASCII).
     public private(set) var cvvDigits: [UInt8] = []
     /// The `:` command being typed in place of the active field's value, colon included.
     public private(set) var command: String?
+    /// The cards accepted so far, masked.
     public private(set) var tray = CardTray()
     /// The networks taken here, or nil for every network the rules define.
     public private(set) var acceptedNetworks: AcceptedNetworks?
@@ -95,6 +100,7 @@ public struct EntryEngine: Sendable {
 
     // MARK: - The one door
 
+    /// Applies one key and says what it did; `:reload` only asks for a reload (`Outcome.Event.reloadRules`).
     public mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .historyPrevious, .historyNext: break
@@ -476,6 +482,7 @@ public struct EntryEngine: Sendable {
         return outcome
     }
 
+    /// The lines `:help` shows: what to type, the keys and the commands.
     public static let helpText = [
         "Type the card number, then the expiry (MM/YY), then the security code; Enter submits.",
         "Keys: Backspace deletes (on an empty field: back to the previous one), Enter moves on,",
@@ -557,6 +564,7 @@ public struct EntryEngine: Sendable {
         return "\(network.name) •••• \(CardNumber.string(numberDigits.suffix(4))), expires \(expiry.cardText)"
     }
 
+    /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).
     public func fieldName(_ field: Field) -> String {
         switch field {
         case .number: return "card number"

@@ -1,5 +1,6 @@
 /// What the front end draws for the active field: no colour, no escape codes.
 public struct EntryView: Equatable, Sendable {
+    /// The field this view shows.
     public var field: Field
     /// "Card number", "Expiry", "CID".
     public var label: String
@@ -12,6 +13,7 @@ public struct EntryView: Equatable, Sendable {
     public var logo: String
     /// Progress, like "12/16" (typed / expected digits); empty while a command is typed.
     public var progress: String
+    /// True when `text` is a `:` command being typed, not the field's value.
     public var isCommand: Bool
 
     /// The line as a plain transcript shows it: `Card number (#### …): 4111 11•• •••• 1111  [VISA 16/16]`,

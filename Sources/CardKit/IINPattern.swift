@@ -3,8 +3,10 @@
 public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// Lowest and highest prefix, as digit values 0–9, both of `length` digits.
     public let low: [UInt8]
+    /// The highest prefix, as digit values 0–9 (not ASCII), as long as `low`.
     public let high: [UInt8]
 
+    /// The range `low`…`high`; nil unless both are non-empty strings of ASCII digits of one length, `low` ≤ `high`.
     public init?(low: String, high: String) {
         guard let l = digitValues(low), let h = digitValues(high), !l.isEmpty,
               l.count == h.count, !h.lexicographicallyPrecedes(l) else { return nil }
@@ -12,11 +14,13 @@ public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible
         self.high = h
     }
 
+    /// The range `prefix`…`prefix`; nil unless `prefix` is a non-empty string of ASCII digits.
     public init?(prefix: String) { self.init(low: prefix, high: prefix) }
 
     /// How many leading digits the pattern looks at; longer is more specific.
     public var length: Int { low.count }
 
+    /// The pattern as written in rule files: `4`, or `51-55` for a range.
     public var description: String {
         let l = String(low.map { Character(Unicode.Scalar($0 + 48)) })
         let h = String(high.map { Character(Unicode.Scalar($0 + 48)) })
@@ -29,9 +33,11 @@ public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible
         case full
         /// The digits are shorter than the pattern but can still grow into it.
         case partial
+        /// The digits can never match: their prefix lies outside the range.
         case none
     }
 
+    /// How `digits` (each 0–9, not ASCII) relate to this pattern.
     public func match(_ digits: some Collection<UInt8>) -> Match {
         let n = min(digits.count, length)
         let head = digits.prefix(n)

@@ -1,21 +1,30 @@
 /// A JSON value that remembers where each of its parts starts in the source text, so that
 /// rule errors can name the line and column of the offending value.
 public indirect enum JSONValue: Sendable {
+    /// An object: its members in source order, and where it starts.
     case object([Member], SourceLocation)
+    /// An array: its elements, and where it starts.
     case array([JSONValue], SourceLocation)
+    /// A string, escapes resolved, and where it starts.
     case string(String, SourceLocation)
     /// The number's literal text, kept exact (rule files only use integers).
     case number(String, SourceLocation)
+    /// `true` or `false`, and where it starts.
     case bool(Bool, SourceLocation)
+    /// `null`, and where it starts.
     case null(SourceLocation)
 
     /// One `"key": value` pair of an object, in source order.
     public struct Member: Sendable {
+        /// The member's name, escapes resolved.
         public var key: String
+        /// Where the name (its opening quote) starts.
         public var keyLocation: SourceLocation
+        /// The member's value.
         public var value: JSONValue
     }
 
+    /// Where the value starts in the source text.
     public var location: SourceLocation {
         switch self {
         case .object(_, let l), .array(_, let l), .string(_, let l), .number(_, let l),
@@ -39,7 +48,9 @@ public indirect enum JSONValue: Sendable {
 
 /// Why a text is not JSON, and where.
 public struct JSONSyntaxError: Error, Equatable, Sendable {
+    /// Where the problem was found.
     public var location: SourceLocation
+    /// What is wrong, in words.
     public var message: String
 }
 

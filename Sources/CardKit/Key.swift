@@ -15,6 +15,7 @@ public enum Key: Equatable, Hashable, Sendable {
     case endOfInput
     /// Recall the previous / next earlier entry of the active field (Up / Down).
     case historyPrevious
+    /// Recall the next (later) entry, or back to the text being typed before recall (Down).
     case historyNext
 
     /// The keys that typing `text` produces, one character each.
@@ -25,6 +26,7 @@ public enum Key: Equatable, Hashable, Sendable {
 public enum Field: String, CaseIterable, Sendable, Comparable {
     case number, expiry, cvv
 
+    /// Entry order: number, then expiry, then CVV.
     public static func < (a: Field, b: Field) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }

@@ -1,5 +1,6 @@
 /// What one key did.
 public struct Outcome: Equatable, Sendable {
+    /// Whether the key was taken, skipped or refused.
     public enum Disposition: Equatable, Sendable {
         /// The key changed the engine's state.
         case accepted
@@ -9,26 +10,32 @@ public struct Outcome: Equatable, Sendable {
         case refused(reason: String)
     }
 
+    /// Something the front end must act on beyond redrawing the field.
     public enum Event: Equatable, Sendable {
         /// The card was submitted and taken: the whole card, for the front end to hand to its
         /// caller (the tray already holds the masked entry). Never print it.
         case accepted(PaymentCard)
+        /// A submit found problems: the fields that have them, in entry order.
         case submitFailed([Field])
+        /// The person asked to leave (`:quit`, or Ctrl-D on an empty field).
         case quit
         /// `:reload`: the front end reads the rule folders again and passes the result to
         /// `EntryEngine.reload(_:)`.
         case reloadRules
     }
 
+    /// Whether the key was accepted, ignored or refused (with the reason).
     public var disposition: Disposition
     /// Lines to show above the prompt, in order.
     public var messages: [Message]
     /// True when the active field is different after the key (or the card was reset).
     public var fieldChanged: Bool
+    /// What the front end must act on, if anything.
     public var event: Event?
     /// The `:` command line that ran, if any (front ends may keep it in a history file).
     public var command: String?
 
+    /// An outcome; by default an accepted key with no messages, no field change and no event.
     public init(disposition: Disposition = .accepted, messages: [Message] = [], fieldChanged: Bool = false,
                 event: Event? = nil, command: String? = nil) {
         self.disposition = disposition
@@ -38,8 +45,11 @@ public struct Outcome: Equatable, Sendable {
         self.command = command
     }
 
+    /// An accepted key with nothing to show.
     public static let accepted = Outcome()
+    /// A key that is allowed but does nothing.
     public static let ignored = Outcome(disposition: .ignored)
+    /// A refused key, with the reason to show.
     public static func refused(_ reason: String) -> Outcome { Outcome(disposition: .refused(reason: reason)) }
 
     /// Takes the accepted card out of the outcome (the event becomes nil), so that the front
@@ -63,6 +73,7 @@ public struct Outcome: Equatable, Sendable {
 public struct RefusalBurst: Sendable {
     private var lastKeyRefused = false
 
+    /// A tracker that shows the reason of the next refused key.
     public init() {}
 
     /// The reason to show for this key's outcome, if any.
@@ -82,8 +93,11 @@ public struct RefusalBurst: Sendable {
 
 /// A line for the person at the prompt; the front end picks colour by kind.
 public struct Message: Equatable, Sendable {
+    /// How a message is shown: `info` and `help` plain, `success` after `✓`, `error` after `✗`.
     public enum Kind: String, Sendable { case info, help, success, error }
+    /// What sort of line this is: it decides the mark and colour.
     public var kind: Kind
+    /// The line's text, without the mark.
     public var text: String
     /// The message as a line of text, with `✓` or `✗` before results and errors.
     public var line: String {
@@ -104,6 +118,7 @@ public struct Message: Equatable, Sendable {
         bytes += text.utf8
     }
 
+    /// A message of `kind` saying `text`.
     public init(_ kind: Kind, _ text: String) {
         self.kind = kind
         self.text = text

@@ -42,7 +42,9 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
 
     /// `Visa 411111••••••1111 12/30`: never the full number or the code.
     public var description: String { "\(network.name) \(maskedNumber) \(expiry.cardText)" }
+    /// `PaymentCard(Visa 411111••••••1111 12/30)`: masked, like `description`.
     public var debugDescription: String { "PaymentCard(\(description))" }
+    /// Only the network id, masked number and expiry, for `dump` and debuggers.
     public var customMirror: Mirror {
         Mirror(self, children: ["network": network.id, "number": maskedNumber, "expiry": expiry.cardText],
                displayStyle: .struct)

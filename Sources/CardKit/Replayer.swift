@@ -2,9 +2,13 @@
 /// checks its expectations. The transcript holds what the terminal would have left on screen,
 /// with card numbers masked to first six and last four and CVVs shown only as `•`.
 public struct Replay: Equatable, Sendable {
+    /// An expectation that did not hold.
     public struct Failure: Equatable, Sendable {
+        /// The expectation's line in the script, 1-based.
         public var line: Int
+        /// What was expected and what was found: `expected field cvv, got expiry`.
         public var message: String
+        /// A failure at script line `line`.
         public init(line: Int, message: String) {
             self.line = line
             self.message = message
@@ -14,6 +18,7 @@ public struct Replay: Equatable, Sendable {
     /// The transcript as UTF-8 text, one line per "\n" (kept as bytes: a generated script
     /// runs to hundreds of thousands of lines).
     public var transcriptText: [UInt8] = []
+    /// The expectations that did not hold, in script order.
     public var failures: [Failure] = []
 
     /// The transcript's lines.
@@ -22,6 +27,7 @@ public struct Replay: Equatable, Sendable {
     }
     /// Cards accepted during the script, masked.
     public var cards: [CardTray.Card] = []
+    /// True when every expectation held.
     public var passed: Bool { failures.isEmpty }
 
     /// Replays `script`; `today` applies unless the script pins its own date, `accepted` unless

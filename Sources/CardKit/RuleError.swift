@@ -1,13 +1,19 @@
 /// A problem in a rule file, located at a line and column: printed as
 /// `rules/visa.json:12:5: error: …` like a compiler diagnostic.
 public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// `error` stops the rule set from loading; a `warning` is reported and the set still loads.
     public enum Severity: String, Sendable { case error, warning }
 
+    /// The rule file's path, as given.
     public var file: String
+    /// Where in the file; line 0 when the problem has no place in it.
     public var location: SourceLocation
+    /// Whether the problem stops the rule set from loading.
     public var severity: Severity
+    /// The problem in words.
     public var message: String
 
+    /// A problem in `file` at `location`; an error unless `severity` says otherwise.
     public init(file: String, location: SourceLocation, severity: Severity = .error, message: String) {
         self.file = file
         self.location = location
@@ -26,6 +32,8 @@ public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct RuleErrors: Error, Equatable, Sendable, CustomStringConvertible {
     /// The errors, and any warnings found alongside them.
     public var errors: [RuleError]
+    /// The problems found, errors and warnings alike.
     public init(errors: [RuleError]) { self.errors = errors }
+    /// Each problem's `description`, one per line.
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

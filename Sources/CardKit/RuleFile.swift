@@ -271,6 +271,7 @@ struct RuleFile {
 }
 
 extension JSONValue: CustomStringConvertible {
+    /// A number's literal text, a string in double quotes (not re-escaped), `true`/`false`, or the kind name otherwise.
     public var description: String {
         switch self {
         case .number(let text, _): return text

@@ -16,8 +16,11 @@ public struct RuleSet: Sendable {
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
+        /// The path to name in messages.
         public var path: String
+        /// The file's contents: UTF-8 JSON.
         public var bytes: [UInt8]
+        /// A rule file's text from its path and bytes.
         public init(path: String, bytes: [UInt8]) {
             self.path = path
             self.bytes = bytes
@@ -118,6 +121,7 @@ public struct RuleSet: Sendable {
         emptyDetection = detect([])
     }
 
+    /// The network whose id is exactly `id`, or nil.
     public func network(id: String) -> CardNetwork? { networks.first { $0.id == id } }
 
     /// The most digits any pattern looks at. Digits past it cannot change a detection.

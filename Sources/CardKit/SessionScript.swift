@@ -2,6 +2,7 @@
 /// expectations about the engine's state, one per line. Parsed by hand so that every error
 /// names its line.
 public struct SessionScript: Equatable, Sendable {
+    /// Key lines, mid-session `@today`s and `@expect`s, in script order.
     public var steps: [Step]
     /// `@today`, if the script pins the date before its first keys.
     public var today: YearMonth?
@@ -15,39 +16,58 @@ public struct SessionScript: Equatable, Sendable {
     private var networksList: String?
     private var networksLine = 0
 
+    /// One line of the script that does something when replayed.
     public struct Step: Equatable, Sendable {
+        /// The line's number in the script, 1-based.
         public var line: Int
+        /// What the line does.
         public var kind: Kind
+        /// A step at script line `line`.
         public init(line: Int, kind: Kind) {
             self.line = line
             self.kind = kind
         }
     }
 
+    /// What a step does.
     public enum Kind: Equatable, Sendable {
         /// Keys typed at the current prompt.
         case keys([Key])
         /// `@today` after keys: time moves on mid-session.
         case today(YearMonth)
+        /// An `@expect` line: a check of the engine's state.
         case expect(Expectation)
     }
 
+    /// What an `@expect` line checks.
     public enum Expectation: Equatable, Sendable {
+        /// `@expect field cvv`: the active field.
         case field(Field)
+        /// `@expect text "12/30"`: the active field's text exactly as shown (grouped digits, `•` for a CVV).
         case text(String)
+        /// `@expect network visa`: the network detected so far; nil for `none`.
         case network(String?)
+        /// `@expect refused 2`: how many keys were refused since the previous expectation.
         case refused(Int)
+        /// `@expect message "…"`: some line shown since the previous expectation contains this text.
         case message(String)
+        /// `@expect accepted [network] [last four]`: the last submit was accepted, with that network and last four if given.
         case accepted(network: String?, lastFour: String?)
+        /// `@expect failed expiry,cvv`: the last submit failed on exactly these fields.
         case failed(Set<Field>)
+        /// `@expect cards 2`: how many cards the tray holds.
         case cards(Int)
+        /// `@expect logo VISA`: the logo badge shown for the active field.
         case logo(String)
     }
 
     /// A malformed line: printed as `file:line: error: message`.
     public struct SyntaxError: Error, Equatable, Sendable {
+        /// The malformed line's number, 1-based.
         public var line: Int
+        /// What is wrong with it, in words.
         public var message: String
+        /// A syntax error on line `line`.
         public init(line: Int, message: String) {
             self.line = line
             self.message = message
@@ -61,6 +81,7 @@ public struct SessionScript: Equatable, Sendable {
         "tab": .character("\t"), "lt": .character("<"), "space": .character(" "),
     ]
 
+    /// Parses a script's text, skipping blank lines and `#` comments; throws at the first malformed line.
     public static func parse(_ text: String) throws(SyntaxError) -> SessionScript {
         var script = SessionScript(steps: [], today: nil, ruleFolders: [])
         var sawKeys = false

@@ -1,8 +1,11 @@
 /// A calendar month: "today" for expiry checks, and a card's expiry.
 public struct YearMonth: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// The full year: `2030`, not `30`.
     public var year: Int
+    /// The month, 1–12.
     public var month: Int
 
+    /// A month from a full year and a month 1–12 (neither is checked).
     public init(year: Int, month: Int) {
         self.year = year
         self.month = month
@@ -16,11 +19,13 @@ public struct YearMonth: Comparable, Hashable, Sendable, CustomStringConvertible
         self.init(year: year, month: month)
     }
 
+    /// Earlier months come first.
     public static func < (a: YearMonth, b: YearMonth) -> Bool { (a.year, a.month) < (b.year, b.month) }
 
     /// `MM/YY`, as printed on cards.
     public var cardText: String { twoDigits(month) + "/" + twoDigits(year % 100) }
 
+    /// `YYYY-MM`, like `2030-12`.
     public var description: String { "\(year)-\(twoDigits(month))" }
 }
 
@@ -28,10 +33,12 @@ func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
 /// Which expiry dates are acceptable: not before the current month, not too far ahead.
 public struct ExpiryPolicy: Equatable, Sendable {
+    /// The current month: expiries before it are `past`.
     public var today: YearMonth
     /// How many years after this one a card may expire (20 by default).
     public var maxYearsAhead: Int
 
+    /// A policy as of `today`, taking expiries up to `maxYearsAhead` years after its year.
     public init(today: YearMonth, maxYearsAhead: Int = 20) {
         self.today = today
         self.maxYearsAhead = maxYearsAhead
@@ -46,8 +53,10 @@ public struct ExpiryPolicy: Equatable, Sendable {
         return year
     }
 
+    /// `valid`; `past`: before `today`'s month; `tooFar`: more than `maxYearsAhead` years after `today`'s year.
     public enum Verdict: Equatable, Sendable { case valid, past, tooFar }
 
+    /// Whether a card expiring in `expiry` can be taken this month.
     public func check(_ expiry: YearMonth) -> Verdict {
         if expiry < today { return .past }
         if expiry.year > today.year + maxYearsAhead { return .tooFar }
