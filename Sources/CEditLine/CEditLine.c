@@ -51,3 +51,100 @@ long long cl_memlock_limit(void) {
 }
 
 int cl_lock_memory(void) { return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); }
+
+// Signals while the prompt runs. libedit's own handling (EL_SIGNAL) re-sends a signal with
+// kill(0, …), to the whole process group, which kills the shell or program that called
+// cardline; these handlers put the terminal back and end or stop this process only.
+#include <errno.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+static int cl_tty = -1;
+static struct termios cl_saved;            // the terminal as it was before the prompt
+static struct termios cl_editing;          // as it was when a stop signal came
+static volatile sig_atomic_t cl_resized = 0;
+static const int cl_ending[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
+#define CL_ENDING_COUNT (sizeof cl_ending / sizeof cl_ending[0])
+static struct sigaction cl_previous[CL_ENDING_COUNT];
+static int cl_installed[CL_ENDING_COUNT];
+static struct sigaction cl_previous_stop, cl_previous_winch;
+
+static void cl_on_ending(int sig) {
+    int saved = errno;
+    if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
+    signal(sig, SIG_DFL);
+    raise(sig);  // pending until this handler returns (the signal is blocked in it), then ends the process
+    errno = saved;
+}
+
+static void cl_on_stop(int sig) {
+    int saved = errno;
+    if (cl_tty >= 0) {
+        tcgetattr(cl_tty, &cl_editing);
+        tcsetattr(cl_tty, TCSANOW, &cl_saved);
+    }
+    signal(SIGTSTP, SIG_DFL);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTSTP);
+    sigprocmask(SIG_UNBLOCK, &stop, NULL);
+    raise(SIGTSTP);  // stops here; execution goes on after `fg`
+    sigprocmask(SIG_BLOCK, &stop, NULL);
+    struct sigaction again;
+    memset(&again, 0, sizeof again);
+    again.sa_handler = cl_on_stop;
+    again.sa_flags = SA_RESTART;
+    sigaction(SIGTSTP, &again, NULL);
+    if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_editing);
+    cl_resized = 1;  // redraw in full at the next key
+    (void)sig;
+    errno = saved;
+}
+
+static void cl_on_winch(int sig) {
+    cl_resized = 1;
+    (void)sig;
+}
+
+int cl_signals_begin(int tty) {
+    if (tcgetattr(tty, &cl_saved) != 0) return -1;
+    cl_tty = tty;
+    // No echo from here on: keys typed before libedit's raw mode must not show a digit.
+    struct termios quiet = cl_saved;
+    quiet.c_lflag &= ~(ECHO | ECHONL);
+    tcsetattr(tty, TCSANOW, &quiet);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_flags = SA_RESTART;
+    for (size_t i = 0; i < CL_ENDING_COUNT; i++) {
+        cl_installed[i] = 0;
+        struct sigaction current;
+        // A signal the caller ignores (SIG_IGN, or SIGPIPE while delivering) stays ignored.
+        if (sigaction(cl_ending[i], NULL, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+        action.sa_handler = cl_on_ending;
+        if (sigaction(cl_ending[i], &action, &cl_previous[i]) == 0) cl_installed[i] = 1;
+    }
+    action.sa_handler = cl_on_stop;
+    sigaction(SIGTSTP, &action, &cl_previous_stop);
+    action.sa_handler = cl_on_winch;
+    sigaction(SIGWINCH, &action, &cl_previous_winch);
+    return 0;
+}
+
+void cl_signals_end(void) {
+    for (size_t i = 0; i < CL_ENDING_COUNT; i++) {
+        if (cl_installed[i]) sigaction(cl_ending[i], &cl_previous[i], NULL);
+        cl_installed[i] = 0;
+    }
+    sigaction(SIGTSTP, &cl_previous_stop, NULL);
+    sigaction(SIGWINCH, &cl_previous_winch, NULL);
+    if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
+    cl_tty = -1;
+}
+
+int cl_take_resized(void) {
+    int resized = cl_resized;
+    cl_resized = 0;
+    return resized;
+}

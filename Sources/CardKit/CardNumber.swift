@@ -73,6 +73,18 @@ public enum CardNumber {
         }
     }
 
+    /// True when `text` holds 8 or more ASCII digits in all, whatever stands between them
+    /// (`4111 1111-1111.1111`): enough to be part of a card number, so the text is never kept
+    /// or shown whole outside the live field. No `:` command needs that many digits.
+    public static func mayHoldCardNumber(_ text: String) -> Bool {
+        var count = 0
+        for byte in text.utf8 where byte &- 48 < 10 {
+            count += 1
+            if count >= 8 { return true }
+        }
+        return false
+    }
+
     /// Digit values (each 0–9, not ASCII) as text of ASCII digits: `[4, 1, 1, 1]` → "4111".
     public static func string(_ digits: some Collection<UInt8>) -> String {
         String(unsafeUninitializedCapacity: digits.count) { buffer in

@@ -430,8 +430,13 @@ public struct EntryEngine: Sendable {
             return recallStep(backwards: key == .historyPrevious)
         case .enter:
             command = nil
-            remember(line, in: .command)
-            return run(command: line)
+            // A command line that holds a card number (typed in the wrong place) is neither
+            // recalled later nor handed on for a history file, and is echoed masked.
+            let holdsNumber = CardNumber.mayHoldCardNumber(line)
+            if !holdsNumber { remember(line, in: .command) }
+            var outcome = run(command: line)
+            if holdsNumber { outcome.command = nil }
+            return outcome
         }
     }
 
@@ -449,12 +454,12 @@ public struct EntryEngine: Sendable {
         case ("use", 2) where argument != nil:
             outcome = tray.select(argument!)
                 ? info(["card \(argument!) selected"] + tray.listing)
-                : Outcome(messages: [.init(.error, "there is no card \(words[1]); :cards lists them")])
+                : Outcome(messages: [.init(.error, "there is no card \(CardNumber.maskingDigits(in: words[1])); :cards lists them")])
         case ("remove", 2) where argument != nil:
             if let card = tray.remove(argument!) {
                 outcome = info(["removed \(card.networkName) \(card.maskedNumber)"])
             } else {
-                outcome = Outcome(messages: [.init(.error, "there is no card \(words[1]); :cards lists them")])
+                outcome = Outcome(messages: [.init(.error, "there is no card \(CardNumber.maskingDigits(in: words[1])); :cards lists them")])
             }
         case ("clear", 1):
             resetCard()
@@ -473,7 +478,7 @@ public struct EntryEngine: Sendable {
             outcome = Outcome(messages: [.init(.error, "usage: :\(name) N, where N is a card's number in :cards")])
         default:
             let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "quit"]
-            var text = "unknown command `\(line)`"
+            var text = "unknown command `\(CardNumber.maskingDigits(in: line))`"
             if let guess = closest(to: name, in: known) { text += "; did you mean `:\(guess)`?" } else { text += "; :help lists the commands" }
             outcome = Outcome(messages: [.init(.error, text)])
         }

@@ -30,7 +30,7 @@ public struct EntryView: Equatable, Sendable {
         bytes += " (".utf8
         bytes += hint.utf8
         bytes += "): ".utf8
-        if field == .number && !isCommand { CardNumber.appendMasking(text, to: &bytes) } else { bytes += text.utf8 }
+        CardNumber.appendMasking(text, to: &bytes)  // a number, or a command holding one
         bytes += "  [".utf8
         bytes += logo.utf8
         if !progress.isEmpty {
@@ -40,8 +40,9 @@ public struct EntryView: Equatable, Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    /// The text as shown anywhere but the live field: a number masked to first six and last four.
-    public var maskedText: String { field == .number && !isCommand ? CardNumber.maskingDigits(in: text) : text }
+    /// The text as shown anywhere but the live field: digits masked to first six and last four
+    /// (a number, or a command that holds one).
+    public var maskedText: String { CardNumber.maskingDigits(in: text) }
 
     /// The number's format hint while no single network matches.
     public static let unknownNetworkHint = CardNumber.hint(groups: [4, 4, 4, 4])

@@ -75,6 +75,16 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         out += #""}"#.utf8
     }
 
+    /// How many bytes `appendJSON` appends, to size a buffer once.
+    public var jsonLength: Int {
+        var count = 0
+        var probe: [UInt8] = []
+        // The shape without the digits, measured on an empty card of this network.
+        PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: []).appendJSON(to: &probe)
+        count = probe.count + 2 * numberDigits.count + securityCodeDigits.count + min(4, numberDigits.count)
+        return count
+    }
+
     /// Overwrites the number and code with zeros in place, then empties them. Copies of this
     /// value made before (it is a value type) keep their own storage only if they were written
     /// to since; Swift gives no way to reach every copy, so wipe each one you keep.

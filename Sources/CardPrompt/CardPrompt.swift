@@ -86,6 +86,17 @@ public final class CardPrompt {
         }
     }
 
+    /// What the receiver of a card says back.
+    public enum Receipt: Equatable, Sendable {
+        /// Taken; ask for the next card.
+        case more
+        /// Taken; end the prompt after the success line.
+        case done
+        /// The card could not be taken (the reason in words, like "Broken pipe"): the person is
+        /// told it was not delivered instead of the success line, and the prompt ends.
+        case failed(String)
+    }
+
     /// How a prompt for several cards ended.
     public enum Ending: Equatable, Sendable {
         /// The person left (`:quit`, or Ctrl-D on an empty field).
@@ -145,6 +156,12 @@ public final class CardPrompt {
     /// `receive` gets each card the moment it is accepted; the prompt's own copy is wiped when
     /// `receive` returns.
     public func askForCards(_ receive: @escaping (PaymentCard) -> Bool) throws(Failure) -> Ending {
+        try askForCards(receipts: { receive($0) ? .more : .done })
+    }
+
+    /// Asks for cards as `askForCards(_:)` does; `receive` says with a `Receipt` whether the card
+    /// was taken, so that a failure to pass it on is shown to the person.
+    public func askForCards(receipts receive: @escaping (PaymentCard) -> Receipt) throws(Failure) -> Ending {
         let device: TerminalDevice
         do {
             device = try TerminalDevice.open()
@@ -166,7 +183,7 @@ public final class CardPrompt {
     /// terminal: messages (never a full number or code) go to `write`, each accepted card to
     /// `receive`, which returns false to stop reading.
     public func readLines(_ lines: some Sequence<String>, style: Style, write: @escaping (String) -> Void,
-                          receive: @escaping (PaymentCard) -> Bool = { _ in true }) -> PlainLineReader.Result {
+                          receive: @escaping (PaymentCard) -> Receipt = { _ in .more }) -> PlainLineReader.Result {
         var reader = PlainLineReader(engine: makeEngine(), style: style, write: write, title: options.title,
                                      onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
                                      reloadingWith: RuleSources.loader(folders: folders))

@@ -25,8 +25,8 @@ final class InteractiveEditor {
     private let device: TerminalDevice
     private let title: String?
     private let onCommand: (String) -> Void
-    /// Receives each accepted card, whole; returns false to end the prompt after it.
-    private let onAccepted: (PaymentCard) -> Bool
+    /// Receives each accepted card, whole, and says whether to go on.
+    private let onAccepted: (PaymentCard) -> CardPrompt.Receipt
     private var editLine: OpaquePointer?
     /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
     private var promptText: UnsafeMutablePointer<CChar>?
@@ -49,7 +49,7 @@ final class InteractiveEditor {
 
     init(engine: EntryEngine, style: Style, device: TerminalDevice, title: String? = nil,
          onCommand: @escaping (String) -> Void = { _ in },
-         onAccepted: @escaping (PaymentCard) -> Bool = { _ in true },
+         onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
          reloadingWith loader: EntryEngine.RuleLoader? = nil) {
         self.engine = engine
         self.style = style
@@ -81,14 +81,25 @@ final class InteractiveEditor {
     /// Runs until `:quit`, Ctrl-D on an empty field, the end of input, or `onAccepted`
     /// returning false.
     func run() -> Ending {
+        // libedit drops non-ASCII bytes without a character-type locale; the host's own
+        // setting is put back when the prompt ends.
+        let previousLocale = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
         setlocale(LC_CTYPE, "")
+        defer { if let previousLocale { setlocale(LC_CTYPE, previousLocale) } }
+        cl_signals_begin(fileno(device.input))
+        defer { cl_signals_end() }
         guard let el = device.isStandard ? cl_init("cardline") : cl_init_files("cardline", device.input, device.output) else {
             return .noEditor
         }
         editLine = el
+        // libedit puts its own saved settings back first, then cl_signals_end the original ones.
+        defer {
+            el_end(el)
+            editLine = nil
+        }
         cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
         cl_set_editor(el, "emacs")
-        cl_set_signal(el, 1)
+        // Not EL_SIGNAL: cl_signals_begin handles signals for this process only.
         cl_set_tty_flag(el, "-d", "-isig")
         cl_set_prompt(el, { el in InteractiveEditor.from(el)?.promptText }, Self.invisible)
         cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
@@ -196,6 +207,8 @@ final class InteractiveEditor {
     }
 
     private func perform(_ action: Action, character: Int32, on el: OpaquePointer) -> UInt8 {
+        // Without EL_SIGNAL libedit does not hear of a resize: tell it before drawing.
+        if cl_take_resized() == 1 { el_resize(el) }
         let key: Key
         switch action {
         case .key:
@@ -236,7 +249,15 @@ final class InteractiveEditor {
         let strays = strayCharacters(el)
         var outcome = Self.combine(strays.map { engine.handle(.character($0)) } + [engine.handle(key, reloadingWith: loader)])
         if let command = outcome.command { onCommand(command) }
-        if let card = outcome.takeAcceptedCard() { endAfterOutput = !deliver(card) }
+        if let card = outcome.takeAcceptedCard() {
+            switch deliver(card) {
+            case .more: break
+            case .done: endAfterOutput = true
+            case .failed(let reason):
+                endAfterOutput = true
+                outcome.messages = [Message(.error, "The card was not delivered: \(reason)")]
+            }
+        }
         if outcome.event == .quit {
             quitRequested = true
             replaceBuffer(el)
@@ -270,11 +291,11 @@ final class InteractiveEditor {
     }
 
     /// Hands the card to the caller at the moment it is accepted, then overwrites this copy.
-    private func deliver(_ card: consuming PaymentCard) -> Bool {
+    private func deliver(_ card: consuming PaymentCard) -> CardPrompt.Receipt {
         var card = card
-        let more = onAccepted(card)
+        let receipt = onAccepted(card)
         card.wipe()
-        return more
+        return receipt
     }
 
     /// Writes output below the current line and has libedit redraw the active field under it.

@@ -17,14 +17,14 @@ public struct PlainLineReader {
     let write: (String) -> Void
     let title: String?
     let onCommand: (String) -> Void
-    let onAccepted: (PaymentCard) -> Bool
+    let onAccepted: (PaymentCard) -> CardPrompt.Receipt
     let loader: EntryEngine.RuleLoader?
 
     /// A reader that writes its messages with `write`; `title` is shown first; `onAccepted`
-    /// receives each accepted card whole and returns false to stop reading after it.
+    /// receives each accepted card whole and says whether to go on reading.
     public init(engine: EntryEngine, style: Style, write: @escaping (String) -> Void, title: String? = nil,
                 onCommand: @escaping (String) -> Void = { _ in },
-                onAccepted: @escaping (PaymentCard) -> Bool = { _ in true },
+                onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
                 reloadingWith loader: EntryEngine.RuleLoader? = nil) {
         self.engine = engine
         self.style = style
@@ -48,9 +48,15 @@ public struct PlainLineReader {
                 var outcome = engine.handle(key, reloadingWith: loader)
                 var more = true
                 if var card = outcome.takeAcceptedCard() {
-                    accepted += 1
-                    more = onAccepted(card)
+                    let receipt = onAccepted(card)
                     card.wipe()
+                    switch receipt {
+                    case .more: accepted += 1
+                    case .done: (accepted, more) = (accepted + 1, false)
+                    case .failed(let reason):
+                        (failed, more) = (failed + 1, false)
+                        outcome.messages = [Message(.error, "The card was not delivered: \(reason)")]
+                    }
                 }
                 if let reason = outcome.refusal, !refusedOnLine {
                     // One reason per input line, like one per burst at the terminal.

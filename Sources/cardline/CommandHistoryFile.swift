@@ -41,13 +41,8 @@ struct CommandHistoryFile {
     }
 
     static func isCommand(_ line: String) -> Bool {
-        // A command line, and one that holds no run of digits long enough to be a card number.
-        guard line.hasPrefix(":") else { return false }
-        var run = 0
-        for character in line {
-            run = character.isNumber ? run + 1 : 0
-            if run >= 8 { return false }
-        }
-        return true
+        // A command line, and one that holds too few digits to be part of a card number
+        // (counted across spaces, dashes and dots: `:4111 1111 1111 1111` is never written).
+        line.hasPrefix(":") && !CardNumber.mayHoldCardNumber(line)
     }
 }

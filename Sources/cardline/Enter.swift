@@ -57,12 +57,15 @@ struct Enter: ParsableCommand {
         // A reader that has gone away (closed pipe) is an error to report, not a reason to die.
         if deliveryFD != nil { signal(SIGPIPE, SIG_IGN) }
         var delivery = Delivery(fd: deliveryFD)
-        let receive: (PaymentCard) -> Bool = { card in delivery.deliver(card) && !once }
+        let receive: (PaymentCard) -> CardPrompt.Receipt = { card in
+            guard delivery.deliver(card) else { return .failed(delivery.failure ?? "write failed") }
+            return once ? .done : .more
+        }
         let delivering = deliveryFD != nil || once
 
         if isatty(0) == 1 {
             do {
-                _ = try prompt.askForCards(receive)
+                _ = try prompt.askForCards(receipts: receive)
             } catch {
                 Terminal.writeError(error.description + "\n")
                 throw ExitStatus.ioError
@@ -76,8 +79,13 @@ struct Enter: ParsableCommand {
         let result = prompt.readLines(StandardInputLines(), style: Style(colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD)),
                                       write: { Terminal.write($0, to: messagesFD) }, receive: receive)
         try delivery.finish()
+        // A caller of --print, --print-fd or --once branches on "did I get a card": a line
+        // that failed after (or before) one was delivered is reported on the message stream.
+        if delivering {
+            if delivery.count == 0 { throw ExitStatus.rejected }
+            return
+        }
         if case .someRejected = result { throw ExitStatus.rejected }
-        if delivering && delivery.count == 0 { throw ExitStatus.rejected }
     }
 
     /// Refuses a descriptor that is not open for writing, or is a terminal (the whole card would
@@ -102,7 +110,7 @@ struct Delivery {
     let fd: Int32?
     private(set) var count = 0
     /// Why the last write failed, if one did.
-    private var failure: String?
+    private(set) var failure: String?
 
     init(fd: Int32?) { self.fd = fd }
 
@@ -113,13 +121,15 @@ struct Delivery {
             return true
         }
         var line: [UInt8] = []
-        line.reserveCapacity(512)  // one allocation: the full card is never copied on growth
+        // One allocation, sized for this card: growing would leave a copy of it in freed memory.
+        line.reserveCapacity(card.jsonLength + 1)
         card.appendJSON(to: &line)
         line.append(UInt8(ascii: "\n"))
         let written = Terminal.writeAll(line, to: fd)
+        let error = errno
         line.overwriteAndEmpty()
         guard written else {
-            failure = String(cString: strerror(errno))
+            failure = String(cString: strerror(error))
             return false
         }
         count += 1

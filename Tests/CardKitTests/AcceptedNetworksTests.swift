@@ -104,3 +104,31 @@ import Testing
         #expect(problems("5555555555554445") == ["luhn", "network_not_accepted"])
     }
 }
+
+/// A card number typed as a `:` command (in the wrong place) is never echoed whole, recalled
+/// or handed on for the history file.
+@Suite struct CommandsHoldingNumbersTests {
+    @Test(arguments: [":4111 1111 1111 1111", ":4111-1111-1111-1111", ":use 4111111111111111", ":remove 4111.1111.1111.1111"])
+    func aNumberInACommandIsMaskedAndForgotten(line: String) {
+        var engine = BundledRules.engine()
+        let outcome = engine.handle(Key.typing(line) + [.enter]).last!
+        #expect(outcome.command == nil, "not handed on for the history file")
+        let shown = outcome.messages.map(\.text).joined(separator: "\n")
+        #expect(!shown.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ".", with: "").contains("4111111111111111"), "\(shown)")
+        #expect(!shown.isEmpty)
+        #expect(engine.handle(Key.typing(":") + [.historyPrevious]).last?.refusal != nil, "nothing to recall")
+        // The line left on screen above the message is masked too.
+        var typing = BundledRules.engine()
+        typing.type(line)
+        #expect(!typing.view.maskedText.contains("1111 1111 1111"))
+        #expect(!typing.view.transcriptLine.contains("1111 1111 1111"))
+    }
+
+    @Test func ordinaryCommandsAreStillKept() {
+        var engine = BundledRules.engine()
+        #expect(engine.handle(Key.typing(":use 12") + [.enter]).last?.command == ":use 12")
+        engine.type(":")
+        #expect(engine.handle(.historyPrevious) == .accepted)
+        #expect(engine.view.text == ":use 12")
+    }
+}

@@ -22,6 +22,7 @@ import Testing
         let expiry = try #require(object["expiry"] as? [String: Int])
         #expect(expiry == ["month": 12, "year": 2030])
         #expect(!bytes.contains(UInt8(ascii: "\n")), "one line")
+        #expect(bytes.count == Self.card().jsonLength, "the buffer is sized once, exactly")
     }
 
     @Test func everyDescriptionIsMasked() {

@@ -74,6 +74,16 @@ import Glibc
         expectNothingSecretOnTheTerminal(t)
     }
 
+    @Test func aCardThatCannotBeDeliveredIsNotCalledASuccess() throws {
+        let t = try start(["--today", "2026-11", "--print", "--no-history"])
+        t.expect("Card number")
+        t.closeReader(1)  // the caller went away
+        t.send(Self.number + "1230" + Self.code + "\r")
+        t.expect("✗ The card was not delivered: Broken pipe")
+        #expect(t.waitForExit() == 74)
+        #expect(!t.text.contains("Success!"))
+    }
+
     @Test(arguments: [":quit\r", "\u{04}"])
     func givingUpExitsOneWithNothingDelivered(keys: String) throws {
         let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
@@ -151,6 +161,21 @@ import Glibc
         #expect(t.waitForExit() == 0)
     }
 
+    /// A signal sent to cardline alone ends cardline alone: the script that called it goes on
+    /// (libedit's own handling re-sent it to the whole process group, killing the caller).
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aSignalToCardlineDoesNotReachItsCaller(signal: Int32) throws {
+        let script = "card=$('\(cardlineBinary)' --today 2026-11 --no-history --print --once); echo \"caller goes on: $?\""
+        let t = try start(["-c", script], pipes: [], binary: "/bin/sh")
+        t.expect("Card number")
+        let children = try String(contentsOfFile: "/proc/\(t.pid)/task/\(t.pid)/children", encoding: .utf8)
+        let cardline = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+        #expect(kill(cardline, signal) == 0)
+        t.expect("caller goes on: \(128 + signal)")
+        #expect(t.waitForExit() == 0)
+        #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag, "the terminal is put back")
+    }
+
     static func mayLockWithoutLimit() -> Bool {
         let limits = (try? String(contentsOfFile: "/proc/self/limits", encoding: .utf8)) ?? ""
         if limits.split(separator: "\n").contains(where: { $0.hasPrefix("Max locked memory") && $0.contains("unlimited") }) { return true }
@@ -204,6 +229,21 @@ import Glibc
         #expect(!run.errors.contains("American Express"))
     }
 
+    @Test func aCardDeliveredMeansExitZeroEvenIfALaterOneFails() throws {
+        let run = try runPiped(["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n4111\n", environment: home.environment)
+        #expect(run.status == 0)
+        #expect(run.output.split(separator: "\n").count == 1)
+        #expect(run.errors.contains("input ended before the card was complete"))
+    }
+
+    @Test func aNumberTypedAsACommandNeverReachesTheHistoryFile() throws {
+        let run = try runPiped(["--today", "2026-11"], input: ":4111 1111 1111 1111\n:use 4111-1111-1111-1111\n:cards\n", environment: home.environment)
+        #expect(!run.output.contains("4111 1111 1111 1111") && !run.output.contains("4111-1111-1111-1111"))
+        #expect(run.output.contains("unknown command `:4111 11•• •••• 1111`"))
+        let history = try String(contentsOfFile: home.path + "/state/cardline/history", encoding: .utf8)
+        #expect(history == ":cards\n")
+    }
+
     @Test func nothingDeliveredExitsOne() throws {
         let run = try runPiped(["--today", "2026-11", "--print"], input: "", environment: home.environment)
         #expect(run.status == 1)
@@ -237,6 +277,8 @@ import Glibc
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 74)
+        #expect(message.contains("✗ The card was not delivered: Broken pipe"), "the person is told, not shown a success")
+        #expect(!message.contains("Success!"))
         #expect(message.contains("the card could not be delivered to file descriptor 1: Broken pipe"))
     }
 

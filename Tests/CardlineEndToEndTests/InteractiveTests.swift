@@ -135,7 +135,7 @@ import Glibc
     }
 
     /// A signal from outside ends the program with the terminal put back as it was.
-    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE])
     func aSignalFromOutsideRestoresTheTerminal(signal: Int32) throws {
         let t = try start()
         t.send("41")

@@ -181,6 +181,11 @@ final class PseudoTerminal {
         return any
     }
 
+    /// Closes the test's end of the pipe on the child's descriptor `fd`: nobody reads it any more.
+    func closeReader(_ fd: Int32) {
+        if let reader = pipeReaders.removeValue(forKey: fd) { close(reader) }
+    }
+
     /// Everything written to the child's piped descriptor `fd`, as text (after `waitForExit`,
     /// all of it).
     func pipedText(_ fd: Int32) -> String { String(decoding: piped[fd] ?? [], as: UTF8.self) }

@@ -34,6 +34,17 @@ int cl_set_tty_flag(EditLine *el, const char *mode, const char *flag);
 /// Stops the process group as the terminal's Ctrl-Z would (SIGTSTP).
 void cl_suspend(void);
 
+/// Saves the terminal `tty`'s settings, turns its echo off, and installs handlers for the
+/// signals that end or stop the process: they put the saved settings back and act on this
+/// process only (libedit's EL_SIGNAL re-sends them to the whole process group, killing the
+/// caller). Signals the caller ignores stay ignored. SIGWINCH and a resume after a stop set
+/// a flag read by cl_take_resized. Returns -1 when `tty` is not a terminal.
+int cl_signals_begin(int tty);
+/// Restores the previous handlers and the saved terminal settings.
+void cl_signals_end(void);
+/// 1 once after the terminal was resized or the process resumed from a stop, else 0.
+int cl_take_resized(void);
+
 
 /// RLIMIT_CORE 0 and PR_SET_DUMPABLE 0; 0 when both took, -1 otherwise.
 int cl_disable_core_dumps(void);
