@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),
         // Runs the built binary: through a real pseudo-terminal, on pipes, and on files it writes.
-        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "CardKit"]),
+        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "CardKit", "CardPrompt"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -148,3 +148,5 @@ int cl_take_resized(void) {
     cl_resized = 0;
     return resized;
 }
+
+int cl_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }

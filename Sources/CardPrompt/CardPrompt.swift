@@ -75,13 +75,13 @@ public final class CardPrompt {
         /// There is no terminal to ask on (no `/dev/tty`).
         case noTerminal(String)
 
-        /// The problem in words, as `cardline` prints it.
+        /// The problem in words; broken rules as one `file:line:column: error: …` line each.
         public var description: String {
             switch self {
-            case .unreadableRules(let reason): return "cardline: error: \(reason)"
+            case .unreadableRules(let reason): return reason
             case .brokenRules(let errors): return errors.description
-            case .unknownNetwork(let message): return "cardline: error: --networks: \(message)"
-            case .noTerminal(let reason): return "cardline: error: \(reason)"
+            case .unknownNetwork(let message): return "accepted networks: \(message)"
+            case .noTerminal(let reason): return reason
             }
         }
     }

@@ -1,7 +1,7 @@
 import CardKit
 
-/// Colour for the terminal, or none: decided once by the executable (NO_COLOR, TERM=dumb,
-/// `--no-color`, stdout not a terminal) and applied here.
+/// Colour for the terminal, or none: decided once by whoever draws (NO_COLOR, TERM=dumb,
+/// `--no-color`, and whether the output is a terminal) and applied here.
 public struct Style: Sendable {
     /// Whether escape codes for colour are written at all.
     public var colour: Bool

@@ -54,12 +54,22 @@ final class TerminalDevice {
                 continue
             }
             // Two streams on two descriptors of the same terminal, each closed on its own.
-            let second = dup(fd)
-            _ = fcntl(second, F_SETFD, FD_CLOEXEC)
-            guard second >= 0, let input = fdopen(fd, "r"), let output = fdopen(second, "w") else {
-                close(fd)
-                if second >= 0 { close(second) }
+            let second = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            guard second >= 0 else {
                 reasons.append("\(name): \(String(cString: strerror(errno)))")
+                close(fd)
+                continue
+            }
+            guard let input = fdopen(fd, "r") else {
+                reasons.append("\(name): \(String(cString: strerror(errno)))")
+                close(fd)
+                close(second)
+                continue
+            }
+            guard let output = fdopen(second, "w") else {
+                reasons.append("\(name): \(String(cString: strerror(errno)))")
+                fclose(input)  // closes fd
+                close(second)
                 continue
             }
             return TerminalDevice(input: input, output: output, isStandard: false)

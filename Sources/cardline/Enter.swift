@@ -32,6 +32,7 @@ struct Enter: ParsableCommand {
     func validate() throws {
         if printCards && printFD != nil { throw ValidationError("--print and --print-fd both say where cards go; give one") }
         if let printFD, printFD < 0 { throw ValidationError("--print-fd takes a file descriptor number, 0 or more; got \(printFD)") }
+        if printFD == 2 { throw ValidationError("--print-fd 2 would mix cards with cardline's messages on standard error; use another descriptor, like 3") }
     }
 
     /// Where cards are written, if anywhere.
@@ -49,7 +50,12 @@ struct Enter: ParsableCommand {
                 colour: options.noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false))
         } catch {
-            Terminal.writeError(error.description + "\n")
+            switch error {
+            case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
+            case .unknownNetwork(let message):
+                Terminal.writeError("cardline: error: \(options.acceptedNetworksText(environment: true)?.source ?? "--networks"): \(message)\n")
+            case .unreadableRules(let reason), .noTerminal(let reason): Terminal.writeError("cardline: error: \(reason)\n")
+            }
             throw error.exitCode
         }
         if !prompt.rules.warnings.isEmpty { Terminal.writeError(prompt.rules.warnings.map { $0.description + "\n" }.joined()) }
@@ -67,7 +73,7 @@ struct Enter: ParsableCommand {
             do {
                 _ = try prompt.askForCards(receipts: receive)
             } catch {
-                Terminal.writeError(error.description + "\n")
+                Terminal.writeError("cardline: error: \(error.description)\n")
                 throw ExitStatus.ioError
             }
             try delivery.finish()

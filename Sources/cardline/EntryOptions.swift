@@ -31,13 +31,13 @@ struct RuleOptions: ParsableArguments {
 
     /// Loads the rules, then the accepted networks from `list` (nil when none given); an
     /// unknown network is a usage error (exit 64) with a did-you-mean.
-    func loadOrExit(accepting list: String?) throws -> (RuleSet, AcceptedNetworks?) {
+    func loadOrExit(accepting list: (text: String, source: String)?) throws -> (RuleSet, AcceptedNetworks?) {
         let rules = try loadOrExit()
         guard let list else { return (rules, nil) }
         do throws(AcceptedNetworks.UnknownNetwork) {
-            return (rules, try AcceptedNetworks.parse(list, in: rules))
+            return (rules, try AcceptedNetworks.parse(list.text, in: rules))
         } catch {
-            Terminal.writeError("cardline: error: --networks: \(error.message)\n")
+            Terminal.writeError("cardline: error: \(list.source): \(error.message)\n")
             throw ExitStatus.usage
         }
     }
@@ -53,23 +53,23 @@ struct EntryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Pin today's date for expiry checks.", valueName: "YYYY-MM"))
     var today: String?
 
-    @Flag(help: "Never use colour (also off with NO_COLOR, TERM=dumb, or when stdout is not a terminal).")
+    @Flag(help: "Never use colour (also off with NO_COLOR, TERM=dumb, or when the output is not a terminal).")
     var noColor = false
 
     @Option(name: .customLong("networks"), help: ArgumentHelp("Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.", valueName: "LIST"))
     var networks: String?
 
     /// `--networks`, or for the prompt and `check` (`environment`) `CARDLINE_NETWORKS` when set
-    /// and not empty.
-    func acceptedNetworksText(environment: Bool) -> String? {
-        if let networks { return networks }
+    /// and not empty; with where it came from, for messages.
+    func acceptedNetworksText(environment: Bool) -> (text: String, source: String)? {
+        if let networks { return (networks, "--networks") }
         guard environment, let value = getenv("CARDLINE_NETWORKS"), value.pointee != 0 else { return nil }
-        return String(cString: value)
+        return (String(cString: value), "CARDLINE_NETWORKS")
     }
 
     /// The same list split, for `CardPrompt.Options`.
     func acceptedNetworkList(environment: Bool) -> [String]? {
-        acceptedNetworksText(environment: environment).map { $0.split(separator: ",").map(String.init) }
+        acceptedNetworksText(environment: environment).map { $0.text.split(separator: ",").map(String.init) }
     }
 
     func validate() throws {

@@ -96,7 +96,13 @@ final class PseudoTerminal {
             pipeReaders[target] = ends[0]
             piped[target] = []
             writeEnds.append(ends[1])
-            posix_spawn_file_actions_adddup2(&actions, ends[1], target)  // dup2 clears close-on-exec
+        }
+        // Nothing else reaches the child: tests run in parallel, and a descriptor another test
+        // opened without close-on-exec (Foundation's Pipe) must not look like a --print-fd.
+        // (glibc ignores closing a descriptor that is not open.)
+        for fd in Int32(3)..<256 where !writeEnds.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
+        for (target, writeEnd) in zip(pipes, writeEnds) {
+            posix_spawn_file_actions_adddup2(&actions, writeEnd, target)  // dup2 clears close-on-exec
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -181,6 +187,12 @@ final class PseudoTerminal {
         return any
     }
 
+    /// Waits until the child's piped descriptor `fd` has received `needle`.
+    @discardableResult
+    func waitForPiped(_ fd: Int32, containing needle: String) -> Bool {
+        until("\"\(needle)\" on descriptor \(fd)") { pipedText(fd).contains(needle) }
+    }
+
     /// Closes the test's end of the pipe on the child's descriptor `fd`: nobody reads it any more.
     func closeReader(_ fd: Int32) {
         if let reader = pipeReaders.removeValue(forKey: fd) { close(reader) }
@@ -262,6 +274,7 @@ final class PseudoTerminal {
         // The pipes' write ends are gone with the child: read them to their end.
         let drainBy = Date().addingTimeInterval(Self.timeout)
         while !pipeReaders.isEmpty && Date() < drainBy { pump(milliseconds: 50) }
+        if !pipeReaders.isEmpty { Issue.record("a pipe of the child stayed open after it exited") }
         return exitStatus
     }
 
