@@ -81,7 +81,7 @@ import Testing
         #expect(engine.help.contains("Visa and Mastercard accepted"))
         engine.type("41")
         #expect(engine.view.logo == "VISA")
-        engine.handle(.clearLine)
+        _ = engine.handle(.clearLine)
         let rules = engine.handle(Key.typing(":rules") + [.enter]).last!.messages.map(\.text)
         #expect(rules.first == "Accepted here: Visa and Mastercard; the others are detected, then refused.")
         #expect(rules.contains { $0.hasPrefix("visa ") && $0.hasSuffix("  accepted") })

@@ -68,9 +68,9 @@ import Testing
         var engine = BundledRules.engine()
         engine.type("41111111")
         let number = engine.numberDigits.withUnsafeBufferPointer { $0.baseAddress! }
-        engine.handle(.backspace)
+        _ = engine.handle(.backspace)
         #expect(number[7] == 0 && number[6] == 1)
-        engine.handle(.cancel)
+        _ = engine.handle(.cancel)
         #expect((0..<8).allSatisfy { number[$0] == 0 })
     }
 }
