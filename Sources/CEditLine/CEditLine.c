@@ -11,7 +11,6 @@ FILE *cl_stdout(void) { return stdout; }
 int cl_set_prompt(EditLine *el, cl_prompt_fn fn, char invisible) { return el_set(el, EL_PROMPT_ESC, fn, invisible); }
 int cl_set_rprompt(EditLine *el, cl_prompt_fn fn, char invisible) { return el_set(el, EL_RPROMPT_ESC, fn, invisible); }
 int cl_set_editor(EditLine *el, const char *mode) { return el_set(el, EL_EDITOR, mode); }
-int cl_set_signal(EditLine *el, int on) { return el_set(el, EL_SIGNAL, on); }
 int cl_add_function(EditLine *el, const char *name, const char *help, cl_key_fn fn) {
     return el_set(el, EL_ADDFN, name, help, fn);
 }

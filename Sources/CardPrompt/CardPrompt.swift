@@ -22,7 +22,7 @@ import Glibc
 /// }
 /// ```
 ///
-/// Creating a prompt protects the whole process as `ProcessProtection.apply()` describes
+/// One prompt runs at a time in a process. Creating a prompt protects the whole process as `ProcessProtection.apply()` describes
 /// (no core dumps, memory locked where allowed) unless `Options.protectsProcess` is false.
 public final class CardPrompt {
     /// How the prompt behaves: the same choices as `cardline`'s options.

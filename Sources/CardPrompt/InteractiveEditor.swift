@@ -17,8 +17,10 @@ import Glibc
 /// Signal keys are off while editing (`setty -d -isig`): Ctrl-C is an ordinary key bound to
 /// "cancel the card". With ISIG on, a Ctrl-C that lands while the program is between reads
 /// leaves libedit reading in cooked mode and the prompt stops responding; as a key there is no
-/// such race. A SIGINT or SIGTERM sent from outside still ends the program, after libedit
-/// (EL_SIGNAL) has restored the terminal.
+/// such race. A SIGINT, SIGTERM or SIGHUP sent from outside still ends the program, after the
+/// handlers of `cl_signals_begin` have put the terminal back; they act on this process only,
+/// where libedit's EL_SIGNAL would re-send the signal to the caller's whole process group.
+/// One prompt runs at a time in a process (the handlers keep their state in C globals).
 final class InteractiveEditor {
     private var engine: EntryEngine
     private let style: Style
@@ -66,7 +68,7 @@ final class InteractiveEditor {
         case quit
         /// The terminal closed or could not be read.
         case endOfInput
-        /// `onAccepted` returned false.
+        /// `onAccepted` answered `.done` or `.failed`.
         case finished
         /// The terminal could not be set up.
         case noEditor

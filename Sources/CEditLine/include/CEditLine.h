@@ -21,7 +21,6 @@ FILE *cl_stdout(void);
 int cl_set_prompt(EditLine *el, cl_prompt_fn fn, char invisible);   // EL_PROMPT_ESC
 int cl_set_rprompt(EditLine *el, cl_prompt_fn fn, char invisible);  // EL_RPROMPT_ESC
 int cl_set_editor(EditLine *el, const char *mode);                  // EL_EDITOR
-int cl_set_signal(EditLine *el, int on);                            // EL_SIGNAL
 int cl_add_function(EditLine *el, const char *name, const char *help, cl_key_fn fn); // EL_ADDFN
 int cl_bind(EditLine *el, const char *key, const char *function);  // EL_BIND
 int cl_set_client_data(EditLine *el, void *data);                  // EL_CLIENTDATA (set)
