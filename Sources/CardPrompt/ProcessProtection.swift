@@ -26,8 +26,8 @@ public enum ProcessProtection {
     }
 
     /// Applies the protections to the whole process; with `lockingMemory` false, only turns
-    /// core dumps off (locking costs a few milliseconds of start-up, spent only where a person
-    /// types card data). Safe to call more than once.
+    /// core dumps off (locking costs a few milliseconds of start-up, spent only where card data
+    /// is handled). Safe to call more than once.
     @discardableResult
     public static func apply(lockingMemory: Bool = true) -> Report {
         var report = Report(coreDumpsOff: cl_disable_core_dumps() == 0, memoryLocked: false, memoryNote: nil)

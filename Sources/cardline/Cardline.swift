@@ -6,9 +6,9 @@ struct Cardline: ParsableCommand {
     /// `cardline --version` alone is answered before argument-parser builds its command tree
     /// (most of the start-up time, measured with callgrind); anything else goes through it.
     static func main() {
-        // Before anything reads card data: no core dumps. Memory is locked by the prompt
-        // (`enter`), where card data exists only in this process; `check` and `replay` read
-        // theirs from files, which swap would not add to.
+        // Before anything reads card data: no core dumps. Memory is locked by the commands
+        // that handle card data (`enter`, `check`, `replay`), so `--version`, `--help` and
+        // `rules` do not pay for it.
         ProcessProtection.apply(lockingMemory: false)
         if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--version" {
             print(configuration.version)

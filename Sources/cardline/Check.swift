@@ -46,6 +46,7 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
+        ProcessProtection.apply(lockingMemory: true)
         let (rules, accepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: true))
         let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)
         var output = BufferedOutput(fd: 1)

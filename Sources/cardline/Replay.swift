@@ -29,6 +29,7 @@ struct Replay: ParsableCommand {
     var update = false
 
     func run() throws {
+        ProcessProtection.apply(lockingMemory: true)
         var tally = Tally()
         let scripts = findScripts(&tally)
         let baseFolders = options.rules.folders

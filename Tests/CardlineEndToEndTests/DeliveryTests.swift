@@ -178,6 +178,20 @@ import Glibc
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag, "the terminal is put back")
     }
 
+    /// `check` and `replay` handle card data too, so they lock memory as the prompt does;
+    /// `check` is watched while it waits for its first record on the terminal.
+    @Test(.enabled(if: mayLockWithoutLimit(), "this process may not lock memory without limit"))
+    func checkLocksMemoryBeforeReadingCards() throws {
+        let t = try PseudoTerminal(arguments: ["check", "--today", "2026-11"], environment: home.environment, pipes: [1])
+        let locked = t.waitForStatusLine("VmLck above 0 kB") { line in
+            line.hasPrefix("VmLck:") && (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) > 0
+        }
+        #expect(locked != nil)
+        t.send("4111 1111 1111 1111\n\u{04}")
+        #expect(t.waitForExit() == 0)
+        #expect(t.pipedText(1).contains("411111******1111"))
+    }
+
     static func mayLockWithoutLimit() -> Bool {
         let limits = (try? String(contentsOfFile: "/proc/self/limits", encoding: .utf8)) ?? ""
         if limits.split(separator: "\n").contains(where: { $0.hasPrefix("Max locked memory") && $0.contains("unlimited") }) { return true }

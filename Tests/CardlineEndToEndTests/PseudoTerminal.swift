@@ -202,6 +202,19 @@ final class PseudoTerminal {
     /// all of it).
     func pipedText(_ fd: Int32) -> String { String(decoding: piped[fd] ?? [], as: UTF8.self) }
 
+    /// Waits until a line of the child's `/proc/PID/status` satisfies `condition` (the
+    /// child's state, polled while its output is read); the line, or nil on timeout.
+    @discardableResult
+    func waitForStatusLine(_ what: String, _ condition: (Substring) -> Bool) -> Substring? {
+        var found: Substring?
+        _ = until(what) {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            found = status.split(separator: "\n").first(where: condition)
+            return found != nil
+        }
+        return found
+    }
+
     private func until(_ what: String, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(Self.timeout)
         while !condition() {
