@@ -120,11 +120,27 @@ public struct EntryEngine: Sendable {
             return Outcome(messages: [.init(.info, "Card cancelled. Start again with the card number.")], fieldChanged: true)
         case .endOfInput:
             guard activeIsEmpty else { return .refused("Ctrl-D quits only on an empty field") }
-            return Outcome(event: .quit)
+            guard cardIsEmpty else {
+                return .refused("Ctrl-D quits only between cards; Ctrl-C cancels this one first")
+            }
+            return quit()
         case .historyPrevious, .historyNext:
             return recallStep(backwards: key == .historyPrevious)
+        case .other(let name):
+            return .refused("\(name) does nothing here")
         }
     }
+
+    /// Ends the session, saying what happens to the cards in the tray.
+    private func quit() -> Outcome {
+        let count = tray.cards.count
+        guard count > 0 else { return Outcome(event: .quit) }
+        let cards = count == 1 ? "the card accepted here is" : "the \(count) cards accepted here are"
+        return Outcome(messages: [.init(.info, "Goodbye: \(cards) not kept after cardline ends.")], event: .quit)
+    }
+
+    /// True when no digit of a card has been typed in any field.
+    private var cardIsEmpty: Bool { numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty }
 
     /// Reads the rule folders again (front ends do the file reading CardKit never does).
     public typealias RuleLoader = () -> Result<RuleSet, RuleErrors>
@@ -428,6 +444,8 @@ public struct EntryEngine: Sendable {
             return .refused("Ctrl-D quits only on an empty field")
         case .historyPrevious, .historyNext:
             return recallStep(backwards: key == .historyPrevious)
+        case .other(let name):
+            return .refused("\(name) does nothing here")
         case .enter:
             command = nil
             // A command line that holds a card number (typed in the wrong place) is neither
@@ -454,12 +472,12 @@ public struct EntryEngine: Sendable {
         case ("use", 2) where argument != nil:
             outcome = tray.select(argument!)
                 ? info(["card \(argument!) selected"] + tray.listing)
-                : Outcome(messages: [.init(.error, "there is no card \(CardNumber.maskingDigits(in: words[1])); :cards lists them")])
+                : Outcome(messages: [.init(.error, Self.noSuchCard(words[1]))])
         case ("remove", 2) where argument != nil:
             if let card = tray.remove(argument!) {
                 outcome = info(["removed \(card.networkName) \(card.maskedNumber)"])
             } else {
-                outcome = Outcome(messages: [.init(.error, "there is no card \(CardNumber.maskingDigits(in: words[1])); :cards lists them")])
+                outcome = Outcome(messages: [.init(.error, Self.noSuchCard(words[1]))])
             }
         case ("clear", 1):
             resetCard()
@@ -471,7 +489,7 @@ public struct EntryEngine: Sendable {
                 return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
             })
         case ("quit", 1), ("q", 1), ("exit", 1):
-            outcome = Outcome(event: .quit)
+            outcome = quit()
         case ("reload", 1):
             outcome = Outcome(event: .reloadRules)
         case ("use", _), ("remove", _):
@@ -487,12 +505,19 @@ public struct EntryEngine: Sendable {
         return outcome
     }
 
+    /// "there is no card 7", naming the argument only when it is short: a card number typed
+    /// after `:use` or `:remove` is never echoed, not even masked.
+    static func noSuchCard(_ argument: String) -> String {
+        let named = argument.utf8.count <= 4 ? "there is no card \(argument)" : "there is no card with that number"
+        return named + "; :cards lists them"
+    }
+
     /// The lines `:help` shows: what to type, the keys and the commands.
     public static let helpText = [
         "Type the card number, then the expiry (MM/YY), then the security code; Enter submits.",
         "Keys: Backspace deletes (on an empty field: back to the previous one), Enter moves on,",
         "      Ctrl-U empties the field, Up/Down recall earlier entries, Ctrl-C cancels the card,",
-        "      Ctrl-D on an empty field quits.",
+        "      Ctrl-D between cards quits. Other keys (arrows, Delete, Esc…) do nothing here.",
         "Commands (type them in any empty field):",
         "  :cards       list accepted cards        :use N      select card N",
         "  :remove N    remove card N              :clear      start this card over",

@@ -62,6 +62,17 @@ extension EntryEngine {
         return before.isCommand || after.text.isEmpty ? before : after
     }
 
+    /// "8/16": digits typed, out of the length that moves on by itself (Visa's 13 is valid
+    /// but does not, so a Visa counts toward 16); "13/16 (13 valid)" once the digits typed
+    /// already make a complete, valid number that Enter takes.
+    func numberProgress(_ network: CardNetwork?) -> String {
+        let count = numberDigits.count
+        guard let network else { return "\(count)" }
+        let goal = network.autoAdvanceLengths.first { $0 >= count } ?? network.lengths.first { $0 >= count } ?? network.maxLength
+        let valid = count < goal && network.lengths.contains(count) && (!network.luhn || CardNumber.passesLuhn(numberDigits))
+        return valid ? "\(count)/\(goal) (\(count) valid)" : "\(count)/\(goal)"
+    }
+
     /// The active field's view.
     public var view: EntryView { view(of: field) }
 
@@ -75,8 +86,7 @@ extension EntryEngine {
             view.label = "Card number"
             view.hint = network?.formatHint ?? EntryView.unknownNetworkHint
             view.text = CardNumber.grouped(numberDigits, groups: network?.groups ?? [4, 4, 4, 4])
-            let expected = network.map { n in n.lengths.first { $0 >= numberDigits.count } ?? n.maxLength }
-            view.progress = expected.map { "\(numberDigits.count)/\($0)" } ?? "\(numberDigits.count)"
+            view.progress = numberProgress(network)
         case .expiry:
             view.label = "Expiry"
             view.hint = "MM/YY"

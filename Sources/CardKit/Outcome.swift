@@ -67,27 +67,26 @@ public struct Outcome: Equatable, Sendable {
     }
 }
 
-/// Which refusal reasons are shown: a burst of refused keys shows one reason; after a refused
-/// key, the next refused key only rings the bell, until a key is accepted. The REPL and the
-/// replayer both use it, so their screens and transcripts agree.
+/// Which refusal reasons are shown. A refused key shows its reason, so the line on screen
+/// always names the key just refused; a refused key whose reason is the one just shown only
+/// rings the bell (holding down a wrong key prints one line, not a screenful). Any key that is
+/// not refused starts afresh. The REPL and the replayer both use it, so their screens and
+/// transcripts agree.
 public struct RefusalBurst: Sendable {
-    private var lastKeyRefused = false
+    private var lastShown: String?
 
     /// A tracker that shows the reason of the next refused key.
     public init() {}
 
     /// The reason to show for this key's outcome, if any.
     public mutating func reasonToShow(_ outcome: Outcome) -> String? {
-        switch outcome.disposition {
-        case .refused(let reason):
-            defer { lastKeyRefused = true }
-            return lastKeyRefused ? nil : reason
-        case .accepted:
-            lastKeyRefused = false
-            return nil
-        case .ignored:
+        guard let reason = outcome.refusal else {
+            lastShown = nil
             return nil
         }
+        guard reason != lastShown else { return nil }
+        lastShown = reason
+        return reason
     }
 }
 

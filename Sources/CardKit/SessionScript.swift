@@ -79,6 +79,9 @@ public struct SessionScript: Equatable, Sendable {
         "bs": .backspace, "backspace": .backspace, "enter": .enter, "cr": .enter, "return": .enter,
         "c-u": .clearLine, "c-c": .cancel, "c-d": .endOfInput, "up": .historyPrevious, "down": .historyNext,
         "tab": .character("\t"), "lt": .character("<"), "space": .character(" "),
+        // Keys that do nothing at the prompt, so scripts can show them being refused.
+        "left": .other("Left"), "right": .other("Right"), "home": .other("Home"), "end": .other("End"),
+        "del": .other("Delete"), "esc": .other("Esc"), "c-left": .other("Ctrl-Left"), "c-right": .other("Ctrl-Right"),
     ]
 
     /// Parses a script's text, skipping blank lines and `#` comments; throws at the first malformed line.
@@ -159,7 +162,7 @@ public struct SessionScript: Equatable, Sendable {
                 }
                 let name = String(line[nameStart..<close])
                 guard let key = namedKeys[name.lowercased()] else {
-                    throw SyntaxError(line: number, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt>)")
+                    throw SyntaxError(line: number, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)")
                 }
                 keys.append(key)
                 index = utf8.index(after: close)

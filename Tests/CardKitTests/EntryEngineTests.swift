@@ -176,12 +176,12 @@ import Testing
         engine.type("378282246310005")
         engine.type("1230")
         engine.type("12")
-        engine.handle([.backspace, .backspace])
+        _ = engine.handle([.backspace, .backspace])
         #expect(engine.field == .cvv)
         _ = engine.handle(.backspace)
         #expect(engine.field == .expiry)
         #expect(engine.view.text == "12/30")
-        engine.handle([.backspace, .backspace, .backspace, .backspace])
+        _ = engine.handle([.backspace, .backspace, .backspace, .backspace])
         #expect(engine.view.text == "")
         _ = engine.handle(.backspace)
         #expect(engine.field == .number)
@@ -264,19 +264,63 @@ import Testing
         #expect(engine.view.logo == "CARD")
         engine.type("41")
         #expect(engine.view.logo == "VISA")
-        #expect(engine.view.progress == "2/13")
+        // Counted toward 16, the length that moves on by itself (13 is valid, but stays).
+        #expect(engine.view.progress == "2/16")
         engine.type("11111111111")
-        #expect(engine.view.progress == "13/13")
+        #expect(engine.view.progress == "13/16", "4111111111111 fails Luhn: not valid yet")
+        _ = engine.handle(.backspace)
+        engine.type("9")
+        #expect(engine.view.progress == "13/16 (13 valid)", "4111111111119 passes Luhn")
         engine.type("1")
         #expect(engine.view.progress == "14/16")
+    }
+
+    @Test func ctrlDQuitsOnlyBetweenCards() {
+        var engine = BundledRules.engine()
+        _ = engine.type("4111111111111111")
+        #expect(engine.field == .expiry)
+        #expect(engine.handle(.endOfInput).refusal == "Ctrl-D quits only between cards; Ctrl-C cancels this one first")
+        _ = engine.handle(.cancel)
+        #expect(engine.handle(.endOfInput).event == .quit)
+    }
+
+    @Test func quittingSaysTheTrayIsNotKept() {
+        var engine = BundledRules.engine()
+        engine.type("4111111111111111123012")
+        engine.type("3")
+        _ = engine.handle(.enter)
+        #expect(engine.tray.cards.count == 1)
+        let outcome = engine.handle(.endOfInput)
+        #expect(outcome.event == .quit)
+        #expect(outcome.messages.map(\.text) == ["Goodbye: the card accepted here is not kept after cardline ends."])
+    }
+
+    @Test(arguments: [":use 4111111111111111", ":remove 4111-1111-1111-1111", ":use 12345"])
+    func cardNumbersAfterUseAndRemoveAreNeverEchoed(line: String) {
+        var engine = BundledRules.engine()
+        engine.type(line)
+        let outcome = engine.handle(.enter)
+        let shown = outcome.messages.map(\.text).joined(separator: "\n")
+        #expect(shown.contains("there is no card with that number") || shown.contains("usage:"), "\(shown)")
+        #expect(!shown.contains("4111") && !shown.contains("12345"), "\(shown)")
+    }
+
+    @Test func otherKeysAreRefusedByName() {
+        var engine = BundledRules.engine()
+        engine.type("4111")
+        #expect(engine.handle(.other("Ctrl-Left")).refusal == "Ctrl-Left does nothing here")
+        #expect(engine.numberDigits == [4, 1, 1, 1])
+        engine.type(":he")
+        _ = engine.handle(.backspace); _ = engine.handle(.backspace); _ = engine.handle(.backspace)
+        #expect(engine.handle(.other("F5")).refusal == "F5 does nothing here")
     }
 
     // MARK: Recall, tray, commands
 
     @Test func upRecallsEarlierExpiriesButNeverANumber() {
         var engine = BundledRules.engine()
-        engine.handle(Key.typing("4111111111111111" + "1230" + "123") + [.enter])
-        engine.handle(Key.typing("378282246310005" + "0129" + "1234") + [.enter])
+        _ = engine.handle(Key.typing("4111111111111111" + "1230" + "123") + [.enter])
+        _ = engine.handle(Key.typing("378282246310005" + "0129" + "1234") + [.enter])
         // The last customer's number cannot be brought back by the next person.
         #expect(engine.handle(.historyPrevious).refusal == "card numbers are never kept, so there is nothing to recall")
         #expect(engine.view.text == "")
@@ -298,8 +342,8 @@ import Testing
 
     @Test func trayCommands() {
         var engine = BundledRules.engine()
-        engine.handle(Key.typing("4111111111111111" + "1230" + "123") + [.enter])
-        engine.handle(Key.typing("378282246310005" + "0129" + "1234") + [.enter])
+        _ = engine.handle(Key.typing("4111111111111111" + "1230" + "123") + [.enter])
+        _ = engine.handle(Key.typing("378282246310005" + "0129" + "1234") + [.enter])
         let cards = engine.handle(Key.typing(":cards") + [.enter]).last!
         #expect(cards.command == ":cards")
         #expect(cards.messages.map(\.text).prefix(2) == [
@@ -334,7 +378,7 @@ import Testing
     @Test func backspaceOutOfACommandReturnsToTheField() {
         var engine = BundledRules.engine()
         engine.type(":c")
-        engine.handle([.backspace, .backspace])
+        _ = engine.handle([.backspace, .backspace])
         #expect(engine.command == nil && engine.field == .number)
         #expect(engine.handle(.backspace).refusal == "the card number is empty")
     }
