@@ -69,8 +69,30 @@ static struct sigaction cl_previous[CL_ENDING_COUNT];
 static int cl_installed[CL_ENDING_COUNT];
 static struct sigaction cl_previous_stop, cl_previous_winch;
 
+// What the terminal is told when the prompt lets go of it (clear the live field, bracketed
+// paste off) and when it takes it back after a stop (bracketed paste on).
+static char cl_leave[64];
+static char cl_enter[64];
+
+static void cl_write_tty(const char *text) {
+    if (cl_tty < 0) return;
+    size_t left = strlen(text);
+    while (left > 0) {
+        ssize_t written = write(cl_tty, text, left);
+        if (written <= 0) { if (written < 0 && errno == EINTR) continue; return; }
+        text += written;
+        left -= (size_t)written;
+    }
+}
+
+void cl_set_terminal_modes(const char *enter, const char *leave) {
+    snprintf(cl_enter, sizeof cl_enter, "%s", enter);
+    snprintf(cl_leave, sizeof cl_leave, "%s", leave);
+}
+
 static void cl_on_ending(int sig) {
     int saved = errno;
+    cl_write_tty(cl_leave);
     if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
     signal(sig, SIG_DFL);
     raise(sig);  // pending until this handler returns (the signal is blocked in it), then ends the process
@@ -80,6 +102,7 @@ static void cl_on_ending(int sig) {
 static void cl_on_stop(int sig) {
     int saved = errno;
     if (cl_tty >= 0) {
+        cl_write_tty(cl_leave);  // the live field is cleared before the shell's prompt appears
         tcgetattr(cl_tty, &cl_editing);
         tcsetattr(cl_tty, TCSANOW, &cl_saved);
     }
@@ -96,7 +119,8 @@ static void cl_on_stop(int sig) {
     again.sa_flags = SA_RESTART;
     sigaction(SIGTSTP, &again, NULL);
     if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_editing);
-    cl_resized = 1;  // redraw in full at the next key
+    cl_write_tty(cl_enter);
+    cl_resized = 1;  // redraw in full
     (void)sig;
     errno = saved;
 }
@@ -140,6 +164,25 @@ void cl_signals_end(void) {
     sigaction(SIGWINCH, &cl_previous_winch, NULL);
     if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
     cl_tty = -1;
+    cl_enter[0] = cl_leave[0] = 0;
+}
+
+// Reading keys: cardline reads the terminal itself (EL_GETCFN) and decodes whole key
+// sequences before libedit sees anything.
+#include <poll.h>
+#include <sys/ioctl.h>
+
+int cl_set_getcfn(EditLine *el, cl_getc_fn fn) { return el_set(el, EL_GETCFN, fn); }
+
+int cl_wait_readable(int fd, int timeout_ms) {
+    struct pollfd entry = {fd, POLLIN, 0};
+    return poll(&entry, 1, timeout_ms);
+}
+
+int cl_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 80;
+    return size.ws_col;
 }
 
 int cl_take_resized(void) {

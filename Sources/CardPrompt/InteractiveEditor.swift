@@ -5,9 +5,12 @@ import CardKit
 import Glibc
 #endif
 
-/// The REPL at a real terminal. libedit reads the keys; every key that matters is bound to a
-/// function here that hands it to the engine and then replaces libedit's buffer with the
-/// engine's display text, so the engine alone decides what the line shows.
+/// The REPL at a real terminal. cardline reads the terminal itself (libedit's EL_GETCFN) and
+/// decodes whole key sequences with `KeyDecoder`: an escape sequence becomes one named key,
+/// a bracketed paste one burst, never stray characters. libedit sees a single dispatch
+/// character per key, bound to a function here that hands the key to the engine and then
+/// replaces libedit's buffer with the engine's display text, so the engine alone decides
+/// what the line holds and shows; libedit's own editing keys never run.
 ///
 /// Output (help, refusal reasons, results) is written above the prompt from inside a key
 /// binding, which then returns `CC_REDISPLAY` so libedit redraws prompt and line below it: the
@@ -39,10 +42,30 @@ final class InteractiveEditor {
     /// Set once `onAccepted` asked to stop: the prompt ends after the success line.
     private var endAfterOutput = false
     private var ending = Ending.quit
-    /// The text last put in libedit's buffer, to spot characters libedit inserted by itself.
-    private var drawnText = ""
     /// Output waiting for the flush key that a field change pushes.
     private var pendingOutput: String?
+    /// Turns the terminal's bytes into keys.
+    private var decoder = KeyDecoder()
+    /// Keys read from the terminal and not yet handed to libedit, and whether it has ended.
+    private var inputs: [Input] = []
+    private var inputIndex = 0
+    private var inputEnded = false
+    /// The terminal's width, read at start and after each resize.
+    private var columns = 80
+
+    /// What the reader hands the dispatch binding: a key, or news of a resize.
+    private enum Input {
+        case key(TerminalKey)
+        case resized
+    }
+
+    /// Bracketed paste on (`ESC [ ? 2004 h`) while the prompt runs; off, and the live field
+    /// cleared, whenever it lets go of the terminal.
+    private static let enterModes = "\u{1B}[?2004h"
+    private static let leaveModes = "\r\u{1B}[K\u{1B}[?2004l"
+    /// How long an escape sequence may pause before what came is taken as it stands (a lone
+    /// Esc, an Alt chord): long enough for a slow link, short enough not to be felt.
+    private static let escapeTimeout: Int32 = 100
 
     /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
     private static let invisible: CChar = 1
@@ -106,7 +129,15 @@ final class InteractiveEditor {
         cl_set_prompt(el, { el in InteractiveEditor.from(el)?.promptText }, Self.invisible)
         cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
         installBindings(el)
+        cl_set_getcfn(el) { el, character in
+            guard let editor = InteractiveEditor.from(el) else { return -1 }
+            return editor.readCharacter(character)
+        }
+        columns = Int(cl_columns(fileno(device.output)))
         updatePrompts()
+        cl_set_terminal_modes(Self.enterModes, Self.leaveModes)
+        write(Self.enterModes)
+        defer { write("\u{1B}[?2004l") }
 
         if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
@@ -125,68 +156,21 @@ final class InteractiveEditor {
     // MARK: - Key bindings
 
     private enum Action: CaseIterable {
-        case key, backspace, enter, clear, cancel, suspend, endOfInput, previous, next, stay, flush
+        case input, flush
 
-        /// Pushed into libedit's input to print pending output after a redraw (Ctrl-^).
+        /// The one character the reader gives libedit for every key (Ctrl-_), and the one
+        /// pushed to print pending output after a redraw (Ctrl-^).
+        static let inputKey: wchar_t = 0x1F
         static let flushKey = "\u{1E}"
 
-        var name: String {
-            switch self {
-            case .key: return "cl-key"
-            case .backspace: return "cl-backspace"
-            case .enter: return "cl-enter"
-            case .clear: return "cl-clear"
-            case .cancel: return "cl-cancel"
-            case .suspend: return "cl-suspend"
-            case .endOfInput: return "cl-eof"
-            case .previous: return "cl-previous"
-            case .next: return "cl-next"
-            case .stay: return "cl-stay"
-            case .flush: return "cl-flush"
-            }
-        }
+        var name: String { self == .input ? "cl-input" : "cl-flush" }
+        var binding: String { self == .input ? "^_" : "^^" }
 
         /// The C function libedit calls; it cannot capture, so it finds the editor by client data.
         var function: cl_key_fn {
             switch self {
-            case .key: return { el, ch in InteractiveEditor.dispatch(el, .key, ch) }
-            case .backspace: return { el, ch in InteractiveEditor.dispatch(el, .backspace, ch) }
-            case .enter: return { el, ch in InteractiveEditor.dispatch(el, .enter, ch) }
-            case .clear: return { el, ch in InteractiveEditor.dispatch(el, .clear, ch) }
-            case .cancel: return { el, ch in InteractiveEditor.dispatch(el, .cancel, ch) }
-            case .suspend: return { el, ch in InteractiveEditor.dispatch(el, .suspend, ch) }
-            case .endOfInput: return { el, ch in InteractiveEditor.dispatch(el, .endOfInput, ch) }
-            case .previous: return { el, ch in InteractiveEditor.dispatch(el, .previous, ch) }
-            case .next: return { el, ch in InteractiveEditor.dispatch(el, .next, ch) }
-            case .stay: return { el, ch in InteractiveEditor.dispatch(el, .stay, ch) }
-            case .flush: return { el, ch in InteractiveEditor.dispatch(el, .flush, ch) }
-            }
-        }
-
-        /// The key strings bound to this action (libedit bind syntax).
-        var keys: [String] {
-            switch self {
-            case .key:
-                // Every printable ASCII character, and the control characters that have no
-                // meaning here, so that libedit's own editing never changes the line. A bind
-                // string is parsed like an option: '-', '^' and '\' must be escaped.
-                let printable = (0x20...0x7E).map { code -> String in
-                    let c = String(UnicodeScalar(UInt8(code)))
-                    return c == "-" || c == "^" || c == "\\" ? "\\" + c : c
-                }
-                let controls = ["^I", "^K", "^O", "^R", "^S", "^T", "^V", "^W", "^X", "^Y", "^]", "^_", "^G"]
-                return printable + controls
-            case .backspace: return ["^?", "^H"]
-            case .enter: return ["^M", "^J"]
-            case .clear: return ["^U"]
-            case .cancel: return ["^C"]
-            case .suspend: return ["^Z"]
-            case .endOfInput: return ["^D"]
-            case .previous: return ["^P", "\\e[A", "\\eOA"]
-            case .next: return ["^N", "\\e[B", "\\eOB"]
-            // The cursor stays at the end of the field: movement keys do nothing.
-            case .flush: return ["^^"]
-            case .stay: return ["^A", "^B", "^E", "^F", "\\e[C", "\\e[D", "\\eOC", "\\eOD", "\\e[H", "\\e[F", "\\eb", "\\ef", "\\ed", "\\e^?"]
+            case .input: return { el, _ in InteractiveEditor.from(el)?.nextInput(el!) ?? UInt8(CC_ERROR) }
+            case .flush: return { el, _ in InteractiveEditor.from(el)?.flush(el!) ?? UInt8(CC_ERROR) }
             }
         }
     }
@@ -194,8 +178,92 @@ final class InteractiveEditor {
     private func installBindings(_ el: OpaquePointer) {
         for action in Action.allCases {
             cl_add_function(el, action.name, action.name, action.function)
-            for key in action.keys { cl_bind(el, key, action.name) }
+            cl_bind(el, action.binding, action.name)
         }
+        cl_bind(el, "^L", "ed-clear-screen")
+    }
+
+    // MARK: - Reading the terminal
+
+    /// libedit's character reader: waits for the next whole key, queues it, and answers with
+    /// the dispatch character; 0 at the end of input, -1 on a read error.
+    private func readCharacter(_ character: UnsafeMutablePointer<wchar_t>?) -> Int32 {
+        let fd = fileno(device.input)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        defer { for i in buffer.indices { buffer[i] = 0 } }  // keys typed are not left behind
+        while inputIndex == inputs.count {
+            inputs.removeAll(keepingCapacity: true)
+            inputIndex = 0
+            if cl_take_resized() == 1 { inputs.append(.resized); break }
+            if inputEnded { return 0 }
+            let ready = cl_wait_readable(fd, decoder.isPending ? Self.escapeTimeout : -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return -1
+            }
+            if ready == 0 {
+                inputs += decoder.flush().map(Input.key)
+                continue
+            }
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return -1
+            }
+            if count == 0 {
+                inputEnded = true
+                inputs += decoder.finish().map(Input.key)
+                continue
+            }
+            inputs += decoder.feed(buffer[0..<count]).map(Input.key)
+        }
+        character?.pointee = Action.inputKey
+        return 1
+    }
+
+    /// The dispatch binding: takes the next queued input and acts on it.
+    private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        guard inputIndex < inputs.count else { return UInt8(CC_NORM) }
+        let input = inputs[inputIndex]
+        inputs[inputIndex] = .resized  // the key's text is not kept in the queue
+        inputIndex += 1
+        switch input {
+        case .resized:
+            el_resize(el)
+            columns = Int(cl_columns(fileno(device.output)))
+            // The old line may be longer than the new width: clear it, then draw afresh.
+            write("\r\u{1B}[J")
+            updatePrompts()
+            replaceBuffer(el)
+            return UInt8(CC_REDISPLAY)
+        case .key(let key):
+            if key.modifiers.isEmpty && key.base == .control(0x1A) { return suspend() }
+            if key.modifiers.isEmpty && key.base == .control(0x0C) {
+                // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
+                // left to it; the line it draws is still the engine's.
+                el_push(el, "\u{0C}")
+                return UInt8(CC_NORM)
+            }
+            if case .paste(let text) = key.base { return perform(Self.pastedKeys(text), on: el) }
+            guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
+            return perform([entryKey], on: el)
+        }
+    }
+
+    /// A paste as keys: its characters, with line breaks and other control characters left
+    /// out (a pasted card is typed, not submitted; the person presses Enter).
+    static func pastedKeys(_ text: String) -> [Key] {
+        text.compactMap { character in
+            character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) ? nil : .character(character)
+        }
+    }
+
+    /// Ctrl-Z: the signal handler clears the live field and puts the terminal back before the
+    /// shell's prompt appears; after `fg` the line is drawn again in full.
+    private func suspend() -> UInt8 {
+        cl_suspend()
+        write("\r")
+        return UInt8(CC_REDISPLAY)
     }
 
     private static func from(_ el: OpaquePointer?) -> InteractiveEditor? {
@@ -203,53 +271,25 @@ final class InteractiveEditor {
         return Unmanaged<InteractiveEditor>.fromOpaque(data).takeUnretainedValue()
     }
 
-    private static func dispatch(_ el: OpaquePointer?, _ action: Action, _ ch: Int32) -> UInt8 {
-        guard let el, let editor = from(el) else { return UInt8(CC_ERROR) }
-        return editor.perform(action, character: ch, on: el)
+    /// The flush binding: prints the output a key left pending, below the line it drew.
+    private func flush(_ el: OpaquePointer) -> UInt8 {
+        guard let output = pendingOutput else { return UInt8(CC_NORM) }
+        pendingOutput = nil
+        if endAfterOutput || quitRequested {
+            // The card went to the caller, or the session ends: the output is the last thing shown.
+            write(output)
+            replaceBuffer(el, with: "")
+            quitRequested = true
+            if endAfterOutput { ending = .finished }
+            return UInt8(CC_EOF)
+        }
+        return printAbovePrompt(output, el)
     }
 
-    private func perform(_ action: Action, character: Int32, on el: OpaquePointer) -> UInt8 {
-        // Without EL_SIGNAL libedit does not hear of a resize: tell it before drawing.
-        if cl_take_resized() == 1 { el_resize(el) }
-        let key: Key
-        switch action {
-        case .key:
-            guard let scalar = Unicode.Scalar(UInt32(bitPattern: character)) else { return UInt8(CC_ERROR) }
-            key = .character(Character(scalar))
-        case .backspace: key = .backspace
-        case .enter: key = .enter
-        case .clear: key = .clearLine
-        case .cancel: key = .cancel
-        case .suspend:
-            // libedit's SIGTSTP handling restores the terminal, and raw mode and the line on SIGCONT.
-            cl_suspend()
-            // Back from `fg`: the shell has written below the line, so draw it again in full.
-            write("\r")
-            return UInt8(CC_REDISPLAY)
-        case .endOfInput: key = .endOfInput
-        case .previous: key = .historyPrevious
-        case .next: key = .historyNext
-        case .stay:
-            replaceBuffer(el)
-            return UInt8(CC_REFRESH)
-        case .flush:
-            guard let output = pendingOutput else { return UInt8(CC_NORM) }
-            pendingOutput = nil
-            if endAfterOutput {
-                // The card went to the caller: leave the success line as the last thing shown.
-                write(output)
-                replaceBuffer(el, with: "")
-                quitRequested = true
-                ending = .finished
-                return UInt8(CC_EOF)
-            }
-            return printAbovePrompt(output, el)
-        }
+    /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
+    private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
         let viewBefore = engine.view
-        // Characters libedit inserted without asking (those above U+00FF never reach a
-        // binding) go to the engine first, which refuses them with a reason like any key.
-        let strays = strayCharacters(el)
-        var outcome = Self.combine(strays.map { engine.handle(.character($0)) } + [engine.handle(key, reloadingWith: loader)])
+        var outcome = Self.combine(keys.map { engine.handle($0, reloadingWith: loader) })
         if let command = outcome.command { onCommand(command) }
         if let card = outcome.takeAcceptedCard() {
             switch deliver(card) {
@@ -262,9 +302,12 @@ final class InteractiveEditor {
         }
         if outcome.event == .quit {
             quitRequested = true
-            replaceBuffer(el)
-            write("\n")
-            return UInt8(CC_EOF)
+            ending = .quit
+            if outcome.messages.isEmpty {
+                replaceBuffer(el)
+                write("\n")
+                return UInt8(CC_EOF)
+            }
         }
 
         var lines: [String] = []
@@ -287,7 +330,10 @@ final class InteractiveEditor {
         let finished = engine.finishedView(before: viewBefore)
         updatePrompts(finished)
         replaceBuffer(el, with: finished.maskedText)
-        pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n"
+        // libedit redraws from the first row of the line it drew; when a long command wrapped
+        // that line over several rows, as many blank rows keep it off the output.
+        let extraRows = String(repeating: "\r\n", count: max(0, layout.rows(text: finished.maskedText) - 1))
+        pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows
         el_push(el, Action.flushKey)
         return UInt8(CC_REFRESH)
     }
@@ -306,18 +352,6 @@ final class InteractiveEditor {
         updatePrompts()
         replaceBuffer(el)
         return UInt8(CC_REDISPLAY)
-    }
-
-    /// The characters in libedit's buffer beyond what was last drawn there.
-    private func strayCharacters(_ el: OpaquePointer) -> [Character] {
-        guard let info = el_wline(el)?.pointee else { return [] }
-        let count = info.lastchar - info.buffer
-        var text = ""
-        for i in 0..<count {
-            if let scalar = Unicode.Scalar(UInt32(bitPattern: Int32(info.buffer[i]))) { text.unicodeScalars.append(scalar) }
-        }
-        guard text != drawnText else { return [] }
-        return text.hasPrefix(drawnText) ? Array(text.dropFirst(drawnText.count)) : Array(text)
     }
 
     /// One outcome for several keys handled together: the first refusal, every message.
@@ -339,15 +373,18 @@ final class InteractiveEditor {
         }
         let text = text ?? engine.view.text
         if !text.isEmpty { el_insertstr(el, text) }
-        drawnText = text
     }
+
+    /// The prompts as last laid out for the terminal's width.
+    private var layout = Style.Layout(prompt: "", badge: "", promptWidth: 0, columns: 80)
 
     private func updatePrompts(_ view: EntryView? = nil) {
         let view = view ?? engine.view
+        layout = style.layout(view, columns: columns)
         free(promptText)
         free(rightPromptText)
-        promptText = strdup(invisibleEscapes(style.prompt(view)))
-        rightPromptText = strdup(invisibleEscapes(style.badge(view)))
+        promptText = strdup(invisibleEscapes(layout.prompt))
+        rightPromptText = strdup(invisibleEscapes(layout.badge))
     }
 
     /// Wraps each escape sequence in the invisible-marker character libedit was given.

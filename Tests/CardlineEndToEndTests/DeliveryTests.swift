@@ -88,7 +88,7 @@ import Glibc
         let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
         t.expect("Card number")
         t.send("41")
-        t.expect("VISA 2/13")
+        t.expect("VISA 2/16")
         t.send("\u{15}" + keys)  // Ctrl-U, then quit
         #expect(t.waitForExit() == 1)
         #expect(t.pipedText(1).isEmpty)

@@ -42,13 +42,16 @@ import Glibc
         let screen = t.redraw(expectingBadge: "CARD 1")
         #expect(screen.contains("Card number (#### #### #### ####): 4"))
         #expect(!screen.contains("4x"))
-        // A second refused key in a row rings the bell again without another line.
+        // The next refused key names itself: the line on screen is about the key just pressed.
+        t.send("y")
+        t.expect("only digits go in the card number, not 'y'")
+        // The same refusal again, straight after, rings the bell without another line.
         let again = t.raw.count
         t.send("y")
         t.send("1")
-        t.expect("VISA 2/13")
+        t.expect("VISA 2/16")
         #expect(t.rawSince(again).contains(0x07))
-        #expect(!t.text.contains("not 'y'"))
+        #expect(t.text.components(separatedBy: "not 'y'").count == 2, "one line for two refusals of 'y'")
     }
 
     @Test func amexGroupsFourSixFiveAndStopsAtFifteen() throws {
@@ -84,7 +87,7 @@ import Glibc
         #expect(t.redraw(expectingBadge: "AMEX 2/15").contains("Card number (#### ###### #####): 37"))
         t.send("\u{15}")  // Ctrl-U
         t.send("41")
-        _ = t.redraw(expectingBadge: "VISA 2/13")
+        _ = t.redraw(expectingBadge: "VISA 2/16")
         t.send("111111111111111230")
         t.expect("Type the 3-digit CVV")
         #expect(t.redraw(expectingBadge: "CVV 0/3").contains("CVV (###): "))
@@ -110,7 +113,7 @@ import Glibc
     @Test func ctrlCCancelsTheCardAndEntryGoesOn() throws {
         let t = try start()
         t.send("4111")
-        t.expect("VISA 4/13")
+        t.expect("VISA 4/16")
         t.send("\u{03}")
         t.expect("Card cancelled. Start again with the card number.")
         let screen = t.redraw(expectingBadge: "CARD 0")
@@ -139,7 +142,7 @@ import Glibc
     func aSignalFromOutsideRestoresTheTerminal(signal: Int32) throws {
         let t = try start()
         t.send("41")
-        t.expect("VISA 2/13")
+        t.expect("VISA 2/16")
         kill(t.pid, signal)
         #expect(t.waitForExit() == 128 + signal)
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag)
@@ -156,7 +159,7 @@ import Glibc
         var bytes: [UInt8] = [0xFF, 0xFE]  // not UTF-8 at all
         _ = bytes.withUnsafeMutableBytes { write(t.master, $0.baseAddress!, $0.count) }
         t.send("1")
-        let screen = t.redraw(expectingBadge: "VISA 3/13")
+        let screen = t.redraw(expectingBadge: "VISA 3/16")
         #expect(screen.contains("Card number (#### #### #### ####): 411"))
         #expect(!Array(t.rawSince(mark)).contains(0xFF))
     }

@@ -65,9 +65,11 @@ final class PseudoTerminal {
     /// Starts `binary` with the pty as its controlling terminal and as descriptors 0, 1 and 2,
     /// except the descriptors in `pipes`, which are the write ends of pipes read by the test
     /// (`[1]`: stdout captured, as in `card=$(cardline --print)`; `[3]`: a `--print-fd 3`).
-    init(arguments: [String], environment: [String: String], binary: String = cardlineBinary, pipes: [Int32] = []) throws {
+    init(arguments: [String], environment: [String: String], binary: String = cardlineBinary, pipes: [Int32] = [],
+         columns: Int = 140) throws {
         var m: Int32 = -1, s: Int32 = -1
-        var size = winsize(ws_row: 40, ws_col: 140, ws_xpixel: 0, ws_ypixel: 0)
+        var size = winsize(ws_row: 40, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        resizes = [(0, columns)]
         guard openpty(&m, &s, nil, nil, &size) == 0 else { throw POSIXError(.EIO) }
         master = m
         slave = s
@@ -134,6 +136,42 @@ final class PseudoTerminal {
         close(master)
         close(slave)
         pipeReaders.values.forEach { close($0) }
+    }
+
+    /// Where in `raw` the terminal changed width, and to what.
+    private var resizes: [(offset: Int, columns: Int)] = []
+
+    /// The screen as a terminal would show it after everything received so far.
+    var screen: ScreenModel {
+        var model = ScreenModel(columns: resizes[0].columns, rows: 40)
+        var start = 0
+        for (offset, columns) in resizes.dropFirst() {
+            model.feed(raw[start..<offset])
+            model.resize(columns: columns)
+            start = offset
+        }
+        model.feed(raw[start...])
+        return model
+    }
+
+    /// Makes the terminal `columns` wide: the kernel sends SIGWINCH to the child.
+    func resize(columns: Int) {
+        while pump(milliseconds: 0) {}
+        var size = winsize(ws_row: 40, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        resizes.append((raw.count, columns))
+    }
+
+    /// Waits until the screen satisfies `condition`; the screen then, or nil on timeout.
+    @discardableResult
+    func waitForScreen(_ what: String, _ condition: (ScreenModel) -> Bool) -> ScreenModel? {
+        var last: ScreenModel?
+        let ok = until(what) {
+            last = screen
+            return condition(last!)
+        }
+        if !ok, let last { Issue.record(Comment(rawValue: "screen:\n" + last.lines.joined(separator: "\n"))) }
+        return ok ? last : nil
     }
 
     /// Output so far with escape sequences, bells and carriage returns removed.

@@ -25,7 +25,7 @@ import Testing
     /// Each bad example fails the way its first line says.
     @Test(arguments: [
         ("unknown-directive.bad", 65, "unknown-directive.bad:3: error: unknown directive `@expcet`; did you mean `@expect`?"),
-        ("bad-key-name.bad", 65, "bad-key-name.bad:3: error: unknown key name <Esc>"),
+        ("bad-key-name.bad", 65, "bad-key-name.bad:3: error: unknown key name <Escape>"),
         ("unterminated-quote.bad", 65, "unterminated-quote.bad:4: error: unterminated quote"),
         ("bad-date.bad", 65, "bad-date.bad:2: error: @today takes a date as YYYY-MM"),
         ("rules-after-keys.bad", 65, "rules-after-keys.bad:4: error: @rules must come before the first line of keys"),

@@ -43,6 +43,18 @@ int cl_signals_begin(int tty);
 void cl_signals_end(void);
 /// 1 once after the terminal was resized or the process resumed from a stop, else 0.
 int cl_take_resized(void);
+/// Text written to the terminal by the signal handlers: `leave` before the process ends or
+/// stops on a signal (e.g. clear the line, bracketed paste off), `enter` after it resumes.
+/// Each is cut at 63 bytes.
+void cl_set_terminal_modes(const char *enter, const char *leave);
+/// Reads one character for libedit: 1 with `*ch` set, 0 at end of input, -1 on error.
+typedef int (*cl_getc_fn)(EditLine *, wchar_t *);
+/// EL_GETCFN: libedit takes its characters from `fn` instead of reading the terminal.
+int cl_set_getcfn(EditLine *el, cl_getc_fn fn);
+/// poll() for input on `fd`: 1 readable, 0 timed out, -1 with errno (EINTR on a signal).
+int cl_wait_readable(int fd, int timeout_ms);
+/// The terminal's width in columns (TIOCGWINSZ), or 80 when it cannot be told.
+int cl_columns(int fd);
 
 
 /// RLIMIT_CORE 0 and PR_SET_DUMPABLE 0; 0 when both took, -1 otherwise.

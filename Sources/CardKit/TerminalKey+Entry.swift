@@ -1,0 +1,31 @@
+extension TerminalKey {
+    /// What this key means to the entry engine, or nil for a key that is dropped without a
+    /// word (focus reports, which cardline never asks for). Keys with no meaning at the prompt
+    /// become `Key.other` with the key's name, refused with it; so does every modified form of
+    /// a key that has one (Ctrl-Up is not Up). Ctrl-Z is the front end's own (suspend) and is
+    /// `other` here.
+    public var entryKey: Key? {
+        guard modifiers.isEmpty else { return .other(name) }
+        switch base {
+        case .character(let character): return .character(character)
+        case .keypad(let character): return .character(character)  // the numeric keypad's digits
+        case .keypadEnter: return .enter
+        case .control(let byte):
+            switch byte {
+            case 0x7F, 0x08: return .backspace
+            case 0x0D, 0x0A: return .enter
+            case 0x09: return .character("\t")
+            case 0x15: return .clearLine
+            case 0x03: return .cancel
+            case 0x04: return .endOfInput
+            case 0x10: return .historyPrevious
+            case 0x0E: return .historyNext
+            default: return .other(name)
+            }
+        case .up: return .historyPrevious
+        case .down: return .historyNext
+        case .focusIn, .focusOut: return nil
+        default: return .other(name)
+        }
+    }
+}
