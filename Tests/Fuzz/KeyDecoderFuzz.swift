@@ -1,0 +1,47 @@
+// libFuzzer harness for CardKit's KeyDecoder. Not part of the package build (no target uses
+// Tests/Fuzz). Build and run it on Linux with the Swift toolchain's libFuzzer:
+//
+//   swiftc -sanitize=fuzzer,address -parse-as-library -O \
+//       Sources/CardKit/KeyDecoder.swift Tests/Fuzz/KeyDecoderFuzz.swift -o /tmp/keydecoder-fuzz
+//   /tmp/keydecoder-fuzz -max_total_time=60 -max_len=256
+//
+// Each input is decoded whole and in reads cut where its own bytes say; a crash, a hang, or a
+// broken invariant (precondition) is a finding.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func keyDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+
+    var whole = KeyDecoder()
+    let keys = whole.feed(input) + whole.finish()
+    precondition(!whole.isPending && whole.finish().isEmpty, "pending after finish")
+    precondition(keys.count <= input.count, "more keys than bytes")
+    precondition(input.isEmpty == keys.isEmpty, "bytes vanished")
+    for key in keys {
+        // Names never carry raw control characters (C0, DEL, C1).
+        precondition(key.name.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
+                     "control character in a name")
+    }
+
+    // The same bytes in reads of 1–8 bytes (sizes taken from the input itself): the same keys.
+    var chunked = KeyDecoder()
+    var chunkedKeys: [TerminalKey] = []
+    var start = 0
+    while start < input.count {
+        let end = min(input.count, start + 1 + Int(input[start] % 8))
+        chunkedKeys += chunked.feed(input[start..<end])
+        start = end
+    }
+    chunkedKeys += chunked.finish()
+    precondition(keys == chunkedKeys, "split reads decode differently")
+
+    // A pause, then typed digits: digits, whatever came before (a paste is ended first).
+    var paused = KeyDecoder()
+    _ = paused.feed(input)
+    _ = paused.flush()
+    precondition(!paused.isPending || paused.isInPaste, "pending after flush")
+    _ = paused.finish()
+    let digits = paused.feed(Array("0123456789".utf8))
+    precondition(digits.map(\.base) == "0123456789".map { .character($0) }, "digits swallowed")
+    return 0
+}
