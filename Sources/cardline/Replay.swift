@@ -13,6 +13,10 @@ struct Replay: ParsableCommand {
             file:line: expected …, got …. When x.expected sits beside x.session the transcript
             must equal it. Ends with "N passed, M failed".
 
+            Rules: the bundled ones, --rules and the script's @rules lines only; the personal
+            folder ($XDG_CONFIG_HOME/cardline/rules), CARDLINE_RULES and CARDLINE_NETWORKS are
+            not read, so a script replays the same on every machine.
+
             Exit status: 0 all passed; 1 an expectation or golden failed (or --update rewrote a
             golden); 65 a script or rule file is malformed; 66 a file or folder cannot be read.
             """)
@@ -32,9 +36,11 @@ struct Replay: ParsableCommand {
         ProcessProtection.apply(lockingMemory: true)
         var tally = Tally()
         let scripts = findScripts(&tally)
-        let baseFolders = options.rules.folders
+        // A script replays the same on every machine: the bundled rules, --rules and its own
+        // @rules lines only, never the user's folder, CARDLINE_RULES or CARDLINE_NETWORKS.
+        let baseFolders = options.rules.folders(personal: false)
         // Broken rules: refuse to start, rather than replay with a network missing.
-        let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false))
+        let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false), personal: false)
         let today = options.expiryPolicy.today
         for path in scripts {
             guard let data = FileManager.default.contents(atPath: path) else {

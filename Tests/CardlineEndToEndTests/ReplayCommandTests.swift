@@ -97,6 +97,37 @@ import Testing
         #expect(lines[2] == "1 passed, 1 failed")
     }
 
+    /// A script is a reproducible artefact: replay reads the bundled rules, --rules and the
+    /// script's @rules only. A broken personal rule folder (through XDG_CONFIG_HOME, or
+    /// ~/.config without it), a broken CARDLINE_RULES folder and CARDLINE_NETWORKS that leaves
+    /// Visa out change nothing. (That the prompt and `check` do read them: RuleSourceTests.)
+    @Test func replayIgnoresPersonalRuleFoldersAndEnvironment() throws {
+        for folder in ["/config/cardline/rules", "/.config/cardline/rules", "/env-rules"] {
+            try FileManager.default.createDirectory(atPath: home.path + folder, withIntermediateDirectories: true)
+            try "{\"id\": \"broken\",\n".write(toFile: home.path + folder + "/broken.json", atomically: true, encoding: .utf8)
+        }
+        let ownRules = home.path + "/own"
+        try writeTestNetwork(to: ownRules)
+        let script = home.path + "/two-networks.session"
+        try """
+            @today 2026-11
+            4111 1111 1111 1111 12/30 123<Enter>
+            @expect accepted visa 1111
+            7000 0000 0000 0001 12/30 555<Enter>
+            @expect accepted testnet 0001
+
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let hostile = ["CARDLINE_RULES": home.path + "/env-rules", "CARDLINE_NETWORKS": "discover"]
+        var withoutXDG = home.environment
+        withoutXDG["XDG_CONFIG_HOME"] = nil
+        for environment in [home.environment, withoutXDG] {
+            let run = try runPiped(["replay", "--rules", ownRules, script], input: "", environment: environment.merging(hostile) { $1 })
+            #expect(run.status == 0, "\(run.output)\(run.errors)")
+            #expect(run.output.hasSuffix("PASS \(script)\n\n1 passed, 0 failed\n"))
+            #expect(run.errors.isEmpty, "\(run.errors)")
+        }
+    }
+
     /// Masking as a property of the whole output: with spaces and dashes taken out, no line
     /// shows more than ten digits in a row (first six and last four of a number at most).
     @Test func transcriptsNeverHoldAFullNumberOrACVV() throws {
