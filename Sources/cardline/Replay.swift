@@ -11,7 +11,8 @@ struct Replay: ParsableCommand {
             A folder stands for every *.session file below it, sorted. For each script: the
             transcript (numbers masked), then PASS or FAIL with each failed expectation as
             file:line: expected …, got …. When x.expected sits beside x.session the transcript
-            must equal it. Ends with "N passed, M failed".
+            must equal it. Ends with "N passed, M failed" (on standard error with --json, so
+            standard output holds only JSON Lines).
 
             Rules: the bundled ones, --rules and the script's @rules lines only; the personal
             folder ($XDG_CONFIG_HOME/cardline/rules), CARDLINE_RULES and CARDLINE_NETWORKS are
@@ -26,7 +27,7 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var options: EntryOptions
 
-    @Flag(help: "Print one JSON object per script instead of transcripts.")
+    @Flag(help: "Print one JSON object per script (JSON Lines on stdout; the summary on stderr) instead of transcripts.")
     var json = false
 
     @Flag(help: "Rewrite each existing .expected file whose transcript changed (the run still fails).")
@@ -102,7 +103,12 @@ struct Replay: ParsableCommand {
             if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
         }
         let failed = tally.failed + tally.malformed + tally.unreadable
-        Terminal.writeOut((json ? "" : "\n") + "\(tally.passed) passed, \(failed) failed\n")
+        // With --json, stdout holds JSON Lines only: the summary is for people, on stderr.
+        if json {
+            Terminal.writeError("\(tally.passed) passed, \(failed) failed\n")
+        } else {
+            Terminal.writeOut("\n\(tally.passed) passed, \(failed) failed\n")
+        }
         if tally.unreadable > 0 { throw ExitStatus.unreadable }
         if tally.malformed > 0 { throw ExitStatus.badRules }
         if tally.failed > 0 || tally.updated > 0 { throw ExitStatus.rejected }
@@ -149,7 +155,7 @@ struct Replay: ParsableCommand {
         if update {
             do {
                 try Data(actual.utf8).write(to: URL(fileURLWithPath: golden), options: .atomic)
-                Terminal.writeOut("updated \(golden)\n")
+                Terminal.write("updated \(golden)\n", to: json ? 2 : 1)
                 tally.updated += 1
                 return []
             } catch {
