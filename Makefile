@@ -21,11 +21,25 @@ build: deps
 run: build
 	@$(SWIFT) run --skip-build cardline $(ARGS)
 
+# The tests run under a hostile personal configuration, so that neither they nor `replay`
+# read the user's rule folders or environment by accident: XDG_CONFIG_HOME and CARDLINE_RULES
+# each hold a broken rule file, and CARDLINE_NETWORKS names one network. HOME is never
+# changed, and everything is built first with the caller's own environment. SwiftPM 6 keeps
+# its configuration, fingerprints and Swift SDKs in $XDG_CONFIG_HOME/swiftpm when that is set,
+# so the hostile folder's swiftpm is a link to the caller's own (what SwiftPM uses otherwise).
+HOSTILE := $(CURDIR)/.build/hostile-config
+HOSTILE_ENV := env XDG_CONFIG_HOME=$(HOSTILE) CARDLINE_RULES=$(HOSTILE)/cardline-rules CARDLINE_NETWORKS=discover
+SWIFTPM_HOME := $(if $(XDG_CONFIG_HOME),$(XDG_CONFIG_HOME)/swiftpm,$(HOME)/.swiftpm)
+
 test: test-deps
-	$(SWIFT) build
-	python3 Tests/check_schema.py
-	$(SWIFT) run --skip-build cardline replay examples/
-	$(SWIFT) test
+	$(SWIFT) build --build-tests
+	@mkdir -p $(HOSTILE)/cardline/rules $(HOSTILE)/cardline-rules $(SWIFTPM_HOME)
+	@ln -sfn $(SWIFTPM_HOME) $(HOSTILE)/swiftpm
+	@printf '{"id": "broken",\n' > $(HOSTILE)/cardline/rules/broken.json
+	@printf '{"id": "also-broken" "name": }\n' > $(HOSTILE)/cardline-rules/broken.json
+	$(HOSTILE_ENV) python3 Tests/check_schema.py
+	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
+	$(HOSTILE_ENV) $(SWIFT) test --skip-build
 
 # Release build, then the benchmark suite: medians next to their targets (see README).
 bench: deps

@@ -239,7 +239,8 @@ public struct CardCheck: Sendable {
         out.append(contentsOf: "]}\n".utf8)
     }
 
-    /// Appends a line for people: `line 3: 411111******1111  visa  invalid (luhn)`.
+    /// Appends a line for people: `line 3: 411111******1111  visa  invalid (luhn)`. Masked with
+    /// `*` as in the JSON: `check`'s lines are records, in every format (README, "What is kept").
     public func appendText(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
         out.append(contentsOf: "line ".utf8)
         appendDecimal(line, to: &out)

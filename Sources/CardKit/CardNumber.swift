@@ -39,7 +39,8 @@ public enum CardNumber {
         groups.map { String(repeating: "#", count: $0) }.joined(separator: " ")
     }
 
-    /// First six and last four, the rest as `•`: "378282•••••0005".
+    /// First six and last four, the rest as `•`: "378282•••••0005". For text people read;
+    /// machine-readable output (`check`, a delivered card's `masked`) uses `*` instead.
     public static func masked(_ digits: [UInt8]) -> String { maskingDigits(in: string(digits)) }
 
     /// The text with every ASCII digit after the sixth and before the last four replaced by

@@ -3,17 +3,22 @@ import FoundationEssentials
 
 /// Where rule files come from, in priority order (later overrides earlier by id): the bundled
 /// `rules/` folder, `$XDG_CONFIG_HOME/cardline/rules` (if it exists), each folder of
-/// `CARDLINE_RULES` (colon-separated), then each `--rules DIR`.
+/// `CARDLINE_RULES` (colon-separated), then each `--rules DIR`. `replay` leaves out the two
+/// personal sources (the user's folder and `CARDLINE_RULES`).
 public enum RuleSources {
     /// The folders to read, in priority order: the bundled one (when `bundled` and it can be
-    /// found), the user's (when it exists), those in `CARDLINE_RULES`, then `extra`.
-    public static func folders(bundled: Bool, extra: [String]) -> [String] {
+    /// found), the user's (when it exists) and those in `CARDLINE_RULES` (both only when
+    /// `personal`), then `extra`. `replay` passes `personal: false`: a `.session` script must
+    /// replay the same on every machine, whatever its user keeps in their own folders.
+    public static func folders(bundled: Bool, extra: [String], personal: Bool = true) -> [String] {
         var folders: [String] = []
         if bundled, let folder = bundledFolder() { folders.append(folder) }
-        let user = userFolder()
-        if FileManager.default.fileExists(atPath: user) { folders.append(user) }
-        if let list = ProcessInfo.processInfo.environment["CARDLINE_RULES"] {
-            folders += list.split(separator: ":").map(String.init)
+        if personal {
+            let user = userFolder()
+            if FileManager.default.fileExists(atPath: user) { folders.append(user) }
+            if let list = ProcessInfo.processInfo.environment["CARDLINE_RULES"] {
+                folders += list.split(separator: ":").map(String.init)
+            }
         }
         return folders + extra
     }

@@ -13,14 +13,17 @@ struct RuleOptions: ParsableArguments {
     @Flag(help: "Do not load the bundled networks (only your own rule folders).")
     var noDefaultRules = false
 
-    /// The folders to read, in priority order.
-    var folders: [String] { RuleSources.folders(bundled: !noDefaultRules, extra: ruleFolders) }
+    /// The folders to read, in priority order; without the user's folder and `CARDLINE_RULES`
+    /// unless `personal` (`replay` reads only the bundled rules and `--rules`).
+    func folders(personal: Bool = true) -> [String] {
+        RuleSources.folders(bundled: !noDefaultRules, extra: ruleFolders, personal: personal)
+    }
 
     /// Loads the rules, printing any warnings; prints located errors and exits 65 (66 for an
     /// unreadable folder) when they cannot be used.
-    func loadOrExit() throws -> RuleSet {
+    func loadOrExit(personal: Bool = true) throws -> RuleSet {
         do {
-            let rules = try RuleSources.load(folders: folders)
+            let rules = try RuleSources.load(folders: folders(personal: personal))
             if !rules.warnings.isEmpty { Terminal.writeError(rules.warnings.map { $0.description + "\n" }.joined()) }
             return rules
         } catch {
@@ -31,8 +34,8 @@ struct RuleOptions: ParsableArguments {
 
     /// Loads the rules, then the accepted networks from `list` (nil when none given); an
     /// unknown network is a usage error (exit 64) with a did-you-mean.
-    func loadOrExit(accepting list: (text: String, source: String)?) throws -> (RuleSet, AcceptedNetworks?) {
-        let rules = try loadOrExit()
+    func loadOrExit(accepting list: (text: String, source: String)?, personal: Bool = true) throws -> (RuleSet, AcceptedNetworks?) {
+        let rules = try loadOrExit(personal: personal)
         guard let list else { return (rules, nil) }
         do throws(AcceptedNetworks.UnknownNetwork) {
             return (rules, try AcceptedNetworks.parse(list.text, in: rules))
@@ -43,7 +46,7 @@ struct RuleOptions: ParsableArguments {
     }
 
     /// Reads the same folders again, for `:reload`.
-    var loader: EntryEngine.RuleLoader { RuleSources.loader(folders: folders) }
+    var loader: EntryEngine.RuleLoader { RuleSources.loader(folders: folders()) }
 }
 
 /// Options shared by every command that runs the entry engine.

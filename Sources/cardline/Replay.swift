@@ -11,7 +11,12 @@ struct Replay: ParsableCommand {
             A folder stands for every *.session file below it, sorted. For each script: the
             transcript (numbers masked), then PASS or FAIL with each failed expectation as
             file:line: expected …, got …. When x.expected sits beside x.session the transcript
-            must equal it. Ends with "N passed, M failed".
+            must equal it. Ends with "N passed, M failed" (on standard error with --json, so
+            standard output holds only JSON Lines).
+
+            Rules: the bundled ones, --rules and the script's @rules lines only; the personal
+            folder ($XDG_CONFIG_HOME/cardline/rules), CARDLINE_RULES and CARDLINE_NETWORKS are
+            not read, so a script replays the same on every machine.
 
             Exit status: 0 all passed; 1 an expectation or golden failed (or --update rewrote a
             golden); 65 a script or rule file is malformed; 66 a file or folder cannot be read.
@@ -22,7 +27,7 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var options: EntryOptions
 
-    @Flag(help: "Print one JSON object per script instead of transcripts.")
+    @Flag(help: "Print one JSON object per script (JSON Lines on stdout; the summary on stderr) instead of transcripts.")
     var json = false
 
     @Flag(help: "Rewrite each existing .expected file whose transcript changed (the run still fails).")
@@ -32,9 +37,11 @@ struct Replay: ParsableCommand {
         ProcessProtection.apply(lockingMemory: true)
         var tally = Tally()
         let scripts = findScripts(&tally)
-        let baseFolders = options.rules.folders
+        // A script replays the same on every machine: the bundled rules, --rules and its own
+        // @rules lines only, never the user's folder, CARDLINE_RULES or CARDLINE_NETWORKS.
+        let baseFolders = options.rules.folders(personal: false)
         // Broken rules: refuse to start, rather than replay with a network missing.
-        let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false))
+        let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false), personal: false)
         let today = options.expiryPolicy.today
         for path in scripts {
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -96,7 +103,12 @@ struct Replay: ParsableCommand {
             if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
         }
         let failed = tally.failed + tally.malformed + tally.unreadable
-        Terminal.writeOut((json ? "" : "\n") + "\(tally.passed) passed, \(failed) failed\n")
+        // With --json, stdout holds JSON Lines only: the summary is for people, on stderr.
+        if json {
+            Terminal.writeError("\(tally.passed) passed, \(failed) failed\n")
+        } else {
+            Terminal.writeOut("\n\(tally.passed) passed, \(failed) failed\n")
+        }
         if tally.unreadable > 0 { throw ExitStatus.unreadable }
         if tally.malformed > 0 { throw ExitStatus.badRules }
         if tally.failed > 0 || tally.updated > 0 { throw ExitStatus.rejected }
@@ -143,7 +155,7 @@ struct Replay: ParsableCommand {
         if update {
             do {
                 try Data(actual.utf8).write(to: URL(fileURLWithPath: golden), options: .atomic)
-                Terminal.writeOut("updated \(golden)\n")
+                Terminal.write("updated \(golden)\n", to: json ? 2 : 1)
                 tally.updated += 1
                 return []
             } catch {
@@ -155,6 +167,8 @@ struct Replay: ParsableCommand {
 
     func report(_ path: String, failures: [String], cards: [CardTray.Card]) {
         if json {
+            // Numbers masked with `•`, not check's `*`: the failures quote transcript lines and
+            // the cards are the tray's, screen text both (README, "What is kept, and where").
             let failureObjects = failures.map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
             let cardObjects = cards.map {
                 "{\"network\":\($0.networkID.jsonQuoted),\"number\":\($0.maskedNumber.jsonQuoted),\"expiry\":\($0.expiry.cardText.jsonQuoted)}"

@@ -23,6 +23,9 @@ final class TemporaryHome {
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
+    /// A child's whole environment: nothing is inherited from the test process, so the
+    /// user's `CARDLINE_RULES`, `CARDLINE_NETWORKS` and rule folders never reach it (`make test`
+    /// runs with hostile ones). Its personal rule folder is `config/cardline/rules` below `path`.
     var environment: [String: String] {
         ["HOME": path, "XDG_STATE_HOME": path + "/state", "XDG_CONFIG_HOME": path + "/config",
          "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]

@@ -86,7 +86,7 @@ import Testing
     @Test func jsonPrintsOneObjectPerScriptMasked() throws {
         let run = try replay(["--json", Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad"])
         let lines = run.output.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3)
+        #expect(lines.count == 2)
         let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
         #expect(first?["passed"] as? Bool == true)
         let cards = first?["cards"] as? [[String: String]]
@@ -94,7 +94,65 @@ import Testing
         let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
         #expect(second?["passed"] as? Bool == false)
         #expect((second?["failures"] as? [[String: String]])?.first?["message"]?.hasSuffix(":5: expected the last submit to be accepted, got failed cvv") == true)
-        #expect(lines[2] == "1 passed, 1 failed")
+        #expect(run.errors == "1 passed, 1 failed\n")
+    }
+
+    /// With --json, stdout is JSON Lines and nothing else, whatever happens: a pass, a failed
+    /// expectation, a malformed script, a golden rewritten by --update. The summary and the
+    /// other lines for people go to stderr; the exit status is what it is without --json.
+    @Test func jsonKeepsStdoutToJSONLines() throws {
+        let script = home.path + "/visa.session"
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "something else\n".write(toFile: home.path + "/visa.expected", atomically: true, encoding: .utf8)
+        let scripts = [Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad",
+                       Self.examples + "/bad/bad-date.bad"]
+        let mixed = try replay(["--json"] + scripts)
+        let update = try replay(["--json", "--update", script])
+        #expect(mixed.status == 65)
+        #expect(update.status == 1)
+        for (run, count) in [(mixed, 3), (update, 1)] {
+            #expect(run.output.hasSuffix("}\n"))
+            let lines = run.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count == count)
+            for line in lines {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object?["file"] is String, "not a JSON object: \(line)")
+            }
+        }
+        #expect(mixed.errors.hasSuffix("\n1 passed, 2 failed\n"), "\(mixed.errors)")
+        #expect(mixed.errors.contains("bad-date.bad:2: error: @today takes a date as YYYY-MM"))
+        #expect(update.errors == "updated \(home.path)/visa.expected\n1 passed, 0 failed\n")
+    }
+
+    /// A script is a reproducible artefact: replay reads the bundled rules, --rules and the
+    /// script's @rules only. A broken personal rule folder (through XDG_CONFIG_HOME, or
+    /// ~/.config without it), a broken CARDLINE_RULES folder and CARDLINE_NETWORKS that leaves
+    /// Visa out change nothing. (That the prompt and `check` do read them: RuleSourceTests.)
+    @Test func replayIgnoresPersonalRuleFoldersAndEnvironment() throws {
+        for folder in ["/config/cardline/rules", "/.config/cardline/rules", "/env-rules"] {
+            try FileManager.default.createDirectory(atPath: home.path + folder, withIntermediateDirectories: true)
+            try "{\"id\": \"broken\",\n".write(toFile: home.path + folder + "/broken.json", atomically: true, encoding: .utf8)
+        }
+        let ownRules = home.path + "/own"
+        try writeTestNetwork(to: ownRules)
+        let script = home.path + "/two-networks.session"
+        try """
+            @today 2026-11
+            4111 1111 1111 1111 12/30 123<Enter>
+            @expect accepted visa 1111
+            7000 0000 0000 0001 12/30 555<Enter>
+            @expect accepted testnet 0001
+
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let hostile = ["CARDLINE_RULES": home.path + "/env-rules", "CARDLINE_NETWORKS": "discover"]
+        var withoutXDG = home.environment
+        withoutXDG["XDG_CONFIG_HOME"] = nil
+        for environment in [home.environment, withoutXDG] {
+            let run = try runPiped(["replay", "--rules", ownRules, script], input: "", environment: environment.merging(hostile) { $1 })
+            #expect(run.status == 0, "\(run.output)\(run.errors)")
+            #expect(run.output.hasSuffix("PASS \(script)\n\n1 passed, 0 failed\n"))
+            #expect(run.errors.isEmpty, "\(run.errors)")
+        }
     }
 
     /// Masking as a property of the whole output: with spaces and dashes taken out, no line

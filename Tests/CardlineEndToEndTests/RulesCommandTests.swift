@@ -39,6 +39,31 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(try accepts([]), "found in $XDG_CONFIG_HOME/cardline/rules")
     }
 
+    /// Only `replay` leaves the personal folder and CARDLINE_RULES out: the prompt and `check`
+    /// read them, and refuse to start on a broken file there.
+    @Test func thePromptAndCheckReadThePersonalFolderAndEnvironment() throws {
+        let personal = home.path + "/config/cardline/rules"
+        try FileManager.default.createDirectory(atPath: personal, withIntermediateDirectories: true)
+        try "{\"id\": \"broken\",\n".write(toFile: personal + "/broken.json", atomically: true, encoding: .utf8)
+        let message = "\(personal)/broken.json:2:1: error: invalid JSON: expected a quoted field name, found the end of the file"
+        let check = try runPiped(["check", "--today", "2026-11"], input: "4111111111111111,12/30,123\n", environment: home.environment)
+        #expect(check.status == 65)
+        #expect(check.errors.contains(message), "\(check.errors)")
+        #expect(check.output.isEmpty)
+        let prompt = try runPiped(["--today", "2026-11"], input: "4111111111111111 12/30 123\n", environment: home.environment)
+        #expect(prompt.status == 65)
+        #expect(prompt.errors.contains(message), "\(prompt.errors)")
+
+        try FileManager.default.removeItem(atPath: personal + "/broken.json")
+        let viaEnvironment = home.path + "/env"
+        try FileManager.default.createDirectory(atPath: viaEnvironment, withIntermediateDirectories: true)
+        try "{\"id\": \"broken\",\n".write(toFile: viaEnvironment + "/broken.json", atomically: true, encoding: .utf8)
+        let environment = home.environment.merging(["CARDLINE_RULES": viaEnvironment]) { $1 }
+        let checkWithEnvironment = try runPiped(["check", "--today", "2026-11"], input: "4111111111111111,12/30,123\n", environment: environment)
+        #expect(checkWithEnvironment.status == 65)
+        #expect(checkWithEnvironment.errors.contains("\(viaEnvironment)/broken.json:2:1: error: invalid JSON"), "\(checkWithEnvironment.errors)")
+    }
+
     @Test func laterSourcesOverrideAndDisable() throws {
         let folder = home.path + "/mine"
         try writeTestNetwork(to: folder, id: "visa", prefix: "4")  // replaces the bundled Visa
