@@ -188,6 +188,10 @@ final class InteractiveEditor {
     /// libedit's character reader: waits for the next whole key, queues it, and answers with
     /// the dispatch character; 0 at the end of input, -1 on a read error.
     private func readCharacter(_ character: UnsafeMutablePointer<wchar_t>?) -> Int32 {
+        // libedit has just finished drawing. When it redraws only the changed cells of the
+        // badge it leaves the badge's colour on (the reset at the span's end is unchanged, so
+        // not sent), and the next digit it echoes would take that colour: reset it here.
+        if style.colour { write("\u{1B}[0m") }
         let fd = fileno(device.input)
         var buffer = [UInt8](repeating: 0, count: 4096)
         defer { for i in buffer.indices { buffer[i] = 0 } }  // keys typed are not left behind

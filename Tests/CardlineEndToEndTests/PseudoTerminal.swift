@@ -200,8 +200,11 @@ final class PseudoTerminal {
         return String(decoding: out, as: UTF8.self)
     }
 
-    func send(_ keys: String) {
-        var bytes = Array(keys.utf8)
+    func send(_ keys: String) { send(bytes: Array(keys.utf8)) }
+
+    /// Writes bytes as the terminal would send them (any bytes, UTF-8 or not), in one write.
+    func send(bytes: [UInt8]) {
+        var bytes = bytes
         _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress!, $0.count) }
     }
 
