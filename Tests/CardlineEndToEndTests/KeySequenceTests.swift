@@ -1,3 +1,4 @@
+import CardKit
 import Foundation
 import Testing
 
@@ -35,7 +36,34 @@ import Glibc
     static let bytes: [(String, [UInt8])] = [
         ("byte 0xFF", [0xFF]), ("lone continuation", [0x80]), ("truncated UTF-8", [0xC3]), ("overlong", [0xC0, 0xAF]),
     ]
-    static let noise: [(name: String, bytes: [UInt8])] = sequences.map { ($0.0, Array($0.1.utf8)) } + bytes
+    /// Every key sequence terminfo lists for the ten terminals of
+    /// `Tests/CardKitTests/TerminfoKeySequences.swift` (read from that file, so both tests
+    /// share one catalogue), once each, that is not a key with a meaning here (digits on the
+    /// keypad, Enter, Backspace, Up and Down, Ctrl-Z), and not `kmous`.
+    static let terminfo: [(name: String, bytes: [UInt8])] = {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../CardKitTests/TerminfoKeySequences.swift").standardized
+        guard let source = try? String(contentsOf: file, encoding: .utf8) else { return [] }
+        var seen = Set<[UInt8]>()
+        var rows: [(String, [UInt8])] = []
+        for line in source.split(separator: "\n") where line.hasPrefix("    (\"") {
+            let parts = line.split(separator: "\"")
+            guard parts.count >= 5, let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { continue }
+            let bytes = line[line.index(after: open)..<close].split(separator: ",").compactMap {
+                UInt8($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16)
+            }
+            // kmous is only the start of a mouse report (three more bytes follow); reports
+            // whole are in `sequences`.
+            guard parts[3] != "kmous", !bytes.isEmpty, seen.insert(bytes).inserted else { continue }
+            var decoder = KeyDecoder()
+            let keys = decoder.feed(bytes) + decoder.flush()
+            guard keys.count == 1, case .other? = keys[0].entryKey, keys[0].base != .control(0x1A) else { continue }
+            rows.append(("\(parts[1]) \(parts[3])", bytes))
+        }
+        return rows
+    }()
+
+    static let noise: [(name: String, bytes: [UInt8])] = sequences.map { ($0.0, Array($0.1.utf8)) } + bytes + terminfo
 
     static let cards = ["4111111111111111", "5555555555554444", "4012888888881881", "5105105105105100"]
 
@@ -60,8 +88,10 @@ import Glibc
                                    environment: home.environment, pipes: [1])
         t.waitForRawMode()
         t.expect("Card number (#### #### #### ####): ")
+        #expect(Self.terminfo.count > 100, "the terminfo catalogue was read")
         var slot = 0
-        for card in Self.cards {
+        let rounds = (Self.noise.count + 15) / 16
+        for card in (0..<rounds).map({ Self.cards[$0 % Self.cards.count] }) {
             var typed = ""
             for digit in card {
                 let (name, bytes) = Self.noise[slot % Self.noise.count]
@@ -91,7 +121,7 @@ import Glibc
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
             return object["number"] as? String
         }
-        #expect(delivered == Self.cards, "exactly the digits typed, card by card")
+        #expect(delivered == (0..<rounds).map { Self.cards[$0 % Self.cards.count] }, "exactly the digits typed, card by card")
         #expect(slot >= Self.noise.count, "every sequence was sent")
     }
 

@@ -144,17 +144,26 @@ final class PseudoTerminal {
     /// Where in `raw` the terminal changed width, and to what.
     private var resizes: [(offset: Int, columns: Int)] = []
 
-    /// The screen as a terminal would show it after everything received so far.
+    /// The screen model fed up to `modelOffset` of `raw`, and the resizes applied to it.
+    private var model: ScreenModel?
+    private var modelOffset = 0
+    private var resizesApplied = 1
+
+    /// The screen as a terminal would show it after everything received so far (fed only the
+    /// bytes that arrived since the last look).
     var screen: ScreenModel {
-        var model = ScreenModel(columns: resizes[0].columns, rows: 40)
-        var start = 0
-        for (offset, columns) in resizes.dropFirst() {
-            model.feed(raw[start..<offset])
-            model.resize(columns: columns)
-            start = offset
+        var current = model ?? ScreenModel(columns: resizes[0].columns, rows: 40)
+        while resizesApplied < resizes.count {
+            let (offset, columns) = resizes[resizesApplied]
+            current.feed(raw[modelOffset..<offset])
+            current.resize(columns: columns)
+            modelOffset = offset
+            resizesApplied += 1
         }
-        model.feed(raw[start...])
-        return model
+        current.feed(raw[modelOffset...])
+        modelOffset = raw.count
+        model = current
+        return current
     }
 
     /// Makes the terminal `columns` wide: the kernel sends SIGWINCH to the child.

@@ -56,12 +56,26 @@ struct ScreenModel {
         return all
     }
 
+    /// Bytes of an escape sequence cut off at the end of the last `feed`.
+    private var pending: [UInt8] = []
+
     mutating func feed(_ bytes: some Sequence<UInt8>) {
-        var iterator = Array(bytes).makeIterator()
-        while let byte = iterator.next() {
+        let data = pending + Array(bytes)
+        pending = []
+        var index = 0
+        while index < data.count {
+            let byte = data[index]
             if byte == 0x1B {
-                escape(&iterator)
-            } else if byte < 0x20 || byte == 0x7F {
+                guard let end = Self.escapeEnd(data, from: index) else {
+                    pending = Array(data[index...])
+                    return
+                }
+                escape(Array(data[(index + 1)..<end]))
+                index = end
+                continue
+            }
+            index += 1
+            if byte < 0x20 || byte == 0x7F {
                 control(byte)
             } else {
                 utf8.append(byte)
@@ -74,6 +88,18 @@ struct ScreenModel {
                 }
             }
         }
+    }
+
+    /// Where the escape sequence starting at `start` ends, or nil when it is not complete yet.
+    private static func escapeEnd(_ data: [UInt8], from start: Int) -> Int? {
+        guard start + 1 < data.count else { return nil }
+        guard data[start + 1] == UInt8(ascii: "[") else { return start + 2 }
+        var index = start + 2
+        while index < data.count {
+            if data[index] >= 0x40 && data[index] <= 0x7E { return index + 1 }
+            index += 1
+        }
+        return nil
     }
 
     private mutating func put(_ character: Character) {
@@ -105,17 +131,12 @@ struct ScreenModel {
         }
     }
 
-    private mutating func escape(_ iterator: inout IndexingIterator<[UInt8]>) {
-        guard let next = iterator.next() else { return }
-        switch next {
+    /// An escape sequence, without its ESC.
+    private mutating func escape(_ sequence: [UInt8]) {
+        guard let first = sequence.first else { return }
+        switch first {
         case UInt8(ascii: "["):
-            var parameters: [UInt8] = []
-            var final: UInt8 = 0
-            while let byte = iterator.next() {
-                if byte >= 0x40 && byte <= 0x7E { final = byte; break }
-                parameters.append(byte)
-            }
-            csi(String(decoding: parameters, as: UTF8.self), final)
+            csi(String(decoding: sequence.dropFirst().dropLast(), as: UTF8.self), sequence.last ?? 0)
         case UInt8(ascii: "M"):
             if row > 0 { row -= 1 }
         default:
