@@ -447,19 +447,6 @@ import Testing
 
     // MARK: - 5. Deterministic random input
 
-    /// SplitMix64: a small, fixed-seed generator.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     static let fragments: [[UInt8]] = [
         [0x1B], [0x1B], [0x1B], [0x5B], [0x5B], [0x4F], [0x3B], [0x7E], [0x3C], [0x4D], [0x41], [0x24], [0x5E],
         [0x30], [0x31], [0x32], [0x35], [0x39], [0x75], [0x61], [0x7F], [0x01], [0x0D],
@@ -486,12 +473,12 @@ import Testing
     }
 
     @Test func randomInputIsAccountedForAndNeverSwallowsLaterDigits() {
-        var random = Generator(state: 0x5EED_CA4D)
+        var random = SeededRandom(seed: 0x5EED_CA4D)
         var failures: [String] = []
         let digits = Self.bytes("0123456789")
         for _ in 0..<100_000 where failures.count < 5 {
             var input: [UInt8] = []
-            for _ in 0..<random.below(12) { input += Self.fragments[random.below(Self.fragments.count)] }
+            for _ in 0..<Int.random(in: 0..<12, using: &random) { input += Self.fragments[Int.random(in: 0..<Self.fragments.count, using: &random)] }
 
             var whole = KeyDecoder()
             let keys = whole.feed(input) + whole.finish()
@@ -501,7 +488,7 @@ import Testing
             var chunkedKeys: [Key] = []
             var start = 0
             while start < input.count {
-                let end = min(input.count, start + 1 + random.below(4))
+                let end = min(input.count, start + 1 + Int.random(in: 0..<4, using: &random))
                 chunkedKeys += chunked.feed(input[start..<end])
                 start = end
             }
