@@ -185,6 +185,39 @@ int cl_columns(int fd) {
     return size.ws_col;
 }
 
+// Faults and aborts (a Swift trap is SIGILL or SIGTRAP). These replace the Swift runtime's
+// backtracer, which would print registers and stack that may hold card digits (and, on a
+// pipe, wait for a debugger): the terminal is put back, then the default action ends the
+// process with the signal, without a core file (they are off).
+static const int cl_fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+static char cl_fatal_stack[65536];  // the handler runs here when the fault is a stack overflow
+
+static void cl_on_fatal(int sig) {
+    int saved = errno;
+    cl_write_tty(cl_leave);
+    if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
+    signal(sig, SIG_DFL);
+    raise(sig);  // a signal sent with kill: delivered when the handler returns; a fault: raised again by the instruction
+    errno = saved;
+}
+
+int cl_fatal_signals_install(void) {
+    stack_t stack;
+    memset(&stack, 0, sizeof stack);
+    stack.ss_sp = cl_fatal_stack;
+    stack.ss_size = sizeof cl_fatal_stack;
+    int result = sigaltstack(&stack, NULL);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = cl_on_fatal;
+    action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < sizeof cl_fatal / sizeof cl_fatal[0]; i++) {
+        if (sigaction(cl_fatal[i], &action, NULL) != 0) result = -1;
+    }
+    return result;
+}
+
 int cl_take_resized(void) {
     int resized = cl_resized;
     cl_resized = 0;

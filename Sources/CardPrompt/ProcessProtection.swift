@@ -7,7 +7,9 @@ import Glibc
 /// Keeps card data out of core dumps, swap and other processes' reach, as pinentry does:
 /// no core file (`RLIMIT_CORE` 0), not dumpable (`PR_SET_DUMPABLE` 0: no core, no ptrace
 /// attach or `/proc/PID/mem` for other users), and memory locked (`mlockall`) where the
-/// system allows it without risk.
+/// system allows it without risk. A fault or abort ends the process with its signal and no
+/// report, in place of the Swift runtime's backtracer (which prints registers and memory that
+/// can hold card digits), after putting the terminal back when a prompt holds it.
 ///
 /// Memory is locked only when locking cannot make later allocations fail: when the process
 /// may lock without limit (`CAP_IPC_LOCK`, as root usually has) or `RLIMIT_MEMLOCK` is
@@ -31,6 +33,8 @@ public enum ProcessProtection {
     @discardableResult
     public static func apply(lockingMemory: Bool = true) -> Report {
         var report = Report(coreDumpsOff: cl_disable_core_dumps() == 0, memoryLocked: false, memoryNote: nil)
+        // A crash ends the process quietly: the runtime's backtrace would show card digits.
+        cl_fatal_signals_install()
         guard lockingMemory else {
             report.memoryNote = "not locked: not asked to"
             return report

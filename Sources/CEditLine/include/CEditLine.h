@@ -57,6 +57,11 @@ int cl_wait_readable(int fd, int timeout_ms);
 int cl_columns(int fd);
 
 
+/// Handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS, on an alternate
+/// stack, in place of the Swift runtime's backtracer: they put the terminal back (when a
+/// prompt holds it) and end the process with the signal's default action. 0, or -1 when one
+/// could not be installed.
+int cl_fatal_signals_install(void);
 /// RLIMIT_CORE 0 and PR_SET_DUMPABLE 0; 0 when both took, -1 otherwise.
 int cl_disable_core_dumps(void);
 /// PR_GET_DUMPABLE: 1 when the process may dump core and be traced by its user, 0 when not.

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fault or abort in the middle of a card ends cardline with its signal, at once, with the
+/// terminal put back and nothing about the process printed: the Swift runtime's backtracer,
+/// which printed registers holding the card number, is replaced.
+@Suite struct CrashTests {
+    let home = TemporaryHome()
+
+    @Test(arguments: [SIGABRT, SIGSEGV, SIGILL, SIGBUS, SIGFPE, SIGTRAP])
+    func aCrashMidCardPrintsNothingAndRestoresTheTerminal(signal: Int32) throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
+        t.waitForRawMode()
+        t.send("411111111111111")
+        t.expect("VISA 15/16")
+        let mark = t.raw.count
+        kill(t.pid, signal)
+        #expect(t.waitForExit() == 128 + signal)
+        let after = String(decoding: t.rawSince(mark), as: UTF8.self)
+        #expect(!after.contains("41111111"), "no card digits after the crash: \(after)")
+        #expect(!after.lowercased().contains("backtrace") && !after.contains("Crash") && !after.contains("Thread"),
+                "no crash report: \(after)")
+        #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag, "terminal settings put back")
+        #expect(!t.screen.bracketedPaste)
+        #expect(!t.screen.lines.contains { $0.contains("4111 1111") }, "the live field is cleared")
+    }
+
+    @Test(arguments: [SIGABRT, SIGSEGV])
+    func aCrashWithOutputOnPipesEndsAtOnceAndQuietly(signal: Int32) throws {
+        // `check` holds card data too; its stdout and stderr are pipes, as in a script.
+        let t = try PseudoTerminal(arguments: ["check", "--today", "2026-11"], environment: home.environment, pipes: [1, 2])
+        t.send("4111 1111 1111 1111 12/30 123\n")
+        // Wait until check is reading (its memory is locked, or it at least runs) — the state
+        // that matters is that it is alive and blocked on its input.
+        t.waitForStatusLine("check waiting for input") { $0.hasPrefix("State:") && $0.contains("S (sleeping)") }
+        kill(t.pid, signal)
+        #expect(t.waitForExit() == 128 + signal)
+        #expect(t.pipedText(2).isEmpty, "nothing on stderr: \(t.pipedText(2))")
+        #expect(!t.pipedText(1).contains("4111111111111111"))
+    }
+}
