@@ -120,16 +120,6 @@ func timeToFirstPrompt() -> Double {
 
 // MARK: - Inputs (fixed seeds)
 
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func loadRules(_ folder: String) -> RuleSet {
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
@@ -141,7 +131,7 @@ func loadRules(_ folder: String) -> RuleSet {
 func generateRangeRules(into folder: String) {
     try? FileManager.default.removeItem(atPath: folder)
     try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    var random = SplitMix(state: 42)
+    var random = SeededRandom(seed: 42)
     var starts = Set<Int>()
     while starts.count < 10_000 { starts.insert(300_000 + Int(random.next() % 59_000) * 10) }
     let sorted = starts.sorted()
@@ -159,7 +149,7 @@ func generateRangeRules(into folder: String) {
 }
 
 /// A number for `network`, `length` digits long, valid for Luhn unless `breakLuhn`.
-func makeNumber(_ network: CardNetwork, length: Int, breakLuhn: Bool, _ random: inout SplitMix) -> [UInt8] {
+func makeNumber(_ network: CardNetwork, length: Int, breakLuhn: Bool, _ random: inout SeededRandom) -> [UInt8] {
     let pattern = network.patterns[Int(random.next() % UInt64(network.patterns.count))]
     var digits = pattern.low
     while digits.count < length - 1 { digits.append(UInt8(random.next() % 10)) }
@@ -172,7 +162,7 @@ func makeNumber(_ network: CardNetwork, length: Int, breakLuhn: Bool, _ random: 
 
 /// One million records: mixed networks, lengths and separators, about 20 % invalid.
 func generateCheckInput(_ path: String, rules: RuleSet, count: Int) {
-    var random = SplitMix(state: 7)
+    var random = SeededRandom(seed: 7)
     var out: [UInt8] = []
     out.reserveCapacity(count * 36)
     _ = FileManager.default.createFile(atPath: path, contents: nil)  // empty, or emptied
@@ -209,7 +199,7 @@ func generateCheckInput(_ path: String, rules: RuleSet, count: Int) {
 
 /// A `.session` script entering `count` cards, each checked.
 func generateReplayScript(_ path: String, rules: RuleSet, count: Int) {
-    var random = SplitMix(state: 11)
+    var random = SeededRandom(seed: 11)
     var text = "# generated: \(count) card entries\n@today 2026-11\n"
     let simple = rules.networks.filter { $0.luhn && $0.lengths.count == 1 }
     for i in 0..<count {
@@ -264,7 +254,7 @@ generateCheckInput(checkInput, rules: bundled, count: 1_000_000)
 let script = work + "/replay-100k.session"
 generateReplayScript(script, rules: bundled, count: 100_000)
 
-var random = SplitMix(state: 3)
+var random = SeededRandom(seed: 3)
 let bundledNumbers = (0..<500).map { _ in makeNumber(bundled.networks[Int(random.next() % UInt64(bundled.networks.count))], length: 16, breakLuhn: false, &random) }
 let rangedNumbers = (0..<500).map { _ in makeNumber(ranged.networks[Int(random.next() % UInt64(ranged.networks.count))], length: 16, breakLuhn: false, &random) }
 
