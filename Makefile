@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build bench deps test-deps clean
+.PHONY: run test build bench fuzz deps test-deps clean
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
@@ -40,6 +40,14 @@ test: test-deps
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
 	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
 	$(HOSTILE_ENV) $(SWIFT) test --skip-build
+	Tests/Fuzz/fuzz.sh --runs $(FUZZ_RUNS)
+
+# Every libFuzzer harness (key decoder, rule loader, .session replay, check records), built
+# with AddressSanitizer, for FUZZ_SECONDS each; `make test` runs each for FUZZ_RUNS inputs.
+FUZZ_SECONDS ?= 600
+FUZZ_RUNS ?= 3000
+fuzz: deps
+	Tests/Fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
 
 # Release build, then the benchmark suite: medians next to their targets (see README).
 bench: deps

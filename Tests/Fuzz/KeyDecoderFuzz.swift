@@ -1,16 +1,10 @@
-// libFuzzer harness for CardKit's KeyDecoder. Not part of the package build (no target uses
-// Tests/Fuzz). Build and run it on Linux with the Swift toolchain's libFuzzer:
-//
-//   swiftc -sanitize=fuzzer,address -parse-as-library -O \
-//       Sources/CardKit/KeyDecoder.swift Tests/Fuzz/KeyDecoderFuzz.swift -o /tmp/keydecoder-fuzz
-//   /tmp/keydecoder-fuzz -max_total_time=60 -max_len=256
+// libFuzzer harness for CardKit's KeyDecoder; `Tests/Fuzz/fuzz.sh` builds every harness into
+// one binary with the CardKit sources and runs it (FuzzMain.swift picks the harness).
 //
 // Each input is decoded whole and in reads cut where its own bytes say; a crash, a hang, or a
 // broken invariant (precondition) is a finding.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func keyDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let input = Array(UnsafeBufferPointer(start: data, count: size))
+func fuzzKeyDecoder(_ input: [UInt8]) {
 
     var whole = KeyDecoder()
     let keys = whole.feed(input) + whole.finish()
@@ -43,5 +37,4 @@ public func keyDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = paused.finish()
     let digits = paused.feed(Array("0123456789".utf8))
     precondition(digits.map(\.base) == "0123456789".map { .character($0) }, "digits swallowed")
-    return 0
 }

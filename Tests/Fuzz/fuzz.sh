@@ -1,0 +1,42 @@
+#!/bin/sh
+# Builds CardKit's libFuzzer harnesses into one binary (.build/fuzz/cardkit-fuzz, with
+# AddressSanitizer) and runs each for a number of runs or seconds:
+#
+#   Tests/Fuzz/fuzz.sh --runs 3000                 # what `make test` does: seconds
+#   Tests/Fuzz/fuzz.sh --seconds 600               # what `make fuzz` does: 10 minutes each
+#   Tests/Fuzz/fuzz.sh --seconds 3600 session      # one harness, longer
+#
+# Harnesses: key-decoder, rule-file, session, check-record. Each starts from the seed corpus
+# in Tests/Fuzz/corpus/<harness> (never written to); what it finds goes to
+# .build/fuzz/corpus-<harness>, and a crashing input to .build/fuzz/crash-*.
+set -eu
+cd "$(dirname "$0")/../.."
+limit="-runs=3000"
+case "${1:-}" in
+  --runs) limit="-runs=$2"; shift 2 ;;
+  --seconds) limit="-max_total_time=$2"; shift 2 ;;
+esac
+targets="${*:-key-decoder rule-file session check-record}"
+out=.build/fuzz
+bin=$out/cardkit-fuzz
+mkdir -p "$out"
+if [ ! -x "$bin" ] || [ -n "$(find Sources/CardKit Tests/Fuzz -name '*.swift' -newer "$bin")" ]; then
+  echo "fuzz: building $bin"
+  ${SWIFTC:-swiftc} -sanitize=fuzzer,address -parse-as-library -O -module-name CardKitFuzz \
+    Sources/CardKit/*.swift Tests/Fuzz/*.swift -o "$bin"
+fi
+for target in $targets; do
+  mkdir -p "$out/corpus-$target"
+  log="$out/$target.log"
+  if CARDLINE_FUZZ_TARGET="$target" CARDLINE_FUZZ_RULES=rules "$bin" $limit -max_len=4096 -timeout=10 \
+       -rss_limit_mb=2048 -artifact_prefix="$out/crash-$target-" -print_final_stats=1 \
+       "$out/corpus-$target" "Tests/Fuzz/corpus/$target" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+    echo "fuzz $target: ${runs:-?} inputs, ${speed:-?}/s, no finding"
+  else
+    echo "fuzz $target: FAILED (log: $log)"
+    tail -40 "$log"
+    exit 1
+  fi
+done
