@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CEditLine.h"
 #include <signal.h>
 #include <stdio.h>
@@ -74,11 +75,12 @@ static struct sigaction cl_previous_stop, cl_previous_winch;
 static char cl_leave[64];
 static char cl_enter[64];
 
+static int cl_tty_out;
 static void cl_write_tty(const char *text) {
-    if (cl_tty < 0) return;
+    if (cl_tty < 0 || cl_tty_out < 0) return;
     size_t left = strlen(text);
     while (left > 0) {
-        ssize_t written = write(cl_tty, text, left);
+        ssize_t written = write(cl_tty_out, text, left);
         if (written <= 0) { if (written < 0 && errno == EINTR) continue; return; }
         text += written;
         left -= (size_t)written;
@@ -130,9 +132,13 @@ static void cl_on_winch(int sig) {
     (void)sig;
 }
 
-int cl_signals_begin(int tty) {
+static int cl_tty_out = -1;             // where the handlers write (the terminal's output side)
+static int cl_stop_ignored = 0;         // the caller ignores SIGTSTP: no suspending
+
+int cl_signals_begin(int tty, int tty_out) {
     if (tcgetattr(tty, &cl_saved) != 0) return -1;
     cl_tty = tty;
+    cl_tty_out = tty_out;
     // No echo from here on: keys typed before libedit's raw mode must not show a digit.
     struct termios quiet = cl_saved;
     quiet.c_lflag &= ~(ECHO | ECHONL);
@@ -148,7 +154,9 @@ int cl_signals_begin(int tty) {
         action.sa_handler = cl_on_ending;
         if (sigaction(cl_ending[i], &action, &cl_previous[i]) == 0) cl_installed[i] = 1;
     }
-    action.sa_handler = cl_on_stop;
+    struct sigaction current_stop;
+    cl_stop_ignored = sigaction(SIGTSTP, NULL, &current_stop) == 0 && current_stop.sa_handler == SIG_IGN;
+    action.sa_handler = cl_stop_ignored ? SIG_IGN : cl_on_stop;
     sigaction(SIGTSTP, &action, &cl_previous_stop);
     action.sa_handler = cl_on_winch;
     sigaction(SIGWINCH, &action, &cl_previous_winch);
@@ -164,8 +172,11 @@ void cl_signals_end(void) {
     sigaction(SIGWINCH, &cl_previous_winch, NULL);
     if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
     cl_tty = -1;
+    cl_tty_out = -1;
     cl_enter[0] = cl_leave[0] = 0;
 }
+
+int cl_can_suspend(void) { return !cl_stop_ignored; }
 
 // Reading keys: cardline reads the terminal itself (EL_GETCFN) and decodes whole key
 // sequences before libedit sees anything.
@@ -174,9 +185,29 @@ void cl_signals_end(void) {
 
 int cl_set_getcfn(EditLine *el, cl_getc_fn fn) { return el_set(el, EL_GETCFN, fn); }
 
-int cl_wait_readable(int fd, int timeout_ms) {
-    struct pollfd entry = {fd, POLLIN, 0};
-    return poll(&entry, 1, timeout_ms);
+int cl_wait_input(int fd, int timeout_ms) {
+    // SIGWINCH and SIGTSTP (whose handler flags the redraw after `fg`) are blocked while the
+    // flag is looked at, and let in only by ppoll itself: one that lands in between is not
+    // lost until the next key.
+    sigset_t block, previous;
+    sigemptyset(&block);
+    sigaddset(&block, SIGWINCH);
+    sigaddset(&block, SIGTSTP);
+    sigprocmask(SIG_BLOCK, &block, &previous);
+    int result;
+    if (cl_resized) {
+        result = 2;
+    } else {
+        struct pollfd entry = {fd, POLLIN, 0};
+        struct timespec wait = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+        result = ppoll(&entry, 1, timeout_ms < 0 ? NULL : &wait, &previous);
+        if (result < 0 && errno == EINTR && cl_resized) result = 2;
+    }
+    int saved = errno;
+    sigprocmask(SIG_SETMASK, &previous, NULL);
+    if (result == 2) cl_resized = 0;
+    errno = saved;
+    return result;
 }
 
 int cl_columns(int fd) {

@@ -629,15 +629,15 @@ extension Character {
 
 /// How a refused character is named in a reason: 'x', or U+0007 for invisible ones.
 func quoted(_ character: Character) -> String {
-    if character.isPrintableASCII { return "'\(character)'" }
     if character == "\t" { return "Tab" }
-    if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1, scalar.value < 0x20 || scalar.value == 0x7F {
-        return "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+    // A control, format or bidi character is named, never printed (a C1 control or U+202E
+    // would act on the terminal); so is every scalar of a cluster that holds one.
+    if character.unicodeScalars.contains(where: { TerminalKey.characterName(Character($0)).hasPrefix("U+") }) {
+        return character.unicodeScalars.map { TerminalKey.characterName(Character($0)) }.joined(separator: " ")
     }
     return "'\(character)'"
 }
 
 extension String {
     func padded(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

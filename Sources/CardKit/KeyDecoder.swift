@@ -162,7 +162,9 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
         }
     }
 
-    private static func characterName(_ c: Character) -> String {
+    /// A character as a name that is safe to print: itself, or `U+XXXX` for controls (C0 and
+    /// C1), format and bidi characters, separators, marks and unassigned code points.
+    static func characterName(_ c: Character) -> String {
         guard let scalar = c.unicodeScalars.first else { return "" }
         if scalar == " " { return "Space" }
         switch scalar.properties.generalCategory {
@@ -198,9 +200,12 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
 /// - Anything else well formed (mouse reports, status replies, private-marker CSI) is `.unknown`
 ///   with all its bytes; legacy X10 mouse reports (`CSI M` + 3 bytes) too.
 ///
-/// A CSI longer than 64 bytes before its final byte, or one interrupted by a byte outside
-/// 0x20–0x7E, ends as `.unknown` of what it had, and the byte that ended it is decoded afresh, so
-/// a stray ESC or digit is never swallowed.
+/// A CSI longer than 64 bytes before its final byte drops the rest of its parameters up to
+/// its final byte and ends as one `.unknown`: its digits are never typed. A sequence
+/// interrupted by a byte outside 0x20–0x7E ends as `.unknown` of what it had, and the byte that
+/// ended it is decoded afresh, so a stray ESC is never swallowed. A pause that ends ESC,
+/// ESC [ or ESC O as keys of their own leaves the next byte free to continue the sequence
+/// (see `resume`).
 public struct KeyDecoder: Sendable {
     /// At most this many bytes of a bracketed paste are kept; the rest, up to the end marker, are
     /// consumed and dropped (a UTF-8 character cut by the limit is dropped whole).
@@ -228,7 +233,16 @@ public struct KeyDecoder: Sendable {
         case utf8(remaining: Int, low: UInt8, high: UInt8)
         /// Inside a bracketed paste; `matched` bytes of the end marker have arrived.
         case paste(matched: Int)
+        /// A CSI or SS3 sequence ran past its limit: its remaining parameter and intermediate
+        /// bytes are dropped up to its final byte, and it ends as one `.unknown` (never as
+        /// typed digits). `pending` keeps what came before the limit.
+        case discarding
     }
+
+    /// What a pause cut short, when the pause ended a sequence: the next byte may be the rest
+    /// of it (a key split by a slow link). Set by `flush()`, cleared by the next byte.
+    private enum CutShort: Equatable, Sendable { case escape, csi, ss3 }
+    private var cutShort: CutShort?
 
     private var state: State = .ground
     /// The bytes of the sequence being decoded (without `escPrefix`'s ESC).
@@ -247,7 +261,7 @@ public struct KeyDecoder: Sendable {
     public var isPending: Bool { state != .ground }
 
     /// True inside a bracketed paste (which `flush()` does not end).
-    var isInPaste: Bool {
+    public var isInPaste: Bool {
         if case .paste = state { return true }
         return false
     }
@@ -256,6 +270,10 @@ public struct KeyDecoder: Sendable {
     public mutating func feed<S: Sequence>(_ bytes: S) -> [TerminalKey] where S.Element == UInt8 {
         var keys: [TerminalKey] = []
         for byte in bytes {
+            if let cut = cutShort {
+                cutShort = nil
+                resume(cut, with: byte)
+            }
             // A byte that ends a sequence without belonging to it is decoded again in the new
             // state; each retry moves to a state nearer `.ground`, so this ends within 3 rounds.
             while !step(byte, into: &keys) {}
@@ -270,7 +288,43 @@ public struct KeyDecoder: Sendable {
     /// can be long and slow over SSH) — only by its end marker or `finish()`.
     public mutating func flush() -> [TerminalKey] {
         if isInPaste { return [] }
+        switch state {
+        case .escape where !escPrefix: cutShort = .escape
+        case .csi where pending.count == 2 && !escPrefix: cutShort = .csi
+        case .ss3 where pending.count == 2 && !escPrefix: cutShort = .ss3
+        default: cutShort = nil
+        }
         return endPending()
+    }
+
+    /// True when a pause has just ended ESC, ESC [ or ESC O as a key of its own and the next
+    /// byte may still continue it; the front end calls `forgetCutShort()` after a longer pause.
+    public var isHoldingCutShort: Bool { cutShort != nil }
+
+    /// After a long pause, the next byte starts afresh: a person who pressed Esc or Alt-[ and
+    /// then typed digits gets the digits.
+    public mutating func forgetCutShort() { cutShort = nil }
+
+    /// After a pause ended ESC, ESC [ or ESC O as a key of its own, a next byte that can only
+    /// continue such a sequence is taken as its rest, so that Ctrl-Left split by a slow link
+    /// (ESC, a pause, `[1;5D`) becomes one more refused key and never types its digits:
+    /// `[` or `O` after ESC, a parameter byte after ESC [, a final byte after ESC O. A person
+    /// rarely types those right after Esc or Alt-[, and they are refused in every field anyway.
+    private mutating func resume(_ cut: CutShort, with byte: UInt8) {
+        guard state == .ground else { return }
+        switch cut {
+        case .escape where byte == 0x5B || byte == 0x4F:
+            pending = [0x1B]
+            state = .escape
+        case .csi where (0x30...0x3F).contains(byte):
+            pending = [0x1B, 0x5B]
+            state = .csi
+        case .ss3 where (0x30...0x7E).contains(byte):
+            pending = [0x1B, 0x4F]
+            state = .ss3
+        default:
+            break
+        }
     }
 
     /// End of input: everything pending, including an unfinished paste (delivered as `.paste` of
@@ -353,6 +407,22 @@ public struct KeyDecoder: Sendable {
             case 0x20...0x3F where pending.count < Self.csiLimit:
                 pending.append(byte)
                 return true
+            case 0x20...0x3F:
+                state = .discarding
+                return true
+            default:
+                keys += endPending()
+                return false
+            }
+
+        case .discarding:
+            switch byte {
+            case 0x20...0x3F:
+                return true
+            case 0x40...0x7E:
+                keys.append(TerminalKey(.unknown(prefixedPending + [byte])))
+                reset()
+                return true
             default:
                 keys += endPending()
                 return false
@@ -388,6 +458,9 @@ public struct KeyDecoder: Sendable {
             switch byte {
             case 0x30...0x3F where pending.count < Self.ss3Limit:
                 pending.append(byte)
+                return true
+            case 0x30...0x3F:
+                state = .discarding
                 return true
             case 0x20...0x7E:
                 pending.append(byte)
@@ -494,7 +567,7 @@ public struct KeyDecoder: Sendable {
             // ESC [ or ESC O alone: Alt-[ or Alt-O (after a lone Esc for ESC ESC [).
             if escPrefix { keys.append(TerminalKey(.escape)) }
             keys.append(TerminalKey(.character(Character(Unicode.Scalar(pending[1]))), modifiers: .alt))
-        case .csi, .ss3, .linuxFunction, .x10Mouse:
+        case .csi, .ss3, .linuxFunction, .x10Mouse, .discarding:
             keys.append(TerminalKey(.unknown(prefixedPending)))
         case .utf8:
             if escPrefix { keys.append(TerminalKey(.escape)) }

@@ -62,10 +62,15 @@ final class InteractiveEditor {
     /// Bracketed paste on (`ESC [ ? 2004 h`) while the prompt runs; off, and the live field
     /// cleared, whenever it lets go of the terminal.
     private static let enterModes = "\u{1B}[?2004h"
-    private static let leaveModes = "\r\u{1B}[K\u{1B}[?2004l"
+    private static let leaveModes = "\r\u{1B}[J\u{1B}[?2004l"
     /// How long an escape sequence may pause before what came is taken as it stands (a lone
     /// Esc, an Alt chord): long enough for a slow link, short enough not to be felt.
     private static let escapeTimeout: Int32 = 100
+    /// How long after such a pause the next bytes may still be the rest of the sequence (a key
+    /// split by a slow link), rather than keys of their own.
+    private static let cutShortTimeout: Int32 = 1000
+    /// How long a bracketed paste may pause before it is taken as ended.
+    private static let pasteTimeout: Int32 = 3000
 
     /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
     private static let invisible: CChar = 1
@@ -111,7 +116,7 @@ final class InteractiveEditor {
         let previousLocale = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
         setlocale(LC_CTYPE, "")
         defer { if let previousLocale { setlocale(LC_CTYPE, previousLocale) } }
-        cl_signals_begin(fileno(device.input))
+        cl_signals_begin(fileno(device.input), fileno(device.output))
         defer { cl_signals_end() }
         guard let el = device.isStandard ? cl_init("cardline") : cl_init_files("cardline", device.input, device.output) else {
             return .noEditor
@@ -194,19 +199,28 @@ final class InteractiveEditor {
         if style.colour { write("\u{1B}[0m") }
         let fd = fileno(device.input)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        defer { for i in buffer.indices { buffer[i] = 0 } }  // keys typed are not left behind
+        defer { buffer.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }  // keys typed are not left behind
         while inputIndex == inputs.count {
             inputs.removeAll(keepingCapacity: true)
             inputIndex = 0
-            if cl_take_resized() == 1 { inputs.append(.resized); break }
             if inputEnded { return 0 }
-            let ready = cl_wait_readable(fd, decoder.isPending ? Self.escapeTimeout : -1)
+            let timeout = decoder.isInPaste ? Self.pasteTimeout
+                : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
+            let ready = cl_wait_input(fd, timeout)
+            if ready == 2 { inputs.append(.resized); break }
             if ready < 0 {
                 if errno == EINTR { continue }
                 return -1
             }
             if ready == 0 {
-                inputs += decoder.flush().map(Input.key)
+                if decoder.isInPaste {
+                    // A paste start with no end (typed by hand, or cut): end it, so keys work again.
+                    inputs += decoder.finish().map(Input.key)
+                } else if decoder.isPending {
+                    inputs += decoder.flush().map(Input.key)
+                } else {
+                    decoder.forgetCutShort()
+                }
                 continue
             }
             let count = read(fd, &buffer, buffer.count)
@@ -241,7 +255,7 @@ final class InteractiveEditor {
             replaceBuffer(el)
             return UInt8(CC_REDISPLAY)
         case .key(let key):
-            if key.modifiers.isEmpty && key.base == .control(0x1A) { return suspend() }
+            if key.modifiers.isEmpty && key.base == .control(0x1A) { return suspend(el) }
             if key.modifiers.isEmpty && key.base == .control(0x0C) {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
                 // left to it; the line it draws is still the engine's.
@@ -264,7 +278,9 @@ final class InteractiveEditor {
 
     /// Ctrl-Z: the signal handler clears the live field and puts the terminal back before the
     /// shell's prompt appears; after `fg` the line is drawn again in full.
-    private func suspend() -> UInt8 {
+    private func suspend(_ el: OpaquePointer) -> UInt8 {
+        // A caller that ignores SIGTSTP (a program embedding the prompt) does not want to stop.
+        guard cl_can_suspend() == 1 else { return perform([.other("Ctrl-Z")], on: el) }
         cl_suspend()
         write("\r")
         return UInt8(CC_REDISPLAY)
@@ -377,6 +393,9 @@ final class InteractiveEditor {
         }
         let text = text ?? engine.view.text
         if !text.isEmpty { el_insertstr(el, text) }
+        // What the signal handlers clear: every row the line takes, the cursor being on its last.
+        let rowsAbove = layout.rows(text: text) - 1
+        cl_set_terminal_modes(Self.enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
     }
 
     /// The prompts as last laid out for the terminal's width.

@@ -74,7 +74,9 @@ public struct Style: Sendable {
     /// the note after the progress (`(13 valid)`), the progress, the badge, and last the long
     /// label ("Card number" becomes "Number"). Below about 32 columns the line may wrap.
     public func layout(_ view: EntryView, columns: Int) -> Layout {
-        let text = view.isCommand ? view.text.unicodeScalars.count : Self.widestText(view.field)
+        // A rule may group its digits more finely than any bundled one: its hint is as wide.
+        let text = view.isCommand ? view.text.unicodeScalars.count
+            : max(Self.widestText(view.field), view.field == .number ? view.hint.unicodeScalars.count : 0)
         let shortLabel = view.field == .number ? "Number" : view.label
         let progress = view.progress
         let progressWithoutNote = progress.split(separator: " ").first.map(String.init) ?? ""

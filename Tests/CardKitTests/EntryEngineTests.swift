@@ -305,6 +305,15 @@ import Testing
         #expect(!shown.contains("4111") && !shown.contains("12345"), "\(shown)")
     }
 
+    @Test(arguments: ["\u{9D}", "\u{85}", "\u{202E}", "\u{1B}", "\u{200B}"])
+    func controlAndBidiCharactersAreNamedNotPrinted(character: String) throws {
+        var engine = BundledRules.engine()
+        let reason = try #require(engine.type(character).last?.refusal)
+        let scalar = character.unicodeScalars.first!.value
+        #expect(reason.contains("U+" + String(scalar, radix: 16, uppercase: true).leftPaddedWithZeros(to: 4)), "\(reason)")
+        #expect(!reason.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E || $0.value == 0x200B })
+    }
+
     @Test func otherKeysAreRefusedByName() {
         var engine = BundledRules.engine()
         engine.type("4111")
@@ -382,4 +391,8 @@ import Testing
         #expect(engine.command == nil && engine.field == .number)
         #expect(engine.handle(.backspace).refusal == "the card number is empty")
     }
+}
+
+extension String {
+    func leftPaddedWithZeros(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -332,14 +332,42 @@ import Testing
         #expect(Self.decode([Self.esc, 0x5B, 0x4D, 0x20, 0x0D]) == [Key(.unknown([Self.esc, 0x5B, 0x4D, 0x20])), Key(.control(0x0D))])
     }
 
-    @Test func csiOverflowEndsAsUnknownAndKeepsTheRest() {
+    @Test func csiOverflowIsOneUnknownKeyAndTypesNoDigit() {
         let digits = [UInt8](repeating: 0x31, count: 70)
-        let keys = Self.decode([Self.esc, 0x5B] + digits + [0x7E])
-        #expect(keys.first == Key(.unknown([Self.esc, 0x5B] + [UInt8](repeating: 0x31, count: KeyDecoder.csiLimit - 2))))
-        #expect(Array(keys.dropFirst()) == [Key](repeating: Self.char("1"), count: 70 - 62) + [Self.char("~")])
+        let keys = Self.decode([Self.esc, 0x5B] + digits + [0x7E] + Self.bytes("7"))
+        #expect(keys == [Key(.unknown([Self.esc, 0x5B] + [UInt8](repeating: 0x31, count: KeyDecoder.csiLimit - 2) + [0x7E])), Self.char("7")])
+        // The same for SS3, and for an overflow cut by a control byte (decoded afresh).
+        #expect(Self.decode([Self.esc, 0x4F] + digits + [0x41]).count == 1)
+        #expect(Self.decode([Self.esc, 0x5B] + digits + [0x0D]).last == Key(.control(0x0D)))
         // At the limit, a final byte still completes the sequence.
         let long = [Self.esc, 0x5B] + [UInt8](repeating: 0x3B, count: 62) + [0x7A]
         #expect(Self.decode(long) == [Key(.unknown(long))])
+    }
+
+    @Test func aSequenceSplitByAPauseTypesNothing() {
+        // Ctrl-Left over a slow link: ESC, a pause (flush), then the rest.
+        var decoder = KeyDecoder()
+        #expect(decoder.feed([Self.esc]).isEmpty)
+        #expect(decoder.flush() == [Key(.escape)])
+        #expect(decoder.feed(Self.bytes("[1;5D7")) == [Key(.left, modifiers: .control), Self.char("7")])
+        // F5 cut after ESC [: Alt-[, then the rest is one key, not the digits 1 and 5.
+        #expect(decoder.feed(Self.bytes("\u{1B}[")).isEmpty)
+        #expect(decoder.flush() == [Key(.character("["), modifiers: .alt)])
+        #expect(decoder.feed(Self.bytes("15~7")) == [Key(.function(5)), Self.char("7")])
+        // SS3 cut after ESC O.
+        #expect(decoder.feed(Self.bytes("\u{1B}O")).isEmpty)
+        #expect(decoder.flush() == [Key(.character("O"), modifiers: .alt)])
+        #expect(decoder.feed(Self.bytes("P7")) == [Key(.function(1)), Self.char("7")])
+        // Anything else after the pause is typed as it is, and the window is one byte long.
+        #expect(decoder.feed([Self.esc]).isEmpty)
+        #expect(decoder.flush() == [Key(.escape)])
+        #expect(decoder.feed(Self.bytes("7[")) == [Self.char("7"), Self.char("[")])
+        // After a longer pause the next byte starts afresh.
+        #expect(decoder.feed(Self.bytes("\u{1B}[")).isEmpty)
+        _ = decoder.flush()
+        #expect(decoder.isHoldingCutShort)
+        decoder.forgetCutShort()
+        #expect(decoder.feed(Self.bytes("41")) == [Self.char("4"), Self.char("1")])
     }
 
     @Test func aControlByteInsideACSIEndsItAndIsDecoded() {
@@ -510,6 +538,7 @@ import Testing
             var paused = KeyDecoder()
             _ = paused.feed(input)
             _ = paused.flush()
+            paused.forgetCutShort()  // and a longer pause before the digits
             let pendingOnlyInPaste = !paused.isPending || paused.isInPaste
             if paused.isInPaste { _ = paused.finish() }
             let typed = paused.feed(digits)

@@ -141,6 +141,63 @@ import Glibc
         #expect(t.waitForExit() == 0)
     }
 
+    @Test func aSequenceSplitByASlowLinkTypesNoDigit() throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
+        t.waitForRawMode()
+        t.send("4111\u{1B}")
+        // The pause has ended the sequence: Esc alone (seen on screen), then the rest arrives.
+        t.expect("Esc does nothing here")
+        t.send("[1;5D1")
+        t.expect("Ctrl-Left does nothing here")
+        #expect(t.waitForScreen("4111 1") { Self.field($0.cursorLine) == "4111 1" } != nil)
+        // F5 cut after ESC [ the same way.
+        t.send("\u{1B}[")
+        t.expect("Alt-[ does nothing here")
+        t.send("15~1")
+        t.expect("F5 does nothing here")
+        #expect(t.waitForScreen("4111 11") { Self.field($0.cursorLine) == "4111 11" } != nil)
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    @Test func anOverlongSequenceTypesNoDigit() throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
+        t.waitForRawMode()
+        t.send("4111\u{1B}[" + String(repeating: "1", count: 70) + "~1")
+        t.expect("does nothing here")
+        #expect(t.waitForScreen("4111 1") { Self.field($0.cursorLine) == "4111 1" } != nil)
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    @Test func aPasteWithNoEndIsEndedByAPause() throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
+        t.waitForRawMode()
+        t.send("\u{1B}[200~41")
+        // No end marker: after a pause of a few seconds the paste is taken as it stands.
+        #expect(t.waitForScreen("41 from the unfinished paste") { Self.field($0.cursorLine) == "41" } != nil)
+        t.send("1")
+        #expect(t.waitForScreen("keys work again") { Self.field($0.cursorLine) == "411" } != nil)
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func aSignalClearsEveryRowOfAWrappedLine(readOnlyInput: Bool) throws {
+        // At 24 columns a long number wraps; with stdin read-only the handlers must still
+        // write to the terminal (through stdout's side).
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment,
+                                   columns: 24, readOnlyInput: readOnlyInput)
+        t.waitForRawMode()
+        t.send("555555555555444")
+        t.waitForScreen("15 digits") { $0.lines.joined().contains("5555 5555 5555 444") }
+        kill(t.pid, SIGTERM)
+        #expect(t.waitForExit() == 128 + SIGTERM)
+        let screen = t.screen
+        #expect(!screen.lines.contains { $0.contains("5555") || $0.contains("444") }, "no digit left: \(screen.lines)")
+        #expect(!screen.bracketedPaste)
+    }
+
     @Test func keypadDigitsInApplicationModeAreDigits() throws {
         let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
         t.waitForRawMode()

@@ -69,7 +69,7 @@ final class PseudoTerminal {
     /// except the descriptors in `pipes`, which are the write ends of pipes read by the test
     /// (`[1]`: stdout captured, as in `card=$(cardline --print)`; `[3]`: a `--print-fd 3`).
     init(arguments: [String], environment: [String: String], binary: String = cardlineBinary, pipes: [Int32] = [],
-         columns: Int = 140) throws {
+         columns: Int = 140, readOnlyInput: Bool = false) throws {
         var m: Int32 = -1, s: Int32 = -1
         var size = winsize(ws_row: 40, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         resizes = [(0, columns)]
@@ -89,9 +89,15 @@ final class PseudoTerminal {
         defer { posix_spawn_file_actions_destroy(&actions) }
         // The child starts a session (below), then opens the pty by name: it becomes the
         // controlling terminal, so Ctrl-C raises SIGINT in the child as at a real terminal.
-        posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        // With `readOnlyInput`, descriptor 0 is opened for reading only and 1 for writing
+        // only, as `cardline </dev/tty` at a terminal gives it.
+        posix_spawn_file_actions_addopen(&actions, 0, name, readOnlyInput ? O_RDONLY : O_RDWR, 0)
+        if readOnlyInput {
+            posix_spawn_file_actions_addopen(&actions, 1, name, O_WRONLY, 0)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 0, 1)
+        }
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var writeEnds: [Int32] = []
         defer { writeEnds.forEach { close($0) } }
         for target in pipes {

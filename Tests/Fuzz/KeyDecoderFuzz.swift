@@ -33,6 +33,7 @@ func fuzzKeyDecoder(_ input: [UInt8]) {
     var paused = KeyDecoder()
     _ = paused.feed(input)
     _ = paused.flush()
+    paused.forgetCutShort()
     precondition(!paused.isPending || paused.isInPaste, "pending after flush")
     _ = paused.finish()
     let digits = paused.feed(Array("0123456789".utf8))

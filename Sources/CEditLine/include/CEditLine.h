@@ -34,11 +34,12 @@ int cl_set_tty_flag(EditLine *el, const char *mode, const char *flag);
 void cl_suspend(void);
 
 /// Saves the terminal `tty`'s settings, turns its echo off, and installs handlers for the
-/// signals that end or stop the process: they put the saved settings back and act on this
+/// signals that end or stop the process (they write to `tty_out`, the terminal's output
+/// side): they put the saved settings back and act on this
 /// process only (libedit's EL_SIGNAL re-sends them to the whole process group, killing the
 /// caller). Signals the caller ignores stay ignored. SIGWINCH and a resume after a stop set
 /// a flag read by cl_take_resized. Returns -1 when `tty` is not a terminal.
-int cl_signals_begin(int tty);
+int cl_signals_begin(int tty, int tty_out);
 /// Restores the previous handlers and the saved terminal settings.
 void cl_signals_end(void);
 /// 1 once after the terminal was resized or the process resumed from a stop, else 0.
@@ -51,8 +52,12 @@ void cl_set_terminal_modes(const char *enter, const char *leave);
 typedef int (*cl_getc_fn)(EditLine *, wchar_t *);
 /// EL_GETCFN: libedit takes its characters from `fn` instead of reading the terminal.
 int cl_set_getcfn(EditLine *el, cl_getc_fn fn);
-/// poll() for input on `fd`: 1 readable, 0 timed out, -1 with errno (EINTR on a signal).
-int cl_wait_readable(int fd, int timeout_ms);
+/// Waits for input on `fd` (`timeout_ms` < 0: no limit): 1 readable, 0 timed out, 2 the
+/// terminal was resized or the process resumed (the flag of cl_take_resized, taken), -1 with
+/// errno (EINTR on another signal). No resize is lost between looking and waiting (ppoll).
+int cl_wait_input(int fd, int timeout_ms);
+/// 0 when the caller ignores SIGTSTP (so Ctrl-Z must not stop the process), else 1.
+int cl_can_suspend(void);
 /// The terminal's width in columns (TIOCGWINSZ), or 80 when it cannot be told.
 int cl_columns(int fd);
 
