@@ -240,7 +240,7 @@ public struct CardCheck: Sendable {
     }
 
     /// Appends a line for people: `line 3: 411111******1111  visa  invalid (luhn)`. Masked with
-    /// `*` as in the JSON: `check`'s lines are records, in every format (README, "What is kept").
+    /// `*` as in the JSON: `check`'s lines are records, in every format (README, "Security: what is kept, and where").
     public func appendText(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
         out.append(contentsOf: "line ".utf8)
         appendDecimal(line, to: &out)

@@ -168,7 +168,7 @@ struct Replay: ParsableCommand {
     func report(_ path: String, failures: [String], cards: [CardTray.Card]) {
         if json {
             // Numbers masked with `•`, not check's `*`: the failures quote transcript lines and
-            // the cards are the tray's, screen text both (README, "What is kept, and where").
+            // the cards are the tray's, screen text both (README, "Security: what is kept, and where").
             let failureObjects = failures.map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
             let cardObjects = cards.map {
                 "{\"network\":\($0.networkID.jsonQuoted),\"number\":\($0.maskedNumber.jsonQuoted),\"expiry\":\($0.expiry.cardText.jsonQuoted)}"
