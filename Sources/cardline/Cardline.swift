@@ -1,6 +1,10 @@
 import ArgumentParser
 import CardPrompt
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @main
 struct Cardline: ParsableCommand {
     /// `cardline --version` alone is answered before argument-parser builds its command tree
@@ -10,11 +14,26 @@ struct Cardline: ParsableCommand {
         // that handle card data (`enter`, `check`, `replay`), so `--version`, `--help` and
         // `rules` do not pay for it.
         ProcessProtection.apply(lockingMemory: false)
+        // Every command checks its writes to stdout; a closed pipe must show up as EPIPE. (The
+        // interactive prompt puts SIGPIPE back when it writes only to the terminal.)
+        Terminal.reportBrokenPipes()
         if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--version" {
-            print(configuration.version)
-            return
+            Terminal.writeOut(configuration.version + "\n")
+            Glibc.exit(Terminal.finishOutput(status: 0))
         }
-        main(nil)
+        // argument-parser's own `main`, with its messages (help on stdout, errors on stderr)
+        // written through `Terminal`, so a failed write of the help is reported too; and
+        // whatever the command's status, a failed write to stdout makes it 74.
+        var status: Int32 = 0
+        do {
+            var command = try parseAsRoot(nil)
+            try command.run()
+        } catch {
+            let text = fullMessage(for: error)
+            status = exitCode(for: error).rawValue
+            if !text.isEmpty { Terminal.write(text + "\n", to: status == 0 ? 1 : 2) }
+        }
+        Glibc.exit(Terminal.finishOutput(status: status))
     }
 
     static let configuration = CommandConfiguration(
@@ -23,7 +42,7 @@ struct Cardline: ParsableCommand {
         discussion: """
             With no subcommand, opens the card-entry prompt. With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine.
 
-            Exit status: 0 success (with --print, --print-fd or --once: a card was delivered); 1 the person gave up with no card delivered, or a card was rejected or input ended mid-card (piped input); 64 bad usage; 65 a rule file is wrong; 66 a rule folder cannot be read; 74 a card could not be delivered.
+            Exit status: 0 success (with --print, --print-fd or --once: a card was delivered); 1 the person gave up with no card delivered, or a card was rejected or input ended mid-card (piped input); 64 bad usage; 65 a rule file is wrong; 66 a rule folder, script, golden or input file cannot be read; 74 there is no terminal to ask on, or (every command) output could not be written: a card not delivered, standard output full or closed (a closed pipe, as with | head -1, ends it without a message), a golden not rewritten by replay --update.
             """,
         version: "0.1.0",
         subcommands: [Enter.self, Replay.self, Rules.self, Check.self],
@@ -37,6 +56,7 @@ enum ExitStatus {
     static let usage = ExitCode(64)
     static let badRules = ExitCode(65)
     static let unreadable = ExitCode(66)
-    /// A card could not be written to the caller, or there is no terminal to ask on.
+    /// A card or other output could not be written (stdout, a golden), or there is no
+    /// terminal to ask on.
     static let ioError = ExitCode(74)
 }

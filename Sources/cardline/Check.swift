@@ -21,7 +21,8 @@ struct Check: ParsableCommand {
             --networks).
 
             Exit status: 0 every record valid; 1 some record invalid; 65 some record not in the
-            NUMBER[,EXPIRY[,CVV]] format; 66 a file cannot be read.
+            NUMBER[,EXPIRY[,CVV]] format; 66 a file cannot be read; 74 standard output could not
+            be written (full, or a closed pipe: then it stops at once, with no message).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -54,7 +55,7 @@ struct Check: ParsableCommand {
         let progress = isatty(2) == 1 ? Progress() : nil
         // Read once: property-wrapper getters inside the loop showed up in the profile.
         let format = self.format, unmasked = self.unmasked
-        for path in files.isEmpty ? ["-"] : files {
+        for path in files.isEmpty ? ["-"] : files where !Terminal.outputFailed {
             let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
                 Terminal.writeError("cardline: error: cannot read \(path): \(String(cString: strerror(errno)))\n")
@@ -64,7 +65,8 @@ struct Check: ParsableCommand {
             defer { if fd != 0 { close(fd) } }
             progress?.start(size: fileSize(fd))
             var lineNumber = 0
-            let completed = LineReader(fd: fd).forEachLine { line, truncated in
+            // Stops once stdout has failed: nobody reads the results (`… | cardline check | head -1`).
+            let completed = LineReader(fd: fd).forEachLine(stop: { Terminal.outputFailed }) { line, truncated in
                 lineNumber += 1
                 guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }),
                       first != UInt8(ascii: "#") else { return }
@@ -87,6 +89,8 @@ struct Check: ParsableCommand {
         }
         output.flush()
         progress?.finish()
+        // Output failed: the counts are of an interrupted run; `Cardline.main` reports it (74).
+        if Terminal.outputFailed { return }
         let invalid = tally.records - tally.valid
         Terminal.writeError("\(tally.records) records, \(tally.valid) valid, \(invalid) invalid\n")
         if tally.unreadable > 0 { throw ExitStatus.unreadable }
@@ -110,12 +114,13 @@ struct LineReader {
     static let chunk = 64 * 1024
     static let longestLine = 1024 * 1024
 
-    /// Calls `body` with each line and whether it was truncated; false when a read failed.
-    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>, Bool) -> Void) -> Bool {
+    /// Calls `body` with each line and whether it was truncated, until `stop` (asked before each
+    /// read of a chunk) says to stop; false when a read failed.
+    func forEachLine(stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>, Bool) -> Void) -> Bool {
         var buffer = [UInt8](repeating: 0, count: Self.chunk * 2)
         var filled = 0
         var skipping = false  // inside the rest of an over-long line
-        while true {
+        while !stop() {
             if filled == buffer.count {
                 if buffer.count >= Self.longestLine {
                     buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled]), true) }
@@ -158,6 +163,7 @@ struct LineReader {
             }
             filled = end - start
         }
+        return true
     }
 }
 
@@ -176,14 +182,9 @@ struct BufferedOutput {
         if pending.count >= 64 * 1024 { flush() }
     }
 
+    /// Writes what is pending; a failure is remembered by `Terminal` (stdout) and ends the run.
     mutating func flush() {
-        var offset = 0
-        while offset < pending.count {
-            let written = pending.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { break }  // a closed pipe: stop writing, the summary still goes to stderr
-            offset += written
-        }
+        pending.withUnsafeBufferPointer { Terminal.write($0, to: fd) }
         pending.removeAll(keepingCapacity: true)
     }
 }

@@ -60,8 +60,11 @@ struct Enter: ParsableCommand {
         }
         if !prompt.rules.warnings.isEmpty { Terminal.writeError(prompt.rules.warnings.map { $0.description + "\n" }.joined()) }
 
-        // A reader that has gone away (closed pipe) is an error to report, not a reason to die.
-        if deliveryFD != nil { signal(SIGPIPE, SIG_IGN) }
+        // SIGPIPE is ignored (`Cardline.main`): a reader that has gone away (closed pipe) is an
+        // error to report, not a reason to die. The interactive prompt with no card to write
+        // writes only to the terminal, so there a SIGPIPE is one more signal that ends it with
+        // the terminal put back, as SIGTERM does.
+        if isatty(0) == 1 && deliveryFD == nil { signal(SIGPIPE, SIG_DFL) }
         var delivery = Delivery(fd: deliveryFD)
         let receive: (PaymentCard) -> CardPrompt.Receipt = { card in
             guard delivery.deliver(card) else { return .failed(delivery.failure ?? "write failed") }

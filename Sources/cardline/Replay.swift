@@ -2,6 +2,10 @@ import ArgumentParser
 import CardPrompt
 import FoundationEssentials
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `cardline replay`: runs `.session` scripts through the entry engine and checks them.
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +23,10 @@ struct Replay: ParsableCommand {
             not read, so a script replays the same on every machine.
 
             Exit status: 0 all passed; 1 an expectation or golden failed (or --update rewrote a
-            golden); 65 a script or rule file is malformed; 66 a file or folder cannot be read.
+            golden); 65 a script or rule file is malformed; 66 a file or folder (a script, a
+            golden) cannot be read; 74 --update could not rewrite a golden, or standard output
+            could not be written (full, or a closed pipe: then it stops at once, with no
+            message).
             """)
 
     @Argument(help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"))
@@ -30,7 +37,7 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print one JSON object per script (JSON Lines on stdout; the summary on stderr) instead of transcripts.")
     var json = false
 
-    @Flag(help: "Rewrite each existing .expected file whose transcript changed (the run still fails).")
+    @Flag(help: "Rewrite each existing .expected file whose transcript changed, atomically (the run still fails).")
     var update = false
 
     func run() throws {
@@ -43,9 +50,14 @@ struct Replay: ParsableCommand {
         // Broken rules: refuse to start, rather than replay with a network missing.
         let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false), personal: false)
         let today = options.expiryPolicy.today
-        for path in scripts {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                Terminal.writeError("\(path): error: cannot read the file\n")
+        // Once stdout has failed nobody reads the results (`… | head -1`): stop.
+        for path in scripts where !Terminal.outputFailed {
+            let data: [UInt8]
+            do throws(Files.Failure) {
+                guard let contents = try Files.read(path) else { throw Files.Failure(errno: ENOENT) }
+                data = contents
+            } catch {
+                Terminal.writeError("\(path): error: cannot read the file: \(error.reason)\n")
                 tally.unreadable += 1
                 continue
             }
@@ -102,6 +114,8 @@ struct Replay: ParsableCommand {
             report(path, failures: failures, cards: result.cards)
             if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
         }
+        // Output failed: the run was cut short; `Cardline.main` reports it (74).
+        if Terminal.outputFailed { return }
         let failed = tally.failed + tally.malformed + tally.unreadable
         // With --json, stdout holds JSON Lines only: the summary is for people, on stderr.
         if json {
@@ -109,13 +123,17 @@ struct Replay: ParsableCommand {
         } else {
             Terminal.writeOut("\n\(tally.passed) passed, \(failed) failed\n")
         }
-        if tally.unreadable > 0 { throw ExitStatus.unreadable }
+        if tally.unwritableGoldens > 0 { throw ExitStatus.ioError }
+        if tally.unreadable > 0 || tally.unreadableGoldens > 0 { throw ExitStatus.unreadable }
         if tally.malformed > 0 { throw ExitStatus.badRules }
         if tally.failed > 0 || tally.updated > 0 { throw ExitStatus.rejected }
     }
 
+    /// Scripts by outcome (`passed`, `failed`, `malformed`, `unreadable` add up to the scripts),
+    /// and goldens rewritten, unreadable or not rewritten (their scripts count as failed).
     struct Tally {
         var passed = 0, failed = 0, malformed = 0, unreadable = 0, updated = 0
+        var unreadableGoldens = 0, unwritableGoldens = 0
     }
 
     /// The scripts named, folders expanded to their *.session files (sorted). A folder with
@@ -145,21 +163,35 @@ struct Replay: ParsableCommand {
     }
 
     /// Compares the transcript with `x.expected` beside `x.session`, if there is one; with
-    /// --update, rewrites it (atomically) instead.
+    /// --update, rewrites it (atomically) instead. A golden that is there but cannot be read
+    /// (no permission, a dangling link, a folder) fails the script and the run (66), as does
+    /// one --update cannot rewrite (74); each is also said on stderr.
     func checkGolden(for path: String, transcript: [UInt8], tally: inout Tally) -> [String] {
         let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
-        guard let data = FileManager.default.contents(atPath: golden) else { return [] }
+        let data: [UInt8]
+        do throws(Files.Failure) {
+            guard let contents = try Files.read(golden) else { return [] }
+            data = contents
+        } catch {
+            let message = "\(golden): error: cannot read it: \(error.reason)"
+            Terminal.writeError(message + "\n")
+            tally.unreadableGoldens += 1
+            return [message]
+        }
         let actual = String(decoding: transcript, as: UTF8.self)
         let expected = String(decoding: data, as: UTF8.self)
         guard actual != expected else { return [] }
         if update {
-            do {
-                try Data(actual.utf8).write(to: URL(fileURLWithPath: golden), options: .atomic)
+            do throws(Files.Failure) {
+                try Files.replace(golden, with: transcript)
                 Terminal.write("updated \(golden)\n", to: json ? 2 : 1)
                 tally.updated += 1
                 return []
             } catch {
-                return ["\(golden): error: cannot rewrite it: \(error)"]
+                let message = "\(golden): error: cannot rewrite it: \(error.reason)"
+                Terminal.writeError(message + "\n")
+                tally.unwritableGoldens += 1
+                return [message]
             }
         }
         return ["\(golden): the transcript differs (- expected, + actual):\n" + lineDiff(expected, actual)]

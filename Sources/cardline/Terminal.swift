@@ -15,10 +15,41 @@ enum Terminal {
 
     static func writeError(_ text: String) { write(text, to: 2) }
 
-    /// Writes all of `text` (retrying short writes and EINTR); gives up silently on an error.
+    /// `errno` of the first write to standard output that failed, 0 while none has. After one
+    /// fails nothing more is written there; the command stops early when it can, and
+    /// `Cardline.main` reports the failure and exits 74 (`finishOutput`). cardline writes from
+    /// one thread only.
+    nonisolated(unsafe) private(set) static var outputError: Int32 = 0
+
+    /// True once a write to standard output has failed.
+    static var outputFailed: Bool { outputError != 0 }
+
+    /// Writes all of `text` (retrying short writes and EINTR). A failure on standard output is
+    /// remembered (`outputError`); on other descriptors (stderr) there is nobody left to tell.
     static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { _ = writeAll($0, to: fd) }
+        text.withUTF8 { write($0, to: fd) }
+    }
+
+    /// The same for bytes.
+    static func write(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) {
+        if fd == 1 && outputFailed { return }
+        if !writeAll(bytes, to: fd) && fd == 1 { outputError = errno == 0 ? EIO : errno }
+    }
+
+    /// Ignores SIGPIPE, so that writing to a reader that has gone away (`cardline check | head
+    /// -1`) fails with EPIPE, reported as exit 74, instead of killing the process.
+    static func reportBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
+
+    /// The exit status once the command is done with `status`: 74 when a write to standard
+    /// output failed, having said why on stderr — except for EPIPE, when the reader went away
+    /// on purpose (`| head -1`) and a message would only be noise.
+    static func finishOutput(status: Int32) -> Int32 {
+        guard outputFailed else { return status }
+        if outputError != EPIPE {
+            writeError("cardline: error: cannot write to standard output: \(String(cString: strerror(outputError)))\n")
+        }
+        return ExitStatus.ioError.rawValue
     }
 
     /// Writes all of `bytes`; false (errno set) when the descriptor refuses them.
@@ -40,7 +71,8 @@ enum Terminal {
 }
 
 /// Lines of standard input, read with `readLine` (invalid UTF-8 becomes U+FFFD, which the
-/// engine refuses like any other non-digit).
+/// engine refuses like any other non-digit). They end early once standard output has failed:
+/// nobody reads the answers (`yes … | cardline | head -1` must end).
 struct StandardInputLines: Sequence, IteratorProtocol {
-    mutating func next() -> String? { readLine(strippingNewline: true) }
+    mutating func next() -> String? { Terminal.outputFailed ? nil : readLine(strippingNewline: true) }
 }

@@ -119,4 +119,30 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         #expect(run.peakKiB > 1_000, "a real measurement")
         #expect(run.peakKiB < 60_000, "peak \(run.peakKiB) KiB for ~100 MB of input")
     }
+
+    /// Every write is checked: a full disk is exit 74 with one message (the results were lost,
+    /// so no summary either), though the one record was valid.
+    @Test func aFullStandardOutputIsExit74WithOneMessage() throws {
+        let file = home.path + "/ok.txt"
+        try "4111111111111111\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for format in ["json", "text"] {
+            let run = try runWritingTo(.file("/dev/full"), ["check", "--today", "2026-11", "--format", format, file], environment: home.environment)
+            #expect(run.status == 74)
+            #expect(run.errors == "cardline: error: cannot write to standard output: No space left on device\n")
+        }
+    }
+
+    /// A reader that has gone away (`| head -1`): exit 74 with no message, not death by
+    /// SIGPIPE; and reading stops, so an endless input (here /dev/urandom) still ends.
+    @Test func aClosedPipeIsExit74QuietlyAndStopsReading() throws {
+        let file = home.path + "/ok.txt"
+        try "4111111111111111\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for arguments in [[file], ["/dev/urandom"], ["-"]] {
+            let run = try runWritingTo(.closedPipe, ["check", "--today", "2026-11"] + arguments,
+                                       input: arguments == ["-"] ? "/dev/urandom" : "/dev/null", environment: home.environment)
+            #expect(run.status == 74, "\(arguments)")
+            #expect(run.errors.isEmpty, "\(run.errors)")
+        }
+    }
 }
+

@@ -375,3 +375,73 @@ func runPiped(_ arguments: [String], input: String, environment: [String: String
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
 }
+
+/// Where `runWritingTo` puts the child's standard output.
+enum OutputTarget {
+    /// A file opened for writing, like `/dev/full` (every write: ENOSPC).
+    case file(String)
+    /// A pipe whose read end is closed before the child starts, as when `| head -1` has gone:
+    /// every write gets EPIPE, and SIGPIPE unless the child ignores it.
+    case closedPipe
+}
+
+/// Runs the binary with stdin from `input` (a file), stdout on `output` and stderr captured;
+/// returns the exit status (128+N for signal N) and stderr. The child starts with every signal
+/// at its default, as from a shell, so SIGPIPE kills it unless cardline itself ignores it.
+/// With `shell`, the binary is started by `/bin/sh -c "SHELL; exec cardline ARGUMENTS"`, for
+/// limits such as `ulimit -f 0`.
+func runWritingTo(_ output: OutputTarget, _ arguments: [String], input: String = "/dev/null", shell: String? = nil,
+                  environment: [String: String]) throws -> (status: Int32, errors: String) {
+    var errorPipe: [Int32] = [-1, -1], outputPipe: [Int32] = [-1, -1]
+    guard pipe(&errorPipe) == 0 else { throw POSIXError(.EMFILE) }
+    errorPipe.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+    defer { close(errorPipe[0]) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+    switch output {
+    case .file(let path):
+        posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY, 0)
+    case .closedPipe:
+        guard pipe(&outputPipe) == 0 else { throw POSIXError(.EMFILE) }
+        outputPipe.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+        close(outputPipe[0])  // nobody will ever read it
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+    }
+    posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+    // Nothing else reaches the child (tests run in parallel; see PseudoTerminal).
+    for fd in Int32(3)..<256 { posix_spawn_file_actions_addclose(&actions, fd) }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let program = shell == nil ? cardlineBinary : "/bin/sh"
+    let argv = (shell.map { ["/bin/sh", "-c", $0 + "; exec \"$0\" \"$@\"", cardlineBinary] } ?? [cardlineBinary]) + arguments
+    let cArguments = argv.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (cArguments + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, program, &actions, &attributes, cArguments, envp)
+    close(errorPipe[1])
+    if case .closedPipe = output { close(outputPipe[1]) }
+    guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+    var errors: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = read(errorPipe[0], &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { break }
+        errors += buffer[0..<count]
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let signal = status & 0x7F
+    return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, String(decoding: errors, as: UTF8.self))
+}

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `cardline replay` run as a process.
 @Suite struct ReplayCommandTests {
     let home = TemporaryHome()
@@ -174,4 +178,82 @@ import Testing
         #expect(!cvv.output.contains("1234") && !cvv.output.contains("12345"))
         #expect(cvv.output.contains("CID (####): ••••"))
     }
+
+    /// Every write is checked: transcripts to a full disk are exit 74 with one message; to a
+    /// reader that has gone away, exit 74 with none. With --json too (its summary is on stderr).
+    @Test(arguments: [[], ["--json"]])
+    func aFailedStandardOutputIsExit74(options: [String]) throws {
+        let script = Self.examples + "/paste-whole-card.session"
+        let full = try runWritingTo(.file("/dev/full"), ["replay"] + options + [script], environment: home.environment)
+        #expect(full.status == 74)
+        #expect(full.errors == "cardline: error: cannot write to standard output: No space left on device\n")
+        let closed = try runWritingTo(.closedPipe, ["replay"] + options + [Self.examples], environment: home.environment)
+        #expect(closed.status == 74)
+        #expect(closed.errors.isEmpty, "\(closed.errors)")
+    }
+
+    /// A golden that is there but cannot be read fails the run with 66 and says why, instead of
+    /// passing unchecked. Mode 000 would not do as a test: the tests run as root in CI, and root
+    /// reads it. A dangling link fails at open(), as mode 000 does for other users (the same
+    /// path: a golden is there, by lstat, and open fails); a folder fails after open. Mode 000
+    /// is tried too when the tests do not run as root.
+    @Test func anUnreadableGoldenIsExit66() throws {
+        let script = home.path + "/visa.session"
+        let golden = home.path + "/visa.expected"
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        var cases: [(make: () throws -> Void, reason: String)] = [
+            ({ try FileManager.default.createSymbolicLink(atPath: golden, withDestinationPath: self.home.path + "/gone") }, "No such file or directory"),
+            ({ try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: false) }, "Is a directory"),
+        ]
+        if getuid() != 0 {
+            cases.append(({
+                try "x\n".write(toFile: golden, atomically: false, encoding: .utf8)
+                chmod(golden, 0)
+            }, "Permission denied"))
+        }
+        for (make, reason) in cases {
+            try make()
+            defer { try? FileManager.default.removeItem(atPath: golden) }
+            for update in [[], ["--update"]] {
+                let run = try replay(update + [script])
+                let message = "\(golden): error: cannot read it: \(reason)"
+                #expect(run.status == 66, "\(reason)")
+                #expect(run.errors == message + "\n")
+                #expect(run.output.contains(message + "\nFAIL \(script)\n"), "\(run.output)")
+                #expect(run.output.hasSuffix("0 passed, 1 failed\n"))
+            }
+        }
+    }
+
+    /// --update writes a new file beside the golden and renames it over: when writing fails
+    /// (here a file-size limit of 0, which stops root as it stops anyone), the old golden is
+    /// left whole, nothing else is left behind, and the reason is said in words (no Foundation
+    /// error dump): exit 74. Without the limit it is rewritten, keeping its permissions.
+    @Test func aGoldenThatCannotBeRewrittenIsExit74AndLeftWhole() throws {
+        let folder = home.path + "/goldens"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let script = folder + "/visa.session"
+        let golden = folder + "/visa.expected"
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "something else\n".write(toFile: golden, atomically: true, encoding: .utf8)
+        chmod(golden, 0o640)
+        // stdout joins stderr (the failure is reported on both), so every word is captured.
+        let limited = try runWritingTo(.file("/dev/null"), ["replay", "--update", script], shell: "trap '' XFSZ; ulimit -f 0; exec 1>&2",
+                                       environment: home.environment)
+        let message = "\(golden): error: cannot rewrite it: File too large"
+        #expect(limited.status == 74)
+        #expect(limited.errors.hasPrefix(message + "\n"), "\(limited.errors)")
+        #expect(limited.errors.contains("\n" + message + "\nFAIL \(script)\n"), "\(limited.errors)")
+        #expect(!limited.errors.contains("CocoaError") && !limited.errors.contains("Error Domain"))
+        #expect(try String(contentsOfFile: golden, encoding: .utf8) == "something else\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["visa.expected", "visa.session"])
+
+        let update = try replay(["--update", script])
+        #expect(update.status == 1)
+        #expect(update.output.contains("updated \(golden)"))
+        #expect(try String(contentsOfFile: golden, encoding: .utf8).hasPrefix("Card number (#### #### #### ####): 4111 11••"))
+        #expect((try FileManager.default.attributesOfItem(atPath: golden)[.posixPermissions] as? Int) == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["visa.expected", "visa.session"])
+    }
 }
+

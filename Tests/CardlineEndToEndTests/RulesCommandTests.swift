@@ -155,6 +155,38 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     }
 }
 
+/// Every command that prints checks its writes: `rules` and its subcommands, help, version,
+/// and the prompt's messages on a pipe (`check` and `replay`: their own suites).
+@Suite struct WriteFailureTests {
+    let home = TemporaryHome()
+
+    static let commands: [[String]] = [
+        ["rules", "list"], ["rules", "list", "--json"], ["rules", "show", "amex"], ["rules", "test", "4111111111111111"],
+        ["rules", "lint"], ["--version"], ["--help"], ["rules", "--help"], ["--today", "2026-11"],
+    ]
+
+    /// A full disk: exit 74 and one message, whatever the command would have exited with.
+    @Test(arguments: commands)
+    func aFullStandardOutputIsExit74WithOneMessage(arguments: [String]) throws {
+        let input = home.path + "/card.txt"
+        try "4111 1111 1111 1111 12/30 123\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let run = try runWritingTo(.file("/dev/full"), arguments, input: input, environment: home.environment)
+        #expect(run.status == 74)
+        #expect(run.errors == "cardline: error: cannot write to standard output: No space left on device\n")
+    }
+
+    /// A reader that has gone away: exit 74 and no message (SIGPIPE is ignored, so the write
+    /// fails with EPIPE rather than killing the process with 141).
+    @Test(arguments: commands)
+    func aClosedPipeIsExit74Quietly(arguments: [String]) throws {
+        let input = home.path + "/card.txt"
+        try "4111 1111 1111 1111 12/30 123\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let run = try runWritingTo(.closedPipe, arguments, input: input, environment: home.environment)
+        #expect(run.status == 74)
+        #expect(run.errors.isEmpty, "\(run.errors)")
+    }
+}
+
 @Suite struct ReloadTests {
     let home = TemporaryHome()
 
