@@ -8,6 +8,8 @@ public struct SessionScript: Equatable, Sendable {
     public var today: YearMonth?
     /// `@rules` folders, as written (relative to the script).
     public var ruleFolders: [String]
+    /// The line of each `@rules` folder, in the same order.
+    public var ruleFolderLines: [Int] = []
     /// `@networks`: the accepted networks as written, and the line that says so.
     public var acceptedNetworks: (list: String, line: Int)? {
         get { networksList.map { ($0, networksLine) } }
@@ -61,15 +63,18 @@ public struct SessionScript: Equatable, Sendable {
         case logo(String)
     }
 
-    /// A malformed line: printed as `file:line: error: message`.
+    /// A malformed line: printed as `file:line:column: error: message`.
     public struct SyntaxError: Error, Equatable, Sendable {
         /// The malformed line's number, 1-based.
         public var line: Int
+        /// Where on the line the problem starts, 1-based, in characters (Unicode scalars).
+        public var column: Int
         /// What is wrong with it, in words.
         public var message: String
-        /// A syntax error on line `line`.
-        public init(line: Int, message: String) {
+        /// A syntax error on line `line`, at `column`.
+        public init(line: Int, column: Int = 1, message: String) {
             self.line = line
+            self.column = column
             self.message = message
         }
     }
@@ -86,6 +91,8 @@ public struct SessionScript: Equatable, Sendable {
 
     /// Parses a script's text, skipping blank lines and `#` comments; throws at the first malformed line.
     public static func parse(_ text: String) throws(SyntaxError) -> SessionScript {
+        // A byte-order mark (some editors write one) is not a keystroke.
+        let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
         var script = SessionScript(steps: [], today: nil, ruleFolders: [])
         var sawKeys = false
         for (index, rawLine) in lines(of: text).enumerated() {
@@ -103,13 +110,15 @@ public struct SessionScript: Equatable, Sendable {
             switch directive {
             case "today":
                 guard let month = YearMonth(iso: argument) else {
-                    throw SyntaxError(line: number, message: "@today takes a date as YYYY-MM, like 2026-11; got '\(argument)'")
+                    throw SyntaxError(line: number, column: directive.unicodeScalars.count + 3,
+                                      message: "@today takes a date as YYYY-MM, like 2026-11; got '\(argument.escapingControlCharacters)'")
                 }
                 if sawKeys { script.steps.append(Step(line: number, kind: .today(month))) } else { script.today = month }
             case "rules":
                 guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@rules takes a folder, relative to the script") }
                 guard !sawKeys else { throw SyntaxError(line: number, message: "@rules must come before the first line of keys") }
                 script.ruleFolders.append(argument)
+                script.ruleFolderLines.append(number)
             case "networks":
                 guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@networks takes network ids separated by commas, like visa,mastercard") }
                 guard !sawKeys else { throw SyntaxError(line: number, message: "@networks must come before the first line of keys") }
@@ -157,12 +166,13 @@ public struct SessionScript: Equatable, Sendable {
                 index = line.unicodeScalars.index(after: index)
             } else {
                 let nameStart = utf8.index(after: index)
+                let column = line.unicodeScalars[..<index].count + 1
                 guard let close = utf8[nameStart...].firstIndex(of: UInt8(ascii: ">")) else {
-                    throw SyntaxError(line: number, message: "unterminated key name after '<'; write <lt> for a literal '<'")
+                    throw SyntaxError(line: number, column: column, message: "unterminated key name after '<'; write <lt> for a literal '<'")
                 }
-                let name = String(line[nameStart..<close])
+                let name = String(line[nameStart..<close]).escapingControlCharacters
                 guard let key = namedKeys[name.lowercased()] else {
-                    throw SyntaxError(line: number, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)")
+                    throw SyntaxError(line: number, column: column, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)")
                 }
                 keys.append(key)
                 index = utf8.index(after: close)

@@ -65,19 +65,27 @@ struct Replay: ParsableCommand {
             do {
                 script = try SessionScript.parse(String(decoding: data, as: UTF8.self))
             } catch {
-                Terminal.writeError("\(path):\(error.line): error: \(error.message)\n")
-                report(path, failures: ["\(path):\(error.line): error: \(error.message)"], cards: [])
+                Terminal.writeError("\(path):\(error.line):\(error.column): error: \(error.message)\n")
+                report(path, failures: ["\(path):\(error.line):\(error.column): error: \(error.message)"], cards: [])
                 tally.malformed += 1
                 continue
             }
             let rules: RuleSet
             let directory = Paths.directory(of: path)
-            let folders = baseFolders + script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
+            let scriptFolders = script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
+            let folders = baseFolders + scriptFolders
             do {
                 rules = try folders == baseFolders ? baseRules : RuleSources.load(folders: folders)
             } catch {
                 Terminal.writeError("\(error)\n")
-                report(path, failures: ["\(path): error: the rule files it uses are broken"], cards: [])
+                // Name the @rules line whose folder is at fault, when one is.
+                let said = "\(error)"
+                let culprit = zip(zip(script.ruleFolders, scriptFolders), script.ruleFolderLines)
+                    .first { said.contains($0.0.1) }
+                let failure = culprit.map { "\(path):\($0.1):8: error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
+                    ?? "\(path): error: the rule files it uses are broken"
+                if culprit != nil { Terminal.writeError(failure + "\n") }
+                report(path, failures: [failure], cards: [])
                 tally.malformed += 1
                 continue
             }
@@ -86,8 +94,8 @@ struct Replay: ParsableCommand {
                 do throws(AcceptedNetworks.UnknownNetwork) {
                     accepted = try AcceptedNetworks.parse(list, in: rules)
                 } catch {
-                    Terminal.writeError("\(path):\(line): error: @networks: \(error.message)\n")
-                    report(path, failures: ["\(path):\(line): error: @networks: \(error.message)"], cards: [])
+                    Terminal.writeError("\(path):\(line):11: error: @networks: \(error.message)\n")
+                    report(path, failures: ["\(path):\(line):11: error: @networks: \(error.message)"], cards: [])
                     tally.malformed += 1
                     continue
                 }

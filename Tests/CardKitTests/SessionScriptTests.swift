@@ -61,7 +61,36 @@ import Testing
         ("@networks visa\n\n@networks amex", 3, "@networks is given twice (line 1)"),
     ])
     func malformedLinesNameTheirLine(text: String, line: Int, message: String) {
-        #expect(throws: SessionScript.SyntaxError(line: line, message: message)) { try SessionScript.parse(text) }
+        #expect(performing: { try SessionScript.parse(text) }, throws: { error in
+            (error as? SessionScript.SyntaxError).map { $0.line == line && $0.message == message } ?? false
+        })
+    }
+
+    @Test(arguments: [
+        ("\n\n4111<Escape>", 3, 5),
+        ("41<BS", 1, 3),
+        ("é€<Nope>", 1, 3),
+        ("@today 2026-13", 1, 8),
+        ("@color on", 1, 1),
+    ])
+    func errorsNameTheirColumn(text: String, line: Int, column: Int) throws {
+        #expect(performing: { try SessionScript.parse(text) }, throws: { error in
+            guard let error = error as? SessionScript.SyntaxError else { return false }
+            return error.line == line && error.column == column
+        })
+    }
+
+    @Test func aByteOrderMarkIsNotAKeystroke() throws {
+        let script = try SessionScript.parse("\u{FEFF}@today 2026-11\n4111")
+        #expect(script.today == YearMonth(year: 2026, month: 11))
+        #expect(script.steps.count == 1)
+        #expect(script.steps.first?.kind == .keys(Key.typing("4111")))
+    }
+
+    @Test func rulesFoldersKeepTheirLines() throws {
+        let script = try SessionScript.parse("# x\n@rules a\n\n@rules b\n4")
+        #expect(script.ruleFolders == ["a", "b"])
+        #expect(script.ruleFolderLines == [2, 4])
     }
 }
 

@@ -28,12 +28,13 @@ import Glibc
 
     /// Each bad example fails the way its first line says.
     @Test(arguments: [
-        ("unknown-directive.bad", 65, "unknown-directive.bad:3: error: unknown directive `@expcet`; did you mean `@expect`?"),
-        ("bad-key-name.bad", 65, "bad-key-name.bad:3: error: unknown key name <Escape>"),
-        ("unterminated-quote.bad", 65, "unterminated-quote.bad:4: error: unterminated quote"),
-        ("bad-date.bad", 65, "bad-date.bad:2: error: @today takes a date as YYYY-MM"),
-        ("rules-after-keys.bad", 65, "rules-after-keys.bad:4: error: @rules must come before the first line of keys"),
-        ("unknown-network.bad", 65, "unknown-network.bad:3: error: @networks: unknown network `dinners-club`; did you mean `diners-club`?"),
+        ("unknown-directive.bad", 65, "unknown-directive.bad:3:1: error: unknown directive `@expcet`; did you mean `@expect`?"),
+        ("bad-key-name.bad", 65, "bad-key-name.bad:3:5: error: unknown key name <Escape>"),
+        ("unterminated-quote.bad", 65, "unterminated-quote.bad:4:1: error: unterminated quote"),
+        ("bad-date.bad", 65, "bad-date.bad:2:8: error: @today takes a date as YYYY-MM"),
+        ("missing-rules-folder.bad", 65, "missing-rules-folder.bad:3:8: error: @rules no-such-folder: the folder cannot be read"),
+        ("rules-after-keys.bad", 65, "rules-after-keys.bad:4:1: error: @rules must come before the first line of keys"),
+        ("unknown-network.bad", 65, "unknown-network.bad:3:11: error: @networks: unknown network `dinners-club`; did you mean `diners-club`?"),
         ("failing-expectation.bad", 1, "failing-expectation.bad:5: expected the last submit to be accepted, got failed cvv"),
     ])
     func badExamplesFailAsTheySay(file: String, status: Int32, message: String) throws {
@@ -124,7 +125,7 @@ import Glibc
             }
         }
         #expect(mixed.errors.hasSuffix("\n1 passed, 2 failed\n"), "\(mixed.errors)")
-        #expect(mixed.errors.contains("bad-date.bad:2: error: @today takes a date as YYYY-MM"))
+        #expect(mixed.errors.contains("bad-date.bad:2:8: error: @today takes a date as YYYY-MM"))
         #expect(update.errors == "updated \(home.path)/visa.expected\n1 passed, 0 failed\n")
     }
 
