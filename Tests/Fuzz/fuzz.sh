@@ -28,7 +28,8 @@ fi
 for target in $targets; do
   mkdir -p "$out/corpus-$target"
   log="$out/$target.log"
-  if CARDLINE_FUZZ_TARGET="$target" CARDLINE_FUZZ_RULES=rules "$bin" $limit -max_len=4096 -timeout=10 \
+  # The Swift runtime's backtracer is off: libFuzzer and ASan report crashes themselves.
+  if SWIFT_BACKTRACE=enable=no CARDLINE_FUZZ_TARGET="$target" CARDLINE_FUZZ_RULES=rules "$bin" $limit -max_len=4096 -timeout=10 \
        -rss_limit_mb=2048 -artifact_prefix="$out/crash-$target-" -print_final_stats=1 \
        "$out/corpus-$target" "Tests/Fuzz/corpus/$target" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
