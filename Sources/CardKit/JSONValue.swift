@@ -213,6 +213,7 @@ struct JSONReader {
                 return String(scalars)
             case UInt8(ascii: "\\"):
                 guard flush(index, into: &scalars) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
+                let escapeStart = location  // an unknown escape is reported at its backslash
                 index += 1
                 guard let escaped = current else { throw error("unterminated string") }
                 index += 1
@@ -235,9 +236,9 @@ struct JSONReader {
                     // Surrogates are not needed by rule files; a lone one is replaced.
                     scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 case 0x21..<0x7F:
-                    throw error("unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
+                    throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
                 default:
-                    throw error("unknown escape '\\' followed by \(describe(escaped))")
+                    throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\' followed by \(describe(escaped))")
                 }
                 run = index
             case 0..<0x20:

@@ -114,4 +114,15 @@ import Testing
             try RuleSet.load(folders: [[.init(path: "x.json", bytes: Array(" ".utf8) + Self.bom + Array(Self.visa.utf8))]])
         }
     }
+
+    /// Found by Tests/Fuzz/RuleFileFuzz.swift: a backslash at the end of a line was reported
+    /// one column past the end of that line (after the newline it had read as an escape).
+    @Test func anUnknownEscapeIsLocatedAtItsBackslash() {
+        #expect(throws: JSONSyntaxError(location: .init(line: 1, column: 30), message: "unknown escape '\\' followed by byte 0xA")) {
+            try JSONValue.parse(Array("{\"id\": \"x\\u001bnB\", \"\\th\":  \"\\\n".utf8))
+        }
+        #expect(throws: JSONSyntaxError(location: .init(line: 2, column: 3), message: "unknown escape '\\q'")) {
+            try JSONValue.parse(Array("[\n \"\\q\"]".utf8))
+        }
+    }
 }

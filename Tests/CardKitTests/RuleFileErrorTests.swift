@@ -114,8 +114,8 @@ import Testing
         let messages = Self.messages([("a.json", "{\"a\\u001b\" 1}"), ("b.json", "[\"\\\u{1B}\"]"), ("c.json", "[\"\\\u{85}\"]")])
         #expect(messages == [
             #"a.json:1:12: error: invalid JSON: expected ':' after "a\u{1B}", found '1'"#,
-            #"b.json:1:5: error: invalid JSON: unknown escape '\' followed by byte 0x1B"#,
-            #"c.json:1:5: error: invalid JSON: unknown escape '\' followed by byte 0xC2"#,
+            #"b.json:1:3: error: invalid JSON: unknown escape '\' followed by byte 0x1B"#,
+            #"c.json:1:3: error: invalid JSON: unknown escape '\' followed by byte 0xC2"#,
         ], "\(messages)")
         Self.expectNoControlBytes(messages)
     }

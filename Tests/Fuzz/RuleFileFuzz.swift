@@ -1,0 +1,46 @@
+// libFuzzer harness for CardKit's rule loader (JSON reader, RuleFile, RuleSet). Not part of
+// the package build (no target uses Tests/Fuzz). Build and run it on Linux with the Swift
+// toolchain's libFuzzer, starting from the seed corpus (bundled rules and a few broken files):
+//
+//   swiftc -sanitize=fuzzer,address -parse-as-library -O \
+//       Sources/CardKit/*.swift Tests/Fuzz/RuleFileFuzz.swift -o /tmp/rulefile-fuzz
+//   mkdir -p /tmp/rulefile-corpus
+//   /tmp/rulefile-fuzz -max_total_time=600 -max_len=4096 /tmp/rulefile-corpus Tests/Fuzz/corpus/rules
+//
+// Each input is loaded as one rule file; a crash, a hang, or a broken invariant
+// (precondition) is a finding.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func ruleFileFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+
+    let problems: [RuleError]
+    do {
+        let set = try RuleSet.load(folders: [[RuleSet.FileText(path: "fuzz.json", bytes: input)]])
+        for network in set.networks {
+            precondition(!network.patterns.isEmpty && !network.lengths.isEmpty, "loaded a network that cannot match")
+            precondition(network.patternLocations.count == network.patterns.count, "a pattern without a location")
+        }
+        _ = set.detect([4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+        problems = set.warnings
+    } catch {
+        precondition(error.errors.contains { $0.severity == .error }, "refused without an error")
+        problems = error.errors
+    }
+
+    // Characters per line (UTF-8 lead bytes), the byte order mark left out: every location
+    // must fall inside the file, at most one past a line's end.
+    var widths = [0]
+    for (offset, byte) in input.enumerated() where !(offset < 3 && input.starts(with: [0xEF, 0xBB, 0xBF])) {
+        if byte == UInt8(ascii: "\n") { widths.append(0) } else if byte & 0xC0 != 0x80 { widths[widths.count - 1] += 1 }
+    }
+    for problem in problems {
+        let at = problem.location
+        precondition(at.line >= 1 && at.line <= widths.count, "line \(at.line) outside the file")
+        precondition(at.column >= 1 && at.column <= widths[at.line - 1] + 1, "column \(at) outside its line")
+        // Messages never carry raw control characters (C0, DEL, C1) from the file.
+        precondition(problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
+                     "control character in a message")
+    }
+    return 0
+}
