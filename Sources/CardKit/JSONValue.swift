@@ -55,25 +55,23 @@ public struct JSONSyntaxError: Error, Equatable, Sendable {
 }
 
 extension JSONValue {
-    /// Parses one JSON document (RFC 8259). Nesting deeper than 64 levels is refused.
+    /// Parses one JSON document (RFC 8259). Up to 64 levels of objects and arrays are allowed;
+    /// deeper nesting is refused. A UTF-8 byte order mark at the start is skipped.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var reader = JSONReader(bytes: bytes)
-        reader.skipWhitespace()
-        let value = try reader.readValue(depth: 0)
-        reader.skipWhitespace()
-        if reader.index < bytes.count {
-            throw reader.error("unexpected text after the JSON value")
-        }
-        return value
+        return try reader.readDocument()
     }
 }
 
 /// A cursor over UTF-8 bytes that tracks line and column.
-private struct JSONReader {
+struct JSONReader {
     let bytes: [UInt8]
     var index = 0
     var line = 1
     var lineStart = 0
+    /// Bytes looked at to work out columns, all locations together (for the tests: it must
+    /// not grow faster than the text).
+    private(set) var columnBytesScanned = 0
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -81,13 +79,35 @@ private struct JSONReader {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
     }
 
-    var location: SourceLocation {
-        // Columns count characters: skip UTF-8 continuation bytes.
-        let column = bytes[lineStart..<index].reduce(1) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
-        return SourceLocation(line: line, column: column)
+    /// The whole text as one JSON value, with nothing but whitespace after it.
+    mutating func readDocument() throws(JSONSyntaxError) -> JSONValue {
+        skipWhitespace()
+        let value = try readValue(depth: 0)
+        skipWhitespace()
+        if index < bytes.count {
+            throw error("unexpected text after the JSON value")
+        }
+        return value
     }
 
-    func error(_ message: String) -> JSONSyntaxError {
+    /// Where `column` was last worked out: each location counts only the characters read
+    /// since the one before, so a long line costs linear time, not quadratic.
+    private var columnIndex = 0
+    private var column = 1
+
+    /// Where the reader is. Columns count characters (Unicode scalars): UTF-8 continuation
+    /// bytes are skipped.
+    var location: SourceLocation {
+        mutating get {
+            if columnIndex < lineStart || columnIndex > index { (columnIndex, column) = (lineStart, 1) }
+            columnBytesScanned += index - columnIndex
+            for byte in bytes[columnIndex..<index] where byte & 0xC0 != 0x80 { column += 1 }
+            columnIndex = index
+            return SourceLocation(line: line, column: column)
+        }
+    }
+
+    mutating func error(_ message: String) -> JSONSyntaxError {
         JSONSyntaxError(location: location, message: message)
     }
 
@@ -109,12 +129,13 @@ private struct JSONReader {
     }
 
     mutating func readValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        guard depth < 64 else { throw error("JSON nested more than 64 levels deep") }
         let start = location
         guard let byte = current else { throw error("expected a JSON value, found the end of the file") }
         switch byte {
-        case UInt8(ascii: "{"): return try readObject(depth: depth)
-        case UInt8(ascii: "["): return try readArray(depth: depth)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // `depth` objects and arrays hold this one: it may be the 64th, not the 65th.
+            guard depth < 64 else { throw error("JSON nested more than 64 levels deep") }
+            return byte == UInt8(ascii: "{") ? try readObject(depth: depth) : try readArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try readString(), start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try readNumber(), start)
         default:
@@ -141,7 +162,7 @@ private struct JSONReader {
             let keyLocation = location
             let key = try readString()
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key)\", found \(describe(current))") }
+            guard current == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key.escapingControlCharacters)\", found \(describe(current))") }
             index += 1
             skipWhitespace()
             let value = try readValue(depth: depth + 1)
@@ -192,6 +213,7 @@ private struct JSONReader {
                 return String(scalars)
             case UInt8(ascii: "\\"):
                 guard flush(index, into: &scalars) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
+                let escapeStart = location  // an unknown escape is reported at its backslash
                 index += 1
                 guard let escaped = current else { throw error("unterminated string") }
                 index += 1
@@ -213,8 +235,10 @@ private struct JSONReader {
                     }
                     // Surrogates are not needed by rule files; a lone one is replaced.
                     scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                case 0x21..<0x7F:
+                    throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
                 default:
-                    throw error("unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
+                    throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\' followed by \(describe(escaped))")
                 }
                 run = index
             case 0..<0x20:

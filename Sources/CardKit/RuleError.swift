@@ -22,9 +22,11 @@ public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `file:line:column: error: message`; a problem with no place in a file (line 0) prints
-    /// as `file: error: message`.
+    /// as `file: error: message`. Control characters in the file's name are escaped (text
+    /// from inside the file already is, where the message is worded).
     public var description: String {
-        location.line > 0 ? "\(file):\(location): \(severity.rawValue): \(message)" : "\(file): \(severity.rawValue): \(message)"
+        let file = file.escapingControlCharacters
+        return location.line > 0 ? "\(file):\(location): \(severity.rawValue): \(message)" : "\(file): \(severity.rawValue): \(message)"
     }
 }
 

@@ -37,9 +37,9 @@ struct RuleFile {
         var fields: [String: JSONValue] = [:]
         for member in members {
             if fields[member.key] != nil {
-                fail(member.keyLocation, "field `\(member.key)` appears twice")
+                fail(member.keyLocation, "field `\(member.key.escapingControlCharacters)` appears twice")
             } else if !Self.knownFields.contains(member.key) {
-                var message = "unknown field `\(member.key)`"
+                var message = "unknown field `\(member.key.escapingControlCharacters)`"
                 if let guess = closest(to: member.key, in: Self.knownFields) { message += "; did you mean `\(guess)`?" }
                 fail(member.keyLocation, message)
             }
@@ -64,10 +64,11 @@ struct RuleFile {
 
         let id = requiredString("id", fields, objectStart)
         if let id, !isValidID(id.value) {
-            fail(id.location, "id `\(id.value)` must be lower-case letters, digits and '-', starting with a letter or digit")
+            fail(id.location, "id `\(id.value.escapingControlCharacters)` must be lower-case letters, digits and '-', starting with a letter or digit")
         }
         let name = requiredString("name", fields, objectStart)
         let logo = fields["logo"].flatMap { string($0, "logo") }
+        for (key, text) in [("name", name), ("logo", logo)] { checkShown(text, key) }
 
         var patterns: [IINPattern] = []
         var patternLocations: [SourceLocation] = []
@@ -77,12 +78,12 @@ struct RuleFile {
             for item in items {
                 guard let text = string(item, "each prefix") else { continue }
                 if text.value.count > Self.maxPatternLength {
-                    fail(item.location, "prefix \"\(text.value)\" is longer than \(Self.maxPatternLength) digits")
+                    fail(item.location, "prefix \"\(text.value.escapingControlCharacters)\" is longer than \(Self.maxPatternLength) digits")
                 } else if let pattern = IINPattern(prefix: text.value) {
                     patterns.append(pattern)
                     patternLocations.append(item.location)
                 } else {
-                    fail(item.location, "prefix \"\(text.value)\" must be one or more digits 0-9")
+                    fail(item.location, "prefix \"\(text.value.escapingControlCharacters)\" must be one or more digits 0-9")
                 }
             }
         }
@@ -100,13 +101,13 @@ struct RuleFile {
                     patterns.append(pattern)
                     patternLocations.append(item.location)
                 } else if digitValues(low.value) == nil || low.value.isEmpty {
-                    fail(ends[0].location, "range end \"\(low.value)\" must be one or more digits 0-9")
+                    fail(ends[0].location, "range end \"\(low.value.escapingControlCharacters)\" must be one or more digits 0-9")
                 } else if digitValues(high.value) == nil || high.value.isEmpty {
-                    fail(ends[1].location, "range end \"\(high.value)\" must be one or more digits 0-9")
+                    fail(ends[1].location, "range end \"\(high.value.escapingControlCharacters)\" must be one or more digits 0-9")
                 } else if low.value.count != high.value.count {
-                    fail(item.location, "range ends \"\(low.value)\" and \"\(high.value)\" must have the same number of digits")
+                    fail(item.location, "range ends \"\(low.value.escapingControlCharacters)\" and \"\(high.value.escapingControlCharacters)\" must have the same number of digits")
                 } else {
-                    fail(item.location, "range low end \"\(low.value)\" is above its high end \"\(high.value)\"")
+                    fail(item.location, "range low end \"\(low.value.escapingControlCharacters)\" is above its high end \"\(high.value.escapingControlCharacters)\"")
                 }
             }
         }
@@ -196,6 +197,13 @@ struct RuleFile {
         return (text, location)
     }
 
+    /// Text shown on the terminal (a name, a badge) may not move the cursor or clear the
+    /// screen: a control character in it is an error.
+    private mutating func checkShown(_ text: (value: String, location: SourceLocation)?, _ key: String) {
+        guard let text, text.value.unicodeScalars.contains(where: \.isControl) else { return }
+        fail(text.location, "`\(key)` \"\(text.value.escapingControlCharacters)\" must not contain control characters")
+    }
+
     private mutating func array(_ value: JSONValue, _ key: String) -> [JSONValue]? {
         guard case .array(let items, _) = value else {
             fail(value.location, "`\(key)` must be an array, found \(value.kindName)")
@@ -241,7 +249,7 @@ struct RuleFile {
         for member in members {
             switch member.key {
             case "name":
-                if let text = string(member.value, "cvv.name") { name = text.value }
+                if let text = string(member.value, "cvv.name") { name = text.value; checkShown(text, "cvv.name") }
             case "length":
                 if case .number(let text, let at) = member.value, let number = Int(text) {
                     if number == 3 || number == 4 { length = number } else { fail(at, "cvv length \(number) must be 3 or 4") }
@@ -253,7 +261,7 @@ struct RuleFile {
                     if text.value == "back" || text.value == "front" { side = text.value } else { fail(text.location, "`cvv.side` must be \"back\" or \"front\"") }
                 }
             default:
-                var message = "unknown field `cvv.\(member.key)`"
+                var message = "unknown field `cvv.\(member.key.escapingControlCharacters)`"
                 if let guess = closest(to: member.key, in: ["name", "length", "side"]) { message += "; did you mean `\(guess)`?" }
                 fail(member.keyLocation, message)
             }

@@ -48,7 +48,7 @@ public struct RuleSet: Sendable {
                 case nil: continue
                 }
                 if let other = seenHere[id] {
-                    problems.append(RuleError(file: file.path, location: location, message: "network id `\(id)` is also defined in \(other)"))
+                    problems.append(RuleError(file: file.path, location: location, message: "network id `\(id.escapingControlCharacters)` is also defined in \(other.escapingControlCharacters)"))
                     continue
                 }
                 seenHere[id] = file.path
@@ -61,7 +61,7 @@ public struct RuleSet: Sendable {
                         networks.remove(at: existing)
                     } else {
                         warnings.append(RuleError(file: file.path, location: location, severity: .warning,
-                                                  message: "disables `\(id)`, which no earlier rule folder defines"))
+                                                  message: "disables `\(id.escapingControlCharacters)`, which no earlier rule folder defines"))
                     }
                 case nil:
                     break
@@ -108,7 +108,7 @@ public struct RuleSet: Sendable {
                     let a = networks[earlier.owner], b = networks[later.owner]
                     problems.append(RuleError(
                         file: b.file, location: b.location(ofPattern: later.patternIndex),
-                        message: "pattern \(b.patterns[later.patternIndex]) of `\(b.id)` ties with pattern \(a.patterns[earlier.patternIndex]) of `\(a.id)` (\(a.file):\(a.location(ofPattern: earlier.patternIndex))); make one of them more specific"))
+                        message: "pattern \(b.patterns[later.patternIndex]) of `\(b.id)` ties with pattern \(a.patterns[earlier.patternIndex]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.patternIndex))); make one of them more specific"))
                 }
                 if reach == nil || reach!.high < interval.high { reach = interval }
             }

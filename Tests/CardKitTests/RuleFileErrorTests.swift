@@ -70,4 +70,63 @@ import Testing
             #expect(error.description == "b.json:1:8: error: network id `x` is also defined in a.json")
         }
     }
+
+}
+
+/// Text from a rule file (keys, ids, names, other strings) and file names reach messages with
+/// their control characters escaped: no forged `file:line:column` line, no screen clear.
+@Suite struct RuleMessageEscapingTests {
+    static func messages(_ files: [(String, String)]) -> [String] {
+        do {
+            let set = try RuleSet.load(folders: [files.map { RuleSet.FileText(path: $0.0, bytes: Array($0.1.utf8)) }])
+            return set.warnings.map(\.description)
+        } catch {
+            return error.errors.map(\.description)
+        }
+    }
+
+    static func expectNoControlBytes(_ messages: [String]) {
+        for message in messages {
+            #expect(!message.utf8.contains { $0 < 0x20 || $0 == 0x7F } && !message.unicodeScalars.contains { (0x80...0x9F).contains($0.value) },
+                    "\(message.debugDescription)")
+        }
+    }
+
+    @Test func keysIDsNamesAndStringsAreEscaped() {
+        // Written with JSON escapes: the key is a newline, a forged diagnostic and a screen clear.
+        let text = #"{"\nrules/visa.json:1:1: error: forged\u001b[2J": 1, "id": "x\u001b[2J", "name": "Visa\n\u009b2J", "logo": "\u007f", "#
+            + #""prefixes": ["4\r"], "ranges": [["1\t", "2"]], "lengths": [16], "cvv": {"name": "CVV\u0007", "length": 3, "\u001bside": "back"}}"#
+        let messages = Self.messages([("bad.json", text)])
+        #expect(messages == [
+            #"bad.json:1:2: error: unknown field `\nrules/visa.json:1:1: error: forged\u{1B}[2J`"#,
+            #"bad.json:1:60: error: id `x\u{1B}[2J` must be lower-case letters, digits and '-', starting with a letter or digit"#,
+            #"bad.json:1:82: error: `name` "Visa\n\u{9B}2J" must not contain control characters"#,
+            #"bad.json:1:108: error: `logo` "\u{7F}" must not contain control characters"#,
+            #"bad.json:1:131: error: prefix "4\r" must be one or more digits 0-9"#,
+            #"bad.json:1:151: error: range end "1\t" must be one or more digits 0-9"#,
+            #"bad.json:1:198: error: `cvv.name` "CVV\u{7}" must not contain control characters"#,
+            #"bad.json:1:224: error: unknown field `cvv.\u{1B}side`; did you mean `side`?"#,
+        ], "\(messages)")
+        Self.expectNoControlBytes(messages)
+    }
+
+    @Test func syntaxErrorsEscapeTheKeyAndTheEscapedByte() {
+        let messages = Self.messages([("a.json", "{\"a\\u001b\" 1}"), ("b.json", "[\"\\\u{1B}\"]"), ("c.json", "[\"\\\u{85}\"]")])
+        #expect(messages == [
+            #"a.json:1:12: error: invalid JSON: expected ':' after "a\u{1B}", found '1'"#,
+            #"b.json:1:3: error: invalid JSON: unknown escape '\' followed by byte 0x1B"#,
+            #"c.json:1:3: error: invalid JSON: unknown escape '\' followed by byte 0xC2"#,
+        ], "\(messages)")
+        Self.expectNoControlBytes(messages)
+    }
+
+    @Test func disabledIDsAndFileNamesAreEscaped() {
+        let disable = #"{"id": "x\u001b[2J", "disabled": true}"#
+        let messages = Self.messages([("one\n.json", disable), ("two\u{1B}.json", disable)])
+        #expect(messages == [
+            #"two\u{1B}.json:1:8: error: network id `x\u{1B}[2J` is also defined in one\n.json"#,
+            #"one\n.json:1:8: warning: disables `x\u{1B}[2J`, which no earlier rule folder defines"#,
+        ], "\(messages)")
+        Self.expectNoControlBytes(messages)
+    }
 }
