@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build bench fuzz deps test-deps clean
+.PHONY: run test test-asan build bench fuzz deps test-deps clean hostile-config
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
@@ -31,16 +31,38 @@ HOSTILE := $(CURDIR)/.build/hostile-config
 HOSTILE_ENV := env XDG_CONFIG_HOME=$(HOSTILE) CARDLINE_RULES=$(HOSTILE)/cardline-rules CARDLINE_NETWORKS=discover
 SWIFTPM_HOME := $(if $(XDG_CONFIG_HOME),$(XDG_CONFIG_HOME)/swiftpm,$(HOME)/.swiftpm)
 
-test: test-deps
-	$(SWIFT) build --build-tests
+hostile-config:
 	@mkdir -p $(HOSTILE)/cardline/rules $(HOSTILE)/cardline-rules $(SWIFTPM_HOME)
 	@ln -sfn $(SWIFTPM_HOME) $(HOSTILE)/swiftpm
 	@printf '{"id": "broken",\n' > $(HOSTILE)/cardline/rules/broken.json
 	@printf '{"id": "also-broken" "name": }\n' > $(HOSTILE)/cardline-rules/broken.json
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory hostile-config
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
 	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
 	$(HOSTILE_ENV) $(SWIFT) test --skip-build
 	Tests/Fuzz/fuzz.sh --runs $(FUZZ_RUNS)
+
+# `make test` with everything built with AddressSanitizer (and LeakSanitizer) into its own
+# scratch folder, .build/asan, so the normal build is left alone; no fuzz step (the fuzzers are
+# built with AddressSanitizer already). Leak detection stays on: Tests/asan/lsan.supp suppresses
+# only leaks that are libedit's own or the test runner's (XCTest, Foundation's Process), each
+# explained there. The end-to-end tests pass these *_OPTIONS through to every cardline they
+# start (sanitizerOptions in PseudoTerminal.swift); CARDLINE_TEST_ASAN=1 adapts the
+# bounded-memory test and the mlockall checks to an instrumented binary. The binary finds the bundled
+# rules/ as a normal debug build does, by looking upward from .build/asan/…/debug for the
+# source tree's rules/ beside Package.swift.
+ASAN_BUILD := --sanitize=address --scratch-path $(CURDIR)/.build/asan
+ASAN_ENV := env ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/asan/lsan.supp:print_suppressions=0 CARDLINE_TEST_ASAN=1
+test-asan: test-deps
+	$(SWIFT) build --build-tests $(ASAN_BUILD)
+	@$(MAKE) --no-print-directory hostile-config
+	$(HOSTILE_ENV) python3 Tests/check_schema.py
+	$(HOSTILE_ENV) $(ASAN_ENV) $(SWIFT) run --skip-build $(ASAN_BUILD) cardline replay examples/
+	$(HOSTILE_ENV) $(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_BUILD)
 
 # Every libFuzzer harness (key decoder, rule loader, .session replay, check records), built
 # with AddressSanitizer, for FUZZ_SECONDS each; `make test` runs each for FUZZ_RUNS inputs.

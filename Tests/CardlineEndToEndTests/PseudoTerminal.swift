@@ -14,6 +14,21 @@ func builtBinary(_ name: String) -> String {
     return (me as NSString).deletingLastPathComponent + "/" + name
 }
 
+/// `ASAN_OPTIONS`, `LSAN_OPTIONS` and `UBSAN_OPTIONS` from the test process's environment,
+/// those that are set: `make test-asan` sets them (the LeakSanitizer suppression file
+/// `Tests/asan/lsan.supp`, among others), and they must reach every `cardline` a test starts.
+/// They change only how a sanitizer reports, never what cardline reads or does; an ordinary
+/// build ignores them.
+let sanitizerOptions: [String: String] = ProcessInfo.processInfo.environment.filter {
+    ["ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"].contains($0.key)
+}
+
+/// Set (to 1) by `make test-asan`: the binary under test was built with AddressSanitizer.
+/// Only the checks an instrumented binary cannot meet as they are read it: the bounded-memory
+/// test (ASan's shadow memory and quarantine raise resident memory) and the memory-locking
+/// checks (ASan turns mlockall into a no-op that reports success).
+let testingUnderASan = ProcessInfo.processInfo.environment["CARDLINE_TEST_ASAN"] == "1"
+
 /// A temporary HOME with XDG folders, removed when the value is dropped.
 final class TemporaryHome {
     let path: String
@@ -26,9 +41,12 @@ final class TemporaryHome {
     /// A child's whole environment: nothing is inherited from the test process, so the
     /// user's `CARDLINE_RULES`, `CARDLINE_NETWORKS` and rule folders never reach it (`make test`
     /// runs with hostile ones). Its personal rule folder is `config/cardline/rules` below `path`.
+    /// The one exception is the sanitizers' options (`sanitizerOptions`), passed through so that
+    /// `make test-asan`'s leak suppressions reach the binary under test.
     var environment: [String: String] {
         ["HOME": path, "XDG_STATE_HOME": path + "/state", "XDG_CONFIG_HOME": path + "/config",
          "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
+            .merging(sanitizerOptions) { $1 }
     }
 
     /// Every regular file below the folder, with its contents.
