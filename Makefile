@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-asan build bench fuzz deps test-deps clean hostile-config
+.PHONY: run test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
@@ -43,6 +43,7 @@ test: test-deps
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
 	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
 	$(HOSTILE_ENV) $(SWIFT) test --skip-build
+	Tests/install-check.sh
 	Tests/Fuzz/fuzz.sh --runs $(FUZZ_RUNS)
 
 # `make test` with everything built with AddressSanitizer (and LeakSanitizer) into its own
@@ -70,6 +71,31 @@ FUZZ_SECONDS ?= 600
 FUZZ_RUNS ?= 3000
 fuzz: deps
 	Tests/Fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
+
+# Installs cardline, its bundled rules and its shell completions under PREFIX (DESTDIR in
+# front, for packagers); `make uninstall` removes exactly those files. CONFIG=debug installs
+# the debug build instead (what `make test` does, to check the install without a release
+# build).
+PREFIX ?= /usr/local
+CONFIG ?= release
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+RULESDIR = $(DESTDIR)$(PREFIX)/share/cardline/rules
+BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+install: deps
+	$(SWIFT) build -c $(CONFIG) --product cardline
+	install -d $(BINDIR) $(RULESDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 0755 .build/$(CONFIG)/cardline $(BINDIR)/cardline
+	install -m 0644 rules/*.json $(RULESDIR)/
+	.build/$(CONFIG)/cardline --generate-completion-script bash > $(BASHDIR)/cardline
+	.build/$(CONFIG)/cardline --generate-completion-script zsh > $(ZSHDIR)/_cardline
+	.build/$(CONFIG)/cardline --generate-completion-script fish > $(FISHDIR)/cardline.fish
+
+uninstall:
+	rm -f $(BINDIR)/cardline $(BASHDIR)/cardline $(ZSHDIR)/_cardline $(FISHDIR)/cardline.fish
+	rm -f $(addprefix $(RULESDIR)/,$(notdir $(wildcard rules/*.json)))
+	-rmdir $(RULESDIR) $(DESTDIR)$(PREFIX)/share/cardline 2>/dev/null
 
 # Release build, then the benchmark suite: medians next to their targets (see README).
 bench: deps
