@@ -61,6 +61,7 @@ int cl_lock_memory(void) { return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAUL
 #include <unistd.h>
 
 static int cl_tty = -1;
+static int cl_tty_out = -1;             // where the handlers write (the terminal's output side)
 static struct termios cl_saved;            // the terminal as it was before the prompt
 static struct termios cl_editing;          // as it was when a stop signal came
 static volatile sig_atomic_t cl_resized = 0;
@@ -75,7 +76,6 @@ static struct sigaction cl_previous_stop, cl_previous_winch;
 static char cl_leave[64];
 static char cl_enter[64];
 
-static int cl_tty_out;
 static void cl_write_tty(const char *text) {
     if (cl_tty < 0 || cl_tty_out < 0) return;
     size_t left = strlen(text);
@@ -132,7 +132,6 @@ static void cl_on_winch(int sig) {
     (void)sig;
 }
 
-static int cl_tty_out = -1;             // where the handlers write (the terminal's output side)
 static int cl_stop_ignored = 0;         // the caller ignores SIGTSTP: no suspending
 
 int cl_signals_begin(int tty, int tty_out) {
@@ -249,10 +248,5 @@ int cl_fatal_signals_install(void) {
     return result;
 }
 
-int cl_take_resized(void) {
-    int resized = cl_resized;
-    cl_resized = 0;
-    return resized;
-}
 
 int cl_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }

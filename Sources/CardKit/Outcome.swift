@@ -17,7 +17,7 @@ public struct Outcome: Equatable, Sendable {
         case accepted(PaymentCard)
         /// A submit found problems: the fields that have them, in entry order.
         case submitFailed([Field])
-        /// The person asked to leave (`:quit`, or Ctrl-D on an empty field).
+        /// The person asked to leave (`:quit`, or Ctrl-D between cards).
         case quit
         /// `:reload`: the front end reads the rule folders again and passes the result to
         /// `EntryEngine.reload(_:)`.
@@ -64,6 +64,18 @@ public struct Outcome: Equatable, Sendable {
     public var refusal: String? {
         if case .refused(let reason) = disposition { return reason }
         return nil
+    }
+
+    /// One outcome for keys handled as one burst (a paste): the first refusal, every message,
+    /// the last event and command.
+    public static func combined(_ outcomes: [Outcome]) -> Outcome {
+        guard outcomes.count > 1, var combined = outcomes.last else { return outcomes.last ?? .ignored }
+        combined.disposition = outcomes.first { $0.refusal != nil }?.disposition ?? combined.disposition
+        combined.messages = outcomes.flatMap(\.messages)
+        combined.fieldChanged = outcomes.contains { $0.fieldChanged }
+        combined.event = outcomes.last { $0.event != nil }?.event
+        combined.command = outcomes.last { $0.command != nil }?.command
+        return combined
     }
 }
 

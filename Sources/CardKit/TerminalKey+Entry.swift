@@ -29,3 +29,15 @@ extension TerminalKey {
         }
     }
 }
+
+extension TerminalKey {
+    /// The keys this terminal key types into the engine, as one burst: a paste's characters,
+    /// with line breaks and other control characters left out (a pasted card is typed, never
+    /// submitted: Enter is the person's); `entryKey` for any other key.
+    public var entryKeys: [Key] {
+        guard case .paste(let text) = base else { return entryKey.map { [$0] } ?? [] }
+        return text.compactMap { character in
+            character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) ? nil : .character(character)
+        }
+    }
+}

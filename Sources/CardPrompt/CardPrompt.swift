@@ -99,7 +99,7 @@ public final class CardPrompt {
 
     /// How a prompt for several cards ended.
     public enum Ending: Equatable, Sendable {
-        /// The person left (`:quit`, or Ctrl-D on an empty field).
+        /// The person left (`:quit`, or Ctrl-D between cards).
         case gaveUp
         /// The terminal closed or could not be read any more.
         case endOfInput

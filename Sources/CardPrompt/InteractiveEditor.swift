@@ -46,6 +46,8 @@ final class InteractiveEditor {
     private var pendingOutput: String?
     /// Turns the terminal's bytes into keys.
     private var decoder = KeyDecoder()
+    /// Where the terminal's bytes are read, wiped after each read.
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// Keys read from the terminal and not yet handed to libedit, and whether it has ended.
     private var inputs: [Input] = []
     private var inputIndex = 0
@@ -92,7 +94,7 @@ final class InteractiveEditor {
 
     /// Why the prompt ended.
     enum Ending: Equatable {
-        /// `:quit`, or Ctrl-D on an empty field.
+        /// `:quit`, or Ctrl-D between cards.
         case quit
         /// The terminal closed or could not be read.
         case endOfInput
@@ -108,7 +110,7 @@ final class InteractiveEditor {
         free(rightPromptText)
     }
 
-    /// Runs until `:quit`, Ctrl-D on an empty field, the end of input, or `onAccepted`
+    /// Runs until `:quit`, Ctrl-D between cards, the end of input, or `onAccepted`
     /// returning false.
     func run() -> Ending {
         // libedit drops non-ASCII bytes without a character-type locale; the host's own
@@ -198,8 +200,6 @@ final class InteractiveEditor {
         // not sent), and the next digit it echoes would take that colour: reset it here.
         if style.colour { write("\u{1B}[0m") }
         let fd = fileno(device.input)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        defer { buffer.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }  // keys typed are not left behind
         while inputIndex == inputs.count {
             inputs.removeAll(keepingCapacity: true)
             inputIndex = 0
@@ -223,7 +223,7 @@ final class InteractiveEditor {
                 }
                 continue
             }
-            let count = read(fd, &buffer, buffer.count)
+            let count = read(fd, &readBuffer, readBuffer.count)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 return -1
@@ -233,7 +233,9 @@ final class InteractiveEditor {
                 inputs += decoder.finish().map(Input.key)
                 continue
             }
-            inputs += decoder.feed(buffer[0..<count]).map(Input.key)
+            inputs += decoder.feed(readBuffer[0..<count]).map(Input.key)
+            // The keys typed are not left behind in the buffer.
+            readBuffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, count) }
         }
         character?.pointee = Action.inputKey
         return 1
@@ -262,17 +264,8 @@ final class InteractiveEditor {
                 el_push(el, "\u{0C}")
                 return UInt8(CC_NORM)
             }
-            if case .paste(let text) = key.base { return perform(Self.pastedKeys(text), on: el) }
-            guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
-            return perform([entryKey], on: el)
-        }
-    }
-
-    /// A paste as keys: its characters, with line breaks and other control characters left
-    /// out (a pasted card is typed, not submitted; the person presses Enter).
-    static func pastedKeys(_ text: String) -> [Key] {
-        text.compactMap { character in
-            character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) ? nil : .character(character)
+            let keys = key.entryKeys
+            return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
         }
     }
 
@@ -309,17 +302,9 @@ final class InteractiveEditor {
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
         let viewBefore = engine.view
-        var outcome = Self.combine(keys.map { engine.handle($0, reloadingWith: loader) })
+        var outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
         if let command = outcome.command { onCommand(command) }
-        if let card = outcome.takeAcceptedCard() {
-            switch deliver(card) {
-            case .more: break
-            case .done: endAfterOutput = true
-            case .failed(let reason):
-                endAfterOutput = true
-                outcome.messages = [Message(.error, "The card was not delivered: \(reason)")]
-            }
-        }
+        if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
             quitRequested = true
             ending = .quit
@@ -358,31 +343,12 @@ final class InteractiveEditor {
         return UInt8(CC_REFRESH)
     }
 
-    /// Hands the card to the caller at the moment it is accepted, then overwrites this copy.
-    private func deliver(_ card: consuming PaymentCard) -> CardPrompt.Receipt {
-        var card = card
-        let receipt = onAccepted(card)
-        card.wipe()
-        return receipt
-    }
-
     /// Writes output below the current line and has libedit redraw the active field under it.
     private func printAbovePrompt(_ output: String, _ el: OpaquePointer) -> UInt8 {
         write(output)
         updatePrompts()
         replaceBuffer(el)
         return UInt8(CC_REDISPLAY)
-    }
-
-    /// One outcome for several keys handled together: the first refusal, every message.
-    static func combine(_ outcomes: [Outcome]) -> Outcome {
-        guard outcomes.count > 1, var combined = outcomes.last else { return outcomes.last ?? .ignored }
-        combined.disposition = outcomes.first { $0.refusal != nil }?.disposition ?? combined.disposition
-        combined.messages = outcomes.flatMap(\.messages)
-        combined.fieldChanged = outcomes.contains { $0.fieldChanged }
-        combined.event = outcomes.last { $0.event != nil }?.event
-        combined.command = outcomes.last { $0.command != nil }?.command
-        return combined
     }
 
     /// Makes libedit's buffer equal the engine's display text, cursor at the end.

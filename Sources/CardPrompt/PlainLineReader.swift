@@ -47,16 +47,11 @@ public struct PlainLineReader {
             for key in Key.typing(line) + [.enter] {
                 var outcome = engine.handle(key, reloadingWith: loader)
                 var more = true
-                if var card = outcome.takeAcceptedCard() {
-                    let receipt = onAccepted(card)
-                    card.wipe()
-                    switch receipt {
-                    case .more: accepted += 1
-                    case .done: (accepted, more) = (accepted + 1, false)
-                    case .failed(let reason):
-                        (failed, more) = (failed + 1, false)
-                        outcome.messages = [Message(.error, "The card was not delivered: \(reason)")]
-                    }
+                switch outcome.deliverAcceptedCard(to: onAccepted) {
+                case .more: accepted += 1
+                case .done: (accepted, more) = (accepted + 1, false)
+                case .failed: (failed, more) = (failed + 1, false)
+                case nil: break
                 }
                 if let reason = outcome.refusal, !refusedOnLine {
                     // One reason per input line, like one per burst at the terminal.
@@ -81,5 +76,18 @@ public struct PlainLineReader {
         if unfinished { write(style.message(Message(.error, "input ended before the card was complete (\(engine.fieldName(engine.field)) field)")) + "\n") }
         if failed == 0 && !unfinished { return .allAccepted(count: accepted) }
         return .someRejected(accepted: accepted, failed: failed, unfinished: unfinished)
+    }
+}
+
+extension Outcome {
+    /// Hands the card this outcome accepted, if any, to `onAccepted` at the moment it is
+    /// accepted, then overwrites this copy; a failed delivery replaces the messages with one
+    /// that says so (the person must not read a success line). nil when no card was accepted.
+    mutating func deliverAcceptedCard(to onAccepted: (PaymentCard) -> CardPrompt.Receipt) -> CardPrompt.Receipt? {
+        guard var card = takeAcceptedCard() else { return nil }
+        let receipt = onAccepted(card)
+        card.wipe()
+        if case .failed(let reason) = receipt { messages = [Message(.error, "The card was not delivered: \(reason)")] }
+        return receipt
     }
 }

@@ -85,7 +85,7 @@ public enum RuleSources {
         /// Why, in words.
         public var reason: String
         /// `cannot read rule folder PATH: REASON`.
-        public var description: String { "cannot read rule folder \(path): \(reason)" }
+        public var description: String { "cannot read rule folder \(path.escapingControlCharacters): \(reason)" }
     }
 
     /// The `*.json` files of a folder (not `schema.json`), sorted by name.

@@ -55,7 +55,12 @@ func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemor
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
     let start = now()
-    guard posix_spawn(&pid, cardline, &actions, nil, argv, environ) == 0 else { fatalError("cannot start \(cardline)") }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setpgroup(&attributes, 0)  // a process group of its own
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    guard posix_spawn(&pid, cardline, &actions, &attributes, argv, environ) == 0 else { fatalError("cannot start \(cardline)") }
     var status: Int32 = 0
     var peak = 0
     if measuringMemory {

@@ -158,7 +158,7 @@ struct LineReader {
             // Keep the unfinished line at the front.
             if start > 0 {
                 buffer.withUnsafeMutableBufferPointer { bytes in
-                    _ = bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
+                    bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
                 }
             }
             filled = end - start

@@ -81,7 +81,7 @@ struct Replay: ParsableCommand {
                 // Name the @rules line whose folder is at fault, when one is.
                 let said = "\(error)"
                 let culprit = zip(zip(script.ruleFolders, scriptFolders), script.ruleFolderLines)
-                    .first { said.contains($0.0.1) }
+                    .first { said.contains($0.0.1.escapingControlCharacters) }
                 let failure = culprit.map { "\(path):\($0.1):8: error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
                     ?? "\(path): error: the rule files it uses are broken"
                 if culprit != nil { Terminal.writeError(failure + "\n") }

@@ -314,6 +314,23 @@ import Testing
         #expect(!reason.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E || $0.value == 0x200B })
     }
 
+    @Test func aPasteIsOneBurstThatNeverSubmits() {
+        var engine = BundledRules.engine()
+        let paste = TerminalKey(.paste("4111 1111 1111 1111\r\n12/30 123\r"))
+        #expect(!paste.entryKeys.contains(.enter), "line breaks are left out")
+        let outcome = Outcome.combined(paste.entryKeys.map { engine.handle($0) })
+        #expect(engine.field == .cvv && engine.cvvDigits.count == 3)
+        #expect(outcome.event == nil, "not submitted")
+        #expect(engine.tray.cards.isEmpty)
+        // Text that is not a card: the first refusal stands for the burst, every message kept.
+        var other = BundledRules.engine()
+        let refused = Outcome.combined(TerminalKey(.paste("4x y")).entryKeys.map { other.handle($0) })
+        #expect(refused.refusal == "only digits go in the card number, not 'x'")
+        #expect(other.numberDigits == [4])
+        #expect(TerminalKey(.left, modifiers: .control).entryKeys == [.other("Ctrl-Left")])
+        #expect(TerminalKey(.focusIn).entryKeys.isEmpty)
+    }
+
     @Test func otherKeysAreRefusedByName() {
         var engine = BundledRules.engine()
         engine.type("4111")

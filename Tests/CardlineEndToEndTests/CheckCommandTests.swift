@@ -21,7 +21,13 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { (argv + envp).forEach { free($0) } }
     var pid: pid_t = 0
-    let result = posix_spawn(&pid, cardlineBinary, &actions, nil, argv, envp)
+    // A process group of its own (pgroup 0: the child's pid), like every cardline a test starts.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    let result = posix_spawn(&pid, cardlineBinary, &actions, &attributes, argv, envp)
     close(pipeEnds[0])
     guard result == 0 else { throw POSIXError(.EIO) }
     feed(pipeEnds[1])
@@ -40,7 +46,7 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
 @Suite struct CheckCommandTests {
     let home = TemporaryHome()
 
-    func check(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String) {
+    func check(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
         try runPiped(["check", "--today", "2026-11"] + arguments, input: input, environment: home.environment)
     }
 

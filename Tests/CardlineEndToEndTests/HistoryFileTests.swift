@@ -19,7 +19,7 @@ import Glibc
     /// history is off must still give.
     func baseline() throws -> (status: Int32, output: String) {
         let clean = TemporaryHome()
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: clean.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: clean.environment, timeout: 20)
         return (run.status, run.output)
     }
 
@@ -52,7 +52,7 @@ import Glibc
     }
 
     @Test func thePipedPathWritesHistoryAt0600In0700() throws {
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         #expect(try String(contentsOfFile: historyPath, encoding: .utf8) == commands)
         #expect(mode(historyPath) == 0o600)
@@ -65,7 +65,7 @@ import Glibc
         let target = home.path + "/notes.txt"
         try write("mine\n", to: target, mode: 0o644)
         #expect(symlink(target, historyPath) == 0)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "mine\n")
         #expect(mode(target) == 0o644)
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: historyPath)) == target)
@@ -79,7 +79,7 @@ import Glibc
         try makeFolder()
         let target = home.path + "/elsewhere"
         #expect(symlink(target, historyPath) == 0)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(!FileManager.default.fileExists(atPath: target))
         #expect(names(in: folder) == ["history"])
         expectOneWarning(run.errors)
@@ -90,7 +90,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: state + "/cardline", withIntermediateDirectories: true)
         #expect(symlink(home.path + "/elsewhere", state + "/cardline/history") == 0)
         let environment = home.environment.merging(["XDG_STATE_HOME": state]) { $1 }
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: environment, timeout: 20)
         #expect(!run.errors.contains("\u{1B}"))
         #expect(run.errors == "cardline: warning: \(home.path)/state\\u{1B}[2J/cardline/history: is a symbolic link; command history is off for this run\n")
     }
@@ -98,7 +98,7 @@ import Glibc
     @Test func aLooseFileModeIsTightenedTo0600() throws {
         try makeFolder()
         try write(":rules\n", to: historyPath, mode: 0o666)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         #expect(mode(historyPath) == 0o600)
         #expect(try String(contentsOfFile: historyPath, encoding: .utf8) == ":rules\n" + commands)
@@ -106,7 +106,7 @@ import Glibc
 
     @Test func aLooseFolderModeIsTightenedTo0700() throws {
         try makeFolder(mode: 0o777)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         #expect(mode(folder) == 0o700)
         #expect(try String(contentsOfFile: historyPath, encoding: .utf8) == commands)
@@ -116,7 +116,7 @@ import Glibc
         let expected = try baseline()
         try makeFolder()
         #expect(mkfifo(historyPath, 0o600) == 0)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(!run.timedOut)
         #expect(run.status == expected.status)
         expectOneWarning(run.errors)
@@ -125,7 +125,7 @@ import Glibc
 
     @Test func aFolderAtTheHistoryPathTurnsHistoryOff() throws {
         try FileManager.default.createDirectory(atPath: historyPath, withIntermediateDirectories: true)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(!run.timedOut)
         expectOneWarning(run.errors)
         #expect(names(in: historyPath).isEmpty)
@@ -138,7 +138,7 @@ import Glibc
         #expect(chmod(real, 0o755) == 0)
         try FileManager.default.createDirectory(atPath: home.path + "/state", withIntermediateDirectories: true)
         #expect(symlink(real, folder) == 0)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(names(in: real).isEmpty)
         #expect(mode(real) == 0o755)
         expectOneWarning(run.errors)
@@ -150,7 +150,7 @@ import Glibc
         try makeFolder()
         try write(":rules\n", to: historyPath, mode: 0o644)
         #expect(chown(historyPath, 65534, 65534) == 0)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(try String(contentsOfFile: historyPath, encoding: .utf8) == ":rules\n")
         #expect(mode(historyPath) == 0o644)
         expectOneWarning(run.errors)
@@ -160,7 +160,7 @@ import Glibc
     func aFolderOwnedBySomeoneElseIsLeftAlone() throws {
         try makeFolder(mode: 0o777)
         #expect(chown(folder, 65534, 65534) == 0)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: commands, environment: home.environment, timeout: 20)
         #expect(names(in: folder).isEmpty)
         #expect(mode(folder) == 0o777)
         expectOneWarning(run.errors)
@@ -170,7 +170,7 @@ import Glibc
         try makeFolder()
         let old = (1...1200).map { ":note \(String(format: "%04d", $0))\n" }.joined()
         try write(old, to: historyPath, mode: 0o600)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: ":cards\n", environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: ":cards\n", environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         let kept = (701...1200).map { ":note \(String(format: "%04d", $0))\n" }.joined()
         #expect(try String(contentsOfFile: historyPath, encoding: .utf8) == kept + ":cards\n")
@@ -183,7 +183,7 @@ import Glibc
         // 300 lines of 300 bytes: under the line limit, over 64 KiB.
         let line = ":note " + String(repeating: "x", count: 293) + "\n"
         try write(String(repeating: line, count: 300), to: historyPath, mode: 0o600)
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11"], input: ":cards\n", environment: home.environment)
+        let run = try runPiped(["--today", "2026-11"], input: ":cards\n", environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         let size = (try FileManager.default.attributesOfItem(atPath: historyPath)[.size] as? Int) ?? 0
         #expect(size <= 64 * 1024)
@@ -194,39 +194,8 @@ import Glibc
     }
 
     @Test func noHistoryWritesNothing() throws {
-        let run = try runPipedWithin(seconds: 20, ["--today", "2026-11", "--no-history"], input: commands, environment: home.environment)
+        let run = try runPiped(["--today", "2026-11", "--no-history"], input: commands, environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: home.path + "/state"))
     }
-}
-
-/// `runPiped` with a deadline: a child still running after `seconds` is killed and the run
-/// reported as timed out (a history file that blocks must fail the test, not hang it).
-func runPipedWithin(seconds: Double, _ arguments: [String], input: String, environment: [String: String]) throws
-    -> (status: Int32, output: String, errors: String, timedOut: Bool) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: cardlineBinary)
-    process.arguments = arguments
-    process.environment = environment
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let deadline = Date().addingTimeInterval(seconds)
-    var timedOut = false
-    while process.isRunning {
-        if Date() > deadline {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            break
-        }
-        usleep(10_000)
-    }
-    process.waitUntilExit()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self), timedOut)
 }

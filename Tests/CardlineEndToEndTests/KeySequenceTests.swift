@@ -12,6 +12,15 @@ import Glibc
 @Suite struct KeySequenceTests {
     let home = TemporaryHome()
 
+    /// cardline at a pty (no colour, no history, `--today 2026-11`, plus `extra`), once it
+    /// has the terminal in raw mode.
+    func start(_ extra: [String] = [], pipes: [Int32] = [], columns: Int = 140, readOnlyInput: Bool = false) throws -> PseudoTerminal {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"] + extra, environment: home.environment,
+                                   pipes: pipes, columns: columns, readOnlyInput: readOnlyInput)
+        t.waitForRawMode()
+        return t
+    }
+
     /// Keys that must change nothing in a card number, as terminals send them (xterm, its
     /// modified forms `CSI 1;mod X` and `CSI n;mod ~`, SS3, rxvt, the Linux console), plus
     /// Alt chords, control keys, mouse reports, characters that are not digits and bytes that
@@ -84,9 +93,7 @@ import Glibc
     }
 
     @Test func noKeySequenceChangesTheNumberOrTheScreen() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--print", "--no-history"],
-                                   environment: home.environment, pipes: [1])
-        t.waitForRawMode()
+        let t = try start(["--print"], pipes: [1])
         t.expect("Card number (#### #### #### ####): ")
         #expect(Self.terminfo.count > 100, "the terminfo catalogue was read")
         var slot = 0
@@ -126,8 +133,7 @@ import Glibc
     }
 
     @Test func aLoneEscapeIsAKeyAndTheNextDigitIsTyped() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         t.send("41")
         t.send("\u{1B}")
         t.expect("Esc does nothing here")
@@ -142,8 +148,7 @@ import Glibc
     }
 
     @Test func aSequenceSplitByASlowLinkTypesNoDigit() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         t.send("4111\u{1B}")
         // The pause has ended the sequence: Esc alone (seen on screen), then the rest arrives.
         t.expect("Esc does nothing here")
@@ -161,8 +166,7 @@ import Glibc
     }
 
     @Test func anOverlongSequenceTypesNoDigit() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         t.send("4111\u{1B}[" + String(repeating: "1", count: 70) + "~1")
         t.expect("does nothing here")
         #expect(t.waitForScreen("4111 1") { Self.field($0.cursorLine) == "4111 1" } != nil)
@@ -171,8 +175,7 @@ import Glibc
     }
 
     @Test func aPasteWithNoEndIsEndedByAPause() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         t.send("\u{1B}[200~41")
         // No end marker: after a pause of a few seconds the paste is taken as it stands.
         #expect(t.waitForScreen("41 from the unfinished paste") { Self.field($0.cursorLine) == "41" } != nil)
@@ -186,9 +189,7 @@ import Glibc
     func aSignalClearsEveryRowOfAWrappedLine(readOnlyInput: Bool) throws {
         // At 24 columns a long number wraps; with stdin read-only the handlers must still
         // write to the terminal (through stdout's side).
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment,
-                                   columns: 24, readOnlyInput: readOnlyInput)
-        t.waitForRawMode()
+        let t = try start(columns: 24, readOnlyInput: readOnlyInput)
         t.send("555555555555444")
         t.waitForScreen("15 digits") { $0.lines.joined().contains("5555 5555 5555 444") }
         kill(t.pid, SIGTERM)
@@ -199,8 +200,7 @@ import Glibc
     }
 
     @Test func keypadDigitsInApplicationModeAreDigits() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         t.send("\u{1B}Ot\u{1B}Oq\u{1B}Oq")  // keypad 4, 1, 1 (DECKPAM)
         #expect(t.waitForScreen("411 from the keypad") { Self.field($0.cursorLine) == "411" } != nil)
         t.send("\u{15}\u{04}")
@@ -208,9 +208,7 @@ import Glibc
     }
 
     @Test func bracketedPasteIsOneBurstAndIsTurnedOff() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--print", "--no-history"],
-                                   environment: home.environment, pipes: [1])
-        t.waitForRawMode()
+        let t = try start(["--print"], pipes: [1])
         #expect(t.waitForScreen("bracketed paste on") { $0.bracketedPaste } != nil)
         // A whole card pasted: one burst, with its line break left out (Enter is the person's).
         t.send("\u{1B}[200~4111 1111 1111 1111\n12/30 123\u{1B}[201~")
@@ -231,8 +229,7 @@ import Glibc
     }
 
     @Test func bracketedPasteIsOffAfterASignal() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         #expect(t.waitForScreen("bracketed paste on") { $0.bracketedPaste } != nil)
         t.send("4111")
         t.waitForScreen("4111") { Self.field($0.cursorLine) == "4111" }
@@ -264,9 +261,7 @@ import Glibc
     }
 
     @Test func narrowTerminalKeepsEveryLineWhole() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment,
-                                   columns: 40)
-        t.waitForRawMode()
+        let t = try start(columns: 40)
         t.send("5555555555554444")
         t.waitForScreen("the expiry field") { $0.cursorLine.hasPrefix("Expiry") }
         t.send("1")
@@ -282,8 +277,7 @@ import Glibc
     }
 
     @Test func aResizeRedrawsTheLineCleanly() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         t.send("5555555555")
         t.waitForScreen("the badge at 10 digits") { $0.cursorLine.contains("MASTERCARD 10/16") }
         t.resize(columns: 40)
@@ -298,8 +292,7 @@ import Glibc
     }
 
     @Test func ctrlZClearsTheLiveFieldFirst() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try start()
         t.send("555555555555444")
         t.waitForScreen("15 digits") { Self.field($0.cursorLine) == "5555 5555 5555 444" }
         let mark = t.raw.count

@@ -375,8 +375,12 @@ final class PseudoTerminal {
     }
 }
 
-/// Runs the binary with stdin and stdout as pipes; returns exit status, stdout and stderr.
-func runPiped(_ arguments: [String], input: String, environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
+/// Runs the binary with stdin, stdout and stderr as pipes; returns exit status, stdout and
+/// stderr. A child still running after `timeout` seconds is killed and reported as timed out
+/// (a history file that blocks must fail its test, not hang it). Both outputs are read while
+/// the child runs, so a long output cannot block it.
+func runPiped(_ arguments: [String], input: String, environment: [String: String], timeout: Double = 60) throws
+    -> (status: Int32, output: String, errors: String, timedOut: Bool) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: cardlineBinary)
     process.arguments = arguments
@@ -386,12 +390,23 @@ func runPiped(_ arguments: [String], input: String, environment: [String: String
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
+    final class Collected: @unchecked Sendable { var output = Data(), errors = Data() }
+    let collected = Collected()
+    let readers = DispatchGroup()
+    DispatchQueue.global().async(group: readers) { collected.output = stdout.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: readers) { collected.errors = stderr.fileHandleForReading.readDataToEndOfFile() }
     stdin.fileHandleForWriting.write(Data(input.utf8))
     try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+    // The outputs end when the child does: their end is the state waited on.
+    let timedOut = readers.wait(timeout: .now() + timeout) == .timedOut
+    if timedOut {
+        Issue.record("cardline \(arguments.joined(separator: " ")) still ran after \(timeout) s; killed")
+        kill(process.processIdentifier, SIGKILL)
+        readers.wait()
+    }
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    return (process.terminationStatus, String(decoding: collected.output, as: UTF8.self),
+            String(decoding: collected.errors, as: UTF8.self), timedOut)
 }
 
 /// Where `runWritingTo` puts the child's standard output.
@@ -439,7 +454,9 @@ func runWritingTo(_ output: OutputTarget, _ arguments: [String], input: String =
     var none = sigset_t()
     sigemptyset(&none)
     posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    // A process group of its own (pgroup 0: the child's pid), like every cardline a test starts.
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
     let program = shell == nil ? cardlineBinary : "/bin/sh"
     let argv = (shell.map { ["/bin/sh", "-c", $0 + "; exec \"$0\" \"$@\"", cardlineBinary] } ?? [cardlineBinary]) + arguments
     let cArguments = argv.map { strdup($0) } + [nil]

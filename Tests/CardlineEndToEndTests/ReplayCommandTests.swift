@@ -14,8 +14,17 @@ import Glibc
         return url.appendingPathComponent("examples").path
     }()
 
-    func replay(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    func replay(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
         try runPiped(["replay"] + arguments, input: "", environment: home.environment)
+    }
+
+    @Test func aRulesFolderNamedWithControlCharactersIsShownEscaped() throws {
+        let script = home.path + "/escaped.session"
+        try "@today 2026-11\n@rules no\u{1B}[2Jwhere\n4111\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try replay([script])
+        #expect(run.status == 65)
+        #expect(run.errors.contains("escaped.session:2:8: error: @rules no\\u{1B}[2Jwhere"), "\(run.errors)")
+        #expect(!(run.output + run.errors).contains("\u{1B}"), "no raw escape reaches the terminal")
     }
 
     @Test func everyExampleScriptPasses() throws {

@@ -93,7 +93,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
 @Suite struct RulesSubcommandTests {
     let home = TemporaryHome()
 
-    func cardline(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    func cardline(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
         try runPiped(arguments, input: "", environment: home.environment)
     }
 

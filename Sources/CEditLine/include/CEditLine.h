@@ -38,12 +38,10 @@ void cl_suspend(void);
 /// side): they put the saved settings back and act on this
 /// process only (libedit's EL_SIGNAL re-sends them to the whole process group, killing the
 /// caller). Signals the caller ignores stay ignored. SIGWINCH and a resume after a stop set
-/// a flag read by cl_take_resized. Returns -1 when `tty` is not a terminal.
+/// a flag that cl_wait_input reports and clears. Returns -1 when `tty` is not a terminal.
 int cl_signals_begin(int tty, int tty_out);
 /// Restores the previous handlers and the saved terminal settings.
 void cl_signals_end(void);
-/// 1 once after the terminal was resized or the process resumed from a stop, else 0.
-int cl_take_resized(void);
 /// Text written to the terminal by the signal handlers: `leave` before the process ends or
 /// stops on a signal (e.g. clear the line, bracketed paste off), `enter` after it resumes.
 /// Each is cut at 63 bytes.
@@ -53,7 +51,7 @@ typedef int (*cl_getc_fn)(EditLine *, wchar_t *);
 /// EL_GETCFN: libedit takes its characters from `fn` instead of reading the terminal.
 int cl_set_getcfn(EditLine *el, cl_getc_fn fn);
 /// Waits for input on `fd` (`timeout_ms` < 0: no limit): 1 readable, 0 timed out, 2 the
-/// terminal was resized or the process resumed (the flag of cl_take_resized, taken), -1 with
+/// terminal was resized or the process resumed from a stop (the flag is cleared), -1 with
 /// errno (EINTR on another signal). No resize is lost between looking and waiting (ppoll).
 int cl_wait_input(int fd, int timeout_ms);
 /// 0 when the caller ignores SIGTSTP (so Ctrl-Z must not stop the process), else 1.
