@@ -144,7 +144,7 @@ public struct CardCheck: Sendable {
             result.networkIndex = found.owner
             if !taken[Int(found.owner)] { result.add(.networkNotAccepted) }
             let network = rules.networks[Int(found.owner)]
-            if !network.lengths.contains(count) {
+            if !found.lengths.contains(count) {
                 result.add(.length)
             } else if network.luhn && !CardNumber.passesLuhn(typed) {
                 result.add(.luhn)

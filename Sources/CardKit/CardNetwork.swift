@@ -9,9 +9,18 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// Name of the logo badge the front end shows (`AMEX`).
     public let logo: String
     /// IIN patterns; a number belongs to the network whose most specific pattern matches it.
+    /// The top-level `prefixes` and `ranges` first, then those of each `lengthsFor` entry.
     public let patterns: [IINPattern]
-    /// Every valid number length, ascending.
+    /// The valid number lengths of the top-level patterns (`lengths` in the file), ascending.
     public let lengths: [Int]
+    /// The valid lengths of each pattern, in `patterns` order: `lengths` for a top-level
+    /// pattern, its entry's lengths for a `lengthsFor` pattern. A number has the lengths of the
+    /// pattern that decides it (the longest that matches).
+    public let patternLengths: [[Int]]
+    /// Every length any of the network's patterns allows, ascending.
+    public let allLengths: [Int]
+    /// Whether the network still issues cards; a retired one is not matched unless asked for.
+    public let status: Status
     /// Lengths at which a complete, valid number moves on to the expiry by itself; always
     /// includes the longest length. Numbers of other valid lengths move on with Enter.
     public let autoAdvanceLengths: [Int]
@@ -32,6 +41,15 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// The help shown in the security-code field (made once: it is shown for every card).
     public let securityCodeHelp: String
 
+    /// Whether a network still issues cards (`"status"` in its rule file).
+    public enum Status: String, Equatable, Sendable {
+        /// Issued today: matched by default.
+        case active
+        /// No longer issued (Laser, Solo, Switch); its BINs may belong to other networks now,
+        /// so it is listed and can be sampled, but matched only when asked for.
+        case retired
+    }
+
     /// The security code printed on the network's cards.
     public struct SecurityCode: Equatable, Sendable {
         /// `CVV`, `CVC`, `CID`, …
@@ -49,15 +67,21 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         }
     }
 
-    /// A network from its rule-file fields; `formatHint` and `securityCodeHelp` are made from them here.
+    /// A network from its rule-file fields; `formatHint` and `securityCodeHelp` are made from
+    /// them here. `patternLengths` gives each pattern's own lengths (missing entries: `lengths`).
     public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
                 autoAdvanceLengths: [Int], groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
-                idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = []) {
+                idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
+                patternLengths: [[Int]] = [], status: Status = .active) {
         self.id = id
         self.name = name
         self.logo = logo
         self.patterns = patterns
         self.lengths = lengths
+        let perPattern = patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
+        self.patternLengths = perPattern
+        self.allLengths = Array(Set(lengths + perPattern.joined())).sorted()
+        self.status = status
         self.autoAdvanceLengths = autoAdvanceLengths
         self.groups = groups
         self.formatHint = CardNumber.hint(groups: groups)
@@ -72,19 +96,56 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// The same network: the same object, or the same definition from the same file.
     public static func == (a: CardNetwork, b: CardNetwork) -> Bool {
         a === b || (a.id == b.id && a.file == b.file && a.patterns == b.patterns && a.lengths == b.lengths
+                    && a.patternLengths == b.patternLengths && a.status == b.status
                     && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo)
     }
 
-    /// The longest valid number length (19 if `lengths` is empty).
-    public var maxLength: Int { lengths.last ?? 19 }
+    /// The longest length any pattern allows (19 if there are none).
+    public var maxLength: Int { allLengths.last ?? 19 }
 
-    /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits".
-    public var lengthPhrase: String {
+    /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits", for the top-level lengths.
+    public var lengthPhrase: String { lengthPhrase(lengths) }
+
+    /// The same phrase for the given lengths (a pattern's own, say): "a Visa number has 16 or 19 digits".
+    public func lengthPhrase(_ lengths: [Int]) -> String {
         let words = lengths.map(String.init)
-        let list = words.count == 1 ? words[0] : words.dropLast().joined(separator: ", ") + " or " + words.last!
+        let list = words.count <= 1 ? (words.first ?? "no") : words.dropLast().joined(separator: ", ") + " or " + words.last!
         return "\(article(for: name)) \(name) number has \(list) digits"
     }
 
+    /// Whether a complete, valid number of `length` digits, whose pattern allows `lengths`,
+    /// moves on by itself: at an `autoAdvance` length, and always at the pattern's longest.
+    public func advances(at length: Int, lengths: LengthSet) -> Bool {
+        lengths.contains(length) && (length == lengths.max || autoAdvanceLengths.contains(length))
+    }
+
+}
+
+/// A set of card-number lengths (0–31) as one bit mask: what a detection carries on every key,
+/// without an array.
+public struct LengthSet: Equatable, Hashable, Sendable {
+    /// Bit n set: length n is in the set.
+    public var mask: UInt32
+
+    /// The set with these bits.
+    public init(mask: UInt32) { self.mask = mask }
+
+    /// The set of these lengths (each 0–31).
+    public init(_ lengths: some Sequence<Int>) {
+        mask = lengths.reduce(0) { $0 | (1 << UInt32($1)) }
+    }
+
+    /// Whether `length` is in the set.
+    public func contains(_ length: Int) -> Bool { length >= 0 && length < 32 && mask & (1 << UInt32(length)) != 0 }
+
+    /// The largest length, or 0 for the empty set.
+    public var max: Int { mask == 0 ? 0 : 31 - mask.leadingZeroBitCount }
+
+    /// The lengths, ascending.
+    public var lengths: [Int] { (0..<32).filter { contains($0) } }
+
+    /// Whether the set is empty.
+    public var isEmpty: Bool { mask == 0 }
 }
 
 /// "a" or "an" for a name, by its first letter.

@@ -11,6 +11,16 @@ public enum CardNumber {
         return sum % 10 == 0
     }
 
+    /// The Luhn check digit that makes `body` followed by it pass `passesLuhn`.
+    public static func luhnCheckDigit(for body: some BidirectionalCollection<UInt8>) -> UInt8 {
+        var sum = 0
+        for (offset, digit) in body.reversed().enumerated() {
+            let value = Int(digit)
+            sum += offset % 2 == 0 ? (value * 2 > 9 ? value * 2 - 9 : value * 2) : value
+        }
+        return UInt8((10 - sum % 10) % 10)
+    }
+
     /// The digits split into display groups: "3782 822463 10005". Digits past the last
     /// group form one more group.
     public static func grouped(_ digits: [UInt8], groups: [Int]) -> String {

@@ -200,18 +200,19 @@ public struct EntryEngine: Sendable {
         if numberDigits.count > next.maxLength {
             numberDigits.overwriteLast()
             if let network = detection.network {
-                return .refused("\(article(for: network.name)) \(network.name) number has at most \(network.maxLength) digits")
+                return .refused("\(article(for: network.name)) \(network.name) number has at most \(next.maxLength) digits")
             }
             return .refused("no card network has numbers longer than \(numberDigits.count) digits")
         }
         detection = next
         let length = numberDigits.count
-        guard let network = next.network, network.lengths.contains(length) else { return .accepted }
+        // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
+        guard let network = next.network, next.lengths.contains(length) else { return .accepted }
+        let advances = network.advances(at: length, lengths: next.lengths)
         if network.luhn && !CardNumber.passesLuhn(numberDigits) {
-            return network.autoAdvanceLengths.contains(length)
-                ? Outcome(messages: [.init(.error, Self.invalidNumberMessage)]) : .accepted
+            return advances ? Outcome(messages: [.init(.error, Self.invalidNumberMessage)]) : .accepted
         }
-        return network.autoAdvanceLengths.contains(length) ? moveForward() : .accepted
+        return advances ? moveForward() : .accepted
     }
 
     static let invalidNumberMessage = "card number is not valid — check the digits"
@@ -341,8 +342,8 @@ public struct EntryEngine: Sendable {
                 return "no single card network matches \(CardNumber.string(numberDigits.prefix(6)))… yet; keep typing"
             }
             if let acceptedNetworks, !acceptedNetworks.accepts(network) { return "\(network.name) is not accepted here" }
-            if !network.lengths.contains(numberDigits.count) {
-                return "\(network.lengthPhrase); this has \(numberDigits.count)"
+            if !detection.lengths.contains(numberDigits.count) {
+                return "\(network.lengthPhrase(detection.lengths.lengths)); this has \(numberDigits.count)"
             }
             if network.luhn && !CardNumber.passesLuhn(numberDigits) { return Self.invalidNumberMessage }
             return nil
@@ -485,7 +486,7 @@ public struct EntryEngine: Sendable {
         case ("rules", 1):
             let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)); the others are detected, then refused."] } ?? []
             outcome = info(heading + rules.networks.map { network in
-                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(network.lengths.map(String.init).joined(separator: ",")) digits, \(network.cvv.name) \(network.cvv.length)"
+                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(network.allLengths.map(String.init).joined(separator: ",")) digits, \(network.cvv.name) \(network.cvv.length)"
                 return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
             })
         case ("quit", 1), ("q", 1), ("exit", 1):

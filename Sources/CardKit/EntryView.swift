@@ -68,8 +68,10 @@ extension EntryEngine {
     func numberProgress(_ network: CardNetwork?) -> String {
         let count = numberDigits.count
         guard let network else { return "\(count)" }
-        let goal = network.autoAdvanceLengths.first { $0 >= count } ?? network.lengths.first { $0 >= count } ?? network.maxLength
-        let valid = count < goal && network.lengths.contains(count) && (!network.luhn || CardNumber.passesLuhn(numberDigits))
+        // The lengths of the pattern that decides the number (before that, of every pattern still possible).
+        let lengths = detection.lengths
+        let goal = (count...max(count, lengths.max)).first { network.advances(at: $0, lengths: lengths) } ?? count
+        let valid = count < goal && lengths.contains(count) && (!network.luhn || CardNumber.passesLuhn(numberDigits))
         return valid ? "\(count)/\(goal) (\(count) valid)" : "\(count)/\(goal)"
     }
 

@@ -2,7 +2,10 @@
 /// and column of the value at fault rather than stopping at the first.
 struct RuleFile {
     static let knownFields = ["$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
-                              "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled"]
+                              "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled",
+                              "lengthsFor", "status"]
+    /// Fields of one `lengthsFor` entry.
+    static let entryFields = ["prefixes", "ranges", "lengths"]
     /// Fields a file that disables a network may hold.
     static let disablingFields: Set = ["$schema", "id", "disabled", "source", "note"]
     /// The most digits a pattern may have (the longest card number).
@@ -17,7 +20,10 @@ struct RuleFile {
     static let validLengths = 8...19
 
     let file: String
+    /// Errors: the file is refused when there is one.
     private(set) var problems: [RuleError] = []
+    /// Problems worth a word that do not stop the file from loading.
+    private(set) var warnings: [RuleError] = []
 
     init(file: String) { self.file = file }
 
@@ -72,6 +78,80 @@ struct RuleFile {
 
         var patterns: [IINPattern] = []
         var patternLocations: [SourceLocation] = []
+        let patternCount = readPatterns(fields, into: &patterns, &patternLocations)
+        if patternCount == 0 && !Self.hasMalformedPatterns(fields) {
+            fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
+                 "a network needs at least one IIN pattern in `prefixes` or `ranges`")
+        }
+
+        var lengths: [Int] = []
+        if let value = fields["lengths"] {
+            lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
+            if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
+        } else {
+            fail(objectStart, "missing required field `lengths`")
+        }
+        lengths = Array(Set(lengths)).sorted()
+        let maxLength = lengths.last ?? 16
+        var patternLengths = Array(repeating: lengths, count: patterns.count)
+        if let value = fields["lengthsFor"] { readLengthsFor(value, networkLengths: lengths, &patterns, &patternLocations, &patternLengths) }
+        let allLengths = Set(patternLengths.joined()).union(lengths)
+
+        var status = CardNetwork.Status.active
+        if let value = fields["status"], let text = string(value, "status") {
+            if let known = CardNetwork.Status(rawValue: text.value) {
+                status = known
+            } else {
+                fail(text.location, "`status` must be \"active\" or \"retired\", found \"\(text.value.escapingControlCharacters)\"")
+            }
+        }
+
+        var autoAdvance = [maxLength]
+        if let value = fields["autoAdvance"], let listed = integers(value, "autoAdvance", allowed: Self.validLengths) {
+            for (item, length) in zip(arrayItems(value), listed) where !allLengths.contains(length) && !lengths.isEmpty {
+                fail(item.location, "autoAdvance length \(length) is not one of the network's lengths")
+            }
+            autoAdvance = Array(Set(listed + [maxLength])).sorted()
+        }
+
+        var groups = Array(repeating: 4, count: (maxLength + 3) / 4)
+        if let value = fields["groups"], let listed = integers(value, "groups", allowed: 1...19) {
+            let total = listed.reduce(0, +)
+            if listed.isEmpty {
+                fail(value.location, "`groups` must list at least one group size")
+            } else if !lengths.isEmpty && !lengths.contains(total) {
+                fail(value.location, "groups add up to \(total) digits, which is not one of the lengths \(lengths.map(String.init).joined(separator: ", "))")
+            } else {
+                groups = listed
+            }
+        }
+
+        var cvv: CardNetwork.SecurityCode?
+        if let value = fields["cvv"] {
+            cvv = securityCode(value)
+        } else {
+            fail(objectStart, "missing required field `cvv`")
+        }
+
+        var luhn = true
+        if let value = fields["luhn"] {
+            if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
+        }
+        for key in ["source", "note", "$schema"] { if let value = fields[key] { _ = string(value, key) } }
+
+        guard problems.isEmpty, let id, let name, let cvv else { return nil }
+        return .network(CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
+                                    patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
+                                    groups: groups, cvv: cvv, luhn: luhn, file: file,
+                                    idLocation: id.location, patternLocations: patternLocations,
+                                    patternLengths: patternLengths, status: status))
+    }
+
+    // MARK: - Patterns
+
+    /// Reads `prefixes` and `ranges` of an object (the file, or a `lengthsFor` entry) into
+    /// `patterns`; returns how many items they list.
+    private mutating func readPatterns(_ fields: [String: JSONValue], into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation]) -> Int {
         var patternCount = 0
         if let value = fields["prefixes"], let items = array(value, "prefixes") {
             patternCount += items.count
@@ -111,63 +191,57 @@ struct RuleFile {
                 }
             }
         }
-        let malformedPatterns = [fields["prefixes"], fields["ranges"]].contains { value in
+        return patternCount
+    }
+
+    /// Reads `lengthsFor`: extra patterns of this network, each entry with its own lengths.
+    private mutating func readLengthsFor(_ value: JSONValue, networkLengths: [Int], _ patterns: inout [IINPattern],
+                                         _ patternLocations: inout [SourceLocation], _ patternLengths: inout [[Int]]) {
+        guard let entries = array(value, "lengthsFor") else { return }
+        for entry in entries {
+            guard case .object(let members, let location) = entry else {
+                fail(entry.location, "each `lengthsFor` entry is an object like {\"prefixes\": [\"4026\"], \"lengths\": [13, 16, 19]}, found \(entry.kindName)")
+                continue
+            }
+            var fields: [String: JSONValue] = [:]
+            for member in members {
+                if fields[member.key] != nil {
+                    fail(member.keyLocation, "field `lengthsFor.\(member.key.escapingControlCharacters)` appears twice")
+                } else if !Self.entryFields.contains(member.key) {
+                    var message = "unknown field `lengthsFor.\(member.key.escapingControlCharacters)`"
+                    if let guess = closest(to: member.key, in: Self.entryFields) { message += "; did you mean `\(guess)`?" }
+                    fail(member.keyLocation, message)
+                }
+                fields[member.key] = member.value
+            }
+            let first = patterns.count
+            let count = readPatterns(fields, into: &patterns, &patternLocations)
+            if count == 0 && !Self.hasMalformedPatterns(fields) {
+                fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? location,
+                     "a `lengthsFor` entry needs at least one IIN pattern in `prefixes` or `ranges`")
+            }
+            var lengths: [Int] = []
+            if let value = fields["lengths"] {
+                lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
+                if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
+                lengths = Array(Set(lengths)).sorted()
+                if !lengths.isEmpty && lengths == networkLengths {
+                    warnings.append(RuleError(file: file, location: value.location, severity: .warning,
+                                              message: "this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"))
+                }
+            } else {
+                fail(location, "missing required field `lengthsFor.lengths`")
+            }
+            patternLengths += Array(repeating: lengths, count: patterns.count - first)
+        }
+    }
+
+    /// Whether `prefixes` or `ranges` is there but not an array (already an error of its own).
+    private static func hasMalformedPatterns(_ fields: [String: JSONValue]) -> Bool {
+        [fields["prefixes"], fields["ranges"]].contains { value in
             if let value, case .array = value { return false }
             return value != nil
         }
-        if patternCount == 0 && !malformedPatterns {
-            fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
-                 "a network needs at least one IIN pattern in `prefixes` or `ranges`")
-        }
-
-        var lengths: [Int] = []
-        if let value = fields["lengths"] {
-            lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
-            if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
-        } else {
-            fail(objectStart, "missing required field `lengths`")
-        }
-        lengths = Array(Set(lengths)).sorted()
-        let maxLength = lengths.last ?? 16
-
-        var autoAdvance = [maxLength]
-        if let value = fields["autoAdvance"], let listed = integers(value, "autoAdvance", allowed: Self.validLengths) {
-            for (item, length) in zip(arrayItems(value), listed) where !lengths.contains(length) && !lengths.isEmpty {
-                fail(item.location, "autoAdvance length \(length) is not one of the network's lengths")
-            }
-            autoAdvance = Array(Set(listed + [maxLength])).sorted()
-        }
-
-        var groups = Array(repeating: 4, count: (maxLength + 3) / 4)
-        if let value = fields["groups"], let listed = integers(value, "groups", allowed: 1...19) {
-            let total = listed.reduce(0, +)
-            if listed.isEmpty {
-                fail(value.location, "`groups` must list at least one group size")
-            } else if !lengths.isEmpty && !lengths.contains(total) {
-                fail(value.location, "groups add up to \(total) digits, which is not one of the lengths \(lengths.map(String.init).joined(separator: ", "))")
-            } else {
-                groups = listed
-            }
-        }
-
-        var cvv: CardNetwork.SecurityCode?
-        if let value = fields["cvv"] {
-            cvv = securityCode(value)
-        } else {
-            fail(objectStart, "missing required field `cvv`")
-        }
-
-        var luhn = true
-        if let value = fields["luhn"] {
-            if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
-        }
-        for key in ["source", "note", "$schema"] { if let value = fields[key] { _ = string(value, key) } }
-
-        guard problems.isEmpty, let id, let name, let cvv else { return nil }
-        return .network(CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
-                                    patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
-                                    groups: groups, cvv: cvv, luhn: luhn, file: file,
-                                    idLocation: id.location, patternLocations: patternLocations))
     }
 
     // MARK: - Field readers

@@ -6,8 +6,10 @@
 /// partial number can become then costs, per pattern length in use, two binary searches and
 /// three table look-ups: it does not grow with the number of patterns.
 public struct RuleSet: Sendable {
-    /// Networks in load order (later sources override earlier ones by id).
+    /// Networks in load order (later sources override earlier ones by id): the ones matched.
     public let networks: [CardNetwork]
+    /// Retired networks that were read but are not matched (`includeRetired` was false).
+    public private(set) var retired: [CardNetwork] = []
     /// Problems that do not stop the set from loading (a network hidden by others, say).
     public let warnings: [RuleError]
     private let levels: [IntervalLevel]
@@ -30,8 +32,10 @@ public struct RuleSet: Sendable {
     /// Builds a rule set from folders of rule files, in priority order: a network in a later
     /// folder replaces one with the same id from an earlier folder, and a file
     /// `{"id": …, "disabled": true}` removes it; the same id twice within one folder is an
-    /// error, as are two networks whose patterns tie for the same numbers.
-    public static func load(folders: [[FileText]]) throws(RuleErrors) -> RuleSet {
+    /// error, as are two networks whose patterns tie for the same numbers. Networks with
+    /// `"status": "retired"` are read and checked but kept in `retired`, not matched, unless
+    /// `includeRetired`.
+    public static func load(folders: [[FileText]], includeRetired: Bool = false) throws(RuleErrors) -> RuleSet {
         var problems: [RuleError] = []
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
@@ -41,6 +45,7 @@ public struct RuleSet: Sendable {
                 var decoder = RuleFile(file: file.path)
                 let content = decoder.decode(file.bytes)
                 problems += decoder.problems
+                warnings += decoder.warnings
                 let (id, location): (String, SourceLocation)
                 switch content {
                 case .network(let network): (id, location) = (network.id, network.idLocation)
@@ -68,6 +73,8 @@ public struct RuleSet: Sendable {
                 }
             }
         }
+        let retired = includeRetired ? [] : networks.filter { $0.status == .retired }
+        if !retired.isEmpty { networks.removeAll { $0.status == .retired } }
         let set: RuleSet
         do throws(RuleErrors) {
             set = try RuleSet(networks: networks)
@@ -75,14 +82,20 @@ public struct RuleSet: Sendable {
             throw RuleErrors(errors: problems + error.errors + warnings)
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems + warnings + set.warnings) }
-        return RuleSet(networks: set.networks, warnings: warnings + set.warnings, levels: set.levels)
+        return RuleSet(networks: set.networks, retired: retired, warnings: warnings + set.warnings, levels: set.levels)
     }
 
-    private init(networks: [CardNetwork], warnings: [RuleError], levels: [IntervalLevel]) {
+    private init(networks: [CardNetwork], retired: [CardNetwork], warnings: [RuleError], levels: [IntervalLevel]) {
         self.networks = networks
+        self.retired = retired
         self.warnings = warnings
         self.levels = levels
         emptyDetection = detect([])
+    }
+
+    /// The same networks with the retired ones matched too (for sampling a retired network).
+    public func includingRetired() throws(RuleErrors) -> RuleSet {
+        retired.isEmpty ? self : try RuleSet(networks: networks + retired)
     }
 
     /// A rule set from networks already built. Refuses two networks whose patterns of the same
@@ -93,7 +106,8 @@ public struct RuleSet: Sendable {
         var byLength: [Int: [Interval]] = [:]
         for (index, network) in networks.enumerated() {
             for (number, pattern) in network.patterns.enumerated() {
-                byLength[pattern.length, default: []].append(Interval(pattern, owner: index, patternIndex: number))
+                byLength[pattern.length, default: []].append(Interval(pattern, owner: index, patternIndex: number,
+                                                                      lengths: LengthSet(network.patternLengths[number])))
             }
         }
         var levels: [IntervalLevel] = []
@@ -102,6 +116,14 @@ public struct RuleSet: Sendable {
             // Ties: in order of low end, keep the interval that reaches highest so far.
             var reach: Interval?
             for interval in sorted {
+                if let current = reach, interval.low <= current.high, current.owner == interval.owner, current.lengths != interval.lengths {
+                    // One network's patterns overlapping with different lengths: which apply?
+                    let network = networks[interval.owner]
+                    let (earlier, later) = current.patternIndex < interval.patternIndex ? (current, interval) : (interval, current)
+                    problems.append(RuleError(
+                        file: network.file, location: network.location(ofPattern: later.patternIndex),
+                        message: "pattern \(network.patterns[later.patternIndex]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier.patternIndex]) (\(network.location(ofPattern: earlier.patternIndex))) with other lengths; make one of them more specific"))
+                }
                 if let current = reach, interval.low <= current.high, current.owner != interval.owner {
                     // Reported at the network loaded later (usually the file just added).
                     let (earlier, later) = current.owner < interval.owner ? (current, interval) : (interval, current)
@@ -112,7 +134,7 @@ public struct RuleSet: Sendable {
                 }
                 if reach == nil || reach!.high < interval.high { reach = interval }
             }
-            levels.append(IntervalLevel(length: length, intervals: sorted, networks: networks))
+            levels.append(IntervalLevel(length: length, intervals: sorted))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
         self.networks = networks
@@ -133,33 +155,37 @@ public struct RuleSet: Sendable {
         let found = digits.withUnsafeBufferPointer { match(UnsafeBufferPointer(rebasing: $0.prefix(19))) }
         let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
         return Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
-                         decidingLength: found.decidingLength)
+                         decidingLength: found.decidingLength, lengths: found.lengths)
     }
 
     /// The allocation-free core of detection: the decided network's index (or -1), whether
-    /// any network can still match, the longest length they allow, the deciding pattern's length.
-    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int) {
+    /// any network can still match, the longest length they allow, the deciding pattern's
+    /// length, and the lengths the patterns still possible allow (once no longer pattern can
+    /// match, the deciding pattern's own).
+    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {
         let typedValue = value(typed)
-        var bestOwner: Int32 = -1, bestLength = 0
-        var minOwner = Int32.max, maxOwner = Int32.min, maxLength: Int32 = 0
+        var bestOwner: Int32 = -1, bestLength = 0, bestLengths: UInt32 = 0
+        var minOwner = Int32.max, maxOwner = Int32.min, lengths: UInt32 = 0
         for level in levels {
             if level.length <= typed.count {
-                if let owner = level.owner(containing: typedValue / pow10[typed.count - level.length]) {
-                    (bestOwner, bestLength) = (owner, level.length)  // levels ascend: the longest full match wins
+                if let index = level.index(containing: typedValue / pow10[typed.count - level.length]) {
+                    // Levels ascend: the longest full match wins.
+                    (bestOwner, bestLength, bestLengths) = (level.owners[index], level.length, level.lengthMasks[index])
                 }
             } else if let span = level.span(prefix: typedValue, digits: typed.count) {
                 minOwner = min(minOwner, level.minOwner.query(span))
                 maxOwner = max(maxOwner, level.maxOwner.query(span))
-                maxLength = max(maxLength, level.maxLength.query(span))
+                lengths |= UInt32(bitPattern: level.lengthUnion.query(span))
             }
         }
         if bestOwner >= 0 {
             minOwner = min(minOwner, bestOwner)
             maxOwner = max(maxOwner, bestOwner)
-            maxLength = max(maxLength, Int32(networks[Int(bestOwner)].maxLength))
+            lengths |= bestLengths
         }
         let decided = bestOwner >= 0 && minOwner == maxOwner
-        return (decided ? bestOwner : -1, maxOwner >= 0, Int(maxLength), decided ? bestLength : 0)
+        let set = LengthSet(mask: lengths)
+        return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
     }
 
     /// Every network the digits could still belong to, in load order (for `rules test`).
@@ -169,7 +195,7 @@ public struct RuleSet: Sendable {
         var best: (owner: Int32, length: Int)?
         for level in levels {
             if level.length <= typed.count {
-                if let owner = level.owner(containing: value(typed.prefix(level.length))) { best = (owner, level.length) }
+                if let index = level.index(containing: value(typed.prefix(level.length))) { best = (level.owners[index], level.length) }
             } else if let span = level.span(prefix: value(typed), digits: typed.count) {
                 owners.formUnion(level.owners[span])
             }
@@ -180,7 +206,13 @@ public struct RuleSet: Sendable {
 
     /// The decided network's own pattern that matched, for explaining a detection.
     public func decidingPattern(_ detection: Detection, _ digits: some Collection<UInt8>) -> IINPattern? {
-        detection.network?.patterns.first { $0.length == detection.decidingLength && $0.match(digits) == .full }
+        decidingPatternIndex(detection, digits).map { detection.network!.patterns[$0] }
+    }
+
+    /// The index in its network's `patterns` of the pattern that decided `detection`.
+    public func decidingPatternIndex(_ detection: Detection, _ digits: some Collection<UInt8>) -> Int? {
+        detection.network?.patterns.indices.first { detection.network!.patterns[$0].length == detection.decidingLength
+            && detection.network!.patterns[$0].match(digits) == .full }
     }
 
     /// Networks every one of whose patterns lies under more specific patterns of others.
@@ -222,10 +254,22 @@ public struct Detection: Equatable, Sendable {
     public var network: CardNetwork?
     /// False when no network can start with the digits.
     public var hasCandidates: Bool
-    /// The longest length any still-possible network allows; digits beyond it are refused.
+    /// The longest length any still-possible pattern allows; digits beyond it are refused.
     public var maxLength: Int
     /// How many digits the pattern that decided `network` looks at.
     public var decidingLength: Int
+    /// The lengths the patterns still possible allow: the deciding pattern's own once no
+    /// longer pattern can match (Visa `4…`: 16 and 19; Visa `4026…`: 13, 16 and 19).
+    public var lengths: LengthSet
+
+    /// A detection from its parts.
+    public init(network: CardNetwork?, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {
+        self.network = network
+        self.hasCandidates = hasCandidates
+        self.maxLength = maxLength
+        self.decidingLength = decidingLength
+        self.lengths = lengths
+    }
 }
 
 extension CardNetwork {
@@ -242,12 +286,15 @@ private struct Interval {
     var high: UInt64
     var owner: Int
     var patternIndex: Int
+    /// The pattern's valid lengths.
+    var lengths: LengthSet
 
-    init(_ pattern: IINPattern, owner: Int, patternIndex: Int) {
+    init(_ pattern: IINPattern, owner: Int, patternIndex: Int, lengths: LengthSet) {
         low = value(pattern.low)
         high = value(pattern.high)
         self.owner = owner
         self.patternIndex = patternIndex
+        self.lengths = lengths
     }
 }
 
@@ -258,36 +305,43 @@ private final class IntervalLevel: Sendable {
     let lows: [UInt64]
     let highs: [UInt64]
     let owners: [Int32]
+    /// Each interval's valid lengths, as `LengthSet` masks.
+    let lengthMasks: [UInt32]
     let minOwner: SparseTable
     let maxOwner: SparseTable
-    let maxLength: SparseTable
+    /// The union of the intervals' lengths over a span.
+    let lengthUnion: SparseTable
 
-    /// `intervals` sorted by low end, with no overlap between different owners.
-    init(length: Int, intervals: [Interval], networks: [CardNetwork]) {
-        var lows: [UInt64] = [], highs: [UInt64] = [], owners: [Int32] = []
+    /// `intervals` sorted by low end, with no overlap between different owners (nor between
+    /// one owner's patterns with different lengths).
+    init(length: Int, intervals: [Interval]) {
+        var lows: [UInt64] = [], highs: [UInt64] = [], owners: [Int32] = [], masks: [UInt32] = []
         for interval in intervals {
-            // A network's own overlapping or adjacent patterns become one interval.
-            if let last = owners.last, last == Int32(interval.owner), interval.low <= highs[highs.count - 1] &+ 1 {
+            // A network's own overlapping or adjacent patterns with the same lengths become one interval.
+            if let last = owners.last, last == Int32(interval.owner), masks[masks.count - 1] == interval.lengths.mask,
+               interval.low <= highs[highs.count - 1] &+ 1 {
                 highs[highs.count - 1] = max(highs[highs.count - 1], interval.high)
                 continue
             }
             lows.append(interval.low)
             highs.append(interval.high)
             owners.append(Int32(interval.owner))
+            masks.append(interval.lengths.mask)
         }
         self.length = length
         self.lows = lows
         self.highs = highs
         self.owners = owners
-        minOwner = SparseTable(owners, keepsLarger: false)
-        maxOwner = SparseTable(owners, keepsLarger: true)
-        maxLength = SparseTable(owners.map { Int32(networks[Int($0)].maxLength) }, keepsLarger: true)
+        self.lengthMasks = masks
+        minOwner = SparseTable(owners, combining: .min)
+        maxOwner = SparseTable(owners, combining: .max)
+        lengthUnion = SparseTable(masks.map { Int32(bitPattern: $0) }, combining: .union)
     }
 
-    /// The owner of the interval holding `value`, if one does.
-    func owner(containing value: UInt64) -> Int32? {
+    /// The index of the interval holding `value`, if one does.
+    func index(containing value: UInt64) -> Int? {
         let index = firstIndex(in: lows) { $0 > value } - 1
-        return index >= 0 && highs[index] >= value ? owners[index] : nil
+        return index >= 0 && highs[index] >= value ? index : nil
     }
 
     /// The intervals a number starting with `prefix` (`digits` digits long, fewer than the
@@ -316,29 +370,37 @@ private final class IntervalLevel: Sendable {
     }
 }
 
-/// Range minimum or maximum in O(1) after an O(n log n) build.
+/// Range minimum, maximum or bitwise union in O(1) after an O(n log n) build.
 private struct SparseTable: Sendable {
-    private let rows: [[Int32]]
-    private let keepsLarger: Bool
+    /// How two values combine; each is idempotent, so overlapping halves may answer a query.
+    enum Combining: Sendable { case min, max, union }
 
-    init(_ values: [Int32], keepsLarger: Bool) {
-        self.keepsLarger = keepsLarger
+    private let rows: [[Int32]]
+    private let combining: Combining
+
+    init(_ values: [Int32], combining: Combining) {
+        self.combining = combining
         var rows = [values]
         var width = 1
         while width * 2 <= values.count {
             let previous = rows[rows.count - 1]
-            rows.append((0...(values.count - width * 2)).map {
-                keepsLarger ? max(previous[$0], previous[$0 + width]) : min(previous[$0], previous[$0 + width])
-            })
+            rows.append((0...(values.count - width * 2)).map { Self.combine(previous[$0], previous[$0 + width], combining) })
             width *= 2
         }
         self.rows = rows
     }
 
+    private static func combine(_ a: Int32, _ b: Int32, _ combining: Combining) -> Int32 {
+        switch combining {
+        case .min: return min(a, b)
+        case .max: return max(a, b)
+        case .union: return a | b
+        }
+    }
+
     func query(_ range: Range<Int>) -> Int32 {
         let row = Int.bitWidth - 1 - range.count.leadingZeroBitCount
-        let a = rows[row][range.lowerBound], b = rows[row][range.upperBound - (1 << row)]
-        return keepsLarger ? max(a, b) : min(a, b)
+        return Self.combine(rows[row][range.lowerBound], rows[row][range.upperBound - (1 << row)], combining)
     }
 }
 

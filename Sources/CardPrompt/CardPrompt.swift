@@ -32,6 +32,8 @@ public final class CardPrompt {
         public var ruleFolders: [String]
         /// Whether the bundled networks are loaded (`--no-default-rules` sets this false).
         public var bundledRules: Bool
+        /// Whether retired networks (`"status": "retired"`) are matched too (`--retired`).
+        public var retiredNetworks: Bool
         /// The networks taken, by id or badge name (`["visa", "mastercard"]`); nil for all.
         public var acceptedNetworks: [String]?
         /// The month that counts as today for expiry checks; nil for the system clock's.
@@ -51,9 +53,10 @@ public final class CardPrompt {
         public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
                     today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
-                    protectsProcess: Bool = true) {
+                    protectsProcess: Bool = true, retiredNetworks: Bool = false) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
+            self.retiredNetworks = retiredNetworks
             self.acceptedNetworks = acceptedNetworks
             self.today = today
             self.colour = colour
@@ -123,7 +126,7 @@ public final class CardPrompt {
         self.options = options
         folders = RuleSources.folders(bundled: options.bundledRules, extra: options.ruleFolders)
         do throws(RuleSources.LoadError) {
-            rules = try RuleSources.load(folders: folders)
+            rules = try RuleSources.load(folders: folders, includeRetired: options.retiredNetworks)
         } catch {
             switch error {
             case .unreadable(let reason): throw .unreadableRules(reason)
@@ -170,7 +173,7 @@ public final class CardPrompt {
         }
         let editor = InteractiveEditor(engine: makeEngine(), style: Style(colour: options.colour ?? Style.terminalWantsColour()),
                                        device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
-                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders))
+                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
         switch editor.run() {
         case .quit: return .gaveUp
         case .endOfInput: return .endOfInput
@@ -186,7 +189,7 @@ public final class CardPrompt {
                           receive: @escaping (PaymentCard) -> Receipt = { _ in .more }) -> PlainLineReader.Result {
         var reader = PlainLineReader(engine: makeEngine(), style: style, write: write, title: options.title,
                                      onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
-                                     reloadingWith: RuleSources.loader(folders: folders))
+                                     reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
         return reader.run(lines: lines)
     }
 

@@ -47,8 +47,9 @@ public enum RuleSources {
         }
     }
 
-    /// Reads every rule file of `folders` (in priority order) into one rule set.
-    public static func load(folders: [String]) throws(LoadError) -> RuleSet {
+    /// Reads every rule file of `folders` (in priority order) into one rule set; retired
+    /// networks are matched only when `includeRetired`.
+    public static func load(folders: [String], includeRetired: Bool = false) throws(LoadError) -> RuleSet {
         guard !folders.isEmpty else {
             throw .unreadable("no rule folders to read (the bundled rules/ folder is missing or --no-default-rules was given); pass --rules DIR")
         }
@@ -61,17 +62,17 @@ public enum RuleSources {
             }
         }
         do {
-            return try RuleSet.load(folders: texts)
+            return try RuleSet.load(folders: texts, includeRetired: includeRetired)
         } catch {
             throw .rules(error)
         }
     }
 
     /// A loader that reads `folders` again each time it is called (for `:reload`).
-    public static func loader(folders: [String]) -> EntryEngine.RuleLoader {
+    public static func loader(folders: [String], includeRetired: Bool = false) -> EntryEngine.RuleLoader {
         return {
             do throws(LoadError) {
-                return .success(try load(folders: folders))
+                return .success(try load(folders: folders, includeRetired: includeRetired))
             } catch {
                 return .failure(error.ruleErrors)
             }

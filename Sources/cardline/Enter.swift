@@ -48,7 +48,8 @@ struct Enter: ParsableCommand {
                 ruleFolders: options.rules.ruleFolders, bundledRules: !options.rules.noDefaultRules,
                 acceptedNetworks: options.acceptedNetworkList(environment: true), today: options.todayMonth,
                 colour: options.noColor ? false : nil, title: title,
-                commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false))
+                commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
+                retiredNetworks: options.rules.retired))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")

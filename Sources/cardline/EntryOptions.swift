@@ -13,6 +13,9 @@ struct RuleOptions: ParsableArguments {
     @Flag(help: "Do not load the bundled networks (only your own rule folders).")
     var noDefaultRules = false
 
+    @Flag(help: "Also match retired networks (\"status\": \"retired\", like Switch or Laser), whose numbers now belong to others.")
+    var retired = false
+
     /// The folders to read, in priority order; without the user's folder and `CARDLINE_RULES`
     /// unless `personal` (`replay` reads only the bundled rules and `--rules`).
     func folders(personal: Bool = true) -> [String] {
@@ -23,7 +26,7 @@ struct RuleOptions: ParsableArguments {
     /// unreadable folder) when they cannot be used.
     func loadOrExit(personal: Bool = true) throws -> RuleSet {
         do {
-            let rules = try RuleSources.load(folders: folders(personal: personal))
+            let rules = try RuleSources.load(folders: folders(personal: personal), includeRetired: retired)
             if !rules.warnings.isEmpty { Terminal.writeError(rules.warnings.map { $0.description + "\n" }.joined()) }
             return rules
         } catch {
@@ -46,7 +49,7 @@ struct RuleOptions: ParsableArguments {
     }
 
     /// Reads the same folders again, for `:reload`.
-    var loader: EntryEngine.RuleLoader { RuleSources.loader(folders: folders()) }
+    var loader: EntryEngine.RuleLoader { RuleSources.loader(folders: folders(), includeRetired: retired) }
 }
 
 /// Options shared by every command that runs the entry engine.

@@ -75,7 +75,7 @@ struct Replay: ParsableCommand {
             let scriptFolders = script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
             let folders = baseFolders + scriptFolders
             do {
-                rules = try folders == baseFolders ? baseRules : RuleSources.load(folders: folders)
+                rules = try folders == baseFolders ? baseRules : RuleSources.load(folders: folders, includeRetired: options.rules.retired)
             } catch {
                 Terminal.writeError("\(error)\n")
                 // Name the @rules line whose folder is at fault, when one is.
@@ -101,7 +101,7 @@ struct Replay: ParsableCommand {
                 }
             }
             let result = CardKit.Replay.run(script, rules: rules, today: today, accepted: accepted,
-                                            reloadingWith: RuleSources.loader(folders: folders))
+                                            reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.rules.retired))
             var failures = result.failures.map { "\(path):\($0.line): \($0.message)" }
             failures += checkGolden(for: path, transcript: result.transcriptText, tally: &tally)
             if !json {

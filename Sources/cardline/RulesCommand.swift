@@ -17,12 +17,14 @@ struct Rules: ParsableCommand {
 
         func run() throws {
             let set = try rules.loadOrExit()
+            // Retired networks not matched are listed too, after the others.
+            let networks = set.networks + set.retired
             if json {
-                Terminal.writeOut("[\n" + set.networks.map { "  " + $0.json }.joined(separator: ",\n") + "\n]\n")
+                Terminal.writeOut("[\n" + networks.map { "  " + $0.json }.joined(separator: ",\n") + "\n]\n")
                 return
             }
-            let rows = [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]] + set.networks.map { network in
-                [network.id, network.name, network.patternSummary, network.lengthSummary,
+            let rows = [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]] + networks.map { network in
+                [network.id, network.name + (network.status == .retired ? " (retired)" : ""), network.patternSummary, network.lengthSummary,
                  "\(network.cvv.name) \(network.cvv.length)", network.file]
             }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max()! }
@@ -41,8 +43,8 @@ struct Rules: ParsableCommand {
         func run() throws {
             let set = try rules.loadOrExit()
             // By id, or by logo name ("amex" finds american-express).
-            guard let network = set.network(id: id) ?? set.networks.first(where: { $0.logo.lowercased() == id.lowercased() }) else {
-                let guess = closest(to: id, in: set.networks.map(\.id))
+            guard let network = set.anyNetwork(named: id) else {
+                let guess = closest(to: id, in: (set.networks + set.retired).map(\.id))
                 Terminal.writeError("cardline: error: no network has the id `\(id)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
                 throw ExitStatus.rejected
             }
@@ -51,8 +53,9 @@ struct Rules: ParsableCommand {
                 \(network.id) — \(network.name)
                   file:         \(network.file)
                   logo:         \(network.logo)
-                  patterns:     \(network.patterns.map(\.description).joined(separator: ", "))
-                  lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))
+                  status:       \(network.status.rawValue)\(network.status == .retired && set.network(id: network.id) == nil ? " (not matched; --retired matches it)" : "")
+                  patterns:     \(network.patterns.enumerated().filter { network.patternLengths[$0.offset] == network.lengths }.map(\.element.description).joined(separator: ", "))
+                  lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
                   groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
                   code:         \(network.cvv.name), \(network.cvv.length) digits, on the \(network.cvv.side)
                   luhn:         \(network.luhn ? "checked" : "not checked")
@@ -96,7 +99,7 @@ struct Rules: ParsableCommand {
             let files = all.compactMap { try? RuleSources.read(folder: $0) }.map(\.count).reduce(0, +)
             let problems: [RuleError]
             do throws(RuleSources.LoadError) {
-                problems = try RuleSources.load(folders: all).warnings
+                problems = try RuleSources.load(folders: all, includeRetired: rules.retired).warnings
             } catch {
                 if case .unreadable = error {
                     Terminal.writeError(error.description + "\n")
@@ -121,8 +124,28 @@ extension CardNetwork {
         return patterns.count > 3 ? shown + ", … (\(patterns.count))" : shown
     }
 
-    /// "13,16,19" or "12-19".
+    /// The patterns with lengths of their own (`lengthsFor`), grouped by those lengths.
+    var lengthsForEntries: [(lengths: [Int], patterns: [IINPattern])] {
+        var entries: [(lengths: [Int], patterns: [IINPattern])] = []
+        for (pattern, own) in zip(patterns, patternLengths) where own != lengths {
+            if let index = entries.firstIndex(where: { $0.lengths == own }) { entries[index].patterns.append(pattern) } else { entries.append((own, [pattern])) }
+        }
+        return entries
+    }
+
+    /// "13, 16, 19: 4026, 417500, 450800-450899", one per `lengthsFor` group.
+    var lengthsForLines: [String] {
+        lengthsForEntries.map { "\($0.lengths.map(String.init).joined(separator: ", ")): \($0.patterns.map(\.description).joined(separator: ", "))" }
+    }
+
+    /// "13,16,19" or "12-19", every length any pattern allows; "16,19 (+13 for some)" when
+    /// some patterns allow lengths the others do not.
     var lengthSummary: String {
+        let extra = allLengths.filter { !lengths.contains($0) }
+        return Self.runs(lengths) + (extra.isEmpty ? "" : " (+\(Self.runs(extra)) for some)")
+    }
+
+    private static func runs(_ lengths: [Int]) -> String {
         var runs: [ClosedRange<Int>] = []
         for length in lengths {
             if let last = runs.last, last.upperBound + 1 == length { runs[runs.count - 1] = last.lowerBound...length } else { runs.append(length...length) }
@@ -136,11 +159,19 @@ extension CardNetwork {
         return "{\"id\": \(id.jsonQuoted), \"name\": \(name.jsonQuoted), \"logo\": \(logo.jsonQuoted), \"patterns\": [\(patternList)], "
             + "\"lengths\": \(numbers(lengths)), \"autoAdvance\": \(numbers(autoAdvanceLengths)), \"groups\": \(numbers(groups)), "
             + "\"cvv\": {\"name\": \(cvv.name.jsonQuoted), \"length\": \(cvv.length), \"side\": \(cvv.side.jsonQuoted)}, "
-            + "\"luhn\": \(luhn), \"file\": \(file.jsonQuoted)}"
+            + "\"lengthsFor\": [" + lengthsForEntries.map { "{\"patterns\": [" + $0.patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
+                + "], \"lengths\": \(numbers($0.lengths))}" }.joined(separator: ", ") + "], "
+            + "\"luhn\": \(luhn), \"status\": \(status.rawValue.jsonQuoted), \"file\": \(file.jsonQuoted)}"
     }
 }
 
 extension RuleSet {
+    /// A network matched or retired, by id or logo name ("amex" finds american-express).
+    func anyNetwork(named name: String) -> CardNetwork? {
+        let all = networks + retired
+        return all.first { $0.id == name } ?? all.first { $0.logo.lowercased() == name.lowercased() }
+    }
+
     /// What `rules test` says about one number.
     func explain(_ text: String) -> (lines: [String], valid: Bool) {
         let allowed = text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == " " || $0 == "-") }
@@ -160,13 +191,18 @@ extension RuleSet {
         }
         let pattern = decidingPattern(detection, digits).map(\.description) ?? "?"
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file)")
-        let lengthOK = network.lengths.contains(digits.count)
-        let allowedLengths = network.lengths.map(String.init).joined(separator: ", ")
-        lines.append("  length:    \(digits.count) — \(lengthOK ? "valid" : digits.count < network.maxLength ? "incomplete" : "invalid") (\(network.name) allows \(allowedLengths))")
+        // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
+        let lengths = detection.lengths
+        let lengthOK = lengths.contains(digits.count)
+        let allowedLengths = lengths.lengths.map(String.init).joined(separator: ", ")
+        // "for 4026" when the lengths are the deciding pattern's own and not the network's.
+        let own = decidingPatternIndex(detection, digits).map { network.patternLengths[$0] }
+        let patternNote = own == lengths.lengths && own != network.lengths ? " for \(pattern)" : ""
+        lines.append("  length:    \(digits.count) — \(lengthOK ? "valid" : digits.count < lengths.max ? "incomplete" : "invalid") (\(network.name) allows \(allowedLengths)\(patternNote))")
         let luhnOK = !network.luhn || CardNumber.passesLuhn(digits)
         lines.append("  luhn:      " + (!network.luhn ? "not checked for \(network.name)" : !lengthOK ? "not checked until the length is valid" : luhnOK ? "passes" : "fails"))
         let valid = lengthOK && luhnOK
-        lines.append("  verdict:   " + (valid ? "valid" : !lengthOK && digits.count < network.maxLength ? "incomplete" : "invalid"))
+        lines.append("  verdict:   " + (valid ? "valid" : !lengthOK && digits.count < lengths.max ? "incomplete" : "invalid"))
         return (lines, valid)
     }
 }
