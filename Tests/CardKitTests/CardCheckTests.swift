@@ -20,7 +20,7 @@ import Testing
         ("4111 1111 1111 1111,12/30,123", #"{"line":7,"network":"visa","valid":true,"number":"411111******1111","expiry":"2030-12","errors":[]}"#),
         ("4111-1111-1111-1111", #"{"line":7,"network":"visa","valid":true,"number":"411111******1111","errors":[]}"#),
         ("378282246310005,01/2029,1234", #"{"line":7,"network":"american-express","valid":true,"number":"378282*****0005","expiry":"2029-01","errors":[]}"#),
-        ("1,2,3,4", #"{"line":7,"network":"uatp","valid":false,"number":"1","errors":["record_format","length","expiry_format","cvv_format"]}"#),
+        ("1,2,3,4", #"{"line":7,"network":null,"valid":false,"number":"1","errors":["record_format","length","expiry_format","cvv_format"]}"#),
         (",12/30", #"{"line":7,"network":null,"valid":false,"number":"","errors":["record_format"]}"#),
         ("4111x1111 1111 1111", #"{"line":7,"network":"visa","valid":true,"number":"411111******1111","errors":["number_format"]}"#.replacingOccurrences(of: #""valid":true"#, with: #""valid":false"#)),
         ("7000 0000 0000 0000", #"{"line":7,"network":null,"valid":false,"number":"700000******0000","errors":["unknown_network"]}"#),

@@ -77,7 +77,7 @@ import Testing
 
     @Test func visaThirteenWaitsForEnterNotMovedEarly() {
         var engine = BundledRules.engine()
-        engine.type("4222222222222")  // a valid 13-digit Visa
+        engine.type("4136007351081")  // a valid 13-digit Visa: 413600 is one of the BINs Stripe lists as 13-digit
         #expect(engine.field == .number)
         #expect(engine.handle(.enter).fieldChanged)
         #expect(engine.field == .expiry)
@@ -86,7 +86,7 @@ import Testing
     @Test func enterOnIncompleteNumberSaysWhatIsMissing() {
         var engine = BundledRules.engine()
         engine.type("411111111111")
-        #expect(engine.handle(.enter).messages == [Message(.error, "a Visa number has 13, 16 or 19 digits; this has 12")])
+        #expect(engine.handle(.enter).messages == [Message(.error, "a Visa number has 16, 18 or 19 digits; this has 12")])
         var amex = BundledRules.engine()
         amex.type("3782")
         #expect(amex.handle(.enter).messages.first?.text == "an American Express number has 15 digits; this has 4")
@@ -262,17 +262,20 @@ import Testing
     @Test func logoAndProgress() {
         var engine = BundledRules.engine()
         #expect(engine.view.logo == "CARD")
-        engine.type("41")
+        engine.type("42")
         #expect(engine.view.logo == "VISA")
-        // Counted toward 16, the length that moves on by itself (13 is valid, but stays).
+        // Counted toward 16, the length that moves on by itself.
         #expect(engine.view.progress == "2/16")
-        engine.type("11111111111")
-        #expect(engine.view.progress == "13/16", "4111111111111 fails Luhn: not valid yet")
-        _ = engine.handle(.backspace)
-        engine.type("9")
-        #expect(engine.view.progress == "13/16 (13 valid)", "4111111111119 passes Luhn")
-        engine.type("1")
-        #expect(engine.view.progress == "14/16")
+        engine.type("11111111117")
+        #expect(engine.view.progress == "13/16", "4211111111117 passes Luhn, but 13 digits are no Visa length for 421111")
+        // 413600 is a 13-digit Visa BIN (Stripe): there 13 is valid, but stays.
+        var thirteen = BundledRules.engine()
+        thirteen.type("413600735108")
+        #expect(thirteen.view.progress == "12/16")
+        thirteen.type("1")
+        #expect(thirteen.view.progress == "13/16 (13 valid)", "4136007351081 passes Luhn")
+        thirteen.type("1")
+        #expect(thirteen.view.progress == "14/16")
     }
 
     @Test func ctrlDQuitsOnlyBetweenCards() {

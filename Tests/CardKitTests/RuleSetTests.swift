@@ -41,13 +41,14 @@ import Testing
 
     /// Partial numbers: the networks still possible, in load order, and the decided one if any.
     @Test(arguments: [
-        ("", nil as String?, 25),
-        ("3", nil, 5),  // american-express, diners-club, jcb, hipercard (384100), lankapay (357111)
+        ("", nil as String?, 31),  // the active bundled networks; retired ones are not matched
+        ("3", nil, 6),  // american-express, china-t-union, diners-club, jcb, hipercard (384100), lankapay (357111)
         ("37", "american-express", 1),
-        ("4", nil, 2),  // visa, and elo's 4xxxxx patterns
-        ("41", "visa", 1),
+        ("4", nil, 4),  // visa, and elo's, maestro's (493698) and visa-electron's 4xxxxx patterns
+        ("41", nil, 2),  // visa, visa-electron (417500)
+        ("42", "visa", 1),
         ("5", nil, 0),
-        ("2", nil, 3),  // borica, mastercard, mir
+        ("2", nil, 4),  // borica, jcb (2131), mastercard, mir
         ("22", nil, 3),
         ("2221", "mastercard", 1),
         ("6011", "discover", 1),
