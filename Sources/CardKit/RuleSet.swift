@@ -215,6 +215,34 @@ public struct RuleSet: Sendable {
             && detection.network!.patterns[$0].match(digits) == .full }
     }
 
+    /// The `length`-digit numbers (as values) that a pattern of `networks[owner]` cannot decide
+    /// because a longer pattern claims or could still claim them: one of another network, or
+    /// one of the same network with other lengths that a number this long matches in full.
+    /// Sorted by low end, possibly overlapping; for `rules sample`.
+    func numbersTakenFrom(owner: Int, patternIndex: Int, length: Int) -> [(low: UInt64, high: UInt64)] {
+        let network = networks[owner]
+        let pattern = network.patterns[patternIndex]
+        let mask = LengthSet(network.patternLengths[patternIndex]).mask
+        var taken: [(low: UInt64, high: UInt64)] = []
+        for level in levels where level.length > pattern.length {
+            let factor = pow10[level.length - pattern.length]
+            guard let span = level.span(low: value(pattern.low) * factor, high: (value(pattern.high) + 1) * factor - 1) else { continue }
+            for i in span {
+                let own = level.owners[i] == Int32(owner)
+                if own && (level.lengthMasks[i] == mask || level.length > length) { continue }
+                if level.length <= length {
+                    let scale = pow10[length - level.length]
+                    taken.append((level.lows[i] * scale, (level.highs[i] + 1) * scale - 1))
+                } else {
+                    // Longer than the number: it could still grow into it, so the network is undecided.
+                    let scale = pow10[level.length - length]
+                    taken.append((level.lows[i] / scale, level.highs[i] / scale))
+                }
+            }
+        }
+        return taken.sorted { $0.low < $1.low }
+    }
+
     /// Networks every one of whose patterns lies under more specific patterns of others.
     private static func hiddenNetworks(_ networks: [CardNetwork], _ levels: [IntervalLevel]) -> [RuleError] {
         guard let deepest = levels.last?.length else { return [] }

@@ -7,7 +7,7 @@ struct Rules: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "List, show, test and lint card-network rules.",
-        subcommands: [List.self, Show.self, Test.self, Lint.self])
+        subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the loaded networks and the file each came from.")
@@ -68,13 +68,14 @@ struct Rules: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
             abstract: "Say which network each number matches, which pattern decided it, and whether it is valid.",
-            discussion: "Spaces and dashes are allowed in numbers. Numbers are printed masked to first six and last four. Exit status: 0 when every number is a complete, valid number; 1 otherwise.")
+            discussion: "Spaces and dashes are allowed in numbers. Numbers are printed masked to first six and last four. With no number, makes one number for every pattern of every network (as `rules sample`) and checks that it is a valid number of that network. Exit status: 0 when every number is a complete, valid number (with none given: every pattern is reachable); 1 otherwise.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: "Card numbers, whole or partial.")
-        var numbers: [String]
+        var numbers: [String] = []
 
         func run() throws {
             let set = try rules.loadOrExit()
+            if numbers.isEmpty { return try proveReachable(set) }
             var allValid = true
             for text in numbers {
                 let report = set.explain(text)
@@ -82,6 +83,69 @@ struct Rules: ParsableCommand {
                 Terminal.writeOut(report.lines.joined(separator: "\n") + "\n")
             }
             if !allValid { throw ExitStatus.rejected }
+        }
+
+        /// Every pattern of every network yields a number that the rules attribute to that
+        /// network, complete and valid; the unreachable ones are listed.
+        func proveReachable(_ set: RuleSet) throws {
+            let unreachable = set.unreachablePatterns()
+            let patterns = set.networks.map(\.patterns.count).reduce(0, +)
+            var failures = unreachable.map(\.description)
+            for network in set.networks {
+                var random = SeededRandom(seed: 1)
+                for index in network.patterns.indices {
+                    guard let number = set.sampleNumber(of: network, pattern: index, round: 0, &random) else { continue }
+                    let report = set.explain(CardNumber.string(number))
+                    if !report.valid || set.detect(number).network !== network {
+                        failures.append("pattern \(network.patterns[index]) of `\(network.id)`: \(CardNumber.masked(number)) is not a valid \(network.name) number")
+                    }
+                }
+            }
+            Terminal.writeOut(failures.map { $0 + "\n" }.joined()
+                + "\(patterns - failures.count) of \(patterns) patterns of \(set.networks.count) networks yield a valid number of their network\n")
+            if !failures.isEmpty { throw ExitStatus.rejected }
+        }
+    }
+
+    struct Sample: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sample",
+            abstract: "Print made-up numbers of one network, one per line, for tests and .session scripts.",
+            discussion: "Each number lies in one of the network's patterns (each pattern in turn, so --count at least the number of patterns covers all of them), has a length valid for that pattern, passes Luhn when the network checks it, and is detected as that network. The same seed gives the same numbers. A retired network is sampled as if --retired were given. Exit status: 0; 1 when no network has that id or none of its patterns can be reached.")
+        @OptionGroup var rules: RuleOptions
+        @Argument(help: "The network's id (or badge name), like american-express.")
+        var id: String
+        @Option(help: "How many numbers.")
+        var count = 10
+        @Option(help: "Seed: the same seed gives the same numbers.")
+        var seed: UInt64 = 1
+
+        func validate() throws {
+            guard count >= 1 && count <= 1_000_000 else { throw ValidationError("--count takes a number from 1 to 1000000; got \(count)") }
+        }
+
+        func run() throws {
+            var set = try rules.loadOrExit()
+            guard let found = set.anyNetwork(named: id) else {
+                let guess = closest(to: id, in: (set.networks + set.retired).map(\.id))
+                Terminal.writeError("cardline: error: no network has the id `\(id.escapingControlCharacters)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
+                throw ExitStatus.rejected
+            }
+            if set.network(id: found.id) == nil {
+                do throws(RuleErrors) {
+                    set = try set.includingRetired()
+                } catch {
+                    Terminal.writeError(error.description + "\n")
+                    throw ExitStatus.badRules
+                }
+            }
+            let network = set.network(id: found.id)!
+            let numbers = set.sampleNumbers(of: network, count: count, seed: seed)
+            guard !numbers.isEmpty else {
+                Terminal.writeError("cardline: error: no number can be made for `\(network.id)`: more specific patterns of other networks cover all of its own\n")
+                throw ExitStatus.rejected
+            }
+            Terminal.writeOut(numbers.map { CardNumber.string($0) + "\n" }.joined())
         }
     }
 
@@ -99,7 +163,8 @@ struct Rules: ParsableCommand {
             let files = all.compactMap { try? RuleSources.read(folder: $0) }.map(\.count).reduce(0, +)
             let problems: [RuleError]
             do throws(RuleSources.LoadError) {
-                problems = try RuleSources.load(folders: all, includeRetired: rules.retired).warnings
+                let set = try RuleSources.load(folders: all, includeRetired: rules.retired)
+                problems = set.warnings + set.unreachablePatterns()
             } catch {
                 if case .unreadable = error {
                     Terminal.writeError(error.description + "\n")

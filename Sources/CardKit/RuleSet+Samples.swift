@@ -1,0 +1,136 @@
+/// Made-up card numbers that the rules attribute to a given network, for rule authors,
+/// `.session` writers and the proof that every pattern can be reached (`rules sample`,
+/// `rules test`, `rules lint`).
+extension RuleSet {
+    /// Up to `count` numbers of `network` (which must be one of `networks`), the same for the
+    /// same seed: each inside one of the network's patterns, in turn, so `count` at least the
+    /// number of patterns covers every reachable one; of a length valid for that pattern (its
+    /// lengths in turn); Luhn-valid when the network checks Luhn; and each one a number this
+    /// rule set detects as `network` and finds valid. Patterns that can never decide a number
+    /// (more specific patterns of other networks cover them) are skipped; none at all: empty.
+    public func sampleNumbers(of network: CardNetwork, count: Int, seed: UInt64) -> [[UInt8]] {
+        var random = SeededRandom(seed: seed)
+        var reachable: [Int] = []
+        var numbers: [[UInt8]] = []
+        // The first round: one number per pattern, in order, until there are enough.
+        for index in network.patterns.indices where numbers.count < count {
+            if let number = sampleNumber(of: network, pattern: index, round: 0, &random) {
+                reachable.append(index)
+                numbers.append(number)
+            }
+        }
+        // More rounds (every pattern was tried): the reachable patterns in turn, with their next lengths.
+        var turn = numbers.count
+        while numbers.count < count && !reachable.isEmpty {
+            let index = reachable[turn % reachable.count]
+            if let number = sampleNumber(of: network, pattern: index, round: turn / reachable.count, &random) {
+                numbers.append(number)
+            }
+            turn += 1
+        }
+        return numbers
+    }
+
+    /// One number decided by pattern `patternIndex` of `network`, of the length `round` picks
+    /// among the pattern's lengths (the next ones when that one cannot be reached); nil when
+    /// the pattern can decide no number of any of its lengths.
+    public func sampleNumber(of network: CardNetwork, pattern patternIndex: Int, round: Int, _ random: inout SeededRandom) -> [UInt8]? {
+        guard let owner = networks.firstIndex(where: { $0 === network }) else { return nil }
+        let lengths = network.patternLengths[patternIndex]
+        guard !lengths.isEmpty else { return nil }
+        for step in 0..<lengths.count {
+            let length = lengths[(round + step) % lengths.count]
+            if let number = sampleNumber(owner: owner, patternIndex: patternIndex, length: length, &random) { return number }
+        }
+        return nil
+    }
+
+    /// Patterns that decide no number at all, each as a warning at the pattern's place in its
+    /// file. A network none of whose patterns can decide a number already has the load-time
+    /// warning that it can never be detected, so its patterns are not listed again.
+    public func unreachablePatterns() -> [RuleError] {
+        var warnings: [RuleError] = []
+        for (owner, network) in networks.enumerated() {
+            var random = SeededRandom(seed: 1)
+            let unreachable = network.patterns.indices.filter { index in
+                !network.patternLengths[index].contains { sampleNumber(owner: owner, patternIndex: index, length: $0, &random) != nil }
+            }
+            guard unreachable.count < network.patterns.count else { continue }
+            for index in unreachable {
+                let pattern = network.patterns[index]
+                warnings.append(RuleError(file: network.file, location: network.location(ofPattern: index), severity: .warning,
+                                          message: "pattern \(pattern) of `\(network.id)` can never decide a number: more specific patterns of other networks (or of its own with other lengths) cover it at every length it allows"))
+            }
+        }
+        return warnings
+    }
+
+    /// A number of `length` digits that pattern `patternIndex` of `networks[owner]` decides,
+    /// checked against the rules; nil when there is none.
+    private func sampleNumber(owner: Int, patternIndex: Int, length: Int, _ random: inout SeededRandom) -> [UInt8]? {
+        let network = networks[owner]
+        let pattern = network.patterns[patternIndex]
+        guard length >= pattern.length, length <= 19 else { return nil }
+        // The pattern's numbers of this length, less those longer patterns take: the gaps.
+        let scale = pow10Table[length - pattern.length]
+        var gaps: [(low: UInt64, high: UInt64)] = []
+        var next = digitsValue(pattern.low) * scale
+        let last = (digitsValue(pattern.high) + 1) * scale - 1
+        for taken in numbersTakenFrom(owner: owner, patternIndex: patternIndex, length: length) where taken.high >= next {
+            if taken.low > last { break }
+            if taken.low > next { gaps.append((next, taken.low - 1)) }
+            next = taken.high + 1
+            if next > last { break }
+        }
+        if next <= last { gaps.append((next, last)) }
+        guard !gaps.isEmpty else { return nil }
+        // A few tries from random gaps; a gap narrower than ten may hold no Luhn-valid number.
+        for attempt in 0..<(gaps.count + 8) {
+            let gap = attempt < 8 ? gaps[Int(random.next() % UInt64(gaps.count))] : gaps[attempt - 8]
+            guard let candidate = number(in: gap, length: length, luhn: network.luhn, &random) else { continue }
+            let detection = detect(candidate)
+            if detection.network === network && detection.lengths.contains(length)
+                && (!network.luhn || CardNumber.passesLuhn(candidate)) {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// A random number in `gap` (values of `length` digits), Luhn-valid when `luhn`; nil when
+    /// the gap holds no Luhn-valid number.
+    private func number(in gap: (low: UInt64, high: UInt64), length: Int, luhn: Bool, _ random: inout SeededRandom) -> [UInt8]? {
+        let width = gap.high - gap.low
+        let start = gap.low + (width == UInt64.max ? random.next() : random.next() % (width + 1))
+        guard luhn else { return digits(of: start, length: length) }
+        // Each run of ten numbers holds exactly one Luhn-valid one: look from the start's run
+        // up to the gap's end, then from the gap's start.
+        let firstBody = start / 10, lastBody = gap.high / 10
+        for body in Array((firstBody...lastBody).prefix(2)) + Array(((gap.low / 10)...firstBody).prefix(2)) {
+            var candidate = digits(of: body * 10, length: length)
+            candidate[length - 1] = CardNumber.luhnCheckDigit(for: candidate[..<(length - 1)])
+            let value = digitsValue(candidate)
+            if value >= gap.low && value <= gap.high { return candidate }
+        }
+        return nil
+    }
+
+    /// `value` as `length` digit values, with leading zeros.
+    private func digits(of value: UInt64, length: Int) -> [UInt8] {
+        var digits = [UInt8](repeating: 0, count: length)
+        var rest = value
+        for index in stride(from: length - 1, through: 0, by: -1) {
+            digits[index] = UInt8(rest % 10)
+            rest /= 10
+        }
+        return digits
+    }
+}
+
+/// Powers of ten up to 10^19, for sampling (RuleSet.swift keeps its own for matching).
+private let pow10Table: [UInt64] = (0...19).reduce(into: []) { table, n in table.append(n == 0 ? 1 : table[n - 1] * 10) }
+
+/// Digit values as a number (at most 19 digits).
+private func digitsValue(_ digits: some Sequence<UInt8>) -> UInt64 {
+    digits.reduce(0) { $0 * 10 + UInt64($1) }
+}
