@@ -47,15 +47,16 @@ extension RuleSet {
 
     /// Patterns that decide no number at all, each as a warning at the pattern's place in its
     /// file. A network none of whose patterns can decide a number already has the load-time
-    /// warning that it can never be detected, so its patterns are not listed again.
-    public func unreachablePatterns() -> [RuleError] {
+    /// warning that it can never be detected, so its patterns are listed only when
+    /// `includingHiddenNetworks`.
+    public func unreachablePatterns(includingHiddenNetworks: Bool = false) -> [RuleError] {
         var warnings: [RuleError] = []
         for (owner, network) in networks.enumerated() {
             var random = SeededRandom(seed: 1)
             let unreachable = network.patterns.indices.filter { index in
                 !network.patternLengths[index].contains { sampleNumber(owner: owner, patternIndex: index, length: $0, &random) != nil }
             }
-            guard unreachable.count < network.patterns.count else { continue }
+            guard includingHiddenNetworks || unreachable.count < network.patterns.count else { continue }
             for index in unreachable {
                 let pattern = network.patterns[index]
                 warnings.append(RuleError(file: network.file, location: network.location(ofPattern: index), severity: .warning,

@@ -88,7 +88,7 @@ struct Rules: ParsableCommand {
         /// Every pattern of every network yields a number that the rules attribute to that
         /// network, complete and valid; the unreachable ones are listed.
         func proveReachable(_ set: RuleSet) throws {
-            let unreachable = set.unreachablePatterns()
+            let unreachable = set.unreachablePatterns(includingHiddenNetworks: true)
             let patterns = set.networks.map(\.patterns.count).reduce(0, +)
             var failures = unreachable.map(\.description)
             for network in set.networks {

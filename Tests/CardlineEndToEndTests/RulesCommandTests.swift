@@ -162,7 +162,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
 
     static let commands: [[String]] = [
         ["rules", "list"], ["rules", "list", "--json"], ["rules", "show", "amex"], ["rules", "test", "4111111111111111"],
-        ["rules", "lint"], ["--version"], ["--help"], ["rules", "--help"], ["--today", "2026-11"],
+        ["rules", "lint"], ["rules", "sample", "visa"], ["--version"], ["--help"], ["rules", "--help"], ["--today", "2026-11"],
     ]
 
     /// A full disk: exit 74 and one message, whatever the command would have exited with.
