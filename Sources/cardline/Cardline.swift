@@ -84,7 +84,7 @@ struct Cardline: ParsableCommand {
         abstract: "Enter payment cards at a terminal, every keystroke checked against card-network rules.",
         usage: """
             cardline [enter] [<options>]
-              cardline replay|rules|check [<options>] ...
+            cardline replay|rules|check [<options>] ...
             """,
         discussion: """
             With no subcommand, opens the card-entry prompt (cardline enter --help lists its options). With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine.

@@ -65,6 +65,7 @@ struct Rules: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
             abstract: "Say which network each number matches, which pattern decided it, and whether it is valid.",
+            usage: "cardline rules test [<options>] <numbers> ...",
             discussion: "Spaces and dashes are allowed in numbers. Numbers are printed masked to first six and last four. Exit status: 0 when every number is a complete, valid number; 1 otherwise.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: "Card numbers, whole or partial.")
