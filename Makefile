@@ -75,9 +75,9 @@ hostile-config:
 test: test-deps
 	$(SWIFT) build --build-tests
 	man/generate.sh --check
-	python3 Tests/check_readme.py
 	@$(MAKE) --no-print-directory hostile-config
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
+	$(HOSTILE_ENV) python3 Tests/check_readme.py .build/debug/cardline
 	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
 	$(HOSTILE_ENV) $(SWIFT) test --skip-build --disable-xctest
 	Tests/install-check.sh
