@@ -2,7 +2,8 @@
 # `make install` into a temporary DESTDIR (the debug build, to spare a release build), then the
 # installed binary run from another folder: it finds its bundled rules, replays an example and
 # takes a card from a pipe; `man` finds and renders its page without a warning; its completion
-# scripts load in each shell that is present; `make uninstall` then leaves no file behind.
+# scripts load in bash, and in zsh and fish when they are present, and offer the rules
+# subcommands; `make uninstall` then leaves no file behind.
 set -eu
 cd "$(dirname "$0")/.."
 root=$(mktemp -d)
@@ -33,8 +34,22 @@ for section in NAME SYNOPSIS DESCRIPTION KEYS "RULE FILES" ENVIRONMENT FILES "EX
 done
 bash -n "$root/usr/local/share/bash-completion/completions/cardline"
 bash -c ". '$root/usr/local/share/bash-completion/completions/cardline' && complete -p cardline" >/dev/null
-if command -v zsh >/dev/null; then zsh -n "$root/usr/local/share/zsh/site-functions/_cardline"; fi
-if command -v fish >/dev/null; then fish -n "$root/usr/local/share/fish/vendor_completions.d/cardline.fish"; fi
+# What bash offers after `cardline rules `: the rules subcommands.
+offered=$(bash -c ". '$root/usr/local/share/bash-completion/completions/cardline'
+  COMP_WORDS=(cardline rules ''); COMP_CWORD=2; COMP_LINE='cardline rules '; COMP_POINT=15
+  _cardline cardline '' rules; printf '%s\n' \"\${COMPREPLY[@]}\"")
+printf '%s\n' "$offered" | grep -qx list || { echo "install-check: bash completes \`cardline rules \` with: $offered"; exit 1; }
+# zsh: compinit finds _cardline in the installed folder for cardline, and it loads.
+if command -v zsh >/dev/null; then
+  found=$(zsh -fc "fpath=('$root/usr/local/share/zsh/site-functions' \$fpath); autoload -Uz compinit; compinit -u -D
+    autoload +X _cardline && print -r -- \$_comps[cardline]")
+  [ "$found" = _cardline ] || { echo "install-check: zsh does not load _cardline for cardline: $found"; exit 1; }
+fi
+# fish: the script loads, and offers the rules subcommands after `cardline rules `.
+if command -v fish >/dev/null; then
+  offered=$(fish --no-config -c "source '$root/usr/local/share/fish/vendor_completions.d/cardline.fish'; complete -C 'cardline rules '")
+  printf '%s\n' "$offered" | grep -q '^list' || { echo "install-check: fish completes \`cardline rules \` with: $offered"; exit 1; }
+fi
 make -s uninstall DESTDIR="$root" PREFIX=/usr/local >/dev/null
 left=$(find "$root/usr" -type f | wc -l)
 [ "$left" -eq 0 ] || { echo "install-check: uninstall left files:"; find "$root/usr" -type f; exit 1; }
