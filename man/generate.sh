@@ -26,6 +26,11 @@ bad = sorted({word for word in sys.stdin.read().split() if not word.isascii()})
 if bad:
     sys.exit("man/generate.sh: help text must be ASCII (the man page generator drops other characters): " + " ".join(bad))'
 
+if LC_ALL=C grep -n '[^ -~	]' man/sections.mdoc >&2; then
+  echo "man/generate.sh: man/sections.mdoc must be ASCII (write \\(bu, \\(em and the like)" >&2
+  exit 1
+fi
+
 # $1: the date for .Dd, YYYY-MM-DD. Writes the whole page to $work/cardline.1.
 generate() {
   ${SWIFT:-swift} package plugin generate-manual --configuration debug --date "$1" >"$work/plugin.log" 2>&1 \
