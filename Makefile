@@ -71,8 +71,9 @@ hostile-config:
 	@printf '{"id": "also-broken" "name": }\n' > $(HOSTILE)/cardline-rules/broken.json
 
 # The tests are Swift Testing tests: --disable-xctest leaves out XCTest's runner, which
-# would find no test and say "Executed 0 tests".
+# would find no test and say "Executed 0 tests" (and would skip an XCTest test: refused).
 test: test-deps
+	@! grep -rl '^import XCTest' Tests || { echo "make test: XCTest tests are not run (swift test --disable-xctest); use Swift Testing"; exit 1; }
 	$(SWIFT) build --build-tests
 	man/generate.sh --check
 	@$(MAKE) --no-print-directory hostile-config
