@@ -2,24 +2,57 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall
+.PHONY: run release test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall man deb
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
 	  echo "cardline: installing libedit-dev (libedit headers)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config; }
 
-# The schema check in `make test` uses Python's jsonschema.
+# The schema check in `make test` uses Python's jsonschema; the install check renders the
+# man page with man-db and groff.
 test-deps: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || { \
 	  echo "cardline: installing python3-jsonschema (for the rule-schema check)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-jsonschema; }
+	@{ command -v man && command -v groff; } >/dev/null 2>&1 || { \
+	  echo "cardline: installing man-db and groff-base (to check the man page renders)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq man-db groff-base; }
 
 build: deps
 	$(SWIFT) build
 
-run: build
-	@$(SWIFT) run --skip-build cardline $(ARGS)
+# The release build, as `make install` and `make deb` install it: optimised, with the Swift
+# standard library and FoundationEssentials linked in statically (--static-swift-stdlib), so
+# the binary needs only libc, libstdc++ and libedit at run time, not the Swift toolchain, and
+# starts with less dynamic linking. Linked with the toolchain's lld: the default linker, gold,
+# warns about mktemp inside the static FoundationEssentials, which cardline never calls. Its
+# own scratch folder keeps it apart from the debug build (`make test`) and `make bench`.
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
+  --scratch-path $(CURDIR)/.build/static --product cardline
+RELEASE_BINARY := .build/static/release/cardline
+DEBUG_BINARY := .build/debug/cardline
+SOURCES := Package.swift $(shell find Sources -type f)
+
+# Each binary is rebuilt only when a source changed, so that `sudo make install` after
+# `make release` does not build as root.
+$(RELEASE_BINARY): $(SOURCES) | deps
+	$(RELEASE_BUILD)
+	@touch $@
+$(DEBUG_BINARY): $(SOURCES) | deps
+	$(SWIFT) build --product cardline
+	@touch $@
+
+# `make release` builds the release binary (a few minutes the first time); `make run` builds
+# it and runs it.
+release: $(RELEASE_BINARY)
+run: $(RELEASE_BINARY)
+	@$(RELEASE_BINARY) $(ARGS)
+
+# Rewrites man/cardline.1 from the command definitions and man/sections.mdoc (see
+# man/generate.sh); `make test` fails while the committed page is out of date.
+man: deps
+	man/generate.sh
 
 # The tests run under a hostile personal configuration, so that neither they nor `replay`
 # read the user's rule folders or environment by accident: XDG_CONFIG_HOME and CARDLINE_RULES
@@ -37,12 +70,17 @@ hostile-config:
 	@printf '{"id": "broken",\n' > $(HOSTILE)/cardline/rules/broken.json
 	@printf '{"id": "also-broken" "name": }\n' > $(HOSTILE)/cardline-rules/broken.json
 
+# The tests are Swift Testing tests: --disable-xctest leaves out XCTest's runner, which
+# would find no test and say "Executed 0 tests" (and would skip an XCTest test: refused).
 test: test-deps
+	@! grep -rl '^import XCTest' Tests || { echo "make test: XCTest tests are not run (swift test --disable-xctest); use Swift Testing"; exit 1; }
 	$(SWIFT) build --build-tests
+	man/generate.sh --check
 	@$(MAKE) --no-print-directory hostile-config
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
+	$(HOSTILE_ENV) python3 Tests/check_readme.py .build/debug/cardline
 	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
-	$(HOSTILE_ENV) $(SWIFT) test --skip-build
+	$(HOSTILE_ENV) $(SWIFT) test --skip-build --disable-xctest
 	Tests/install-check.sh
 	Tests/Fuzz/fuzz.sh --runs $(FUZZ_RUNS)
 
@@ -63,7 +101,7 @@ test-asan: test-deps
 	@$(MAKE) --no-print-directory hostile-config
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
 	$(HOSTILE_ENV) $(ASAN_ENV) $(SWIFT) run --skip-build $(ASAN_BUILD) cardline replay examples/
-	$(HOSTILE_ENV) $(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_BUILD)
+	$(HOSTILE_ENV) $(ASAN_ENV) $(SWIFT) test --skip-build --disable-xctest $(ASAN_BUILD)
 
 # Every libFuzzer harness (key decoder, rule loader, .session replay, check records), built
 # with AddressSanitizer, for FUZZ_SECONDS each; `make test` runs each for FUZZ_RUNS inputs.
@@ -72,30 +110,37 @@ FUZZ_RUNS ?= 3000
 fuzz: deps
 	Tests/Fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
 
-# Installs cardline, its bundled rules and its shell completions under PREFIX (DESTDIR in
-# front, for packagers); `make uninstall` removes exactly those files. CONFIG=debug installs
-# the debug build instead (what `make test` does, to check the install without a release
-# build).
+# Installs cardline (the release build above, stripped), its bundled rules, its man page and
+# its bash, zsh and fish completions under PREFIX (DESTDIR in front, for packagers); `make
+# uninstall` removes exactly those files. CONFIG=debug installs the debug build instead (what
+# `make test` does, to check the install without a release build).
 PREFIX ?= /usr/local
 CONFIG ?= release
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 RULESDIR = $(DESTDIR)$(PREFIX)/share/cardline/rules
+MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
 BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-install: deps
-	$(SWIFT) build -c $(CONFIG) --product cardline
-	install -d $(BINDIR) $(RULESDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
-	install -m 0755 .build/$(CONFIG)/cardline $(BINDIR)/cardline
+BUILT = $(if $(filter debug,$(CONFIG)),$(DEBUG_BINARY),$(RELEASE_BINARY))
+install: $(BUILT)
+	install -d $(BINDIR) $(RULESDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -s -m 0755 $(BUILT) $(BINDIR)/cardline
 	install -m 0644 rules/*.json $(RULESDIR)/
-	.build/$(CONFIG)/cardline --generate-completion-script bash > $(BASHDIR)/cardline
-	.build/$(CONFIG)/cardline --generate-completion-script zsh > $(ZSHDIR)/_cardline
-	.build/$(CONFIG)/cardline --generate-completion-script fish > $(FISHDIR)/cardline.fish
+	install -m 0644 man/cardline.1 $(MANDIR)/cardline.1
+	$(BUILT) --generate-completion-script bash > $(BASHDIR)/cardline
+	$(BUILT) --generate-completion-script zsh > $(ZSHDIR)/_cardline
+	$(BUILT) --generate-completion-script fish > $(FISHDIR)/cardline.fish
 
 uninstall:
-	rm -f $(BINDIR)/cardline $(BASHDIR)/cardline $(ZSHDIR)/_cardline $(FISHDIR)/cardline.fish
+	rm -f $(BINDIR)/cardline $(MANDIR)/cardline.1 $(BASHDIR)/cardline $(ZSHDIR)/_cardline $(FISHDIR)/cardline.fish
 	rm -f $(addprefix $(RULESDIR)/,$(notdir $(wildcard rules/*.json)))
 	-rmdir $(RULESDIR) $(DESTDIR)$(PREFIX)/share/cardline 2>/dev/null
+
+# A Debian package of what `make install PREFIX=/usr` installs (the man page gzipped, as
+# Debian does), built with dpkg-deb alone: .build/cardline_VERSION_ARCH.deb.
+deb: deps
+	packaging/build-deb.sh
 
 # Release build, then the benchmark suite: medians next to their targets (see README).
 bench: deps

@@ -39,5 +39,6 @@ if len(good) < 20 or rejecting < 20:
     sys.exit(2)
 for problem in problems:
     print(problem, file=sys.stderr)
-print(f"schema: {len(good)} rule files valid, {rejecting} broken cases rejected, {len(problems)} disagreements")
+print(f"schema: {len(good)} rule files valid; of the {len(cases)} broken cases in Tests/RuleCatalogue, "
+      f"the {rejecting} a schema can catch rejected; {len(problems)} disagreements")
 sys.exit(1 if problems else 0)

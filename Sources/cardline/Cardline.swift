@@ -26,7 +26,27 @@ struct Cardline: ParsableCommand {
         // whatever the command's status, a failed write to stdout makes it 74.
         var status: Int32 = 0
         do {
-            var command = try parseAsRoot(nil)
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            var command: ParsableCommand
+            do {
+                command = try parseAsRoot(arguments)
+            } catch where exitCode(for: error).rawValue != 0 {
+                // `cardline --rules DIR rules list`: the options go after the subcommand. When
+                // no candidate parses either, the last one's error is reported: it names the
+                // subcommand the options were meant for.
+                var lastError = error
+                var parsed: ParsableCommand?
+                for candidate in placingOptionsAfterSubcommand(arguments) {
+                    do {
+                        parsed = try parseAsRoot(candidate)
+                        break
+                    } catch {
+                        lastError = error
+                    }
+                }
+                guard let parsed else { throw lastError }
+                command = parsed
+            }
             try command.run()
         } catch {
             let text = fullMessage(for: error)
@@ -36,11 +56,40 @@ struct Cardline: ParsableCommand {
         Glibc.exit(Terminal.finishOutput(status: status))
     }
 
+    /// For arguments argument-parser refused, the same with the options typed before the
+    /// subcommand moved after it: `--rules DIR rules list` becomes `rules list --rules DIR`,
+    /// where argument-parser looks for a subcommand's options. One candidate for each word
+    /// that names a subcommand (`--rules rules rules list` has two: the folder could be
+    /// called `rules`), in order; none when the first word is not an option. Only tried when
+    /// the arguments as typed do not parse, so an option's value that names a subcommand
+    /// (`--title check`) keeps its meaning.
+    static func placingOptionsAfterSubcommand(_ arguments: [String]) -> [[String]] {
+        guard let first = arguments.first, first.hasPrefix("-"), first != "--" else { return [] }
+        let end = arguments.firstIndex(of: "--") ?? arguments.count
+        return arguments[..<end].indices.compactMap { start in
+            var command: ParsableCommand.Type = Cardline.self
+            var pathEnd = start
+            while pathEnd < end,
+                  let subcommand = command.configuration.subcommands.first(where: { $0._commandName == arguments[pathEnd] }) {
+                command = subcommand
+                pathEnd += 1
+            }
+            guard pathEnd > start else { return nil }
+            return Array(arguments[start..<pathEnd] + arguments[..<start] + arguments[pathEnd...])
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "cardline",
         abstract: "Enter payment cards at a terminal, every keystroke checked against card-network rules.",
+        usage: """
+            cardline [enter] [<options>]
+            cardline replay|rules|check [<options>] ...
+            """,
         discussion: """
-            With no subcommand, opens the card-entry prompt. With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine.
+            With no subcommand, opens the card-entry prompt (cardline enter --help lists its options). With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine.
+
+            Options may come before the subcommand or after it: cardline --rules DIR rules list is cardline rules list --rules DIR.
 
             Exit status: 0 success (with --print, --print-fd or --once: a card was delivered); 1 the person gave up with no card delivered, or a card was rejected or input ended mid-card (piped input); 64 bad usage; 65 a rule file is wrong; 66 a rule folder, script, golden or input file cannot be read; 74 there is no terminal to ask on, or (every command) output could not be written: a card not delivered, standard output full or closed (a closed pipe, as with | head -1, ends it without a message), a golden not rewritten by replay --update.
             """,

@@ -10,18 +10,19 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Validate card records in bulk: NUMBER[,EXPIRY[,CVV]] per line, JSON Lines out.",
+        usage: "cardline check [<options>] [<FILE> ...]",
         discussion: """
-            Reads each FILE in turn (standard input when none, or for -). Spaces and dashes may
-            stand inside the number; EXPIRY is MM/YY or MM/YYYY. Blank lines and lines starting
-            with # are skipped. One result per record, in input order; numbers masked to first
+            Reads each FILE in turn (standard input when none, or for -). Spaces and dashes may \
+            stand inside the number; EXPIRY is MM/YY or MM/YYYY. Blank lines and lines starting \
+            with # are skipped. One result per record, in input order; numbers masked to first \
             six and last four; security codes never printed. A summary goes to stderr.
 
-            errors: record_format, number_format, unknown_network, length, luhn, expiry_format,
-            expired, expiry_too_far, cvv_format, cvv_length, network_not_accepted (with
+            errors: record_format, number_format, unknown_network, length, luhn, expiry_format, \
+            expired, expiry_too_far, cvv_format, cvv_length, network_not_accepted (with \
             --networks).
 
-            Exit status: 0 every record valid; 1 some record invalid; 65 some record not in the
-            NUMBER[,EXPIRY[,CVV]] format; 66 a file cannot be read; 74 standard output could not
+            Exit status: 0 every record valid; 1 some record invalid; 65 some record not in the \
+            NUMBER[,EXPIRY[,CVV]] format; 66 a file cannot be read; 74 standard output could not \
             be written (full, or a closed pipe: then it stops at once, with no message).
             """)
 

@@ -10,7 +10,8 @@ import Glibc
 struct Enter: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enter",  // named, not derived from the type: deriving costs start-up time
-        abstract: "Open the card-entry prompt (the default command).")
+        abstract: "Open the card-entry prompt (the default command).",
+        usage: "cardline [enter] [<options>]")
 
     @OptionGroup var options: EntryOptions
 
@@ -26,7 +27,7 @@ struct Enter: ParsableCommand {
     @Flag(help: "End after the first accepted card.")
     var once = false
 
-    @Option(help: ArgumentHelp("A line shown above the first prompt, like \"Card for order 1042, €52.00\".", valueName: "TEXT"))
+    @Option(help: ArgumentHelp("A line shown above the first prompt, like \"Card for order 1042\" (control characters are shown escaped).", valueName: "TEXT"))
     var title: String?
 
     func validate() throws {

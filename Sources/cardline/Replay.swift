@@ -11,21 +11,22 @@ struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay .session scripts through the entry engine and check their @expect lines.",
+        usage: "cardline replay [<options>] <FILE|DIR> ...",
         discussion: """
-            A folder stands for every *.session file below it, sorted. For each script: the
-            transcript (numbers masked), then PASS or FAIL with each failed expectation as
-            file:line: expected …, got …. When x.expected sits beside x.session the transcript
-            must equal it. Ends with "N passed, M failed" (on standard error with --json, so
+            A folder stands for every *.session file below it, sorted. For each script: the \
+            transcript (numbers masked), then PASS or FAIL with each failed expectation as \
+            file:line: expected ..., got .... When x.expected sits beside x.session the transcript \
+            must equal it. Ends with "N passed, M failed" (on standard error with --json, so \
             standard output holds only JSON Lines).
 
-            Rules: the bundled ones, --rules and the script's @rules lines only; the personal
-            folder ($XDG_CONFIG_HOME/cardline/rules), CARDLINE_RULES and CARDLINE_NETWORKS are
+            Rules: the bundled ones, --rules and the script's @rules lines only; the personal \
+            folder ($XDG_CONFIG_HOME/cardline/rules), CARDLINE_RULES and CARDLINE_NETWORKS are \
             not read, so a script replays the same on every machine.
 
-            Exit status: 0 all passed; 1 an expectation or golden failed (or --update rewrote a
-            golden); 65 a script or rule file is malformed; 66 a file or folder (a script, a
-            golden) cannot be read; 74 --update could not rewrite a golden, or standard output
-            could not be written (full, or a closed pipe: then it stops at once, with no
+            Exit status: 0 all passed; 1 an expectation or golden failed (or --update rewrote a \
+            golden); 65 a script or rule file is malformed; 66 a file or folder (a script, a \
+            golden) cannot be read; 74 --update could not rewrite a golden, or standard output \
+            could not be written (full, or a closed pipe: then it stops at once, with no \
             message).
             """)
 

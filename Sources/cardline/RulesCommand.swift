@@ -68,6 +68,7 @@ struct Rules: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
             abstract: "Say which network each number matches, which pattern decided it, and whether it is valid.",
+            usage: "cardline rules test [<options>] [<numbers> ...]",
             discussion: "Spaces and dashes are allowed in numbers. Numbers are printed masked to first six and last four. With no number, makes one number for every pattern of every network (as `rules sample`) and checks that it is a valid number of that network. Exit status: 0 when every number is a complete, valid number (with none given: every pattern is reachable); 1 otherwise.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: "Card numbers, whole or partial.")

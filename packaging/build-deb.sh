@@ -1,0 +1,54 @@
+#!/bin/sh
+# Builds .build/cardline_VERSION_ARCH.deb with dpkg-deb alone (`make deb`): the files of
+# `make install PREFIX=/usr` (the man page gzipped, as Debian ships man pages), and a control
+# file whose Depends names the Debian package of each shared library the binary loads, at
+# least at the version installed here.
+set -eu
+cd "$(dirname "$0")/.."
+version=$(sed -n 's/^ *version: "\(.*\)",$/\1/p' Sources/cardline/Cardline.swift)
+arch=$(dpkg --print-architecture)
+[ -n "$version" ] || { echo "build-deb: no version found in Sources/cardline/Cardline.swift" >&2; exit 1; }
+root=.build/deb/root
+rm -rf .build/deb
+make --no-print-directory install DESTDIR="$PWD/$root" PREFIX=/usr
+gzip -9n "$root/usr/share/man/man1/cardline.1"
+
+# The package owning each library the binary loads, found by its real path (usr-merged
+# systems list some libraries under /usr/lib, some under /lib).
+depends=""
+for library in $(ldd "$root/usr/bin/cardline" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+  real=$(readlink -f "$library")
+  package=""
+  for path in "$library" "$real" "/usr$library" "/usr$real" "${library#/usr}" "${real#/usr}"; do
+    package=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$package" ] && break
+  done
+  [ -n "$package" ] || { echo "build-deb: no Debian package owns $library" >&2; exit 1; }
+  case " $depends " in *" $package "*) continue ;; esac
+  depends="$depends $package"
+done
+control=""
+for package in $depends; do
+  control="${control:+$control, }$package (>= $(dpkg-query -W -f='${Version}' "$package"))"
+done
+
+mkdir -p "$root/DEBIAN"
+cat >"$root/DEBIAN/control" <<CONTROL
+Package: cardline
+Version: $version
+Architecture: $arch
+Maintainer: cardline maintainers <cardline@example.invalid>
+Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Depends: $control
+Section: utils
+Priority: optional
+Description: enter payment cards at a terminal, every keystroke checked
+ cardline walks a person through entering a payment card (number, expiry,
+ security code) at a terminal prompt, checking every keystroke against
+ card-network rules kept as JSON files, and hands the card to the calling
+ script. Also: bulk validation of card records, replay of scripted sessions,
+ and tools for rule authors.
+CONTROL
+deb=.build/cardline_${version}_${arch}.deb
+dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null
+echo "build-deb: $deb"
+dpkg-deb --field "$deb" Depends
