@@ -10,7 +10,7 @@ struct Rules: ParsableCommand {
         subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the loaded networks and the file each came from.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the loaded networks and the file each came from.", usage: "cardline rules list [<options>]")
         @OptionGroup var rules: RuleOptions
         @Flag(help: "Print a JSON array instead of a table.")
         var json = false
@@ -35,7 +35,7 @@ struct Rules: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one network in full.", discussion: "Exit status: 0, or 1 when no network has that id.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one network in full.", usage: "cardline rules show [<options>] <id>", discussion: "Exit status: 0, or 1 when no network has that id.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: "The network's id, like american-express.")
         var id: String
@@ -112,6 +112,7 @@ struct Rules: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "sample",
             abstract: "Print made-up numbers of one network, one per line, for tests and .session scripts.",
+            usage: "cardline rules sample [<options>] <id>",
             discussion: "Each number lies in one of the network's patterns (each pattern in turn, so --count at least the number of patterns covers all of them), has a length valid for that pattern, passes Luhn when the network checks it, and is detected as that network. The same seed gives the same numbers. A retired network is sampled as if --retired were given. Exit status: 0; 1 when no network has that id or none of its patterns can be reached.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: "The network's id (or badge name), like american-express.")
@@ -154,6 +155,7 @@ struct Rules: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lint",
             abstract: "Check rule files: every error and warning with its file, line and column.",
+            usage: "cardline rules lint [<options>] [<DIR> ...]",
             discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"))
