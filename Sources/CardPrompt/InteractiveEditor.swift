@@ -79,6 +79,10 @@ final class InteractiveEditor {
     /// The badge wanted now: its cells and its colour (SGR parameters; nil without colour).
     private var badgeWanted: [Unicode.Scalar] = []
     private var badgeColour: String?
+    /// `ESC [ badgeColour m`, ready to write.
+    private var badgeColourBytes: [UInt8] = []
+    /// The columns `shownText` takes.
+    private var shownWidth = 0
     /// The badge as cardline last drew it on the line's first row (an empty badge: none);
     /// nil when unknown, after libedit redrew the line.
     private var badgeOnScreen: (start: Int, cells: [Unicode.Scalar], colour: String?)?
@@ -375,8 +379,7 @@ final class InteractiveEditor {
                 // nothing else, and keeps its picture of the screen right.
                 var characters = appended.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
                 el_wpush(el, &characters)
-                shownText = currentView.text
-                updateLeaveModes()
+                show(currentView.text)
                 return UInt8(CC_NORM)
             }
             replaceBuffer(el)
@@ -431,7 +434,16 @@ final class InteractiveEditor {
         }
         let text = text ?? currentView.text
         if !text.isEmpty { el_insertstr(el, text) }
+        show(text)
+    }
+
+    /// Notes that libedit's buffer holds `text`.
+    private func show(_ text: String) {
         shownText = text
+        shownWidth = 0
+        for scalar in text.unicodeScalars {
+            shownWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
+        }
         updateLeaveModes()
     }
 
@@ -462,7 +474,10 @@ final class InteractiveEditor {
         }
         if drawsBadge {
             style.badgeCells(logo: view.logo, progress: next.progress, into: &badgeWanted)
-            badgeColour = style.colour ? Style.badgeColour(view.logo) : nil
+            if view.logo != badgeLogo || badgeColourBytes.isEmpty {
+                badgeColour = style.colour ? Style.badgeColour(view.logo) : nil
+                badgeColourBytes = badgeColour.map { [0x1B, 0x5B] + Array($0.utf8) + [0x6D] } ?? []
+            }
         } else if next != choice || rightPromptText == nil || view.logo != badgeLogo {
             var badgeView = view
             badgeView.progress = next.progress ?? ""
@@ -481,12 +496,7 @@ final class InteractiveEditor {
     /// it keeps its place, else cleared from the end of the text and drawn whole. The cursor is
     /// left where libedit keeps it, at the end of the text.
     private func syncBadge() {
-        let cursor = choice?.promptWidth ?? 0
-        var textWidth = 0
-        for scalar in shownText.unicodeScalars {
-            textWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
-        }
-        let end = cursor + textWidth
+        let end = (choice?.promptWidth ?? 0) + shownWidth
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layout`).
             badgeOnScreen = (columns, [], nil)
@@ -494,6 +504,7 @@ final class InteractiveEditor {
         }
         let start = badgeWanted.isEmpty ? columns : columns - badgeWanted.count - 2
         var out: [UInt8] = []
+        out.reserveCapacity(64)
         if let shown = badgeOnScreen, shown.start == start, shown.cells.count == badgeWanted.count, shown.colour == badgeColour {
             guard shown.cells != badgeWanted else { return }
             // The logo and progress are rewritten whole (`VISA 12/16`, not just `2`), so the
@@ -520,15 +531,22 @@ final class InteractiveEditor {
 
     /// Badge cells in the badge's colour, then the colour off.
     private func appendBadge(_ cells: ArraySlice<Unicode.Scalar>, to out: inout [UInt8]) {
-        if let badgeColour { out += [0x1B, 0x5B] + Array(badgeColour.utf8) + [0x6D] }
+        out += badgeColourBytes
         for cell in cells { UTF8.encode(cell) { out.append($0) } }
         if badgeColour != nil { out += [0x1B, 0x5B, 0x6D] }  // ESC [ m
     }
 
     /// `ESC [ n G`: to column `column` (counted from 0).
     private static func appendColumn(_ column: Int, to out: inout [UInt8]) {
-        out += [0x1B, 0x5B]
-        out += Array(String(column + 1).utf8)
+        out.append(0x1B)
+        out.append(0x5B)
+        let number = column + 1
+        var divisor = 1
+        while divisor * 10 <= number { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(48 + number / divisor % 10))
+            divisor /= 10
+        }
         out.append(0x47)
     }
 
