@@ -35,6 +35,8 @@ let package = Package(
         ),
         // `make bench`: the performance figures in the README (not part of `make test`).
         .executableTarget(name: "cardline-bench", dependencies: ["CardKit"]),
+        // The bench's baseline for the prompt rows: a bare libedit program (el_gets, a prompt).
+        .executableTarget(name: "bench-bare-libedit", dependencies: ["CLibEdit"]),
         // An example client of the CardPrompt library: a small order desk (built by `make test`).
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),

@@ -2,6 +2,7 @@
 #include "CEditLine.h"
 #include <signal.h>
 #include <stdio.h>
+#include <wchar.h>
 
 EditLine *cl_init(const char *program) { return el_init(program, stdin, stdout, stderr); }
 EditLine *cl_init_files(const char *program, FILE *in, FILE *out) {
@@ -23,6 +24,16 @@ void *cl_client_data(EditLine *el) {
     return data;
 }
 void cl_write(FILE *out, const char *text) { fputs(text, out); fflush(out); }
+void cl_write_bytes(FILE *out, const unsigned char *bytes, size_t count) {
+    fwrite(bytes, 1, count, out);
+    fflush(out);
+}
+int cl_wcwidth(int character) { return wcwidth((wchar_t)character); }
+const char *cl_terminal_string(EditLine *el, const char *name) {
+    char *value = NULL;
+    if (el_get(el, EL_GETTC, name, &value) != 0) return NULL;
+    return value;
+}
 
 int cl_set_tty_flag(EditLine *el, const char *mode, const char *flag) {
     return el_set(el, EL_SETTY, mode, flag, NULL);

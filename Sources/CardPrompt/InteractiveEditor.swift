@@ -24,6 +24,16 @@ import Glibc
 /// handlers of `cl_signals_begin` have put the terminal back; they act on this process only,
 /// where libedit's EL_SIGNAL would re-send the signal to the caller's whole process group.
 /// One prompt runs at a time in a process (the handlers keep their state in C globals).
+///
+/// Drawing costs little per key (issue 13). The prompt's text is built again only when the
+/// label or hint shown changes. On a terminal with ANSI column addressing (xterm and its kin)
+/// the badge is drawn by cardline, not as libedit's right prompt: libedit then draws only the
+/// prompt and the field, so a key that only appends to the field goes through libedit's own
+/// insert path (the key is pushed back to it, and libedit writes the character and nothing
+/// else), and the badge is brought up to date by rewriting just the cells that changed
+/// (`syncBadge`). Any other change replaces libedit's buffer and lets libedit redraw the
+/// difference; the badge is then drawn whole, since libedit's redraw may have moved or
+/// erased it.
 final class InteractiveEditor {
     private var engine: EntryEngine
     private let style: Style
@@ -54,6 +64,28 @@ final class InteractiveEditor {
     private var inputEnded = false
     /// The terminal's width, read at start and after each resize.
     private var columns = 80
+    /// The engine's view after the last key (what the line shows, unless a finished line does).
+    private var currentView: EntryView
+    /// What libedit's buffer holds: the text last put there.
+    private var shownText = ""
+    /// The layout choices the prompts were last built for.
+    private var choice: Style.LayoutChoice?
+    /// The rows above the cursor that the signal handlers were last told to clear.
+    private var leaveRowsAbove = -1
+    /// True when cardline draws the badge itself (the terminal moves to a column with
+    /// `ESC [ n G` and clears a line's end with `ESC [ K`); else libedit draws it as its right
+    /// prompt.
+    private var drawsBadge = false
+    /// The badge wanted now: its cells and its colour (SGR parameters; nil without colour).
+    private var badgeWanted: [Unicode.Scalar] = []
+    private var badgeColour: String?
+    /// `ESC [ badgeColour m`, ready to write.
+    private var badgeColourBytes: [UInt8] = []
+    /// The columns `shownText` takes.
+    private var shownWidth = 0
+    /// The badge as cardline last drew it on the line's first row (an empty badge: none);
+    /// nil when unknown, after libedit redrew the line.
+    private var badgeOnScreen: (start: Int, cells: [Unicode.Scalar], colour: String?)?
 
     /// What the reader hands the dispatch binding: a key, or news of a resize.
     private enum Input {
@@ -90,6 +122,7 @@ final class InteractiveEditor {
         self.onCommand = onCommand
         self.onAccepted = onAccepted
         self.loader = loader
+        currentView = engine.view
     }
 
     /// Why the prompt ended.
@@ -134,7 +167,11 @@ final class InteractiveEditor {
         // Not EL_SIGNAL: cl_signals_begin handles signals for this process only.
         cl_set_tty_flag(el, "-d", "-isig")
         cl_set_prompt(el, { el in InteractiveEditor.from(el)?.promptText }, Self.invisible)
-        cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
+        drawsBadge = cl_terminal_string(el, "ch").map { String(cString: $0) } == "\u{1B}[%i%p1%dG"
+            && cl_terminal_string(el, "ce").map { String(cString: $0) } == "\u{1B}[K"
+        if !drawsBadge {
+            cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
+        }
         installBindings(el)
         cl_set_getcfn(el) { el, character in
             guard let editor = InteractiveEditor.from(el) else { return -1 }
@@ -149,6 +186,7 @@ final class InteractiveEditor {
         if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
         while !quitRequested {
+            badgeOnScreen = nil  // el_gets draws the line afresh
             var count: Int32 = 0
             let line = el_gets(el, &count)
             if line == nil && !quitRequested {
@@ -195,10 +233,16 @@ final class InteractiveEditor {
     /// libedit's character reader: waits for the next whole key, queues it, and answers with
     /// the dispatch character; 0 at the end of input, -1 on a read error.
     private func readCharacter(_ character: UnsafeMutablePointer<wchar_t>?) -> Int32 {
-        // libedit has just finished drawing. When it redraws only the changed cells of the
-        // badge it leaves the badge's colour on (the reset at the span's end is unchanged, so
-        // not sent), and the next digit it echoes would take that colour: reset it here.
-        if style.colour { write("\u{1B}[0m") }
+        // libedit has just finished drawing. When it redraws only the changed cells of its
+        // right prompt it leaves the badge's colour on (the reset at the span's end is
+        // unchanged, so not sent), and the next digit it echoes would take that colour: reset
+        // it here. When cardline draws the badge, it brings it up to date here, and resets
+        // the colour after any redraw of libedit's.
+        if drawsBadge {
+            syncBadge()
+        } else if style.colour {
+            write("\u{1B}[0m")
+        }
         let fd = fileno(device.input)
         while inputIndex == inputs.count {
             inputs.removeAll(keepingCapacity: true)
@@ -255,13 +299,14 @@ final class InteractiveEditor {
             write("\r\u{1B}[J")
             updatePrompts()
             replaceBuffer(el)
-            return UInt8(CC_REDISPLAY)
+            return redrawn(CC_REDISPLAY)
         case .key(let key):
             if key.modifiers.isEmpty && key.base == .control(0x1A) { return suspend(el) }
             if key.modifiers.isEmpty && key.base == .control(0x0C) {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
                 // left to it; the line it draws is still the engine's.
                 el_push(el, "\u{0C}")
+                badgeOnScreen = nil
                 return UInt8(CC_NORM)
             }
             let keys = key.entryKeys
@@ -276,7 +321,7 @@ final class InteractiveEditor {
         guard cl_can_suspend() == 1 else { return perform([.other("Ctrl-Z")], on: el) }
         cl_suspend()
         write("\r")
-        return UInt8(CC_REDISPLAY)
+        return redrawn(CC_REDISPLAY)
     }
 
     private static func from(_ el: OpaquePointer?) -> InteractiveEditor? {
@@ -288,6 +333,8 @@ final class InteractiveEditor {
     private func flush(_ el: OpaquePointer) -> UInt8 {
         guard let output = pendingOutput else { return UInt8(CC_NORM) }
         pendingOutput = nil
+        // The line above the output is finished: its badge is drawn before the output.
+        if drawsBadge { syncBadge() }
         if endAfterOutput || quitRequested {
             // The card went to the caller, or the session ends: the output is the last thing shown.
             write(output)
@@ -301,8 +348,9 @@ final class InteractiveEditor {
 
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
-        let viewBefore = engine.view
+        let viewBefore = currentView
         var outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
+        currentView = engine.view
         if let command = outcome.command { onCommand(command) }
         if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
@@ -325,9 +373,17 @@ final class InteractiveEditor {
         lines += outcome.messages.map(style.message)
 
         guard !lines.isEmpty else {
-            updatePrompts()
+            let promptChanged = updatePrompts()
+            if !promptChanged, let appended = appendedText() {
+                // Only characters added at the end: libedit's own insert path writes them and
+                // nothing else, and keeps its picture of the screen right.
+                var characters = appended.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
+                el_wpush(el, &characters)
+                show(currentView.text)
+                return UInt8(CC_NORM)
+            }
             replaceBuffer(el)
-            return UInt8(CC_REFRESH)
+            return redrawn(CC_REFRESH)
         }
         // First let libedit draw the line as it stands with this key applied (the digit that
         // completed the field), then print below it when the pushed flush key comes round. The
@@ -337,10 +393,29 @@ final class InteractiveEditor {
         replaceBuffer(el, with: finished.maskedText)
         // libedit redraws from the first row of the line it drew; when a long command wrapped
         // that line over several rows, as many blank rows keep it off the output.
-        let extraRows = String(repeating: "\r\n", count: max(0, layout.rows(text: finished.maskedText) - 1))
+        let extraRows = String(repeating: "\r\n", count: max(0, rows(text: finished.maskedText) - 1))
         pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows
         el_push(el, Action.flushKey)
-        return UInt8(CC_REFRESH)
+        return redrawn(CC_REFRESH)
+    }
+
+    /// What the engine's text adds at the end of libedit's buffer, when that is all that
+    /// changed and it is one or two printable ASCII characters (a digit, or a group's space and
+    /// a digit); nil otherwise.
+    private func appendedText() -> Substring? {
+        guard drawsBadge else { return nil }
+        let text = currentView.text
+        guard text.utf8.count > shownText.utf8.count, text.utf8.count <= shownText.utf8.count + 2,
+              text.utf8.starts(with: shownText.utf8) else { return nil }
+        let appended = text.utf8.dropFirst(shownText.utf8.count)
+        guard appended.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
+        return Substring(appended)
+    }
+
+    /// `result`, for a key after which libedit redraws the line: the badge is then drawn whole.
+    private func redrawn(_ result: Int32) -> UInt8 {
+        badgeOnScreen = nil
+        return UInt8(result)
     }
 
     /// Writes output below the current line and has libedit redraw the active field under it.
@@ -348,7 +423,7 @@ final class InteractiveEditor {
         write(output)
         updatePrompts()
         replaceBuffer(el)
-        return UInt8(CC_REDISPLAY)
+        return redrawn(CC_REDISPLAY)
     }
 
     /// Makes libedit's buffer equal the engine's display text, cursor at the end.
@@ -357,23 +432,122 @@ final class InteractiveEditor {
             el_cursor(el, Int32(info.lastchar - info.cursor))
             el_deletestr(el, Int32(info.lastchar - info.buffer))
         }
-        let text = text ?? engine.view.text
+        let text = text ?? currentView.text
         if !text.isEmpty { el_insertstr(el, text) }
-        // What the signal handlers clear: every row the line takes, the cursor being on its last.
-        let rowsAbove = layout.rows(text: text) - 1
+        show(text)
+    }
+
+    /// Notes that libedit's buffer holds `text`.
+    private func show(_ text: String) {
+        shownText = text
+        shownWidth = 0
+        for scalar in text.unicodeScalars {
+            shownWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
+        }
+        updateLeaveModes()
+    }
+
+    /// Tells the signal handlers what to clear: every row the line takes, the cursor being on
+    /// its last.
+    private func updateLeaveModes() {
+        let rowsAbove = rows(text: shownText) - 1
+        guard rowsAbove != leaveRowsAbove else { return }
+        leaveRowsAbove = rowsAbove
         cl_set_terminal_modes(Self.enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
     }
 
-    /// The prompts as last laid out for the terminal's width.
-    private var layout = Style.Layout(prompt: "", badge: "", promptWidth: 0, columns: 80)
+    /// The rows a line holding `text` takes with the current prompt.
+    private func rows(text: String) -> Int {
+        Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, text: text, columns: columns)
+    }
 
-    private func updatePrompts(_ view: EntryView? = nil) {
-        let view = view ?? engine.view
-        layout = style.layout(view, columns: columns)
-        free(promptText)
-        free(rightPromptText)
-        promptText = strdup(invisibleEscapes(layout.prompt))
-        rightPromptText = strdup(invisibleEscapes(layout.badge))
+    /// Lays out the prompts for `view` (the engine's current view when nil) and builds again
+    /// what changed; true when the left prompt's text changed.
+    @discardableResult
+    private func updatePrompts(_ view: EntryView? = nil) -> Bool {
+        let view = view ?? currentView
+        let next = style.layoutChoice(view, columns: columns)
+        let promptChanged = choice == nil || next.label != choice!.label || next.hint != choice!.hint || promptText == nil
+        if promptChanged {
+            free(promptText)
+            promptText = strdup(invisibleEscapes(style.prompt(next)))
+        }
+        if drawsBadge {
+            style.badgeCells(logo: view.logo, progress: next.progress, into: &badgeWanted)
+            if view.logo != badgeLogo || badgeColourBytes.isEmpty {
+                badgeColour = style.colour ? Style.badgeColour(view.logo) : nil
+                badgeColourBytes = badgeColour.map { [0x1B, 0x5B] + Array($0.utf8) + [0x6D] } ?? []
+            }
+        } else if next != choice || rightPromptText == nil || view.logo != badgeLogo {
+            var badgeView = view
+            badgeView.progress = next.progress ?? ""
+            free(rightPromptText)
+            rightPromptText = strdup(invisibleEscapes(next.progress == nil ? "" : style.badge(badgeView)))
+        }
+        badgeLogo = view.logo
+        choice = next
+        return promptChanged
+    }
+
+    /// The logo the right prompt was last built for.
+    private var badgeLogo = ""
+
+    /// Brings the badge on the line's first row up to date: only the cells that changed when
+    /// it keeps its place, else cleared from the end of the text and drawn whole. The cursor is
+    /// left where libedit keeps it, at the end of the text.
+    private func syncBadge() {
+        let end = (choice?.promptWidth ?? 0) + shownWidth
+        guard end < columns else {
+            // A wrapped line: the first row is all text, and a badge is left out (`layout`).
+            badgeOnScreen = (columns, [], nil)
+            return
+        }
+        let start = badgeWanted.isEmpty ? columns : columns - badgeWanted.count - 2
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        if let shown = badgeOnScreen, shown.start == start, shown.cells.count == badgeWanted.count, shown.colour == badgeColour {
+            guard shown.cells != badgeWanted else { return }
+            // The logo and progress are rewritten whole (`VISA 12/16`, not just `2`), so the
+            // terminal's stream always holds the badge as it reads; the spaces around them
+            // stay.
+            Self.appendColumn(start + 1, to: &out)
+            appendBadge(badgeWanted[1..<(badgeWanted.count - 1)], to: &out)
+        } else {
+            // After a redraw of libedit's, its colour may be left on (it redraws only the
+            // changed cells of the prompt): off before anything is cleared or drawn.
+            if badgeOnScreen == nil && style.colour { out += [0x1B, 0x5B, 0x6D] }
+            let clearFrom = max(end, min(badgeOnScreen?.start ?? end, start))
+            if clearFrom != end { Self.appendColumn(clearFrom, to: &out) }
+            out += [0x1B, 0x5B, 0x4B]  // ESC [ K
+            if !badgeWanted.isEmpty {
+                if start != clearFrom { Self.appendColumn(start, to: &out) }
+                appendBadge(badgeWanted[...], to: &out)
+            }
+        }
+        Self.appendColumn(end, to: &out)
+        device.write(bytes: out)
+        badgeOnScreen = (start, badgeWanted, badgeColour)
+    }
+
+    /// Badge cells in the badge's colour, then the colour off.
+    private func appendBadge(_ cells: ArraySlice<Unicode.Scalar>, to out: inout [UInt8]) {
+        out += badgeColourBytes
+        for cell in cells { UTF8.encode(cell) { out.append($0) } }
+        if badgeColour != nil { out += [0x1B, 0x5B, 0x6D] }  // ESC [ m
+    }
+
+    /// `ESC [ n G`: to column `column` (counted from 0).
+    private static func appendColumn(_ column: Int, to out: inout [UInt8]) {
+        out.append(0x1B)
+        out.append(0x5B)
+        let number = column + 1
+        var divisor = 1
+        while divisor * 10 <= number { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(48 + number / divisor % 10))
+            divisor /= 10
+        }
+        out.append(0x47)
     }
 
     /// Wraps each escape sequence in the invisible-marker character libedit was given.

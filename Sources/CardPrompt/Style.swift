@@ -37,6 +37,20 @@ public struct Style: Sendable {
         return paint(text, Self.badgeColour(view.logo)) + " "
     }
 
+    /// The badge's cells as `badge` paints them, without its colour and the plain space after
+    /// it (` VISA 12/16 `), into `cells`; nothing when `progress` is nil (the badge left out).
+    func badgeCells(logo: String, progress: String?, into cells: inout [Unicode.Scalar]) {
+        cells.removeAll(keepingCapacity: true)
+        guard let progress else { return }
+        cells.append(" ")
+        cells += logo.unicodeScalars
+        if !progress.isEmpty {
+            cells.append(" ")
+            cells += progress.unicodeScalars
+        }
+        cells.append(" ")
+    }
+
     /// The prompt before the field's text: `Card number (#### #### #### ####): `.
     public func prompt(_ view: EntryView) -> String {
         paint(view.label, "1") + " " + paint("(\(view.hint))", "2") + ": "
@@ -54,10 +68,27 @@ public struct Style: Sendable {
         public var columns: Int
 
         /// The rows a line holding `text` after the prompt takes (the cursor after it included).
-        public func rows(text: String) -> Int {
+        public func rows(text: String) -> Int { Self.rows(promptWidth: promptWidth, text: text, columns: columns) }
+
+        /// The rows a line holding `text` after a prompt `promptWidth` wide takes on a terminal
+        /// `columns` wide (the cursor after it included).
+        public static func rows(promptWidth: Int, text: String, columns: Int) -> Int {
             let used = promptWidth + text.unicodeScalars.count + 1
             return max(1, (used + columns - 1) / max(columns, 1))
         }
+    }
+
+    /// What `layout` keeps of a view for a width, before anything is painted: cheap to work out
+    /// and to compare, so the prompt's text is built again only when it changes.
+    struct LayoutChoice: Equatable {
+        /// The label shown ("Card number", or "Number" on a narrow terminal).
+        var label: String
+        /// The format hint, when shown.
+        var hint: String?
+        /// The progress shown in the badge ("" for none); nil when the badge is left out.
+        var progress: String?
+        /// The columns the left prompt takes.
+        var promptWidth: Int
     }
 
     /// The widest text each field can hold: 19 digits in up to 5 groups, MM/YY, a 4-digit code.
@@ -74,29 +105,51 @@ public struct Style: Sendable {
     /// the note after the progress (`(13 valid)`), the progress, the badge, and last the long
     /// label ("Card number" becomes "Number"). Below about 32 columns the line may wrap.
     public func layout(_ view: EntryView, columns: Int) -> Layout {
+        let choice = layoutChoice(view, columns: columns)
+        var badgeView = view
+        badgeView.progress = choice.progress ?? ""
+        return Layout(prompt: prompt(choice), badge: choice.progress == nil ? "" : badge(badgeView),
+                      promptWidth: choice.promptWidth, columns: columns)
+    }
+
+    /// The choices `layout` makes, by widths alone (no strings are built but the progress
+    /// without its note).
+    func layoutChoice(_ view: EntryView, columns: Int) -> LayoutChoice {
         // A rule may group its digits more finely than any bundled one: its hint is as wide.
+        let hintWidth = view.hint.unicodeScalars.count
         let text = view.isCommand ? view.text.unicodeScalars.count
-            : max(Self.widestText(view.field), view.field == .number ? view.hint.unicodeScalars.count : 0)
-        let shortLabel = view.field == .number ? "Number" : view.label
+            : max(Self.widestText(view.field), view.field == .number ? hintWidth : 0)
+        let labelWidth = view.label.unicodeScalars.count
+        let logoWidth = view.logo.unicodeScalars.count
         let progress = view.progress
-        let progressWithoutNote = progress.split(separator: " ").first.map(String.init) ?? ""
-        // (label, hint shown, progress) from the fullest to the barest.
-        let choices: [(String, Bool, String?)] = [
-            (view.label, true, progress), (view.label, false, progress), (view.label, false, progressWithoutNote),
-            (view.label, false, ""), (view.label, false, nil), (shortLabel, false, nil),
-        ]
-        func fits(_ choice: (label: String, hint: Bool, progress: String?)) -> Bool {
-            let promptWidth = choice.label.unicodeScalars.count + 2 + (choice.hint ? view.hint.unicodeScalars.count + 3 : 0)
-            let badgeWidth = choice.progress.map { view.logo.unicodeScalars.count + ($0.isEmpty ? 0 : $0.unicodeScalars.count + 1) + 4 } ?? 0
+        let progressWidth = progress.unicodeScalars.count
+        func fits(hint: Bool, progress: Int?) -> Bool {
+            let promptWidth = labelWidth + 2 + (hint ? hintWidth + 3 : 0)
+            let badgeWidth = progress.map { logoWidth + ($0 == 0 ? 0 : $0 + 1) + 4 } ?? 0
             return promptWidth + text + badgeWidth + 1 <= columns
         }
-        let (label, hint, shownProgress) = choices.first(where: fits) ?? choices[choices.count - 1]
-        var badgeView = view
-        badgeView.progress = shownProgress ?? ""
-        return Layout(prompt: hint ? prompt(view) : paint(label, "1") + ": ",
-                      badge: shownProgress == nil ? "" : badge(badgeView),
-                      promptWidth: label.unicodeScalars.count + 2 + (hint ? view.hint.unicodeScalars.count + 3 : 0),
-                      columns: columns)
+        // From the fullest to the barest.
+        if fits(hint: true, progress: progressWidth) {
+            return LayoutChoice(label: view.label, hint: view.hint, progress: progress, promptWidth: labelWidth + 5 + hintWidth)
+        }
+        let plain = labelWidth + 2
+        if fits(hint: false, progress: progressWidth) {
+            return LayoutChoice(label: view.label, hint: nil, progress: progress, promptWidth: plain)
+        }
+        let withoutNote = progress.split(separator: " ").first.map(String.init) ?? ""
+        if fits(hint: false, progress: withoutNote.unicodeScalars.count) {
+            return LayoutChoice(label: view.label, hint: nil, progress: withoutNote, promptWidth: plain)
+        }
+        if fits(hint: false, progress: 0) { return LayoutChoice(label: view.label, hint: nil, progress: "", promptWidth: plain) }
+        if fits(hint: false, progress: nil) { return LayoutChoice(label: view.label, hint: nil, progress: nil, promptWidth: plain) }
+        let short = view.field == .number ? "Number" : view.label
+        return LayoutChoice(label: short, hint: nil, progress: nil, promptWidth: short.unicodeScalars.count + 2)
+    }
+
+    /// The left prompt of a layout: `Card number (#### #### #### ####): `, or `Number: `.
+    func prompt(_ choice: LayoutChoice) -> String {
+        guard let hint = choice.hint else { return paint(choice.label, "1") + ": " }
+        return paint(choice.label, "1") + " " + paint("(" + hint + ")", "2") + ": "
     }
 
     /// Black on a colour chosen from the logo name, so each network keeps its colour.

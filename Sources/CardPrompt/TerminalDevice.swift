@@ -79,4 +79,7 @@ final class TerminalDevice {
 
     /// Writes text and flushes it.
     func write(_ text: String) { cl_write(output, text) }
+
+    /// Writes bytes and flushes them.
+    func write(bytes: [UInt8]) { bytes.withUnsafeBufferPointer { cl_write_bytes(output, $0.baseAddress, $0.count) } }
 }

@@ -311,6 +311,8 @@ let version = median(versionRuns)
 rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms (first run %.1f)", version * 1000, versionRuns[0] * 1000),
                 target: "< 8 ms", met: version < 0.008))
 
+rows += promptBenchRows(cardline: cardline, work: work)  // PromptBench.swift
+
 let width = rows.map(\.name.count).max()!
 let figureWidth = rows.map(\.figure.count).max()!
 say("")

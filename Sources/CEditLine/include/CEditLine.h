@@ -27,6 +27,13 @@ int cl_set_client_data(EditLine *el, void *data);                  // EL_CLIENTD
 void *cl_client_data(EditLine *el);                                 // EL_CLIENTDATA (get)
 /// Writes text to the stream libedit draws on, and flushes it.
 void cl_write(FILE *out, const char *text);
+/// Writes `count` bytes to the stream libedit draws on, and flushes them.
+void cl_write_bytes(FILE *out, const unsigned char *bytes, size_t count);
+/// One of the terminal's string capabilities as libedit holds it, by termcap name (EL_GETTC):
+/// "ch" (move to a column), "ce" (clear to the end of the line); NULL when it has none.
+const char *cl_terminal_string(EditLine *el, const char *name);
+/// The columns a character takes on the terminal (wcwidth), -1 when it is not printable.
+int cl_wcwidth(int character);
 /// Changes one terminal flag of one libedit mode (EL_SETTY), e.g. ("-d", "-isig") turns
 /// signal keys off while editing so Ctrl-C reaches the key bindings.
 int cl_set_tty_flag(EditLine *el, const char *mode, const char *flag);

@@ -1,0 +1,422 @@
+// The interactive prompt's rows of `make bench` (issue 13): what one keystroke at the prompt
+// costs, beside a bare libedit program (`bench-bare-libedit`, built beside this binary) measured
+// in the same run. Both run on a pseudo-terminal 100 columns wide with TERM=xterm and colour on,
+// in a HOME of their own, and are typed at one key at a time, as a person types.
+//
+// - Echo latency: the time from writing a digit to the pty until its echo (the first printable
+//   byte after the key) comes back; median over digits 2–12 of a Visa number, many cards.
+// - Bytes per key: everything the program writes for a key, until it has been quiet for 20 ms.
+//   An ordinary digit is one that only appends to the number (digits 2–12, not the ones that
+//   start a group). A regrouping key is the 9th digit of a number in a rule folder made for
+//   it: two networks share the prefix 70 until that digit decides between groups 4-4-4-4 and
+//   4-6-5, so the spaces move, the hint changes and the badge changes. Its figure is how
+//   many cells were written beyond those that changed, by a one-row screen model.
+// - Instructions: valgrind's callgrind on a `strip --strip-debug` copy of each program, typed
+//   at through a pty as above: once typing digits 1–6 of a number and Ctrl-U, once digits 1–12
+//   and Ctrl-U, the same number of cards; the difference divided by the extra digits is the
+//   cost of digits 7–12. In each run, libedit's whole editing loop is el_gets's inclusive
+//   cost; cardline's own is the inclusive cost of its callbacks that libedit calls (the key
+//   reader, the key bindings, the prompt functions) less the libedit calls they make
+//   (el_insertstr, el_push, …); libedit's part is the rest of the loop.
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program on a pseudo-terminal of its own (its own session), as a person would run it.
+final class PtyProgram {
+    let master: Int32
+    let pid: pid_t
+    private var exited = false
+
+    init(_ argv: [String], environment: [String: String], columns: UInt16 = 100) {
+        var m: Int32 = -1, s: Int32 = -1
+        var size = winsize(ws_row: 40, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&m, &s, nil, nil, &size) == 0 else { fatalError("openpty failed") }
+        master = m
+        _ = fcntl(m, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(s, F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 { posix_spawn_file_actions_adddup2(&actions, s, fd) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        // Its own session: libedit may signal its whole process group.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | 0x80)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (cArguments + envp).forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, envp)
+        close(s)
+        guard result == 0 else { fatalError("cannot start \(argv[0]) on a pty: error \(result)") }
+        pid = child
+    }
+
+    deinit {
+        if !exited {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        close(master)
+    }
+
+    /// What arrives within `milliseconds` (less when something came and then nothing more).
+    func read(within milliseconds: Int32) -> [UInt8] {
+        var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&fds, 1, milliseconds) > 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = Glibc.read(master, &buffer, buffer.count)
+        return count > 0 ? Array(buffer[0..<count]) : []
+    }
+
+    /// Everything written until the program has been quiet for `quiet` milliseconds.
+    func readUntilQuiet(_ quiet: Int32) -> [UInt8] {
+        var all: [UInt8] = []
+        while true {
+            let chunk = read(within: quiet)
+            if chunk.isEmpty { return all }
+            all += chunk
+        }
+    }
+
+    /// Waits (up to `seconds`) until the program has the terminal in raw mode and `text` was
+    /// written; what was written.
+    func waitForPrompt(_ text: String, seconds: Double = 60) -> [UInt8] {
+        let deadline = now() + seconds
+        var seen: [UInt8] = []
+        let needle = Array(text.utf8)
+        while now() < deadline {
+            seen += read(within: 50)
+            var settings = termios()
+            tcgetattr(master, &settings)
+            let raw = settings.c_lflag & tcflag_t(ICANON) == 0
+            if raw && seen.count >= needle.count && (0...(seen.count - needle.count)).contains(where: { seen[$0...].starts(with: needle) }) {
+                return seen + readUntilQuiet(50)
+            }
+        }
+        fatalError("no prompt \"\(text)\" from \(pid) within \(seconds) s")
+    }
+
+    func send(_ bytes: [UInt8]) {
+        var bytes = bytes
+        _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress!, $0.count) }
+    }
+
+    /// Sends one key and returns the seconds until its first printable byte came back, and
+    /// every byte written for it (until `quiet` ms without output). A key that echoes nothing
+    /// (Ctrl-U) is only read until quiet.
+    func type(_ key: UInt8, quiet: Int32 = 20) -> (seconds: Double, bytes: [UInt8]) {
+        let start = now()
+        send([key])
+        guard key >= 0x20 else { return (0, readUntilQuiet(quiet)) }
+        var bytes: [UInt8] = []
+        var scanner = EscapeScanner()
+        var echoed: Double?
+        let deadline = start + 30
+        while echoed == nil && now() < deadline {
+            let chunk = read(within: 1000)
+            let at = now()
+            for byte in chunk where scanner.isPrintable(byte) && echoed == nil { echoed = at - start }
+            bytes += chunk
+        }
+        return (echoed ?? .infinity, bytes + readUntilQuiet(quiet))
+    }
+
+    /// Ends the program with Ctrl-D (sent until it exits) and reaps it.
+    func quit() {
+        let deadline = now() + 60
+        var status: Int32 = 0
+        while now() < deadline {
+            send([0x04])
+            _ = readUntilQuiet(100)
+            if waitpid(pid, &status, WNOHANG) == pid { exited = true; return }
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        exited = true
+    }
+}
+
+/// Tells printable bytes from those inside escape sequences (CSI and two-byte ESC sequences).
+struct EscapeScanner {
+    private var state = 0  // 0 text, 1 after ESC, 2 in CSI
+
+    mutating func isPrintable(_ byte: UInt8) -> Bool {
+        switch state {
+        case 1:
+            state = byte == UInt8(ascii: "[") ? 2 : 0
+            return false
+        case 2:
+            if (0x40...0x7E).contains(byte) { state = 0 }
+            return false
+        default:
+            if byte == 0x1B { state = 1; return false }
+            return byte >= 0x20 && byte != 0x7F
+        }
+    }
+}
+
+/// One row of a terminal, enough to tell which cells a key's output changed: characters with
+/// their colour, the cursor, and the sequences libedit and cardline write on one row.
+struct RowModel {
+    struct Cell: Equatable { var character: UInt32 = 32; var attributes = "" }
+    var cells: [Cell]
+    var column = 0
+    var attributes = ""
+    /// Printable characters written since the count was last reset.
+    var written = 0
+    private var escape: [UInt8]?
+    private var utf8: [UInt8] = []
+
+    init(columns: Int) { cells = Array(repeating: Cell(), count: columns) }
+
+    mutating func feed(_ bytes: [UInt8]) {
+        for byte in bytes {
+            if var sequence = escape {
+                sequence.append(byte)
+                if sequence.count == 1 && byte != UInt8(ascii: "[") { escape = nil; continue }
+                if sequence.count > 1 && (0x40...0x7E).contains(byte) {
+                    escape = nil
+                    csi(String(decoding: sequence.dropFirst().dropLast(), as: UTF8.self), byte)
+                } else {
+                    escape = sequence
+                }
+                continue
+            }
+            switch byte {
+            case 0x1B: escape = []
+            case 0x0D: column = 0
+            case 0x08: column = max(0, column - 1)
+            case 0x00..<0x20, 0x7F: break
+            default:
+                utf8.append(byte)
+                let lead = utf8[0]
+                let needed = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+                guard utf8.count >= needed else { continue }
+                let scalar = String(decoding: utf8, as: UTF8.self).unicodeScalars.first!.value
+                utf8.removeAll()
+                if column < cells.count { cells[column] = Cell(character: scalar, attributes: attributes) }
+                column = min(cells.count - 1, column + 1)
+                written += 1
+            }
+        }
+    }
+
+    private mutating func csi(_ parameters: String, _ final: UInt8) {
+        guard !parameters.hasPrefix("?") else { return }
+        let first = Int(parameters.split(separator: ";").first ?? "") ?? 0
+        let count = max(1, first)
+        switch final {
+        case UInt8(ascii: "G"): column = min(cells.count - 1, count - 1)
+        case UInt8(ascii: "C"): column = min(cells.count - 1, column + count)
+        case UInt8(ascii: "D"): column = max(0, column - count)
+        case UInt8(ascii: "K"), UInt8(ascii: "J"):
+            for c in column..<cells.count { cells[c] = Cell() }
+        case UInt8(ascii: "P"):
+            let n = min(count, cells.count - column)
+            cells.removeSubrange(column..<(column + n))
+            cells += Array(repeating: Cell(), count: n)
+        case UInt8(ascii: "@"):
+            let n = min(count, cells.count - column)
+            cells.insert(contentsOf: Array(repeating: Cell(), count: n), at: column)
+            cells.removeLast(n)
+        case UInt8(ascii: "m"):
+            for part in parameters.split(separator: ";", omittingEmptySubsequences: false) {
+                attributes = part.isEmpty || part == "0" ? "" : attributes + (attributes.isEmpty ? "" : ";") + part
+            }
+        default: break
+        }
+    }
+}
+
+/// The prompt's rows, measured against `bench-bare-libedit` beside `cardline`.
+func promptBenchRows(cardline: String, work: String) -> [Row] {
+    let directory = (cardline as NSString).deletingLastPathComponent
+    let bare = directory + "/bench-bare-libedit"
+    guard FileManager.default.isExecutableFile(atPath: bare) else {
+        say("prompt rows skipped: \(bare) is missing (built by `swift build -c release`)")
+        return []
+    }
+    let home = work + "/prompt-home"
+    try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    let environment = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state",
+                       "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
+    let cardlineArguments = [cardline, "--today", "2026-11", "--no-history"]
+    let number = Array("4111111111111111".utf8)
+    var rows: [Row] = []
+
+    // Echo latency and bytes per key, both programs in turn, card after card.
+    say("prompt: typing at cardline and at a bare libedit program on a pty …")
+    func typeCards(_ program: PtyProgram, cards: Int) -> (latencies: [Double], ordinaryBytes: [Double]) {
+        var latencies: [Double] = [], bytes: [Double] = []
+        for _ in 0..<cards {
+            for (index, digit) in number.prefix(12).enumerated() {
+                let key = program.type(digit)
+                guard index > 0 else { continue }
+                latencies.append(key.seconds)
+                if index != 4 && index != 8 { bytes.append(Double(key.bytes.count)) }
+            }
+            _ = program.type(0x15)  // Ctrl-U: an empty field for the next card
+        }
+        return (latencies, bytes)
+    }
+    let cardlineProgram = PtyProgram(cardlineArguments, environment: environment)
+    _ = cardlineProgram.waitForPrompt("Card number")
+    let bareProgram = PtyProgram([bare], environment: environment)
+    _ = bareProgram.waitForPrompt("Card number")
+    var cardlineLatencies: [Double] = [], bareLatencies: [Double] = [], cardlineBytes: [Double] = [], bareBytes: [Double] = []
+    for _ in 0..<8 {  // interleaved, so both see the same moments of a shared machine
+        let c = typeCards(cardlineProgram, cards: 5), b = typeCards(bareProgram, cards: 5)
+        cardlineLatencies += c.latencies
+        cardlineBytes += c.ordinaryBytes
+        bareLatencies += b.latencies
+        bareBytes += b.ordinaryBytes
+    }
+    cardlineProgram.quit()
+    bareProgram.quit()
+    let ratio = median(cardlineLatencies) / median(bareLatencies)
+    rows.append(Row(name: "prompt: echo latency, digit (vs bare libedit)",
+                    figure: String(format: "%.2f× (%.0f µs; bare libedit %.0f µs)", ratio, median(cardlineLatencies) * 1e6, median(bareLatencies) * 1e6),
+                    target: "≤ 1.2×", met: ratio <= 1.2))
+    rows.append(Row(name: "prompt: bytes written, ordinary digit",
+                    figure: String(format: "%.0f (bare libedit %.0f)", median(cardlineBytes), median(bareBytes)),
+                    target: "≤ 4", met: median(cardlineBytes) <= 4))
+
+    // The regrouping key.
+    let regroupRules = work + "/rules-regroup"
+    try? FileManager.default.createDirectory(atPath: regroupRules, withIntermediateDirectories: true)
+    try! """
+        {"id": "bench-wide", "name": "Bench Wide", "logo": "WIDE", "prefixes": ["70"], "lengths": [16], "groups": [4, 4, 4, 4], "luhn": false, "cvv": {"name": "CVV", "length": 3}}
+
+        """.write(toFile: regroupRules + "/wide.json", atomically: false, encoding: .utf8)
+    try! """
+        {"id": "bench-narrow", "name": "Bench Narrow", "logo": "NARROW", "prefixes": ["701234567"], "lengths": [15], "groups": [4, 6, 5], "luhn": false, "cvv": {"name": "CVV", "length": 3}}
+
+        """.write(toFile: regroupRules + "/narrow.json", atomically: false, encoding: .utf8)
+    var regroupBytes: [Double] = [], regroupExtra: [Int] = [], regroupChanged: [Int] = [], regroupWritten: [Int] = []
+    let regrouping = PtyProgram(cardlineArguments + ["--rules", regroupRules], environment: environment)
+    var row = RowModel(columns: 100)
+    row.feed(regrouping.waitForPrompt("Card number"))
+    for _ in 0..<9 {
+        for digit in Array("70123456".utf8) { row.feed(regrouping.type(digit).bytes) }
+        let before = row.cells
+        row.written = 0
+        let key = regrouping.type(UInt8(ascii: "7"))
+        row.feed(key.bytes)
+        let changed = zip(before, row.cells).filter { $0 != $1 }.count
+        regroupBytes.append(Double(key.bytes.count))
+        regroupChanged.append(changed)
+        regroupWritten.append(row.written)
+        regroupExtra.append(max(0, row.written - changed))
+        row.feed(regrouping.type(0x15).bytes)
+    }
+    regrouping.quit()
+    let extra = regroupExtra.sorted()[regroupExtra.count / 2]
+    rows.append(Row(name: "prompt: regrouping key, cells written beyond those changed",
+                    figure: String(format: "%d (%d written, %d changed; %.0f bytes)", extra, regroupWritten.sorted()[regroupWritten.count / 2],
+                                   regroupChanged.sorted()[regroupChanged.count / 2], median(regroupBytes)),
+                    target: "0", met: extra == 0))
+
+    // Instructions, with callgrind.
+    guard let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
+          FileManager.default.isExecutableFile(atPath: "/usr/bin/callgrind_annotate") else {
+        say("prompt: instructions per digit skipped: valgrind (callgrind) is not installed (apt-get install valgrind)")
+        return rows
+    }
+    say("prompt: counting instructions with callgrind (about a minute) …")
+    let cardlineOwn = instructionsPerDigit(program: cardline, arguments: Array(cardlineArguments.dropFirst()), valgrind: valgrind,
+                                           environment: environment, work: work)
+    let bareCost = instructionsPerDigit(program: bare, arguments: [], valgrind: valgrind, environment: environment, work: work)
+    guard let cardlineOwn, let bareCost else {
+        say("prompt: instructions per digit skipped: callgrind gave no usable profile (see \(work)/callgrind-*)")
+        return rows
+    }
+    rows.append(Row(name: "prompt: instructions per digit, cardline's own",
+                    figure: String(format: "%.1fk (libedit's part %.1fk; bare libedit %.1fk per key)", cardlineOwn.own / 1000,
+                                   cardlineOwn.libedit / 1000, bareCost.libedit / 1000),
+                    target: "≤ 10k", met: cardlineOwn.own <= 10_000))
+    return rows
+}
+
+/// Per digit (digits 7–12 of a number): cardline's own instructions and libedit's, by the
+/// method described at the top of this file.
+func instructionsPerDigit(program: String, arguments: [String], valgrind: String, environment: [String: String],
+                          work: String) -> (own: Double, libedit: Double)? {
+    let name = (program as NSString).lastPathComponent
+    let stripped = work + "/\(name)-stripped"
+    try? FileManager.default.removeItem(atPath: stripped)
+    guard (try? FileManager.default.copyItem(atPath: program, toPath: stripped)) != nil,
+          runQuietly(["/usr/bin/strip", "--strip-debug", stripped]) == 0 else { return nil }
+    let cards = 6
+    var costs: [(own: Double, loop: Double)] = []
+    for digits in [6, 12] {
+        let output = work + "/callgrind-\(name)-\(digits)"
+        try? FileManager.default.removeItem(atPath: output)
+        let run = PtyProgram([valgrind, "--tool=callgrind", "--callgrind-out-file=" + output, stripped] + arguments,
+                             environment: environment)
+        _ = run.waitForPrompt("Card number", seconds: 120)
+        for _ in 0..<cards {
+            for digit in Array("4111111111111111".utf8).prefix(digits) { _ = run.type(digit, quiet: 60) }
+            _ = run.type(0x15, quiet: 60)
+        }
+        run.quit()
+        guard let cost = callgrindLoopCost(output) else { return nil }
+        costs.append(cost)
+    }
+    let extraDigits = Double(cards * 6)
+    let own = (costs[1].own - costs[0].own) / extraDigits
+    let loop = (costs[1].loop - costs[0].loop) / extraDigits
+    return (own, loop - own)
+}
+
+/// From a callgrind profile: el_gets's inclusive cost (the whole editing loop) and cardline's
+/// own part of it (its callbacks, less the libedit calls they make).
+func callgrindLoopCost(_ path: String) -> (own: Double, loop: Double)? {
+    let pipe = Pipe()
+    let annotate = Process()
+    annotate.executableURL = URL(fileURLWithPath: "/usr/bin/callgrind_annotate")
+    annotate.arguments = ["--inclusive=yes", "--threshold=100", path]
+    annotate.standardOutput = pipe
+    annotate.standardError = FileHandle.nullDevice
+    guard (try? annotate.run()) != nil else { return nil }
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    annotate.waitUntilExit()
+    let calledByCardline: Set<String> = ["el_insertstr", "el_deletestr", "el_cursor", "el_wline", "el_push", "el_resize"]
+    var loop = 0.0, callbacks = 0.0, libeditCalls = 0.0
+    for line in text.split(separator: "\n") {
+        // "  1,234,567 (12.34%)  file:function [object]"
+        let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, let cost = Double(parts[0].replacingOccurrences(of: ",", with: "")) else { continue }
+        var rest = parts[1].drop { $0 != ")" }.dropFirst().drop { $0 == " " }
+        if let bracket = rest.range(of: " [") { rest = rest[..<bracket.lowerBound] }
+        let function = rest.split(separator: ":", maxSplits: 1).last.map(String.init) ?? ""
+        if function == "el_gets" { loop = cost }
+        if calledByCardline.contains(function) { libeditCalls += cost }
+        // The @convention(c) thunks of the closures libedit calls (key reader, bindings, prompts).
+        if function.contains("InteractiveEditor") && function.hasSuffix("To") { callbacks += cost }
+    }
+    guard loop > 0, callbacks > 0 else { return loop > 0 ? (0, loop) : nil }
+    return (callbacks - libeditCalls, loop)
+}
+
+func runQuietly(_ argv: [String]) -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: argv[0])
+    process.arguments = Array(argv.dropFirst())
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return -1 }
+    process.waitUntilExit()
+    return process.terminationStatus
+}
