@@ -342,24 +342,30 @@ private struct Interval {
 /// thousands of ranges) go through a radix sort on 16-bit digits of the low end, linear in
 /// their number; a merge sort of 100,000 intervals was a sixth of loading them.
 private func sortedByLow(_ intervals: [Interval]) -> [Interval] {
-    let count = intervals.count
-    guard count > 256 else { return intervals.sorted { $0.low < $1.low } }
+    guard intervals.count > 256 else { return intervals.sorted { $0.low < $1.low } }
+    return stableOrder(ofKeys: intervals.map(\.low)).map { intervals[Int($0)] }
+}
+
+/// The indices of `keys` in ascending order of key, equal keys in index order: an LSD radix
+/// sort on 16-bit digits, each pass stable, passes where every key has the same digit skipped.
+func stableOrder(ofKeys keys: [UInt64]) -> [Int32] {
+    let count = keys.count
     var order = [Int32](unsafeUninitializedCapacity: count) { order, initialized in
         for i in 0..<count { order[i] = Int32(i) }
         initialized = count
     }
     var scratch = order
     var counts = [Int](repeating: 0, count: 1 << 16 + 1)
-    intervals.withUnsafeBufferPointer { intervals in
-        for shift in stride(from: 0, to: 64, by: 16) {
+    keys.withUnsafeBufferPointer { keys in
+        for shift in stride(from: UInt64(0), to: 64, by: 16) {
             for i in counts.indices { counts[i] = 0 }
-            for interval in intervals { counts[Int(truncatingIfNeeded: interval.low >> UInt64(shift)) & 0xFFFF + 1] += 1 }
-            if counts.contains(count) { continue }  // every low has the same digit here: nothing to move
+            for key in keys { counts[Int(truncatingIfNeeded: key >> shift) & 0xFFFF + 1] += 1 }
+            if counts.contains(count) { continue }  // every key has the same digit here: nothing to move
             for i in 1..<counts.count { counts[i] += counts[i - 1] }
             order.withUnsafeBufferPointer { order in
                 scratch.withUnsafeMutableBufferPointer { scratch in
                     for index in order {
-                        let digit = Int(truncatingIfNeeded: intervals[Int(index)].low >> UInt64(shift)) & 0xFFFF
+                        let digit = Int(truncatingIfNeeded: keys[Int(index)] >> shift) & 0xFFFF
                         scratch[counts[digit]] = index
                         counts[digit] += 1
                     }
@@ -368,7 +374,7 @@ private func sortedByLow(_ intervals: [Interval]) -> [Interval] {
             swap(&order, &scratch)
         }
     }
-    return order.map { intervals[Int($0)] }
+    return order
 }
 
 /// The intervals of one pattern length, disjoint and sorted, with range tables. A class, so
