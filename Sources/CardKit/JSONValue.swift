@@ -114,6 +114,12 @@ struct JSONReader {
         }
     }
 
+    /// Records that the character at byte `index` (on the current line) is in `column`, for a
+    /// reader that worked columns out itself (`scanRuleFile`).
+    mutating func setColumn(_ column: Int, at index: Int) {
+        (columnIndex, self.column) = (index, column)
+    }
+
     mutating func error(_ message: String) -> JSONSyntaxError {
         JSONSyntaxError(location: location, message: message)
     }

@@ -45,7 +45,7 @@ extension JSONReader {
                     if (key == "prefixes" || key == "ranges") && current == UInt8(ascii: "[") {
                         guard scanned.patterns[key] == nil else { return nil }  // twice: an error to word
                         let arrayLocation = location
-                        guard let read = key == "prefixes" ? scanPrefixes() : scanRanges() else { return nil }
+                        guard let read = scanPatternArray(ranges: key == "ranges") else { return nil }
                         scanned.patterns[key] = read
                         value = .array([], arrayLocation)
                     } else {
@@ -69,81 +69,108 @@ extension JSONReader {
         }
     }
 
-    /// `["4", "51", …]` at the reader: each prefix and the location of its string.
-    private mutating func scanPrefixes() -> (patterns: [IINPattern], locations: [SourceLocation])? {
+    /// `["4", "51", …]` (or, for `ranges`, `[["2221", "2720"], …]`) at the reader, in one loop
+    /// over the bytes: each pattern, and where it stands (a prefix's string, a range's array,
+    /// as the general reader places an item). Nil at the first thing that is not a plain
+    /// valid pattern or the JSON around it. Everything passed inside the array is ASCII, so a
+    /// column is worked out from a known one on the same line.
+    private mutating func scanPatternArray(ranges: Bool) -> (patterns: [IINPattern], locations: [SourceLocation])? {
+        let start = location  // also puts `columnIndex` and `column` at the `[`
         var patterns: [IINPattern] = [], locations: [SourceLocation] = []
-        let scanned = scanArray { reader in
-            let at = reader.location
-            guard let (value, length) = reader.scanDigitString() else { return false }
-            patterns.append(IINPattern(lowValue: value, highValue: value, length: length))
-            locations.append(at)
-            return true
-        }
-        return scanned ? (patterns, locations) : nil
-    }
-
-    /// `[["2221", "2720"], …]` at the reader: each range and the location of its array.
-    private mutating func scanRanges() -> (patterns: [IINPattern], locations: [SourceLocation])? {
-        var patterns: [IINPattern] = [], locations: [SourceLocation] = []
-        let scanned = scanArray { reader in
-            guard reader.current == UInt8(ascii: "[") else { return false }
-            let at = reader.location
-            reader.index += 1
-            reader.skipWhitespace()
-            guard let (low, length) = reader.scanDigitString() else { return false }
-            reader.skipWhitespace()
-            guard reader.current == UInt8(ascii: ",") else { return false }
-            reader.index += 1
-            reader.skipWhitespace()
-            guard let (high, highLength) = reader.scanDigitString(), highLength == length, low <= high else { return false }
-            reader.skipWhitespace()
-            guard reader.current == UInt8(ascii: "]") else { return false }
-            reader.index += 1
-            patterns.append(IINPattern(lowValue: low, highValue: high, length: length))
-            locations.append(at)
-            return true
-        }
-        return scanned ? (patterns, locations) : nil
-    }
-
-    /// An array at the reader, `item` reading each element (false: give up); the same
-    /// whitespace and separators the general reader takes.
-    private mutating func scanArray(_ item: (inout JSONReader) -> Bool) -> Bool {
-        index += 1  // [
-        skipWhitespace()
-        if current == UInt8(ascii: "]") { index += 1; return true }
-        while true {
-            skipWhitespace()
-            guard item(&self) else { return false }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return true
-            default: return false
-            }
-        }
-    }
-
-    /// A string of 1–19 ASCII digits and nothing else at the reader: its value and length.
-    private mutating func scanDigitString() -> (UInt64, Int)? {
-        guard current == UInt8(ascii: "\"") else { return nil }
-        let first = index + 1
-        let found: (UInt64, Int)? = bytes.withUnsafeBufferPointer { bytes in
-            var at = first, value: UInt64 = 0
-            while at < bytes.count, at - first < 20 {
-                let byte = bytes[at]
-                if byte == UInt8(ascii: "\"") {
-                    let length = at - first
-                    return length >= 1 && length <= 19 ? (value, length) : nil
+        let end: PatternCursor? = bytes.withUnsafeBufferPointer { bytes in
+            var cursor = PatternCursor(bytes: bytes, at: index, line: line, lineStart: lineStart, column: start.column)
+            cursor.index += 1  // [
+            cursor.skipWhitespace()
+            if cursor.take(UInt8(ascii: "]")) { return cursor }
+            while true {
+                cursor.skipWhitespace()
+                let at = cursor.location
+                if ranges {
+                    guard cursor.take(UInt8(ascii: "[")) else { return nil }
+                    cursor.skipWhitespace()
+                    guard let (low, length) = cursor.digitString() else { return nil }
+                    cursor.skipWhitespace()
+                    guard cursor.take(UInt8(ascii: ",")) else { return nil }
+                    cursor.skipWhitespace()
+                    guard let (high, highLength) = cursor.digitString(), highLength == length, low <= high else { return nil }
+                    cursor.skipWhitespace()
+                    guard cursor.take(UInt8(ascii: "]")) else { return nil }
+                    patterns.append(IINPattern(lowValue: low, highValue: high, length: length))
+                } else {
+                    guard let (value, length) = cursor.digitString() else { return nil }
+                    patterns.append(IINPattern(lowValue: value, highValue: value, length: length))
                 }
-                guard byte &- UInt8(ascii: "0") < 10 else { return nil }
-                value = value &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
-                at += 1
+                locations.append(at)
+                cursor.skipWhitespace()
+                if cursor.take(UInt8(ascii: ",")) { continue }
+                return cursor.take(UInt8(ascii: "]")) ? cursor : nil
             }
-            return nil
         }
-        guard let found else { return nil }
-        index = first + found.1 + 1
-        return found
+        guard let end else { return nil }
+        index = end.index
+        line = end.line
+        lineStart = end.lineStart
+        setColumn(end.anchorColumn, at: end.anchor)
+        return (patterns, locations)
+    }
+}
+
+/// Where `scanPatternArray` is, over raw bytes: the byte, the line, and a place on the line
+/// whose column is known (everything it passes is ASCII, so columns follow from it).
+private struct PatternCursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index: Int
+    var line: Int
+    var lineStart: Int
+    var anchor: Int
+    var anchorColumn: Int
+
+    init(bytes: UnsafeBufferPointer<UInt8>, at index: Int, line: Int, lineStart: Int, column: Int) {
+        self.bytes = bytes
+        self.index = index
+        self.line = line
+        self.lineStart = lineStart
+        (anchor, anchorColumn) = (index, column)
+    }
+
+    var location: SourceLocation { SourceLocation(line: line, column: anchorColumn + (index - anchor)) }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                index += 1
+            case UInt8(ascii: "\n"):
+                index += 1
+                line += 1
+                lineStart = index
+                (anchor, anchorColumn) = (index, 1)
+            default:
+                return
+            }
+        }
+    }
+
+    @inline(__always)
+    mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// A string of 1–19 ASCII digits and nothing else: its value and length.
+    @inline(__always)
+    mutating func digitString() -> (UInt64, Int)? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        var j = index + 1, value: UInt64 = 0
+        while j < bytes.count, bytes[j] &- UInt8(ascii: "0") < 10, j - index <= 19 {
+            value = value &* 10 &+ UInt64(bytes[j] &- UInt8(ascii: "0"))
+            j += 1
+        }
+        let length = j - index - 1
+        guard j < bytes.count, bytes[j] == UInt8(ascii: "\""), length >= 1 else { return nil }
+        index = j + 1
+        return (value, length)
     }
 }
