@@ -37,6 +37,8 @@ let package = Package(
         .executableTarget(name: "cardline-bench", dependencies: ["CardKit"]),
         // The bench's baseline for the prompt rows: a bare libedit program (el_gets, a prompt).
         .executableTarget(name: "bench-bare-libedit", dependencies: ["CLibEdit"]),
+        // An empty Swift program: the baseline `make bench` compares cardline's start-up with.
+        .executableTarget(name: "bench-empty"),
         // An example client of the CardPrompt library: a small order desk (built by `make test`).
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),

@@ -78,9 +78,13 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.logo = logo
         self.patterns = patterns
         self.lengths = lengths
-        let perPattern = patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
+        // Usually given whole (the rule-file reader gives one entry a pattern): kept as it is.
+        let perPattern = patternLengths.count == patterns.count
+            ? patternLengths : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
         self.patternLengths = perPattern
-        self.allLengths = Array(Set(lengths + perPattern.joined())).sorted()
+        var all = Set(lengths)
+        for own in perPattern where own != lengths { all.formUnion(own) }  // most are `lengths` itself
+        self.allLengths = all.sorted()
         self.status = status
         self.autoAdvanceLengths = autoAdvanceLengths
         self.groups = groups

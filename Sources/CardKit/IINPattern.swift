@@ -1,30 +1,48 @@
 /// An issuer identification number pattern: an inclusive range of digit strings of one
 /// length. A prefix such as `"4"` is the range `"4"…"4"`.
+///
+/// Held as two numbers and a length, not as digit arrays: a rule file of 100,000 ranges then
+/// costs no allocation per pattern.
 public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible {
-    /// Lowest and highest prefix, as digit values 0–9, both of `length` digits.
-    public let low: [UInt8]
-    /// The highest prefix, as digit values 0–9 (not ASCII), as long as `low`.
-    public let high: [UInt8]
+    /// The lowest prefix as a number (its digits read in base 10).
+    let lowValue: UInt64
+    /// The highest prefix as a number.
+    let highValue: UInt64
+    /// How many leading digits the pattern looks at; longer is more specific.
+    public let length: Int
 
-    /// The range `low`…`high`; nil unless both are non-empty strings of ASCII digits of one length, `low` ≤ `high`.
+    /// The most digits a pattern can have: 19 (the longest card number, and the most that fit in 64 bits).
+    private static let maxDigits = 19
+
+    /// Lowest and highest prefix, as digit values 0–9, both of `length` digits.
+    public var low: [UInt8] { Self.digits(lowValue, count: length) }
+    /// The highest prefix, as digit values 0–9 (not ASCII), as long as `low`.
+    public var high: [UInt8] { Self.digits(highValue, count: length) }
+
+    /// The range `low`…`high`; nil unless both are non-empty strings of ASCII digits of one
+    /// length (at most 19), `low` ≤ `high`.
     public init?(low: String, high: String) {
-        guard let l = digitValues(low), let h = digitValues(high), !l.isEmpty,
-              l.count == h.count, !h.lexicographicallyPrecedes(l) else { return nil }
-        self.low = l
-        self.high = h
+        guard let (l, count) = Self.value(low), let (h, highCount) = Self.value(high),
+              count == highCount, l <= h else { return nil }
+        self.lowValue = l
+        self.highValue = h
+        self.length = count
     }
 
-    /// The range `prefix`…`prefix`; nil unless `prefix` is a non-empty string of ASCII digits.
-    public init?(prefix: String) { self.init(low: prefix, high: prefix) }
+    /// A pattern from values already checked: `length` digits (1–19), `lowValue` ≤ `highValue`.
+    init(lowValue: UInt64, highValue: UInt64, length: Int) {
+        self.lowValue = lowValue
+        self.highValue = highValue
+        self.length = length
+    }
 
-    /// How many leading digits the pattern looks at; longer is more specific.
-    public var length: Int { low.count }
+    /// The range `prefix`…`prefix`; nil unless `prefix` is a non-empty string of ASCII digits (at most 19).
+    public init?(prefix: String) { self.init(low: prefix, high: prefix) }
 
     /// The pattern as written in rule files: `4`, or `51-55` for a range.
     public var description: String {
-        let l = String(low.map { Character(Unicode.Scalar($0 + 48)) })
-        let h = String(high.map { Character(Unicode.Scalar($0 + 48)) })
-        return l == h ? l : "\(l)-\(h)"
+        let l = Self.text(lowValue, count: length)
+        return lowValue == highValue ? l : "\(l)-\(Self.text(highValue, count: length))"
     }
 
     /// How the typed digits relate to this pattern.
@@ -40,16 +58,49 @@ public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible
     /// How `digits` (each 0–9, not ASCII) relate to this pattern.
     public func match(_ digits: some Collection<UInt8>) -> Match {
         let n = min(digits.count, length)
-        let head = digits.prefix(n)
-        guard !head.lexicographicallyPrecedes(low.prefix(n)),
-              !high.prefix(n).lexicographicallyPrecedes(head) else { return .none }
+        let head = digits.prefix(n).reduce(UInt64(0)) { $0 * 10 + UInt64($1) }
+        var scale: UInt64 = 1
+        for _ in n..<length { scale *= 10 }
+        // Prefixes of one length compare as numbers the way they compare digit by digit.
+        guard head >= lowValue / scale, head <= highValue / scale else { return .none }
         return digits.count >= length ? .full : .partial
     }
 
     /// True when some number matches both patterns fully.
     public func overlaps(_ other: IINPattern) -> Bool {
         guard length == other.length else { return false }
-        return !high.lexicographicallyPrecedes(other.low) && !other.high.lexicographicallyPrecedes(low)
+        return highValue >= other.lowValue && other.highValue >= lowValue
+    }
+
+    /// The value and digit count of a non-empty string of at most 19 ASCII digits.
+    private static func value(_ text: String) -> (UInt64, Int)? {
+        var text = text
+        // Read through the contiguous UTF-8 (a small string's is on the stack): iterating the
+        // view byte by byte costs several times more.
+        return text.withUTF8 { bytes -> (UInt64, Int)? in
+            guard !bytes.isEmpty, bytes.count <= maxDigits else { return nil }
+            var value: UInt64 = 0
+            for byte in bytes {
+                guard byte &- 48 < 10 else { return nil }
+                value = value &* 10 &+ UInt64(byte &- 48)
+            }
+            return (value, bytes.count)
+        }
+    }
+
+    /// `value`'s digits, `count` of them (leading zeros included).
+    private static func digits(_ value: UInt64, count: Int) -> [UInt8] {
+        var digits = [UInt8](repeating: 0, count: count)
+        var rest = value
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            digits[i] = UInt8(rest % 10)
+            rest /= 10
+        }
+        return digits
+    }
+
+    private static func text(_ value: UInt64, count: Int) -> String {
+        String(decoding: digits(value, count: count).map { $0 + 48 }, as: UTF8.self)
     }
 }
 

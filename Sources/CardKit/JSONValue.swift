@@ -1,6 +1,8 @@
 /// A JSON value that remembers where each of its parts starts in the source text, so that
-/// rule errors can name the line and column of the offending value.
-public indirect enum JSONValue: Sendable {
+/// rule errors can name the line and column of the offending value. Not `indirect`: objects
+/// and arrays already hold their parts in arrays, so a value needs no box of its own (one
+/// allocation fewer for every value of a 100,000-range file).
+public enum JSONValue: Sendable {
     /// An object: its members in source order, and where it starts.
     case object([Member], SourceLocation)
     /// An array: its elements, and where it starts.
@@ -101,10 +103,21 @@ struct JSONReader {
         mutating get {
             if columnIndex < lineStart || columnIndex > index { (columnIndex, column) = (lineStart, 1) }
             columnBytesScanned += index - columnIndex
-            for byte in bytes[columnIndex..<index] where byte & 0xC0 != 0x80 { column += 1 }
+            let (from, to) = (columnIndex, index)
+            column += bytes.withUnsafeBufferPointer { bytes in
+                var characters = 0
+                for i in from..<to where bytes[i] & 0xC0 != 0x80 { characters += 1 }
+                return characters
+            }
             columnIndex = index
             return SourceLocation(line: line, column: column)
         }
+    }
+
+    /// Records that the character at byte `index` (on the current line) is in `column`, for a
+    /// reader that worked columns out itself (`scanRuleFile`).
+    mutating func setColumn(_ column: Int, at index: Int) {
+        (columnIndex, self.column) = (index, column)
     }
 
     mutating func error(_ message: String) -> JSONSyntaxError {
@@ -154,6 +167,7 @@ struct JSONReader {
         var members: [JSONValue.Member] = []
         skipWhitespace()
         if current == UInt8(ascii: "}") { index += 1; return .object(members, start) }
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else {
@@ -182,6 +196,7 @@ struct JSONReader {
         var elements: [JSONValue] = []
         skipWhitespace()
         if current == UInt8(ascii: "]") { index += 1; return .array(elements, start) }
+        elements.reserveCapacity(2)  // a range: one allocation, not two
         while true {
             skipWhitespace()
             elements.append(try readValue(depth: depth + 1))
@@ -197,35 +212,44 @@ struct JSONReader {
     mutating func readString() throws(JSONSyntaxError) -> String {
         let start = location
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
+        var text = ""
         var run = index
-        func flush(_ upTo: Int, into scalars: inout String.UnicodeScalarView) -> Bool {
-            guard let text = String(validating: bytes[run..<upTo], as: UTF8.self) else { return false }
-            scalars.append(contentsOf: text.unicodeScalars)
+        var ascii = true  // the run so far holds only ASCII bytes
+        /// Appends `bytes[run..<upTo]` to `text`; false when it is not valid UTF-8.
+        func flush(_ upTo: Int, into text: inout String) -> Bool {
+            guard run < upTo else { return true }
+            let piece: String? = bytes.withUnsafeBufferPointer { all in
+                let slice = UnsafeBufferPointer(rebasing: all[run..<upTo])
+                // ASCII is valid UTF-8 as it is: the decoding initializer's fast path.
+                return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+            }
+            guard let piece else { return false }
+            if text.isEmpty { text = piece } else { text += piece }
             return true
         }
         while true {
-            guard let byte = current else { throw error("unterminated string") }
+            guard index < bytes.count else { throw error("unterminated string") }
+            let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard flush(index, into: &scalars) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
+                guard flush(index, into: &text) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
                 index += 1
-                return String(scalars)
+                return text
             case UInt8(ascii: "\\"):
-                guard flush(index, into: &scalars) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
+                guard flush(index, into: &text) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
                 let escapeStart = location  // an unknown escape is reported at its backslash
                 index += 1
                 guard let escaped = current else { throw error("unterminated string") }
                 index += 1
                 switch escaped {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{8}")
-                case UInt8(ascii: "f"): scalars.append("\u{C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""): text.unicodeScalars.append("\"")
+                case UInt8(ascii: "\\"): text.unicodeScalars.append("\\")
+                case UInt8(ascii: "/"): text.unicodeScalars.append("/")
+                case UInt8(ascii: "b"): text.unicodeScalars.append("\u{8}")
+                case UInt8(ascii: "f"): text.unicodeScalars.append("\u{C}")
+                case UInt8(ascii: "n"): text.unicodeScalars.append("\n")
+                case UInt8(ascii: "r"): text.unicodeScalars.append("\r")
+                case UInt8(ascii: "t"): text.unicodeScalars.append("\t")
                 case UInt8(ascii: "u"):
                     var code: UInt32 = 0
                     for _ in 0..<4 {
@@ -234,49 +258,66 @@ struct JSONReader {
                         index += 1
                     }
                     // Surrogates are not needed by rule files; a lone one is replaced.
-                    scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                    text.unicodeScalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 case 0x21..<0x7F:
                     throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
                 default:
                     throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\' followed by \(describe(escaped))")
                 }
                 run = index
+                ascii = true
             case 0..<0x20:
                 throw error(byte == UInt8(ascii: "\n") ? "unterminated string" : "control character in a string")
             default:
+                if byte >= 0x80 { ascii = false }
                 index += 1
             }
         }
     }
 
+    /// Reads a number's text and checks it against the RFC 8259 grammar,
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, byte by byte.
     mutating func readNumber() throws(JSONSyntaxError) -> String {
         let start = index
-        let numberBytes = Set("+-.eE0123456789".utf8)
-        while let byte = current, numberBytes.contains(byte) { index += 1 }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        // RFC 8259 grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-        var rest = Substring(text)
-        if rest.first == "-" { rest = rest.dropFirst() }
-        let intDigits = rest.prefix(while: \.isASCIIDigit)
-        var ok = !intDigits.isEmpty && !(intDigits.count > 1 && intDigits.first == "0")
-        rest = rest.dropFirst(intDigits.count)
-        if ok, rest.first == "." {
-            let fraction = rest.dropFirst().prefix(while: \.isASCIIDigit)
-            ok = !fraction.isEmpty
-            rest = rest.dropFirst(1 + fraction.count)
+        while let byte = current, Self.isNumberByte(byte) { index += 1 }
+        let end = index
+        var at = start
+        func digits() -> Int {
+            let first = at
+            while at < end, bytes[at] &- UInt8(ascii: "0") < 10 { at += 1 }
+            return at - first
         }
-        if ok, rest.first == "e" || rest.first == "E" {
-            rest = rest.dropFirst()
-            if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
-            let exponent = rest.prefix(while: \.isASCIIDigit)
-            ok = !exponent.isEmpty
-            rest = rest.dropFirst(exponent.count)
+        if at < end, bytes[at] == UInt8(ascii: "-") { at += 1 }
+        let intStart = at
+        let intDigits = digits()
+        var ok = intDigits > 0 && !(intDigits > 1 && bytes[intStart] == UInt8(ascii: "0"))
+        if ok, at < end, bytes[at] == UInt8(ascii: ".") {
+            at += 1
+            ok = digits() > 0
         }
-        guard ok, rest.isEmpty else {
+        if ok, at < end, bytes[at] == UInt8(ascii: "e") || bytes[at] == UInt8(ascii: "E") {
+            at += 1
+            if at < end, bytes[at] == UInt8(ascii: "+") || bytes[at] == UInt8(ascii: "-") { at += 1 }
+            ok = digits() > 0
+        }
+        // Only bytes of "+-.eE0123456789" were taken: the text is ASCII.
+        let text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        guard ok, at == end else {
             index = start
             throw error("malformed number '\(text)'")
         }
         return text
+    }
+
+    /// The bytes a number's text is made of: `+-.eE0123456789`.
+    static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "e"), UInt8(ascii: "E"):
+            return true
+        default:
+            return false
+        }
     }
 
     func hexValue(_ byte: UInt8) -> UInt32? {

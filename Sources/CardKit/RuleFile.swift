@@ -25,16 +25,27 @@ struct RuleFile {
     /// Problems worth a word that do not stop the file from loading.
     private(set) var warnings: [RuleError] = []
 
+    /// The top-level `prefixes` and `ranges` when the fast pass read them (`RuleFileScan.swift`).
+    private var scannedPatterns: [String: (patterns: [IINPattern], locations: [SourceLocation])] = [:]
+
     init(file: String) { self.file = file }
 
-    /// What the text says, or nil when `problems` holds at least one error.
-    mutating func decode(_ bytes: [UInt8]) -> Content? {
+    /// What the text says, or nil when `problems` holds at least one error. `scanning: false`
+    /// skips the one-pass reader (`RuleFileScan.swift`), for the tests that compare the two.
+    mutating func decode(_ bytes: [UInt8], scanning: Bool = true) -> Content? {
         let root: JSONValue
-        do {
-            root = try JSONValue.parse(bytes)
-        } catch {
-            fail(error.location, "invalid JSON: \(error.message)")
-            return nil
+        var scanner = JSONReader(bytes: bytes)
+        if scanning, let scanned = scanner.scanRuleFile() {
+            // Top-level patterns already read (and valid); everything else as usual.
+            root = scanned.root
+            scannedPatterns = scanned.patterns
+        } else {
+            do {
+                root = try JSONValue.parse(bytes)
+            } catch {
+                fail(error.location, "invalid JSON: \(error.message)")
+                return nil
+            }
         }
         guard case .object(let members, _) = root else {
             fail(root.location, "a rule file holds one JSON object, found \(root.kindName)")
@@ -78,7 +89,7 @@ struct RuleFile {
 
         var patterns: [IINPattern] = []
         var patternLocations: [SourceLocation] = []
-        let patternCount = readPatterns(fields, into: &patterns, &patternLocations)
+        let patternCount = readPatterns(fields, into: &patterns, &patternLocations, scanned: scannedPatterns)
         if patternCount == 0 && !Self.hasMalformedPatterns(fields) {
             fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
                  "a network needs at least one IIN pattern in `prefixes` or `ranges`")
@@ -95,7 +106,10 @@ struct RuleFile {
         let maxLength = lengths.last ?? 16
         var patternLengths = Array(repeating: lengths, count: patterns.count)
         if let value = fields["lengthsFor"] { readLengthsFor(value, networkLengths: lengths, &patterns, &patternLocations, &patternLengths) }
-        let allLengths = Set(patternLengths.joined()).union(lengths)
+        // Most patterns share the network's own lengths (one array, many references): each
+        // distinct array is added once, so 100,000 patterns do not cost 100,000 set inserts.
+        var allLengths = Set(lengths)
+        for own in patternLengths where own != lengths { allLengths.formUnion(own) }
 
         var status = CardNetwork.Status.active
         if let value = fields["status"], let text = string(value, "status") {
@@ -151,13 +165,18 @@ struct RuleFile {
 
     /// Reads `prefixes` and `ranges` of an object (the file, or a `lengthsFor` entry) into
     /// `patterns`; returns how many items they list.
-    private mutating func readPatterns(_ fields: [String: JSONValue], into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation]) -> Int {
+    private mutating func readPatterns(_ fields: [String: JSONValue], into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation],
+                                       scanned: [String: (patterns: [IINPattern], locations: [SourceLocation])] = [:]) -> Int {
         var patternCount = 0
-        if let value = fields["prefixes"], let items = array(value, "prefixes") {
+        if let read = scanned["prefixes"] {
+            patternCount += read.patterns.count
+            patterns += read.patterns
+            patternLocations += read.locations
+        } else if let value = fields["prefixes"], let items = array(value, "prefixes") {
             patternCount += items.count
             for item in items {
                 guard let text = string(item, "each prefix") else { continue }
-                if text.value.count > Self.maxPatternLength {
+                if Self.isTooLong(text.value) {
                     fail(item.location, "prefix \"\(text.value.escapingControlCharacters)\" is longer than \(Self.maxPatternLength) digits")
                 } else if let pattern = IINPattern(prefix: text.value) {
                     patterns.append(pattern)
@@ -167,7 +186,11 @@ struct RuleFile {
                 }
             }
         }
-        if let value = fields["ranges"], let items = array(value, "ranges") {
+        if let read = scanned["ranges"] {
+            patternCount += read.patterns.count
+            patterns += read.patterns
+            patternLocations += read.locations
+        } else if let value = fields["ranges"], let items = array(value, "ranges") {
             patternCount += items.count
             for item in items {
                 guard case .array(let ends, _) = item, ends.count == 2 else {
@@ -175,7 +198,7 @@ struct RuleFile {
                     continue
                 }
                 guard let low = string(ends[0], "a range's low end"), let high = string(ends[1], "a range's high end") else { continue }
-                if low.value.count > Self.maxPatternLength || high.value.count > Self.maxPatternLength {
+                if Self.isTooLong(low.value) || Self.isTooLong(high.value) {
                     fail(item.location, "range ends are longer than \(Self.maxPatternLength) digits")
                 } else if let pattern = IINPattern(low: low.value, high: high.value) {
                     patterns.append(pattern)
@@ -344,6 +367,12 @@ struct RuleFile {
         if length == nil && !members.contains(where: { $0.key == "length" }) { fail(location, "missing required field `cvv.length`") }
         guard let name, let length else { return nil }
         return .init(name: name, length: length, side: side)
+    }
+
+    /// More characters than a pattern may have digits. Bytes are counted first: a string of
+    /// at most 19 bytes cannot hold more characters, and counting characters costs far more.
+    private static func isTooLong(_ text: String) -> Bool {
+        text.utf8.count > maxPatternLength && text.count > maxPatternLength
     }
 
     private func isValidID(_ id: String) -> Bool {

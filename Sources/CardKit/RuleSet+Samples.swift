@@ -75,8 +75,8 @@ extension RuleSet {
         // The pattern's numbers of this length, less those longer patterns take: the gaps.
         let scale = pow10Table[length - pattern.length]
         var gaps: [(low: UInt64, high: UInt64)] = []
-        var next = digitsValue(pattern.low) * scale
-        let last = (digitsValue(pattern.high) + 1) * scale - 1
+        var next = pattern.lowValue * scale
+        let last = (pattern.highValue + 1) * scale - 1
         for taken in numbersTakenFrom(owner: owner, patternIndex: patternIndex, length: length) where taken.high >= next {
             if taken.low > last { break }
             if taken.low > next { gaps.append((next, taken.low - 1)) }

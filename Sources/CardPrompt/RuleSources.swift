@@ -1,5 +1,8 @@
 import CardKit
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where rule files come from, in priority order (later overrides earlier by id): the bundled
 /// `rules/` folder, `$XDG_CONFIG_HOME/cardline/rules` (if it exists), each folder of
@@ -16,7 +19,9 @@ public enum RuleSources {
         if personal {
             let user = userFolder()
             if FileManager.default.fileExists(atPath: user) { folders.append(user) }
-            if let list = ProcessInfo.processInfo.environment["CARDLINE_RULES"] {
+            // getenv, not ProcessInfo's environment, which copies every variable into a
+            // dictionary first (a tenth of the prompt's own start-up work).
+            if let list = getenv("CARDLINE_RULES").map({ String(cString: $0) }) {
                 folders += list.split(separator: ":").map(String.init)
             }
         }
@@ -132,8 +137,7 @@ public enum RuleSources {
 
     /// `$XDG_CONFIG_HOME/cardline/rules` (default `~/.config/cardline/rules`).
     public static func userFolder() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             ?? Paths.home + "/.config"
         return base + "/cardline/rules"
     }

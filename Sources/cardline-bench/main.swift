@@ -33,6 +33,30 @@ let cardline = (here as NSString).deletingLastPathComponent + "/cardline"
 let work = FileManager.default.currentDirectoryPath + "/.build/bench"
 try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 
+/// The environment of every process the bench starts: the caller's, without any CARDLINE_*
+/// variable and with HOME and the XDG folders in a folder of its own (so neither the caller's
+/// rule folders, history nor settings take part). `TERM` for the pseudo-terminal runs.
+let isolatedHome = work + "/home"
+let benchEnvironment: [String] = {
+    for folder in ["", "/.config", "/.cache", "/.local/share", "/.local/state"] {
+        try? FileManager.default.createDirectory(atPath: isolatedHome + folder, withIntermediateDirectories: true)
+    }
+    var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+        !key.hasPrefix("CARDLINE_") && !key.hasPrefix("XDG_") && key != "HOME" && key != "TERM"
+    }
+    environment["HOME"] = isolatedHome
+    environment["XDG_CONFIG_HOME"] = isolatedHome + "/.config"
+    environment["XDG_CACHE_HOME"] = isolatedHome + "/.cache"
+    environment["XDG_DATA_HOME"] = isolatedHome + "/.local/share"
+    environment["XDG_STATE_HOME"] = isolatedHome + "/.local/state"
+    environment["TERM"] = "xterm"
+    return environment.map { "\($0.key)=\($0.value)" }.sorted()
+}()
+
+/// `benchEnvironment` as a C array for posix_spawn (free it with `freeEnvironment`).
+func spawnEnvironment() -> [UnsafeMutablePointer<CChar>?] { benchEnvironment.map { strdup($0) } + [nil] }
+func freeEnvironment(_ environment: [UnsafeMutablePointer<CChar>?]) { environment.forEach { free($0) } }
+
 /// The child's own peak resident memory so far (VmHWM, KiB). Unlike wait4's ru_maxrss it does
 /// not include this (large) process's memory, which a spawned child shares until it execs.
 func peakResidentKiB(_ pid: pid_t) -> Int? {
@@ -44,15 +68,18 @@ func peakResidentKiB(_ pid: pid_t) -> Int? {
 /// Runs cardline with stdout to `stdoutPath` (or /dev/null); returns seconds, exit status, and,
 /// when asked, its peak memory in KiB (sampled every millisecond, which costs a little CPU, so
 /// timed runs do not sample).
-func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemory: Bool = false) -> (seconds: Double, status: Int32, peakKiB: Int) {
+func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemory: Bool = false,
+         executable: String = cardline) -> (seconds: Double, status: Int32, peakKiB: Int) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([cardline] + arguments).map { strdup($0) } + [nil]
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
+    let envp = spawnEnvironment()
+    defer { freeEnvironment(envp) }
     var pid: pid_t = 0
     let start = now()
     var attributes = posix_spawnattr_t()
@@ -60,7 +87,7 @@ func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemor
     defer { posix_spawnattr_destroy(&attributes) }
     posix_spawnattr_setpgroup(&attributes, 0)  // a process group of its own
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    guard posix_spawn(&pid, cardline, &actions, &attributes, argv, environ) == 0 else { fatalError("cannot start \(cardline)") }
+    guard posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 else { fatalError("cannot start \(executable)") }
     var status: Int32 = 0
     var peak = 0
     if measuringMemory {
@@ -75,7 +102,7 @@ func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemor
 }
 
 /// Seconds from spawning cardline on a pseudo-terminal until its first prompt is on screen.
-func timeToFirstPrompt() -> Double {
+func timeToFirstPrompt(extraArguments: [String] = []) -> Double {
     var master: Int32 = -1, slave: Int32 = -1
     var size = winsize(ws_row: 24, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
     openpty(&master, &slave, nil, nil, &size)
@@ -84,12 +111,10 @@ func timeToFirstPrompt() -> Double {
     defer { posix_spawn_file_actions_destroy(&actions) }
     for fd: Int32 in 0...2 { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
     posix_spawn_file_actions_addclose(&actions, master)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([cardline, "--no-history", "--today", "2026-11"] as [String]).map { strdup($0) } + [nil]
+    let argv: [UnsafeMutablePointer<CChar>?] = ([cardline, "--no-history", "--today", "2026-11"] + extraArguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    var environment = ProcessInfo.processInfo.environment
-    environment["TERM"] = "xterm"
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { envp.forEach { free($0) } }
+    let envp = spawnEnvironment()
+    defer { freeEnvironment(envp) }
     var pid: pid_t = 0
     let start = now()
     // Its own session: on SIGTERM libedit restores the terminal and re-sends the signal to
@@ -312,14 +337,17 @@ rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms (fir
                 target: "< 8 ms", met: version < 0.008))
 
 rows += promptBenchRows(cardline: cardline, work: work)  // PromptBench.swift
+// Start-up beside an empty Swift binary, rule loading at 10,000 and 100,000 ranges: StartupBench.swift.
+rows += startupBenchmarks()
 
 let width = rows.map(\.name.count).max()!
 let figureWidth = rows.map(\.figure.count).max()!
 say("")
-say("| " + "measure".padding(toLength: width, withPad: " ", startingAt: 0) + " | " + "median".padding(toLength: figureWidth, withPad: " ", startingAt: 0) + " | target   | met |")
-say("|" + String(repeating: "-", count: width + 2) + "|" + String(repeating: "-", count: figureWidth + 2) + "|----------|-----|")
+let targetWidth = max(8, rows.map(\.target.count).max()!)
+say("| " + "measure".padding(toLength: width, withPad: " ", startingAt: 0) + " | " + "median".padding(toLength: figureWidth, withPad: " ", startingAt: 0) + " | " + "target".padding(toLength: targetWidth, withPad: " ", startingAt: 0) + " | met |")
+say("|" + String(repeating: "-", count: width + 2) + "|" + String(repeating: "-", count: figureWidth + 2) + "|" + String(repeating: "-", count: targetWidth + 2) + "|-----|")
 for row in rows {
     say("| " + row.name.padding(toLength: width, withPad: " ", startingAt: 0) + " | " + row.figure.padding(toLength: figureWidth, withPad: " ", startingAt: 0)
-          + " | " + row.target.padding(toLength: 8, withPad: " ", startingAt: 0) + " | " + (row.met ? "yes" : "NO ") + " |")
+          + " | " + row.target.padding(toLength: targetWidth, withPad: " ", startingAt: 0) + " | " + (row.met ? "yes" : "NO ") + " |")
 }
 exit(rows.allSatisfy(\.met) ? 0 : 1)

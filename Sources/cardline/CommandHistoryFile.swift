@@ -29,8 +29,7 @@ final class CommandHistoryFile {
     init(path: String) { self.path = path }
 
     static func standard() -> CommandHistoryFile {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base = getenv("XDG_STATE_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             ?? Paths.home + "/.local/state"
         return CommandHistoryFile(path: base + "/cardline/history")
     }

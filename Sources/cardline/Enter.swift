@@ -31,10 +31,123 @@ struct Enter: ParsableCommand {
     var title: String?
 
     func validate() throws {
-        if printCards && printFD != nil { throw ValidationError("--print and --print-fd both say where cards go; give one") }
-        if let printFD, printFD < 0 { throw ValidationError("--print-fd takes a file descriptor number, 0 or more; got \(printFD)") }
-        if printFD == 2 { throw ValidationError("--print-fd 2 would mix cards with cardline's messages on standard error; use another descriptor, like 3") }
+        if let problem = settings.deliveryProblem { throw ValidationError(problem) }
     }
+
+    /// The parsed arguments as plain values.
+    var settings: EnterSettings {
+        EnterSettings(ruleFolders: options.rules.ruleFolders, noDefaultRules: options.rules.noDefaultRules,
+                      retired: options.rules.retired, today: options.today, noColor: options.noColor,
+                      networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
+                      once: once, title: title)
+    }
+
+    func run() throws { try settings.run() }
+}
+
+/// What `enter` was asked to do, as plain values: from argument-parser's `Enter`, or, for the
+/// everyday command lines, straight from the arguments (`init?(quickParsing:)`), which skips
+/// building argument-parser's command tree (a third of the start-up work, measured with
+/// callgrind).
+struct EnterSettings {
+    var ruleFolders: [String] = []
+    var noDefaultRules = false
+    var retired = false
+    var today: String?
+    var noColor = false
+    var networks: String?
+    var noHistory = false
+    var printCards = false
+    var printFD: Int32?
+    var once = false
+    var title: String?
+
+    /// What is wrong with `--print` / `--print-fd`, in argument-parser's words for `Enter`.
+    var deliveryProblem: String? {
+        if printCards && printFD != nil { return "--print and --print-fd both say where cards go; give one" }
+        if let printFD, printFD < 0 { return "--print-fd takes a file descriptor number, 0 or more; got \(printFD)" }
+        if printFD == 2 { return "--print-fd 2 would mix cards with cardline's messages on standard error; use another descriptor, like 3" }
+        return nil
+    }
+
+}
+
+extension EnterSettings {
+    /// The settings for `arguments` (without the program name) when they are only `enter`'s
+    /// own flags and options, each once (`--rules` any number of times), values as separate
+    /// arguments or after `=`, and valid; nil for anything else — help, a subcommand, an
+    /// unknown or repeated option, a value that starts with `-` or is empty, a value
+    /// `validate()` would refuse — which argument-parser then handles, messages and all.
+    init?(quickParsing arguments: [String]) {
+        var seen = Set<String>()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else { return nil }
+            var name = argument, inlineValue: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            guard name == "--rules" || seen.insert(name).inserted else { return nil }
+            /// The option's value: after `=`, or the next argument.
+            func value() -> String? {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count else { return nil }
+                    value = arguments[index]
+                    index += 1
+                }
+                return value.isEmpty || value.hasPrefix("-") ? nil : value
+            }
+            switch name {
+            case "--no-default-rules", "--retired", "--no-color", "--no-history", "--print", "--once":
+                guard inlineValue == nil else { return nil }
+                switch name {
+                case "--no-default-rules": noDefaultRules = true
+                case "--retired": retired = true
+                case "--no-color": noColor = true
+                case "--no-history": noHistory = true
+                case "--print": printCards = true
+                default: once = true
+                }
+            case "--rules":
+                guard let folder = value() else { return nil }
+                ruleFolders.append(folder)
+            case "--today":
+                guard let month = value(), YearMonth(iso: month) != nil else { return nil }
+                today = month
+            case "--networks":
+                guard let list = value() else { return nil }
+                networks = list
+            case "--print-fd":
+                guard let text = value(), let fd = Int32(text) else { return nil }
+                printFD = fd
+            case "--title":
+                guard let text = value() else { return nil }
+                title = text
+            default:
+                return nil
+            }
+        }
+        guard deliveryProblem == nil else { return nil }
+    }
+}
+
+extension EnterSettings {
+
+    /// `--networks`, or `CARDLINE_NETWORKS` when set and not empty; with where it came from.
+    var acceptedNetworksText: (text: String, source: String)? {
+        if let networks { return (networks, "--networks") }
+        guard let value = getenv("CARDLINE_NETWORKS"), value.pointee != 0 else { return nil }
+        return (String(cString: value), "CARDLINE_NETWORKS")
+    }
+
+    /// `--today`, when given.
+    var todayMonth: YearMonth? { today.flatMap(YearMonth.init(iso:)) }
 
     /// Where cards are written, if anywhere.
     var deliveryFD: Int32? { printCards ? 1 : printFD }
@@ -46,16 +159,16 @@ struct Enter: ParsableCommand {
         let prompt: CardPrompt
         do {
             prompt = try CardPrompt(CardPrompt.Options(
-                ruleFolders: options.rules.ruleFolders, bundledRules: !options.rules.noDefaultRules,
-                acceptedNetworks: options.acceptedNetworkList(environment: true), today: options.todayMonth,
-                colour: options.noColor ? false : nil, title: title,
+                ruleFolders: ruleFolders, bundledRules: !noDefaultRules,
+                acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: todayMonth,
+                colour: noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
-                retiredNetworks: options.rules.retired))
+                retiredNetworks: retired))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
             case .unknownNetwork(let message):
-                Terminal.writeError("cardline: error: \(options.acceptedNetworksText(environment: true)?.source ?? "--networks"): \(message)\n")
+                Terminal.writeError("cardline: error: \(acceptedNetworksText?.source ?? "--networks"): \(message)\n")
             case .unreadableRules(let reason), .noTerminal(let reason): Terminal.writeError("cardline: error: \(reason)\n")
             }
             throw error.exitCode
@@ -87,7 +200,7 @@ struct Enter: ParsableCommand {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let result = prompt.readLines(StandardInputLines(), style: Style(colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD)),
+        let result = prompt.readLines(StandardInputLines(), style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD)),
                                       write: { Terminal.write($0, to: messagesFD) }, receive: receive)
         try delivery.finish()
         // A caller of --print, --print-fd or --once branches on "did I get a card": a line

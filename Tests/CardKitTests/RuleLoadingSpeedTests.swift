@@ -1,0 +1,117 @@
+@testable import CardKit
+import Testing
+
+/// The fast ways through rule loading (issue 13) give exactly what the general ones give.
+@Suite struct RuleLoadingSpeedTests {
+    /// A valid rule file with prefixes and ranges, indented, with a name that is not ASCII
+    /// (columns count characters).
+    static let sample = """
+        {
+          "$schema": "./schema.json",
+          "id": "acme-pay",
+          "name": "Acmé Pay — ünïcode",
+          "prefixes": ["4", "51", "6011", "0042"],
+          "ranges": [["2221", "2720"], ["880000", "880999"], ["0000000000000000001", "9999999999999999999"]],
+          "lengths": [16, 19],
+          "cvv": {"name": "CVV", "length": 3}
+        }
+        """
+
+    /// Both ways through one text: the same network (patterns, their places) or the same problems.
+    static func decodeBothWays(_ bytes: [UInt8]) -> (fast: String, general: String) {
+        func describe(_ scanning: Bool) -> String {
+            var decoder = RuleFile(file: "x.json")
+            let content = decoder.decode(bytes, scanning: scanning)
+            var text = decoder.problems.map(\.description).joined(separator: "\n")
+            if case .network(let network)? = content {
+                text += "network \(network.id) \(network.name) \(network.patterns) \(network.patternLocations) \(network.lengths) \(network.idLocation)"
+            } else if case .disable(let id, let at)? = content {
+                text += "disable \(id) \(at)"
+            }
+            return text
+        }
+        return (describe(true), describe(false))
+    }
+
+    @Test func theOnePassReaderReadsTheSampleAsTheGeneralReaderDoes() {
+        let (fast, general) = Self.decodeBothWays(Array(Self.sample.utf8))
+        #expect(fast == general)
+        #expect(fast.contains("network acme-pay"), "\(fast)")
+        #expect(fast.contains("0042") && fast.contains("0000000000000000001-9999999999999999999"), "\(fast)")
+    }
+
+    /// Every single-byte change of the sample (a byte replaced by one of a set chosen to break
+    /// strings, numbers, escapes and structure), and every cut: both readers agree, errors,
+    /// their places and all. Most variants are errors, many inside the pattern arrays.
+    @Test func everyOneByteChangeIsReadTheSameBothWays() {
+        let bytes = Array(Self.sample.utf8)
+        let replacements: [UInt8] = Array("0 9\"\\[],:{}a-\n".utf8) + [0x01, 0xC3, 0xFF]
+        var compared = 0, errors = 0
+        for position in bytes.indices {
+            for replacement in replacements where bytes[position] != replacement {
+                var changed = bytes
+                changed[position] = replacement
+                let (fast, general) = Self.decodeBothWays(changed)
+                #expect(fast == general, "byte \(position) → \(replacement): \(fast) / \(general)")
+                compared += 1
+                if !fast.hasPrefix("network") { errors += 1 }
+            }
+            let (fast, general) = Self.decodeBothWays(Array(bytes[..<position]))
+            #expect(fast == general, "cut at \(position)")
+        }
+        #expect(compared > 3_000 && errors > compared / 2, "\(compared) variants, \(errors) with errors")
+    }
+
+    /// Texts the one-pass reader must hand over: each ends with the general reader's words.
+    @Test(arguments: [
+        #"{"id": "a", "name": "A", "prefixes": ["4\u0031"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "prefixes": ["12345678901234567890"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "prefixes": [""], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "prefixes": ["4"], "prefixes": ["5"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "ranges": [["30", "2"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "ranges": [["5", "1"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "ranges": [["1", "2", "3"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "ranges": [["1", "2"],], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "prefixes": [4], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
+        #"{"id": "a", "name": "A", "prefixes": ["4"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}} x"#,
+        "\u{FEFF}{\"id\": \"a\", \"name\": \"Ä\", \"prefixes\": [\"4\", \"4x\"], \"lengths\": [16], \"cvv\": {\"name\": \"CVV\", \"length\": 3}}",
+    ])
+    func theGeneralReaderWordsWhatTheFastOneRefuses(text: String) {
+        let (fast, general) = Self.decodeBothWays(Array(text.utf8))
+        #expect(fast == general)
+    }
+
+    /// The radix sort gives the order of a sort by (key, index): ascending keys, ties in index order.
+    @Test(arguments: [0, 1, 300, 5_000])
+    func theRadixOrderIsTheStableOrder(count: Int) {
+        var random = SeededRandom(seed: UInt64(count) + 1)
+        // Few distinct high parts and many repeats, so that ties and skipped passes both occur.
+        let keys = (0..<count).map { _ in (random.next() % 4) << 48 | (random.next() % 50) << 20 | random.next() % 3 }
+        let expected = keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map(Int32.init)
+        #expect(stableOrder(ofKeys: keys) == expected)
+    }
+
+    /// A level of thousands of intervals (radix-sorted) ties and merges as a small one does:
+    /// the same set loaded as one network per range and as the same ranges shuffled.
+    @Test func largeLevelsReportTiesInOrder() {
+        var texts: [String] = []
+        for n in 0..<3 {
+            // Each network lists 400 eight-digit ranges; network 2 repeats two of network 0's.
+            var ranges = (0..<400).map { r in "[\"\(40_000_000 + (r * 3 + n) * 100)\", \"\(40_000_000 + (r * 3 + n) * 100 + 50)\"]" }
+            if n == 2 { ranges += ["[\"40000000\", \"40000010\"]", "[\"40030000\", \"40030010\"]"] }
+            texts.append("{\"id\": \"bank-\(n)\", \"name\": \"Bank \(n)\", \"ranges\": [\(ranges.joined(separator: ", "))], \"lengths\": [16], \"cvv\": {\"name\": \"CVV\", \"length\": 3}}")
+        }
+        let files = texts.indices.map { RuleSet.FileText(path: "bank-\($0).json", bytes: Array(texts[$0].utf8)) }
+        /// The 1-based column of the first `needle` in a one-line ASCII text.
+        func column(_ needle: String, in text: String) -> Int { text.distance(from: text.startIndex, to: text.range(of: needle)!.lowerBound) + 1 }
+        let expected = [
+            "bank-2.json:1:\(column("[\"40000000\", \"40000010\"]", in: texts[2])): error: pattern 40000000-40000010 of `bank-2` ties with pattern 40000000-40000050 of `bank-0` (bank-0.json:1:\(column("[\"40000000\"", in: texts[0]))); make one of them more specific",
+            "bank-2.json:1:\(column("[\"40030000\", \"40030010\"]", in: texts[2])): error: pattern 40030000-40030010 of `bank-2` ties with pattern 40030000-40030050 of `bank-0` (bank-0.json:1:\(column("[\"40030000\"", in: texts[0]))); make one of them more specific",
+        ]
+        #expect {
+            try RuleSet.load(folders: [files])
+        } throws: { error in
+            (error as? RuleErrors)?.errors.map(\.description) == expected
+        }
+    }
+}
