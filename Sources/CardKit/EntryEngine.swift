@@ -133,7 +133,7 @@ public struct EntryEngine: Sendable {
 
     /// Ends the session, saying what happens to the cards in the tray.
     private func quit() -> Outcome {
-        let count = tray.cards.count
+        let count = tray.count
         guard count > 0 else { return Outcome(event: .quit) }
         let cards = count == 1 ? "the card accepted here is" : "the \(count) cards accepted here are"
         return Outcome(messages: [.init(.info, "Goodbye: \(cards) not kept after cardline ends.")], event: .quit)
@@ -372,7 +372,7 @@ public struct EntryEngine: Sendable {
         }
         let network = detection.network!
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
-        tray.add(card.trayEntry)
+        tray.add(card)
         resetCard()
         return Outcome(messages: [.init(.success, "Success! \(network.name) •••• \(card.lastFour), expires \(card.expiry.cardText)")],
                        fieldChanged: true, event: .accepted(card))

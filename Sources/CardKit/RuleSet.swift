@@ -139,18 +139,24 @@ public struct RuleSet: Sendable {
     /// The allocation-free core of detection: the decided network's index (or -1), whether
     /// any network can still match, the longest length they allow, the deciding pattern's length.
     public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int) {
-        let typedValue = value(typed)
+        var typedValue: UInt64 = 0
+        for digit in typed { typedValue = typedValue &* 10 &+ UInt64(digit) }
         var bestOwner: Int32 = -1, bestLength = 0
         var minOwner = Int32.max, maxOwner = Int32.min, maxLength: Int32 = 0
-        for level in levels {
-            if level.length <= typed.count {
-                if let owner = level.owner(containing: typedValue / pow10[typed.count - level.length]) {
-                    (bestOwner, bestLength) = (owner, level.length)  // levels ascend: the longest full match wins
+        // Walked by index through the buffer: a `for … in` over the array copied (retained)
+        // each level, once per level per record or keystroke.
+        levels.withUnsafeBufferPointer { levels in
+            for index in levels.indices {
+                let level = levels[index]
+                if level.length <= typed.count {
+                    if let owner = level.owner(containing: typedValue / pow10[typed.count - level.length]) {
+                        (bestOwner, bestLength) = (owner, level.length)  // levels ascend: the longest full match wins
+                    }
+                } else if let span = level.span(prefix: typedValue, digits: typed.count) {
+                    minOwner = min(minOwner, level.minOwner.query(span))
+                    maxOwner = max(maxOwner, level.maxOwner.query(span))
+                    maxLength = max(maxLength, level.maxLength.query(span))
                 }
-            } else if let span = level.span(prefix: typedValue, digits: typed.count) {
-                minOwner = min(minOwner, level.minOwner.query(span))
-                maxOwner = max(maxOwner, level.maxOwner.query(span))
-                maxLength = max(maxLength, level.maxLength.query(span))
             }
         }
         if bestOwner >= 0 {
@@ -316,34 +322,73 @@ private final class IntervalLevel: Sendable {
     }
 }
 
-/// Range minimum or maximum in O(1) after an O(n log n) build.
+/// Range minimum or maximum in O(1) after an O(n log n) build. The rows are one flat array
+/// (row r starts at r × count): a query reads it without retaining an inner array.
 private struct SparseTable: Sendable {
-    private let rows: [[Int32]]
+    private let cells: [Int32]
+    private let count: Int
     private let keepsLarger: Bool
 
     init(_ values: [Int32], keepsLarger: Bool) {
         self.keepsLarger = keepsLarger
-        var rows = [values]
+        count = values.count
+        var cells = values
         var width = 1
+        var previous = 0  // where the previous row starts
         while width * 2 <= values.count {
-            let previous = rows[rows.count - 1]
-            rows.append((0...(values.count - width * 2)).map {
-                keepsLarger ? max(previous[$0], previous[$0 + width]) : min(previous[$0], previous[$0 + width])
-            })
+            for i in 0..<values.count {
+                let a = cells[previous + i]
+                let b = i + width < values.count ? cells[previous + i + width] : a
+                cells.append(keepsLarger ? max(a, b) : min(a, b))
+            }
+            previous += values.count
             width *= 2
         }
-        self.rows = rows
+        self.cells = cells
     }
 
     func query(_ range: Range<Int>) -> Int32 {
         let row = Int.bitWidth - 1 - range.count.leadingZeroBitCount
-        let a = rows[row][range.lowerBound], b = rows[row][range.upperBound - (1 << row)]
-        return keepsLarger ? max(a, b) : min(a, b)
+        let base = row * count
+        return cells.withUnsafeBufferPointer { cells in
+            let a = cells[base + range.lowerBound], b = cells[base + range.upperBound - (1 << row)]
+            return keepsLarger ? max(a, b) : min(a, b)
+        }
     }
 }
 
-/// Powers of ten up to 10^19 (the largest that fits in UInt64).
-private let pow10: [UInt64] = (0...19).reduce(into: []) { table, n in table.append(n == 0 ? 1 : table[n - 1] * 10) }
+/// Powers of ten up to 10^19 (the largest that fits in UInt64), as `pow10[n]`. A switch, not
+/// a global array: reading a lazily initialised global table cost a `swift_once` and a
+/// retain/release on every look-up, several per record in `check`.
+private let pow10 = PowersOfTen()
+
+private struct PowersOfTen: Sendable {
+    @inline(__always) subscript(n: Int) -> UInt64 {
+        switch n {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1_000
+        case 4: return 10_000
+        case 5: return 100_000
+        case 6: return 1_000_000
+        case 7: return 10_000_000
+        case 8: return 100_000_000
+        case 9: return 1_000_000_000
+        case 10: return 10_000_000_000
+        case 11: return 100_000_000_000
+        case 12: return 1_000_000_000_000
+        case 13: return 10_000_000_000_000
+        case 14: return 100_000_000_000_000
+        case 15: return 1_000_000_000_000_000
+        case 16: return 10_000_000_000_000_000
+        case 17: return 100_000_000_000_000_000
+        case 18: return 1_000_000_000_000_000_000
+        case 19: return 10_000_000_000_000_000_000
+        default: preconditionFailure("10^\(n) does not fit in 64 bits")
+        }
+    }
+}
 
 /// Digit values as a number (at most 19 digits).
 private func value(_ digits: some Sequence<UInt8>) -> UInt64 {
