@@ -35,6 +35,8 @@ let package = Package(
         ),
         // `make bench`: the performance figures in the README (not part of `make test`).
         .executableTarget(name: "cardline-bench", dependencies: ["CardKit"]),
+        // The plain C loop `make bench` measures `check` against (Luhn and a prefix table).
+        .executableTarget(name: "bench-c-loop"),
         // An example client of the CardPrompt library: a small order desk (built by `make test`).
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),

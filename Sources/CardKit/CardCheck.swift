@@ -223,42 +223,47 @@ public struct CardCheck: Sendable {
     /// The number is masked to first six and last four with `*` unless `unmasked`; the code
     /// never appears.
     public func appendJSON(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
-        // Literals as StaticString: appending a String's UTF-8 view went through the generic,
-        // copying path (about 1,200 instructions a record).
-        out.append(#"{"line":"#)
-        appendDecimal(line, to: &out)
-        out.append(#","network":"#)
-        if result.networkIndex >= 0 {
-            out.append(UInt8(ascii: "\""))
-            ids.withUnsafeBufferPointer { out.append(contentsOf: $0[Int(result.networkIndex)]) }
-            out.append(UInt8(ascii: "\""))
-        } else {
-            out.append("null" as StaticString)
+        // Written into a buffer on the stack with a cursor, then appended to `out` once: one
+        // `append(contentsOf:)` per piece cost more than the checking itself.
+        let id = result.networkIndex >= 0 ? ids[Int(result.networkIndex)] : []
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512 + id.count) { buffer in
+            var bytes = ByteCursor(buffer.baseAddress!)
+            bytes.write(#"{"line":"#)
+            bytes.writeDecimal(UInt64(line))
+            bytes.write(#","network":"#)
+            if result.networkIndex >= 0 {
+                bytes.write(UInt8(ascii: "\""))
+                id.withUnsafeBufferPointer { bytes.write($0) }
+                bytes.write(UInt8(ascii: "\""))
+            } else {
+                bytes.write("null")
+            }
+            bytes.write(result.valid ? #","valid":true,"number":""# : #","valid":false,"number":""#)
+            bytes.writeNumber(result, unmasked: unmasked, masking: UInt8(ascii: "*"))
+            bytes.write(UInt8(ascii: "\""))
+            if let expiry = result.expiry {
+                bytes.write(#","expiry":""#)
+                bytes.writeDecimal(UInt64(max(expiry.year, 0)))
+                bytes.write(UInt8(ascii: "-"))
+                if expiry.month < 10 { bytes.write(UInt8(ascii: "0")) }
+                bytes.writeDecimal(UInt64(max(expiry.month, 0)))
+                bytes.write(UInt8(ascii: "\""))
+            }
+            bytes.write(#","errors":["#)
+            var first = true
+            var bits = result.problemBits
+            while bits != 0 {
+                let bit = UInt16(bits.trailingZeroBitCount)
+                bits &= bits - 1
+                if !first { bytes.write(UInt8(ascii: ",")) }
+                first = false
+                bytes.write(UInt8(ascii: "\""))
+                bytes.write(Problem.quotedName(bit: bit))
+                bytes.write(UInt8(ascii: "\""))
+            }
+            bytes.write("]}\n")
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))
         }
-        out.append(result.valid ? #","valid":true,"number":""# : #","valid":false,"number":""#)
-        appendNumber(result, unmasked: unmasked, masking: UInt8(ascii: "*"), to: &out)
-        out.append(UInt8(ascii: "\""))
-        if let expiry = result.expiry {
-            out.append(#","expiry":""#)
-            appendDecimal(expiry.year, to: &out)
-            out.append(UInt8(ascii: "-"))
-            if expiry.month < 10 { out.append(UInt8(ascii: "0")) }
-            appendDecimal(expiry.month, to: &out)
-            out.append(UInt8(ascii: "\""))
-        }
-        out.append(#","errors":["#)
-        var first = true
-        var bits = result.problemBits
-        while bits != 0 {
-            let bit = UInt16(bits.trailingZeroBitCount)
-            bits &= bits - 1
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out.append(UInt8(ascii: "\""))
-            out.append(Problem.quotedName(bit: bit))
-            out.append(UInt8(ascii: "\""))
-        }
-        out.append("]}\n" as StaticString)
     }
 
     /// Appends a line for people: `line 3: 411111******1111  visa  invalid (luhn)`. Masked with
@@ -315,5 +320,64 @@ extension [UInt8] {
     /// Appends a literal's UTF-8 bytes.
     @inline(__always) mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { append(contentsOf: $0) }
+    }
+}
+
+/// Writes bytes through a pointer into a buffer the caller sized (a JSON record is at most a
+/// few hundred bytes plus the network id: 512 and the id always suffice).
+struct ByteCursor {
+    private let start: UnsafeMutablePointer<UInt8>
+    private var next: UnsafeMutablePointer<UInt8>
+    init(_ start: UnsafeMutablePointer<UInt8>) {
+        self.start = start
+        next = start
+    }
+    /// Bytes written so far.
+    var count: Int { next - start }
+
+    @inline(__always) mutating func write(_ byte: UInt8) {
+        next.pointee = byte
+        next += 1
+    }
+
+    @inline(__always) mutating func write(_ text: StaticString) {
+        next.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        next += text.utf8CodeUnitCount
+    }
+
+    @inline(__always) mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        next.update(from: base, count: bytes.count)
+        next += bytes.count
+    }
+
+    /// A number's decimal digits, without recursion.
+    @inline(__always) mutating func writeDecimal(_ value: UInt64) {
+        var digits = 1, scan = value
+        while scan >= 10 {
+            scan /= 10
+            digits += 1
+        }
+        var value = value
+        for i in stride(from: digits - 1, through: 0, by: -1) {
+            next[i] = UInt8(truncatingIfNeeded: value % 10) &+ 48
+            value /= 10
+        }
+        next += digits
+    }
+
+    /// A record's number (its first 19 digits), masked to first six and last four with
+    /// `masking` unless `unmasked`.
+    @inline(__always) mutating func writeNumber(_ result: CardCheck.Result, unmasked: Bool, masking: UInt8) {
+        let count = min(result.digitCount, 19)
+        var value = result.numberValue
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            next[i] = UInt8(truncatingIfNeeded: value % 10) &+ 48
+            value /= 10
+        }
+        if !unmasked && count > 10 {
+            for i in 6..<(count - 4) { next[i] = masking }
+        }
+        next += count
     }
 }

@@ -143,6 +143,19 @@ public struct RuleSet: Sendable {
         for digit in typed { typedValue = typedValue &* 10 &+ UInt64(digit) }
         var bestOwner: Int32 = -1, bestLength = 0
         var minOwner = Int32.max, maxOwner = Int32.min, maxLength: Int32 = 0
+        // Digits past the longest pattern (every record `check` reads, most keystrokes): no
+        // level is partial, so the longest level with a full match decides alone.
+        if typed.count >= longestPattern {
+            return levels.withUnsafeBufferPointer { levels in
+                for index in levels.indices.reversed() {
+                    let level = levels[index]
+                    if let owner = level.owner(containing: typedValue / pow10[typed.count - level.length]) {
+                        return (owner, true, networks[Int(owner)].maxLength, level.length)
+                    }
+                }
+                return (-1, false, 0, 0)
+            }
+        }
         // Walked by index through the buffer: a `for … in` over the array copied (retained)
         // each level, once per level per record or keystroke.
         levels.withUnsafeBufferPointer { levels in
@@ -312,13 +325,16 @@ private final class IntervalLevel: Sendable {
     }
 
     /// Binary search: the first index whose element satisfies `isAfter` (which is monotonic).
+    @inline(__always)
     private func firstIndex(in array: [UInt64], where isAfter: (UInt64) -> Bool) -> Int {
-        var low = 0, high = array.count
-        while low < high {
-            let middle = (low + high) / 2
-            if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
+        array.withUnsafeBufferPointer { array in
+            var low = 0, high = array.count
+            while low < high {
+                let middle = (low + high) / 2
+                if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
+            }
+            return low
         }
-        return low
     }
 }
 

@@ -79,6 +79,9 @@ public struct SessionScript: Equatable, Sendable {
         }
     }
 
+    /// The key each ASCII character types, made once.
+    static let asciiKeys: [Key] = (0..<128).map { .character(Character(Unicode.Scalar(UInt8($0)))) }
+
     /// Key names in vim notation, as written between `<` and `>` (case-insensitive).
     static let namedKeys: [String: Key] = [
         "bs": .backspace, "backspace": .backspace, "enter": .enter, "cr": .enter, "return": .enter,
@@ -116,6 +119,34 @@ public struct SessionScript: Equatable, Sendable {
 
         /// A parser at the script's first line.
         public init() {}
+
+        /// Parses the next line from its UTF-8 bytes (without the "\n"). A line of plain ASCII
+        /// keys, the bulk of a generated script, is read straight from the bytes; any other
+        /// line as by `next(_:)`.
+        public mutating func next(bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> Step? {
+            var end = bytes.count
+            if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            var plain = end > 0 && bytes[0] != UInt8(ascii: "@") && bytes[0] != UInt8(ascii: "#")
+            var blank = true
+            var index = 0
+            while plain && index < end {
+                let byte = bytes[index]
+                if byte >= 0x80 || byte == UInt8(ascii: "<") { plain = false }
+                if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { blank = false }
+                index += 1
+            }
+            guard plain && !blank else {
+                return try next(Substring(String(decoding: bytes, as: UTF8.self)))
+            }
+            lineNumber += 1
+            sawKeys = true
+            guard keepingKeys else { return Step(line: lineNumber, kind: .keys([])) }
+            let table = SessionScript.asciiKeys
+            var keys: [Key] = []
+            keys.reserveCapacity(end)
+            for i in 0..<end { keys.append(table[Int(bytes[i])]) }
+            return Step(line: lineNumber, kind: .keys(keys))
+        }
 
         /// Parses the next line (without its "\n"); the step it makes, if any. A byte-order
         /// mark at the start of the first line is skipped.

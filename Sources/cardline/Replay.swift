@@ -63,7 +63,7 @@ struct Replay: ParsableCommand {
                 guard try ScriptReader.forEachLine(of: path, { line in
                     guard syntaxError == nil else { return }
                     do throws(SessionScript.SyntaxError) {
-                        if let step = try parser.next(line) { messageChecks.note(step.kind) }
+                        if let step = try parser.next(bytes: line) { messageChecks.note(step.kind) }
                     } catch {
                         syntaxError = error
                     }
@@ -121,7 +121,7 @@ struct Replay: ParsableCommand {
                     // Once stdout has failed nobody reads the transcript: stop.
                     _ = try ScriptReader.forEachLine(of: path, stop: { Terminal.outputFailed || problem != nil }) { line in
                         do throws(SessionScript.SyntaxError) {
-                            if let step = try parser.next(line) { replayer.perform(step, transcript: transcript) }
+                            if let step = try parser.next(bytes: line) { replayer.perform(step, transcript: transcript) }
                         } catch {
                             problem = "\(path):\(error.line):\(error.column): error: \(error.message)"
                         }
@@ -141,7 +141,8 @@ struct Replay: ParsableCommand {
                     output.pending += "== \(path)\n".utf8
                     headed = true
                 }
-                output.pending += "  ".utf8
+                output.pending.append(UInt8(ascii: " "))
+                output.pending.append(UInt8(ascii: " "))
                 output.pending.append(contentsOf: line)
                 output.pending.append(UInt8(ascii: "\n"))
                 output.flushIfFull()
@@ -282,7 +283,7 @@ struct Replay: ParsableCommand {
 enum ScriptReader {
     /// Calls `body` with each line of the file at `path`, until `stop` says to stop; false
     /// when there is nothing there at all; throws when it cannot be read (as `Files.read`).
-    static func forEachLine(of path: String, stop: () -> Bool = { false }, _ body: (Substring) -> Void) throws(Files.Failure) -> Bool {
+    static func forEachLine(of path: String, stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(Files.Failure) -> Bool {
         guard let fd = try Files.open(path) else { return false }
         defer { close(fd) }
         var partial: [UInt8] = []
@@ -294,10 +295,10 @@ enum ScriptReader {
                 if stopped { break }
                 let piece = UnsafeBufferPointer(rebasing: chunk[start..<end])
                 if partial.isEmpty {
-                    body(Substring(String(decoding: piece, as: UTF8.self)))
+                    body(piece)
                 } else {
                     partial.append(contentsOf: piece)
-                    body(Substring(String(decoding: partial, as: UTF8.self)))
+                    partial.withUnsafeBufferPointer(body)
                     partial.removeAll(keepingCapacity: true)
                 }
                 start = end + 1
@@ -305,7 +306,7 @@ enum ScriptReader {
             }
             if !stopped { partial.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start...])) }
         }
-        if !stopped { body(Substring(String(decoding: partial, as: UTF8.self))) }
+        if !stopped { partial.withUnsafeBufferPointer(body) }
         return true
     }
 }
