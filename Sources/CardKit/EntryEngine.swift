@@ -229,7 +229,9 @@ public struct EntryEngine: Sendable {
         }
         switch expiryDigits.count {
         case 0:
-            expiryDigits = digit >= 2 ? [0, digit] : [digit]
+            // In place: no new array per entry.
+            if digit >= 2 { expiryDigits.append(0) }
+            expiryDigits.append(digit)
             return .accepted
         case 1:
             let month = Int(expiryDigits[0]) * 10 + Int(digit)
@@ -274,12 +276,13 @@ public struct EntryEngine: Sendable {
     }
 
     private mutating func typeCVV(_ character: Character) -> Outcome {
-        let code = securityCode
+        // The longest code without building `securityCode` (its lengths array) on every key.
+        let maxLength = detection.network?.cvv.length ?? 4
         guard let digit = character.digitValue else {
-            return .refused("the \(code.name) takes digits only, not \(quoted(character))")
+            return .refused("the \(securityCode.name) takes digits only, not \(quoted(character))")
         }
-        guard cvvDigits.count < code.maxLength else {
-            return .refused("the \(code.name) has \(code.maxLength) digits")
+        guard cvvDigits.count < maxLength else {
+            return .refused("the \(securityCode.name) has \(maxLength) digits")
         }
         cvvDigits.append(digit)
         return .accepted

@@ -26,16 +26,21 @@ public struct EntryView: Equatable, Sendable {
 
     /// Appends `transcriptLine`'s bytes (the replayer writes hundreds of thousands of them).
     public func appendTranscriptLine(to bytes: inout [UInt8]) {
-        bytes += label.utf8
-        bytes += " (".utf8
-        bytes += hint.utf8
-        bytes += "): ".utf8
+        bytes.appendUTF8(label)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: "("))
+        bytes.appendUTF8(hint)
+        bytes.append(UInt8(ascii: ")"))
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
         CardNumber.appendMasking(text, to: &bytes)  // a number, or a command holding one
-        bytes += "  [".utf8
-        bytes += logo.utf8
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: "["))
+        bytes.appendUTF8(logo)
         if !progress.isEmpty {
             bytes.append(UInt8(ascii: " "))
-            bytes += progress.utf8
+            bytes.appendUTF8(progress)
         }
         bytes.append(UInt8(ascii: "]"))
     }
@@ -105,5 +110,13 @@ extension EntryEngine {
             view.progress = ""
         }
         return view
+    }
+}
+
+extension [UInt8] {
+    /// Appends a string's UTF-8 bytes in one copy (`+= text.utf8` walked them one by one).
+    @inline(__always) mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
     }
 }

@@ -139,46 +139,51 @@ public struct RuleSet: Sendable {
     /// The allocation-free core of detection: the decided network's index (or -1), whether
     /// any network can still match, the longest length they allow, the deciding pattern's length.
     public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int) {
-        var typedValue: UInt64 = 0
-        for digit in typed { typedValue = typedValue &* 10 &+ UInt64(digit) }
-        var bestOwner: Int32 = -1, bestLength = 0
-        var minOwner = Int32.max, maxOwner = Int32.min, maxLength: Int32 = 0
-        // Digits past the longest pattern (every record `check` reads, most keystrokes): no
-        // level is partial, so the longest level with a full match decides alone.
-        if typed.count >= longestPattern {
+        // The value of each prefix of the digits, made in one pass: no division per level.
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: typed.count + 1) { prefix in
+            var typedValue: UInt64 = 0
+            prefix[0] = 0
+            for (index, digit) in typed.enumerated() {
+                typedValue = typedValue &* 10 &+ UInt64(digit)
+                prefix[index + 1] = typedValue
+            }
             return levels.withUnsafeBufferPointer { levels in
-                for index in levels.indices.reversed() {
+                // Digits past the longest pattern (every record `check` reads, most keystrokes):
+                // no level is partial, so the longest level with a full match decides alone.
+                if typed.count >= longestPattern {
+                    for index in levels.indices.reversed() {
+                        let level = levels[index]
+                        if let owner = level.owner(containing: prefix[level.length]) {
+                            return (owner, true, networks[Int(owner)].maxLength, level.length)
+                        }
+                    }
+                    return (-1, false, 0, 0)
+                }
+                var bestOwner: Int32 = -1, bestLength = 0
+                var minOwner = Int32.max, maxOwner = Int32.min, maxLength: Int32 = 0
+                // Walked by index through the buffer: a `for … in` over the array copied
+                // (retained) each level, once per level per record or keystroke.
+                for index in levels.indices {
                     let level = levels[index]
-                    if let owner = level.owner(containing: typedValue / pow10[typed.count - level.length]) {
-                        return (owner, true, networks[Int(owner)].maxLength, level.length)
+                    if level.length <= typed.count {
+                        if let owner = level.owner(containing: prefix[level.length]) {
+                            (bestOwner, bestLength) = (owner, level.length)  // levels ascend: the longest full match wins
+                        }
+                    } else if let span = level.span(prefix: typedValue, digits: typed.count) {
+                        minOwner = min(minOwner, level.minOwner.query(span))
+                        maxOwner = max(maxOwner, level.maxOwner.query(span))
+                        maxLength = max(maxLength, level.maxLength.query(span))
                     }
                 }
-                return (-1, false, 0, 0)
-            }
-        }
-        // Walked by index through the buffer: a `for … in` over the array copied (retained)
-        // each level, once per level per record or keystroke.
-        levels.withUnsafeBufferPointer { levels in
-            for index in levels.indices {
-                let level = levels[index]
-                if level.length <= typed.count {
-                    if let owner = level.owner(containing: typedValue / pow10[typed.count - level.length]) {
-                        (bestOwner, bestLength) = (owner, level.length)  // levels ascend: the longest full match wins
-                    }
-                } else if let span = level.span(prefix: typedValue, digits: typed.count) {
-                    minOwner = min(minOwner, level.minOwner.query(span))
-                    maxOwner = max(maxOwner, level.maxOwner.query(span))
-                    maxLength = max(maxLength, level.maxLength.query(span))
+                if bestOwner >= 0 {
+                    minOwner = min(minOwner, bestOwner)
+                    maxOwner = max(maxOwner, bestOwner)
+                    maxLength = max(maxLength, Int32(networks[Int(bestOwner)].maxLength))
                 }
+                let decided = bestOwner >= 0 && minOwner == maxOwner
+                return (decided ? bestOwner : -1, maxOwner >= 0, Int(maxLength), decided ? bestLength : 0)
             }
         }
-        if bestOwner >= 0 {
-            minOwner = min(minOwner, bestOwner)
-            maxOwner = max(maxOwner, bestOwner)
-            maxLength = max(maxLength, Int32(networks[Int(bestOwner)].maxLength))
-        }
-        let decided = bestOwner >= 0 && minOwner == maxOwner
-        return (decided ? bestOwner : -1, maxOwner >= 0, Int(maxLength), decided ? bestLength : 0)
     }
 
     /// Every network the digits could still belong to, in load order (for `rules test`).

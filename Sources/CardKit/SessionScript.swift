@@ -80,7 +80,36 @@ public struct SessionScript: Equatable, Sendable {
     }
 
     /// The key each ASCII character types, made once.
-    static let asciiKeys: [Key] = (0..<128).map { .character(Character(Unicode.Scalar(UInt8($0)))) }
+    static let asciiKeyTable: [Key] = (0..<128).map { .character(Character(Unicode.Scalar(UInt8($0)))) }
+
+    /// The keys an ASCII line types, `<Name>` tokens included; nil when a token is unterminated
+    /// or unknown (`keys(in:line:)` then says which). Empty unless `keeping`.
+    static func asciiKeys(_ bytes: UnsafeBufferPointer<UInt8>, keeping: Bool) -> [Key]? {
+        let table = asciiKeyTable
+        var keys: [Key] = []
+        if keeping { keys.reserveCapacity(bytes.count) }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "<") else {
+                if keeping { keys.append(table[Int(byte)]) }
+                index += 1
+                continue
+            }
+            var close = index + 1
+            while close < bytes.count && bytes[close] != UInt8(ascii: ">") { close += 1 }
+            guard close < bytes.count else { return nil }
+            var name = ""
+            for i in (index + 1)..<close {
+                let letter = bytes[i]
+                name.unicodeScalars.append(Unicode.Scalar(letter &- 65 < 26 ? letter + 32 : letter))
+            }
+            guard let key = namedKeys[name] else { return nil }
+            if keeping { keys.append(key) }
+            index = close + 1
+        }
+        return keys
+    }
 
     /// Key names in vim notation, as written between `<` and `>` (case-insensitive).
     static let namedKeys: [String: Key] = [
@@ -131,20 +160,16 @@ public struct SessionScript: Equatable, Sendable {
             var index = 0
             while plain && index < end {
                 let byte = bytes[index]
-                if byte >= 0x80 || byte == UInt8(ascii: "<") { plain = false }
+                if byte >= 0x80 { plain = false }
                 if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { blank = false }
                 index += 1
             }
-            guard plain && !blank else {
+            guard plain && !blank, let keys = SessionScript.asciiKeys(UnsafeBufferPointer(rebasing: bytes[..<end]), keeping: keepingKeys) else {
+                // Anything else, and every malformed line (for its exact message), as text.
                 return try next(Substring(String(decoding: bytes, as: UTF8.self)))
             }
             lineNumber += 1
             sawKeys = true
-            guard keepingKeys else { return Step(line: lineNumber, kind: .keys([])) }
-            let table = SessionScript.asciiKeys
-            var keys: [Key] = []
-            keys.reserveCapacity(end)
-            for i in 0..<end { keys.append(table[Int(bytes[i])]) }
             return Step(line: lineNumber, kind: .keys(keys))
         }
 
