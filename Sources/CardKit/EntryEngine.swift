@@ -377,7 +377,7 @@ public struct EntryEngine: Sendable {
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
         tray.add(card)
         resetCard()
-        return Outcome(messages: [.init(.success, "Success! \(network.name) •••• \(card.lastFour), expires \(card.expiry.cardText)")],
+        return Outcome(messages: [.init(.success, Self.cardLine(prefix: "Success! ", network: network, lastFour: card.numberDigits.suffix(4), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 
@@ -594,7 +594,21 @@ public struct EntryEngine: Sendable {
     /// "Visa •••• 1111, expires 12/30" once number and expiry are in.
     var summary: String? {
         guard let network = detection.network, let expiry else { return nil }
-        return "\(network.name) •••• \(CardNumber.string(numberDigits.suffix(4))), expires \(expiry.cardText)"
+        return Self.cardLine(prefix: "", network: network, lastFour: numberDigits.suffix(4), expiry: expiry)
+    }
+
+    /// `[prefix]Visa •••• 1111, expires 12/30`, made in one buffer (it is worded for every
+    /// card: a replayed script words a million of them).
+    static func cardLine(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + network.name.utf8.count)
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.appendUTF8(network.name)
+        bytes.append(contentsOf: [0x20, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0x20])  // " •••• "
+        for digit in lastFour { bytes.append(digit + 48) }
+        (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.appendUTF8(expiry.cardText)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).

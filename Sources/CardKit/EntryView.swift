@@ -63,8 +63,17 @@ extension EntryEngine {
     /// key: the field that was active, with the key applied (the digit that completed it), or
     /// as it was when the key emptied it (cancel, `:clear`) or it held a `:` command.
     public func finishedView(before: EntryView) -> EntryView {
-        let after = view(of: before.field)
-        return before.isCommand || after.text.isEmpty ? before : after
+        // The field's text after the key is empty exactly when it shows no command and has no
+        // digits: known without building the view (a replay asks after every submit).
+        if before.isCommand { return before }
+        let showsCommand = command != nil && before.field == field
+        let digits: Int
+        switch before.field {
+        case .number: digits = numberDigits.count
+        case .expiry: digits = expiryDigits.count
+        case .cvv: digits = cvvDigits.count
+        }
+        return !showsCommand && digits == 0 ? before : view(of: before.field)
     }
 
     /// "8/16": digits typed, out of the length that moves on by itself (Visa's 13 is valid

@@ -134,19 +134,8 @@ struct Replay: ParsableCommand {
                 return (replayer.failures.map { "\(path):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray)
             }
             // Streamed in blocks: a generated script's transcript runs to millions of lines.
-            var output = BufferedOutput(fd: 1)
-            var headed = false
-            let printing: (UnsafeBufferPointer<UInt8>) -> Void = { line in
-                if !headed {
-                    output.pending += "== \(path)\n".utf8
-                    headed = true
-                }
-                output.pending.append(UInt8(ascii: " "))
-                output.pending.append(UInt8(ascii: " "))
-                output.pending.append(contentsOf: line)
-                output.pending.append(UInt8(ascii: "\n"))
-                output.flushIfFull()
-            }
+            let printer = TranscriptPrinter(path: path)
+            let printing: (UnsafeBufferPointer<UInt8>) -> Void = { printer.write($0) }
             let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
             var result: (failures: [String], tray: CardTray)
             var goldenFailures: [String] = []
@@ -178,9 +167,7 @@ struct Replay: ParsableCommand {
                 goldenFailures = [message]
                 result = replay { line in if !json { printing(line) } }
             }
-            if !json {
-                output.flush()
-            }
+            printer.flush()
             let failures = result.failures + goldenFailures
             report(path, failures: failures, cards: result.tray)
             if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
@@ -275,6 +262,59 @@ struct Replay: ParsableCommand {
         } else {
             Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty ? "PASS " : "FAIL ") + path + "\n")
         }
+    }
+}
+
+/// Prints a script's transcript to stdout, indented, after an `== path` line, in 64 KiB
+/// blocks. (Its own buffer, not an array: this runs for every transcript line.)
+final class TranscriptPrinter {
+    private let path: String
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private let capacity = 64 * 1024
+    private var count = 0
+    private var headed = false
+
+    init(path: String) {
+        self.path = path
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// One line, without its "\n".
+    func write(_ line: UnsafeBufferPointer<UInt8>) {
+        if !headed {
+            headed = true
+            var heading = "== \(path)\n"
+            heading.withUTF8 { add($0) }
+        }
+        if count + line.count + 3 > capacity { flush() }
+        guard count + line.count + 3 <= capacity else {
+            // A line longer than the buffer: written as it is.
+            let indent: [UInt8] = [0x20, 0x20], lineBreak: [UInt8] = [0x0A]
+            indent.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
+            Terminal.write(line, to: 1)
+            lineBreak.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
+            return
+        }
+        buffer[count] = 0x20
+        buffer[count + 1] = 0x20
+        if let base = line.baseAddress { (buffer + count + 2).update(from: base, count: line.count) }
+        buffer[count + 2 + line.count] = 0x0A
+        count += line.count + 3
+    }
+
+    private func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if count + bytes.count > capacity { flush() }
+        guard count + bytes.count <= capacity else { return Terminal.write(bytes, to: 1) }
+        if let base = bytes.baseAddress { (buffer + count).update(from: base, count: bytes.count) }
+        count += bytes.count
+    }
+
+    /// Writes what is buffered.
+    func flush() {
+        Terminal.write(UnsafeBufferPointer(start: buffer, count: count), to: 1)
+        count = 0
     }
 }
 
