@@ -607,7 +607,14 @@ public struct EntryEngine: Sendable {
         bytes.append(contentsOf: [0x20, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0x20])  // " •••• "
         for digit in lastFour { bytes.append(digit + 48) }
         (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.appendUTF8(expiry.cardText)
+        if (1...12).contains(expiry.month) && expiry.year >= 0 {
+            // `expiry.cardText` (MM/YY), digit by digit.
+            let year = expiry.year % 100
+            bytes.append(contentsOf: [UInt8(48 + expiry.month / 10), UInt8(48 + expiry.month % 10), UInt8(ascii: "/"),
+                                      UInt8(48 + year / 10), UInt8(48 + year % 10)])
+        } else {
+            bytes.appendUTF8(expiry.cardText)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -99,12 +99,23 @@ public struct SessionScript: Equatable, Sendable {
             var close = index + 1
             while close < bytes.count && bytes[close] != UInt8(ascii: ">") { close += 1 }
             guard close < bytes.count else { return nil }
-            var name = ""
-            for i in (index + 1)..<close {
-                let letter = bytes[i]
-                name.unicodeScalars.append(Unicode.Scalar(letter &- 65 < 26 ? letter + 32 : letter))
+            // <Enter> ends nearly every card: known without making a string to look up.
+            var isEnter = close - index == 6
+            if isEnter {
+                for (offset, letter) in "enter".utf8.enumerated() where bytes[index + 1 + offset] | 0x20 != letter { isEnter = false }
             }
-            guard let key = namedKeys[name] else { return nil }
+            let key: Key
+            if isEnter {
+                key = .enter
+            } else {
+                var name = ""
+                for i in (index + 1)..<close {
+                    let letter = bytes[i]
+                    name.unicodeScalars.append(Unicode.Scalar(letter &- 65 < 26 ? letter + 32 : letter))
+                }
+                guard let named = namedKeys[name] else { return nil }
+                key = named
+            }
             if keeping { keys.append(key) }
             index = close + 1
         }

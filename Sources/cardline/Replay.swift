@@ -50,6 +50,9 @@ struct Replay: ParsableCommand {
         // Broken rules: refuse to start, rather than replay with a network missing.
         let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false), personal: false)
         let today = options.expiryPolicy.today
+        // Read once: a flag's getter costs hundreds of instructions, and the transcript
+        // closures below run for every line.
+        let json = self.json, update = self.update
         // Once stdout has failed nobody reads the results (`… | head -1`): stop.
         for path in scripts where !Terminal.outputFailed {
             // A first pass reads the whole script: its header, whether it is well formed (a
