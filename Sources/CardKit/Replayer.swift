@@ -164,9 +164,12 @@ public struct Replayer {
         }
         guard shownReason != nil || !outcome.messages.isEmpty else { return }
         // The field line as left on screen, then the reason and messages printed below it.
-        let finished = before.map { engine.finishedView(before: $0) } ?? engine.view(of: beforeField)
         line.removeAll(keepingCapacity: true)
-        finished.appendTranscriptLine(to: &line)
+        if let before {
+            engine.finishedView(before: before).appendTranscriptLine(to: &line)
+        } else {
+            engine.appendTranscriptLine(of: beforeField, to: &line)
+        }
         line.withUnsafeBufferPointer(transcript)
         if let shownReason { show(Message(.error, shownReason), transcript) }
         for message in outcome.messages { show(message, transcript) }

@@ -34,3 +34,25 @@ import Testing
         #expect(engine.tray.selected == 4999)
     }
 }
+
+/// The replayer writes field lines straight from the engine; they must be the view's lines.
+@Suite struct TranscriptLineTests {
+    @Test(arguments: [
+        "", "4", "41111", "4111111111111", "4111111111111111", "41111111111111111", "3782822463", "378282246310005",
+        "4111111111111111 1", "4111111111111111 12", "4111111111111111 123", "4111111111111111 12/3", "4111111111111111 12/30",
+        "4111111111111111 12/30 12", "378282246310005 12/30 123", "6", "62", "5", "2221", "3622720627166", "36227206271667",
+        "4111111111111111 12/30 123\n", "4111111111111111 :ca", "4111 1111 1111 1111 12/30 :",
+    ])
+    func transcriptLineMatchesTheView(typed: String) {
+        for accepted in [nil, "visa,american-express"] {
+            var engine = accepted.map { AcceptedNetworksTests.engine($0) } ?? BundledRules.engine()
+            _ = engine.type(typed.replacingOccurrences(of: "\n", with: ""))
+            if typed.hasSuffix("\n") { _ = engine.handle(.enter) }
+            for field in Field.allCases {
+                var bytes: [UInt8] = []
+                engine.appendTranscriptLine(of: field, to: &bytes)
+                #expect(String(decoding: bytes, as: UTF8.self) == engine.view(of: field).transcriptLine, "\(typed) \(field)")
+            }
+        }
+    }
+}
