@@ -114,7 +114,8 @@ func batchBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
     let checkPeak = batchRun(cardline, checkArguments + ["json", checkInput], measuringMemory: true).peakKiB
     rows.append(Row(name: "check peak memory (1,000,000 records, JSON)", figure: String(format: "%.1f MB", Double(checkPeak) * 1024 / 1e6), target: "< 30 MB", met: Double(checkPeak) * 1024 < 30e6))
 
-    // replay: time per entry and peak memory at three sizes.
+    // replay: time per entry and peak memory at three sizes (10³ mostly shows start-up, so
+    // only the larger two are held to the 5 µs target).
     for (count, runs) in [(1_000, 5), (100_000, 3), (1_000_000, 3)] {
         let path = work + "/replay-\(count).session"
         generateReplayScript(path, rules: bundled, count: count)
@@ -127,7 +128,7 @@ func batchBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
         let perEntry = seconds / Double(count) * 1e6
         let label = count == 1_000 ? "10³" : count == 100_000 ? "10⁵" : "10⁶"
         rows.append(Row(name: "replay \(label) entries: time per entry", figure: String(format: "%.2f µs (%.3f s)", perEntry, seconds),
-                        target: "≤ 5 µs", met: count < 100_000 || perEntry <= 5))
+                        target: count < 100_000 ? "start-up" : "≤ 5 µs", met: count < 100_000 || perEntry <= 5))
         rows.append(Row(name: "replay \(label) entries: peak memory", figure: String(format: "%.1f MB", Double(peak) * 1024 / 1e6),
                         target: "< 30 MB", met: Double(peak) * 1024 < 30e6))
     }
