@@ -39,6 +39,8 @@ let package = Package(
         .executableTarget(name: "bench-bare-libedit", dependencies: ["CLibEdit"]),
         // An empty Swift program: the baseline `make bench` compares cardline's start-up with.
         .executableTarget(name: "bench-empty"),
+        // The plain C loop `make bench` measures `check` against (Luhn and a prefix table).
+        .executableTarget(name: "bench-c-loop"),
         // An example client of the CardPrompt library: a small order desk (built by `make test`).
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),

@@ -75,7 +75,9 @@ public enum CardNumber {
                 if byte &- 48 < 10 {
                     seen += 1
                     if seen > 6 && seen <= total - 4 {
-                        out += [0xE2, 0x80, 0xA2]  // •
+                        out.append(0xE2)  // •
+                        out.append(0x80)
+                        out.append(0xA2)
                         continue
                     }
                 }

@@ -1,4 +1,8 @@
 /// Cards accepted in this process, held masked: the tray never keeps a full number or a CVV.
+///
+/// Stored packed, ten bytes a card (the shown digits, length and expiry in one word, the
+/// network as an index into the tray's own list), in fixed-size chunks: a replayed script
+/// may accept a million cards, and the tray must not grow by copying itself.
 public struct CardTray: Equatable, Sendable {
     /// One accepted card as the tray keeps it: masked, with no CVV.
     public struct Card: Equatable, Sendable {
@@ -14,33 +18,126 @@ public struct CardTray: Equatable, Sendable {
         public var expiry: YearMonth
     }
 
+    /// The networks of the cards held, each once: (id, name).
+    private var networks: [Network] = []
+    private struct Network: Equatable, Sendable {
+        var id: String
+        var name: String
+    }
+    /// Full chunks and the one being filled; card `i` is `chunks[i / chunkSize]`, at `i % chunkSize`.
+    private var chunks: [Chunk] = []
+    private static let chunkSize = 4096
+    private struct Chunk: Equatable, Sendable {
+        /// The shown digits' value (34 bits), the length (5), the month (4) and the year (21).
+        var words: [UInt64] = []
+        /// Index into `networks`, or `overflowMark` for a card kept whole in `overflow`.
+        var networks: [UInt16] = []
+    }
+    /// Cards that do not pack (a year past 2 million, more than 65,534 networks): by position.
+    private var overflow: [Int: Card] = [:]
+    private static let overflowMark = UInt16.max
+    /// How many cards the tray holds.
+    public private(set) var count = 0
+
     /// The cards in the order they were added; card `n` (1-based) is `cards[n - 1]`.
-    public private(set) var cards: [Card] = []
+    public var cards: [Card] { (0..<count).map { self[$0] } }
     /// Index of the selected card; the newest card is selected when it is added.
     public private(set) var selected: Int?
 
     /// An empty tray with nothing selected.
     public init() {}
 
+    /// The card at `index` (0-based).
+    public subscript(index: Int) -> Card {
+        let chunk = chunks[index / Self.chunkSize], offset = index % Self.chunkSize
+        let networkIndex = chunk.networks[offset]
+        if networkIndex == Self.overflowMark { return overflow[index]! }
+        let word = chunk.words[offset]
+        let value = word & (1 << 34 - 1), length = Int(word >> 34 & 31)
+        let month = Int(word >> 39 & 15), year = Int(word >> 43)
+        // The shown digits: all of them up to ten, else first six and last four.
+        var digits = [UInt8](repeating: 0, count: min(length, 10))
+        var rest = value
+        for i in digits.indices.reversed() {
+            digits[i] = UInt8(rest % 10)
+            rest /= 10
+        }
+        var masked = CardNumber.string(digits.prefix(6))
+        if length > 10 { masked += String(repeating: "•", count: length - 10) }
+        masked += CardNumber.string(digits.dropFirst(6))
+        let network = networks[Int(networkIndex)]
+        return Card(networkID: network.id, networkName: network.name, maskedNumber: masked,
+                    lastFour: CardNumber.string(digits.suffix(4)), expiry: YearMonth(year: year, month: month))
+    }
+
     /// Adds a card at the end and selects it.
     public mutating func add(_ card: Card) {
-        cards.append(card)
-        selected = cards.count - 1
+        let networkIndex = index(of: Network(id: card.networkID, name: card.networkName))
+        var digits: [UInt8] = []
+        for byte in card.maskedNumber.utf8 where byte &- 48 < 10 { digits.append(byte - 48) }
+        let length = card.maskedNumber.unicodeScalars.count
+        let packs = networkIndex < Int(Self.overflowMark) && (0..<(1 << 21)).contains(card.expiry.year)
+            && (1...12).contains(card.expiry.month) && length <= 19 && digits.count == min(length, 10)
+            && card.maskedNumber.unicodeScalars.allSatisfy { $0 == "•" || $0.properties.numericType != nil && $0.isASCII }
+            && CardNumber.string(digits.suffix(4)) == card.lastFour
+        append(word: packs ? Self.word(digits, length: length, expiry: card.expiry) : 0,
+               network: packs ? UInt16(networkIndex) : Self.overflowMark, overflowing: packs ? nil : card)
+    }
+
+    /// Adds an accepted card from its digits (no strings made) and selects it.
+    mutating func add(_ card: PaymentCard) {
+        let digits = card.numberDigits
+        let shown = digits.count <= 10 ? Array(digits) : Array(digits.prefix(6) + digits.suffix(4))
+        let networkIndex = index(of: Network(id: card.network.id, name: card.network.name))
+        guard networkIndex < Int(Self.overflowMark), (0..<(1 << 21)).contains(card.expiry.year),
+              (1...12).contains(card.expiry.month), digits.count <= 19 else { return add(card.trayEntry) }
+        append(word: Self.word(shown, length: digits.count, expiry: card.expiry), network: UInt16(networkIndex), overflowing: nil)
+    }
+
+    private static func word(_ shown: [UInt8], length: Int, expiry: YearMonth) -> UInt64 {
+        var value: UInt64 = 0
+        for digit in shown { value = value * 10 + UInt64(digit) }
+        return value | UInt64(length) << 34 | UInt64(expiry.month) << 39 | UInt64(expiry.year) << 43
+    }
+
+    private mutating func index(of network: Network) -> Int {
+        if let last = networks.lastIndex(of: network) { return last }
+        networks.append(network)
+        return networks.count - 1
+    }
+
+    private mutating func append(word: UInt64, network: UInt16, overflowing card: Card?) {
+        if count % Self.chunkSize == 0 {
+            var chunk = Chunk()
+            chunk.words.reserveCapacity(Self.chunkSize)
+            chunk.networks.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].words.append(word)
+        chunks[chunks.count - 1].networks.append(network)
+        if let card { overflow[count] = card }
+        count += 1
+        selected = count - 1
     }
 
     /// Selects card `number` (1-based); false when there is no such card.
     public mutating func select(_ number: Int) -> Bool {
-        guard cards.indices.contains(number - 1) else { return false }
+        guard (0..<count).contains(number - 1) else { return false }
         selected = number - 1
         return true
     }
 
     /// Removes card `number` (1-based), keeping the selection on the same card where it remains.
     public mutating func remove(_ number: Int) -> Card? {
-        guard cards.indices.contains(number - 1) else { return nil }
-        let card = cards.remove(at: number - 1)
+        guard (0..<count).contains(number - 1) else { return nil }
+        var remaining = cards
+        let card = remaining.remove(at: number - 1)
+        let keptSelection = selected
+        self = CardTray()
+        for kept in remaining { add(kept) }
+        selected = keptSelection
         if let current = selected {
-            if current == number - 1 { selected = cards.isEmpty ? nil : min(current, cards.count - 1) }
+            if current == number - 1 { selected = remaining.isEmpty ? nil : min(current, remaining.count - 1) }
             else if current > number - 1 { selected = current - 1 }
         }
         return card
@@ -48,9 +145,10 @@ public struct CardTray: Equatable, Sendable {
 
     /// One line per card, numbered from 1, the selected one marked with `*`.
     public var listing: [String] {
-        guard !cards.isEmpty else { return ["no cards yet"] }
-        return cards.enumerated().map { index, card in
-            "\(index == selected ? "*" : " ") \(index + 1). \(card.networkName) \(card.maskedNumber)  expires \(card.expiry.cardText)"
+        guard count > 0 else { return ["no cards yet"] }
+        return (0..<count).map { index in
+            let card = self[index]
+            return "\(index == selected ? "*" : " ") \(index + 1). \(card.networkName) \(card.maskedNumber)  expires \(card.expiry.cardText)"
         }
     }
 }

@@ -133,7 +133,7 @@ public struct EntryEngine: Sendable {
 
     /// Ends the session, saying what happens to the cards in the tray.
     private func quit() -> Outcome {
-        let count = tray.cards.count
+        let count = tray.count
         guard count > 0 else { return Outcome(event: .quit) }
         let cards = count == 1 ? "the card accepted here is" : "the \(count) cards accepted here are"
         return Outcome(messages: [.init(.info, "Goodbye: \(cards) not kept after cardline ends.")], event: .quit)
@@ -230,7 +230,9 @@ public struct EntryEngine: Sendable {
         }
         switch expiryDigits.count {
         case 0:
-            expiryDigits = digit >= 2 ? [0, digit] : [digit]
+            // In place: no new array per entry.
+            if digit >= 2 { expiryDigits.append(0) }
+            expiryDigits.append(digit)
             return .accepted
         case 1:
             let month = Int(expiryDigits[0]) * 10 + Int(digit)
@@ -275,12 +277,13 @@ public struct EntryEngine: Sendable {
     }
 
     private mutating func typeCVV(_ character: Character) -> Outcome {
-        let code = securityCode
+        // The longest code without building `securityCode` (its lengths array) on every key.
+        let maxLength = detection.network?.cvv.length ?? 4
         guard let digit = character.digitValue else {
-            return .refused("the \(code.name) takes digits only, not \(quoted(character))")
+            return .refused("the \(securityCode.name) takes digits only, not \(quoted(character))")
         }
-        guard cvvDigits.count < code.maxLength else {
-            return .refused("the \(code.name) has \(code.maxLength) digits")
+        guard cvvDigits.count < maxLength else {
+            return .refused("the \(securityCode.name) has \(maxLength) digits")
         }
         cvvDigits.append(digit)
         return .accepted
@@ -373,9 +376,9 @@ public struct EntryEngine: Sendable {
         }
         let network = detection.network!
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
-        tray.add(card.trayEntry)
+        tray.add(card)
         resetCard()
-        return Outcome(messages: [.init(.success, "Success! \(network.name) •••• \(card.lastFour), expires \(card.expiry.cardText)")],
+        return Outcome(messages: [.init(.success, Self.cardLine(prefix: "Success! ", network: network, lastFour: card.numberDigits.suffix(4), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 
@@ -592,7 +595,28 @@ public struct EntryEngine: Sendable {
     /// "Visa •••• 1111, expires 12/30" once number and expiry are in.
     var summary: String? {
         guard let network = detection.network, let expiry else { return nil }
-        return "\(network.name) •••• \(CardNumber.string(numberDigits.suffix(4))), expires \(expiry.cardText)"
+        return Self.cardLine(prefix: "", network: network, lastFour: numberDigits.suffix(4), expiry: expiry)
+    }
+
+    /// `[prefix]Visa •••• 1111, expires 12/30`, made in one buffer (it is worded for every
+    /// card: a replayed script words a million of them).
+    static func cardLine(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + network.name.utf8.count)
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.appendUTF8(network.name)
+        bytes.append(contentsOf: [0x20, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0x20])  // " •••• "
+        for digit in lastFour { bytes.append(digit + 48) }
+        (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
+        if (1...12).contains(expiry.month) && expiry.year >= 0 {
+            // `expiry.cardText` (MM/YY), digit by digit.
+            let year = expiry.year % 100
+            bytes.append(contentsOf: [UInt8(48 + expiry.month / 10), UInt8(48 + expiry.month % 10), UInt8(ascii: "/"),
+                                      UInt8(48 + year / 10), UInt8(48 + year % 10)])
+        } else {
+            bytes.appendUTF8(expiry.cardText)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).

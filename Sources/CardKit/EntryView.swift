@@ -26,16 +26,21 @@ public struct EntryView: Equatable, Sendable {
 
     /// Appends `transcriptLine`'s bytes (the replayer writes hundreds of thousands of them).
     public func appendTranscriptLine(to bytes: inout [UInt8]) {
-        bytes += label.utf8
-        bytes += " (".utf8
-        bytes += hint.utf8
-        bytes += "): ".utf8
+        bytes.appendUTF8(label)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: "("))
+        bytes.appendUTF8(hint)
+        bytes.append(UInt8(ascii: ")"))
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
         CardNumber.appendMasking(text, to: &bytes)  // a number, or a command holding one
-        bytes += "  [".utf8
-        bytes += logo.utf8
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: "["))
+        bytes.appendUTF8(logo)
         if !progress.isEmpty {
             bytes.append(UInt8(ascii: " "))
-            bytes += progress.utf8
+            bytes.appendUTF8(progress)
         }
         bytes.append(UInt8(ascii: "]"))
     }
@@ -58,8 +63,17 @@ extension EntryEngine {
     /// key: the field that was active, with the key applied (the digit that completed it), or
     /// as it was when the key emptied it (cancel, `:clear`) or it held a `:` command.
     public func finishedView(before: EntryView) -> EntryView {
-        let after = view(of: before.field)
-        return before.isCommand || after.text.isEmpty ? before : after
+        // The field's text after the key is empty exactly when it shows no command and has no
+        // digits: known without building the view (a replay asks after every submit).
+        if before.isCommand { return before }
+        let showsCommand = command != nil && before.field == field
+        let digits: Int
+        switch before.field {
+        case .number: digits = numberDigits.count
+        case .expiry: digits = expiryDigits.count
+        case .cvv: digits = cvvDigits.count
+        }
+        return !showsCommand && digits == 0 ? before : view(of: before.field)
     }
 
     /// "8/16": digits typed, out of the length that moves on by itself (Visa's 13 is valid
@@ -68,11 +82,94 @@ extension EntryEngine {
     func numberProgress(_ network: CardNetwork?) -> String {
         let count = numberDigits.count
         guard let network else { return "\(count)" }
+        let (goal, valid) = numberGoal(network)
+        return valid ? "\(count)/\(goal) (\(count) valid)" : "\(count)/\(goal)"
+    }
+
+    /// The length the number counts toward, and whether the digits typed are already a
+    /// complete, valid number short of it.
+    private func numberGoal(_ network: CardNetwork) -> (goal: Int, valid: Bool) {
+        let count = numberDigits.count
         // The lengths of the pattern that decides the number (before that, of every pattern still possible).
         let lengths = detection.lengths
         let goal = (count...max(count, lengths.max)).first { network.advances(at: $0, lengths: lengths) } ?? count
         let valid = count < goal && lengths.contains(count) && (!network.luhn || CardNumber.passesLuhn(numberDigits))
-        return valid ? "\(count)/\(goal) (\(count) valid)" : "\(count)/\(goal)"
+        return (goal, valid)
+    }
+
+    /// Appends `view(of: field).transcriptLine`'s bytes, made straight from the engine's state
+    /// without building the view's strings (a replay writes a line like it several times per
+    /// card). The `transcriptLineMatchesTheView` test holds the two together.
+    public func appendTranscriptLine(of field: Field, to bytes: inout [UInt8]) {
+        let showsCommand = command != nil && field == self.field
+        guard !showsCommand else { return view(of: field).appendTranscriptLine(to: &bytes) }
+        let network = detection.network
+        switch field {
+        case .number:
+            bytes.append("Card number (" as StaticString)
+            bytes.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
+            bytes.append("): " as StaticString)
+            // Grouped as `CardNumber.grouped`, masked as `CardNumber.appendMasking`.
+            let count = numberDigits.count
+            let groups = network?.groups ?? [4, 4, 4, 4]
+            var groupIndex = 0
+            var left = groups.first ?? Int.max
+            for (index, digit) in numberDigits.enumerated() {
+                if left == 0 {
+                    bytes.append(UInt8(ascii: " "))
+                    groupIndex += 1
+                    left = groupIndex < groups.count ? groups[groupIndex] : Int.max
+                }
+                if count > 10 && index >= 6 && index < count - 4 {
+                    bytes.append(0xE2)  // •
+                    bytes.append(0x80)
+                    bytes.append(0xA2)
+                } else {
+                    bytes.append(digit + 48)
+                }
+                left -= 1
+            }
+            bytes.append("  [" as StaticString)
+            bytes.appendUTF8(network?.logo ?? undecidedLogo)
+            bytes.append(UInt8(ascii: " "))
+            bytes.appendDecimal(count)
+            if let network {
+                let (goal, valid) = numberGoal(network)
+                bytes.append(UInt8(ascii: "/"))
+                bytes.appendDecimal(goal)
+                if valid {
+                    bytes.append(" (" as StaticString)
+                    bytes.appendDecimal(count)
+                    bytes.append(" valid)" as StaticString)
+                }
+            }
+        case .expiry:
+            bytes.append("Expiry (MM/YY): " as StaticString)
+            for (index, digit) in expiryDigits.enumerated() {
+                if index == 2 { bytes.append(UInt8(ascii: "/")) }
+                bytes.append(digit + 48)
+            }
+            if expiryDigits.count == 2 { bytes.append(UInt8(ascii: "/")) }
+            bytes.append("  [" as StaticString)
+            bytes.appendUTF8(network?.logo ?? undecidedLogo)
+            bytes.append(UInt8(ascii: " "))
+            bytes.appendDecimal(expiryDigits.count)
+            bytes.append("/4" as StaticString)
+        case .cvv:
+            let name = network?.cvv.name ?? "CVV", maxLength = network?.cvv.length ?? 4
+            bytes.appendUTF8(name)
+            bytes.append(" (" as StaticString)
+            for _ in 0..<maxLength { bytes.append(UInt8(ascii: "#")) }
+            bytes.append("): " as StaticString)
+            for _ in cvvDigits { bytes.append(contentsOf: [0xE2, 0x80, 0xA2]) }  // •
+            bytes.append("  [" as StaticString)
+            bytes.appendUTF8(EntryView.securityCodeLogo)
+            bytes.append(UInt8(ascii: " "))
+            bytes.appendDecimal(cvvDigits.count)
+            bytes.append(UInt8(ascii: "/"))
+            bytes.appendDecimal(maxLength)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// The active field's view.
@@ -107,5 +204,25 @@ extension EntryEngine {
             view.progress = ""
         }
         return view
+    }
+}
+
+extension [UInt8] {
+    /// Appends a non-negative number's decimal digits.
+    @inline(__always) mutating func appendDecimal(_ value: Int) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = Swift.max(value, 0)
+        while divisor > 0 {
+            append(UInt8(48 + rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Appends a string's UTF-8 bytes in one copy (`+= text.utf8` walked them one by one).
+    @inline(__always) mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
     }
 }

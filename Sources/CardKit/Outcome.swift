@@ -122,11 +122,11 @@ public struct Message: Equatable, Sendable {
     /// Appends `line`'s bytes without making the string.
     public func appendLine(to bytes: inout [UInt8]) {
         switch kind {
-        case .error: bytes += "✗ ".utf8
-        case .success: bytes += "✓ ".utf8
+        case .error: bytes.append(contentsOf: [0xE2, 0x9C, 0x97, 0x20])  // "✗ "
+        case .success: bytes.append(contentsOf: [0xE2, 0x9C, 0x93, 0x20])  // "✓ "
         case .help, .info: break
         }
-        bytes += text.utf8
+        bytes.appendUTF8(text)
     }
 
     /// A message of `kind` saying `text`.

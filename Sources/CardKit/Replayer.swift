@@ -36,52 +36,115 @@ public struct Replay: Equatable, Sendable {
     public static func run(_ script: SessionScript, rules: RuleSet, today: YearMonth,
                            accepted: AcceptedNetworks? = nil,
                            reloadingWith loader: EntryEngine.RuleLoader? = nil) -> Replay {
-        var replayer = Replayer(engine: EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: script.today ?? today),
-                                                    acceptedNetworks: accepted))
-        replayer.loader = loader
-        for step in script.steps { replayer.perform(step) }
-        replayer.engine.view.appendTranscriptLine(to: &replayer.replay.transcriptText)
-        replayer.replay.transcriptText.append(UInt8(ascii: "\n"))
-        replayer.replay.cards = replayer.engine.tray.cards
-        return replayer.replay
+        var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted, reloadingWith: loader)
+        var replay = Replay()
+        let write: (UnsafeBufferPointer<UInt8>) -> Void = { line in
+            replay.transcriptText.append(contentsOf: line)
+            replay.transcriptText.append(UInt8(ascii: "\n"))
+        }
+        for step in script.steps { replayer.perform(step, transcript: write) }
+        replayer.finish(transcript: write)
+        replay.failures = replayer.failures
+        replay.cards = replayer.engine.tray.cards
+        return replay
     }
 }
 
-/// The state of one replay between steps.
-private struct Replayer {
-    var engine: EntryEngine
-    var replay = Replay()
+/// Replays a script step by step, as its lines are read, handing each transcript line to the
+/// caller as it is made: nothing grows with the script but the tray (ten bytes a card) and the
+/// failures. `Replay.run` is the same over a whole parsed script.
+public struct Replayer {
+    /// The engine the keys go to; its tray holds the cards accepted so far.
+    public private(set) var engine: EntryEngine
+    /// The expectations that did not hold so far, in script order.
+    public private(set) var failures: [Replay.Failure] = []
     /// A burst of refusals prints one reason, as in the REPL.
-    var refusals = RefusalBurst()
-    /// Keys refused and lines shown since the previous expectation.
-    var refusedSinceExpectation = 0
-    /// Where in the transcript the message lines shown since the previous expectation are.
-    var shownSinceExpectation: [Range<Int>] = []
-    var previousWasExpectation = false
-    var lastSubmit: Outcome.Event?
-    var loader: EntryEngine.RuleLoader?
+    private var refusals = RefusalBurst()
+    /// Keys refused since the previous expectation.
+    private var refusedSinceExpectation = 0
+    /// The message lines shown since the previous expectation (kept only when an `@expect
+    /// message` may ask about them).
+    private var shownSinceExpectation: [String] = []
+    private var previousWasExpectation = false
+    private var lastSubmit: Outcome.Event?
+    private var loader: EntryEngine.RuleLoader?
+    /// Which stretches of keys an `@expect message` asks about (see `MessageChecks`); nil: all.
+    private var messageChecks: MessageChecks?
+    /// The stretch of keys being replayed: one more each time keys follow an expectation.
+    private var stretch = 0
+    /// The line being made, reused.
+    private var line: [UInt8] = []
 
-    init(engine: EntryEngine) { self.engine = engine }
+    /// A replayer for a script with this header (its steps are passed to `perform` one by one);
+    /// `messageChecks`, from a first pass over the script, lets it forget message lines no
+    /// expectation asks about (nil keeps them all).
+    public init(script header: SessionScript, rules: RuleSet, today: YearMonth, accepted: AcceptedNetworks? = nil,
+                reloadingWith loader: EntryEngine.RuleLoader? = nil, messageChecks: MessageChecks? = nil) {
+        engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted)
+        self.loader = loader
+        self.messageChecks = messageChecks
+        line.reserveCapacity(256)
+    }
 
-    mutating func perform(_ step: SessionScript.Step) {
+    /// The stretches of keys (between expectations) after which an `@expect message` looks at
+    /// the lines shown: worked out by a first pass over the script, one bit a stretch.
+    public struct MessageChecks: Sendable {
+        private var bits: [UInt64] = []
+        private var stretch = 0
+        private var previousWasExpectation = false
+
+        /// None yet.
+        public init() {}
+
+        /// Notes the next step of the script, in order.
+        public mutating func note(_ kind: SessionScript.Kind) {
+            switch kind {
+            case .keys:
+                if previousWasExpectation { stretch += 1 }
+                previousWasExpectation = false
+            case .today: break
+            case .expect(let expectation):
+                previousWasExpectation = true
+                if case .message = expectation {
+                    while bits.count <= stretch / 64 { bits.append(0) }
+                    bits[stretch / 64] |= 1 << UInt64(stretch % 64)
+                }
+            }
+        }
+
+        func contains(_ stretch: Int) -> Bool {
+            stretch / 64 < bits.count && bits[stretch / 64] & (1 << UInt64(stretch % 64)) != 0
+        }
+    }
+
+    /// Replays one step; `transcript` receives each line the step leaves on screen (no "\n").
+    public mutating func perform(_ step: SessionScript.Step, transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
         switch step.kind {
         case .keys(let keys):
             if previousWasExpectation {
                 refusedSinceExpectation = 0
-                shownSinceExpectation = []
+                shownSinceExpectation.removeAll(keepingCapacity: true)
+                stretch += 1
             }
             previousWasExpectation = false
-            for key in keys { type(key) }
+            for key in keys { type(key, transcript) }
         case .today(let month):
             engine.expiryPolicy.today = month
         case .expect(let expectation):
             previousWasExpectation = true
-            if let problem = check(expectation) { replay.failures.append(.init(line: step.line, message: problem)) }
+            if let problem = check(expectation) { failures.append(.init(line: step.line, message: problem)) }
         }
     }
 
+    /// The last line: the field as left on screen when the script ends.
+    public mutating func finish(transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
+        line.removeAll(keepingCapacity: true)
+        engine.view.appendTranscriptLine(to: &line)
+        line.withUnsafeBufferPointer(transcript)
+    }
+
     /// One key, with the same output rules as the REPL.
-    mutating func type(_ key: Key) {
+    private mutating func type(_ key: Key, _ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
         // The line left on screen is the field with the key applied, except after Enter (a
         // submit resets the card), Ctrl-C and `:` commands: only then is the view before the
         // key needed. (Not a copy of the engine: its first mutation would copy the whole tray.)
@@ -101,22 +164,28 @@ private struct Replayer {
         }
         guard shownReason != nil || !outcome.messages.isEmpty else { return }
         // The field line as left on screen, then the reason and messages printed below it.
-        let finished = before.map { engine.finishedView(before: $0) } ?? engine.view(of: beforeField)
-        finished.appendTranscriptLine(to: &replay.transcriptText)
-        replay.transcriptText.append(UInt8(ascii: "\n"))
-        if let shownReason { show(Message(.error, shownReason)) }
-        for message in outcome.messages { show(message) }
+        line.removeAll(keepingCapacity: true)
+        if let before {
+            engine.finishedView(before: before).appendTranscriptLine(to: &line)
+        } else {
+            engine.appendTranscriptLine(of: beforeField, to: &line)
+        }
+        line.withUnsafeBufferPointer(transcript)
+        if let shownReason { show(Message(.error, shownReason), transcript) }
+        for message in outcome.messages { show(message, transcript) }
     }
 
-    private mutating func show(_ message: Message) {
-        let start = replay.transcriptText.count
-        message.appendLine(to: &replay.transcriptText)
-        shownSinceExpectation.append(start..<replay.transcriptText.count)
-        replay.transcriptText.append(UInt8(ascii: "\n"))
+    private mutating func show(_ message: Message, _ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
+        line.removeAll(keepingCapacity: true)
+        message.appendLine(to: &line)
+        line.withUnsafeBufferPointer(transcript)
+        if messageChecks?.contains(stretch) ?? true {
+            shownSinceExpectation.append(String(decoding: line, as: UTF8.self))
+        }
     }
 
     /// What is wrong, in words, or nil when the expectation holds.
-    func check(_ expectation: SessionScript.Expectation) -> String? {
+    private func check(_ expectation: SessionScript.Expectation) -> String? {
         let view = engine.view
         switch expectation {
         case .field(let field):
@@ -132,7 +201,7 @@ private struct Replayer {
             return refusedSinceExpectation == count ? nil
                 : "expected \(count) refused key\(count == 1 ? "" : "s"), got \(refusedSinceExpectation)"
         case .message(let text):
-            let shown = shownSinceExpectation.map { String(decoding: replay.transcriptText[$0], as: UTF8.self) }
+            let shown = shownSinceExpectation
             if shown.contains(where: { $0.contains(text) }) { return nil }
             return "expected a message containing \"\(text)\", got "
                 + (shown.isEmpty ? "no message" : shown.map { "\"\($0)\"" }.joined(separator: ", "))
@@ -147,13 +216,13 @@ private struct Replayer {
             }
             return nil
         case .cards(let count):
-            return engine.tray.cards.count == count ? nil : "expected \(count) card\(count == 1 ? "" : "s") in the tray, got \(engine.tray.cards.count)"
+            return engine.tray.count == count ? nil : "expected \(count) card\(count == 1 ? "" : "s") in the tray, got \(engine.tray.count)"
         case .logo(let logo):
             return view.logo == logo ? nil : "expected logo \(logo), got \(view.logo)"
         }
     }
 
-    func describe(_ submit: Outcome.Event?) -> String {
+    private func describe(_ submit: Outcome.Event?) -> String {
         switch submit {
         case .accepted(let card): return "accepted \(card.network.id) \(card.lastFour)"
         case .submitFailed(let fields): return "failed \(fields.map(\.rawValue).joined(separator: ","))"

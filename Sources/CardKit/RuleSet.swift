@@ -177,29 +177,54 @@ public struct RuleSet: Sendable {
     /// length, and the lengths the patterns still possible allow (once no longer pattern can
     /// match, the deciding pattern's own).
     public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {
-        let typedValue = value(typed)
-        var bestOwner: Int32 = -1, bestLength = 0, bestLengths: UInt32 = 0
-        var minOwner = Int32.max, maxOwner = Int32.min, lengths: UInt32 = 0
-        for level in levels {
-            if level.length <= typed.count {
-                if let index = level.index(containing: typedValue / pow10[typed.count - level.length]) {
-                    // Levels ascend: the longest full match wins.
-                    (bestOwner, bestLength, bestLengths) = (level.owners[index], level.length, level.lengthMasks[index])
+        // The value of each prefix of the digits, made in one pass: no division per level.
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: typed.count + 1) { prefix in
+            var typedValue: UInt64 = 0
+            prefix[0] = 0
+            for (index, digit) in typed.enumerated() {
+                typedValue = typedValue &* 10 &+ UInt64(digit)
+                prefix[index + 1] = typedValue
+            }
+            return levels.withUnsafeBufferPointer { levels in
+                // Digits past the longest pattern (every record `check` reads, most keystrokes):
+                // no level is partial, so the longest level with a full match decides alone.
+                if typed.count >= longestPattern {
+                    for index in levels.indices.reversed() {
+                        let level = levels[index]
+                        if let found = level.index(containing: prefix[level.length]) {
+                            let set = LengthSet(mask: level.lengthMasks[found])
+                            return (level.owners[found], true, set.max, level.length, set)
+                        }
+                    }
+                    return (-1, false, 0, 0, LengthSet(mask: 0))
                 }
-            } else if let span = level.span(prefix: typedValue, digits: typed.count) {
-                minOwner = min(minOwner, level.minOwner.query(span))
-                maxOwner = max(maxOwner, level.maxOwner.query(span))
-                lengths |= UInt32(bitPattern: level.lengthUnion.query(span))
+                var bestOwner: Int32 = -1, bestLength = 0, bestLengths: UInt32 = 0
+                var minOwner = Int32.max, maxOwner = Int32.min, lengths: UInt32 = 0
+                // Walked by index through the buffer: a `for … in` over the array copied
+                // (retained) each level, once per level per record or keystroke.
+                for index in levels.indices {
+                    let level = levels[index]
+                    if level.length <= typed.count {
+                        if let found = level.index(containing: prefix[level.length]) {
+                            // Levels ascend: the longest full match wins.
+                            (bestOwner, bestLength, bestLengths) = (level.owners[found], level.length, level.lengthMasks[found])
+                        }
+                    } else if let span = level.span(prefix: typedValue, digits: typed.count) {
+                        minOwner = min(minOwner, level.minOwner.query(span))
+                        maxOwner = max(maxOwner, level.maxOwner.query(span))
+                        lengths |= UInt32(bitPattern: level.lengthUnion.query(span))
+                    }
+                }
+                if bestOwner >= 0 {
+                    minOwner = min(minOwner, bestOwner)
+                    maxOwner = max(maxOwner, bestOwner)
+                    lengths |= bestLengths
+                }
+                let decided = bestOwner >= 0 && minOwner == maxOwner
+                let set = LengthSet(mask: lengths)
+                return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
             }
         }
-        if bestOwner >= 0 {
-            minOwner = min(minOwner, bestOwner)
-            maxOwner = max(maxOwner, bestOwner)
-            lengths |= bestLengths
-        }
-        let decided = bestOwner >= 0 && minOwner == maxOwner
-        let set = LengthSet(mask: lengths)
-        return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
     }
 
     /// Every network the digits could still belong to, in load order (for `rules test`).
@@ -446,13 +471,16 @@ private final class IntervalLevel: Sendable {
     }
 
     /// Binary search: the first index whose element satisfies `isAfter` (which is monotonic).
+    @inline(__always)
     private func firstIndex(in array: [UInt64], where isAfter: (UInt64) -> Bool) -> Int {
-        var low = 0, high = array.count
-        while low < high {
-            let middle = (low + high) / 2
-            if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
+        array.withUnsafeBufferPointer { array in
+            var low = 0, high = array.count
+            while low < high {
+                let middle = (low + high) / 2
+                if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
+            }
+            return low
         }
-        return low
     }
 }
 
@@ -547,8 +575,38 @@ private struct SparseTable: Sendable {
     }
 }
 
-/// Powers of ten up to 10^19 (the largest that fits in UInt64).
-private let pow10: [UInt64] = (0...19).reduce(into: []) { table, n in table.append(n == 0 ? 1 : table[n - 1] * 10) }
+/// Powers of ten up to 10^19 (the largest that fits in UInt64), as `pow10[n]`. A switch, not
+/// a global array: reading a lazily initialised global table cost a `swift_once` and a
+/// retain/release on every look-up, several per record in `check`.
+private let pow10 = PowersOfTen()
+
+private struct PowersOfTen: Sendable {
+    @inline(__always) subscript(n: Int) -> UInt64 {
+        switch n {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1_000
+        case 4: return 10_000
+        case 5: return 100_000
+        case 6: return 1_000_000
+        case 7: return 10_000_000
+        case 8: return 100_000_000
+        case 9: return 1_000_000_000
+        case 10: return 10_000_000_000
+        case 11: return 100_000_000_000
+        case 12: return 1_000_000_000_000
+        case 13: return 10_000_000_000_000
+        case 14: return 100_000_000_000_000
+        case 15: return 1_000_000_000_000_000
+        case 16: return 10_000_000_000_000_000
+        case 17: return 100_000_000_000_000_000
+        case 18: return 1_000_000_000_000_000_000
+        case 19: return 10_000_000_000_000_000_000
+        default: preconditionFailure("10^\(n) does not fit in 64 bits")
+        }
+    }
+}
 
 /// Digit values as a number (at most 19 digits).
 private func value(_ digits: some Sequence<UInt8>) -> UInt64 {

@@ -79,6 +79,49 @@ public struct SessionScript: Equatable, Sendable {
         }
     }
 
+    /// The key each ASCII character types, made once.
+    static let asciiKeyTable: [Key] = (0..<128).map { .character(Character(Unicode.Scalar(UInt8($0)))) }
+
+    /// The keys an ASCII line types, `<Name>` tokens included; nil when a token is unterminated
+    /// or unknown (`keys(in:line:)` then says which). Empty unless `keeping`.
+    static func asciiKeys(_ bytes: UnsafeBufferPointer<UInt8>, keeping: Bool) -> [Key]? {
+        let table = asciiKeyTable
+        var keys: [Key] = []
+        if keeping { keys.reserveCapacity(bytes.count) }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "<") else {
+                if keeping { keys.append(table[Int(byte)]) }
+                index += 1
+                continue
+            }
+            var close = index + 1
+            while close < bytes.count && bytes[close] != UInt8(ascii: ">") { close += 1 }
+            guard close < bytes.count else { return nil }
+            // <Enter> ends nearly every card: known without making a string to look up.
+            var isEnter = close - index == 6
+            if isEnter {
+                for (offset, letter) in "enter".utf8.enumerated() where bytes[index + 1 + offset] | 0x20 != letter { isEnter = false }
+            }
+            let key: Key
+            if isEnter {
+                key = .enter
+            } else {
+                var name = ""
+                for i in (index + 1)..<close {
+                    let letter = bytes[i]
+                    name.unicodeScalars.append(Unicode.Scalar(letter &- 65 < 26 ? letter + 32 : letter))
+                }
+                guard let named = namedKeys[name] else { return nil }
+                key = named
+            }
+            if keeping { keys.append(key) }
+            index = close + 1
+        }
+        return keys
+    }
+
     /// Key names in vim notation, as written between `<` and `>` (case-insensitive).
     static let namedKeys: [String: Key] = [
         "bs": .backspace, "backspace": .backspace, "enter": .enter, "cr": .enter, "return": .enter,
@@ -91,18 +134,68 @@ public struct SessionScript: Equatable, Sendable {
 
     /// Parses a script's text, skipping blank lines and `#` comments; throws at the first malformed line.
     public static func parse(_ text: String) throws(SyntaxError) -> SessionScript {
-        // A byte-order mark (some editors write one) is not a keystroke.
-        let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
-        var script = SessionScript(steps: [], today: nil, ruleFolders: [])
-        var sawKeys = false
-        for (index, rawLine) in lines(of: text).enumerated() {
-            let number = index + 1
+        var parser = LineParser()
+        var steps: [Step] = []
+        for line in lines(of: text) {
+            if let step = try parser.next(line) { steps.append(step) }
+        }
+        var script = parser.header
+        script.steps = steps
+        return script
+    }
+
+    /// Reads a script one line at a time, so that a long script can be replayed as it is read,
+    /// never held whole: the header (`@today`, `@rules`, `@networks`) builds up in `header`,
+    /// and each line that does something when replayed comes back as a step.
+    public struct LineParser: Sendable {
+        /// The script so far without its steps: the date, rule folders and networks it names.
+        public private(set) var header = SessionScript(steps: [], today: nil, ruleFolders: [])
+        /// The number of the line read last, 1-based.
+        public private(set) var lineNumber = 0
+        /// With `keepingKeys` false, key lines are checked but come back as empty `.keys([])`
+        /// (a first pass that only validates the script).
+        public var keepingKeys = true
+        private var sawKeys = false
+
+        /// A parser at the script's first line.
+        public init() {}
+
+        /// Parses the next line from its UTF-8 bytes (without the "\n"). A line of plain ASCII
+        /// keys, the bulk of a generated script, is read straight from the bytes; any other
+        /// line as by `next(_:)`.
+        public mutating func next(bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> Step? {
+            var end = bytes.count
+            if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            var plain = end > 0 && bytes[0] != UInt8(ascii: "@") && bytes[0] != UInt8(ascii: "#")
+            var blank = true
+            var index = 0
+            while plain && index < end {
+                let byte = bytes[index]
+                if byte >= 0x80 { plain = false }
+                if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { blank = false }
+                index += 1
+            }
+            guard plain && !blank, let keys = SessionScript.asciiKeys(UnsafeBufferPointer(rebasing: bytes[..<end]), keeping: keepingKeys) else {
+                // Anything else, and every malformed line (for its exact message), as text.
+                return try next(Substring(String(decoding: bytes, as: UTF8.self)))
+            }
+            lineNumber += 1
+            sawKeys = true
+            return Step(line: lineNumber, kind: .keys(keys))
+        }
+
+        /// Parses the next line (without its "\n"); the step it makes, if any. A byte-order
+        /// mark at the start of the first line is skipped.
+        public mutating func next(_ rawLine: Substring) throws(SyntaxError) -> Step? {
+            lineNumber += 1
+            let number = lineNumber
+            var rawLine = rawLine
+            if number == 1 && rawLine.unicodeScalars.first == "\u{FEFF}" { rawLine = Substring(rawLine.unicodeScalars.dropFirst()) }
             let line = rawLine.utf8.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
-            if line.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) || line.utf8.first == UInt8(ascii: "#") { continue }
+            if line.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) || line.utf8.first == UInt8(ascii: "#") { return nil }
             guard line.utf8.first == UInt8(ascii: "@") else {
-                script.steps.append(Step(line: number, kind: .keys(try keys(in: line, line: number))))
                 sawKeys = true
-                continue
+                return Step(line: number, kind: .keys(try keys(in: line, line: number, keeping: keepingKeys)))
             }
             let words = line.dropFirst().split(separator: " ", maxSplits: 1)
             let directive = words.first.map(String.init) ?? ""
@@ -113,26 +206,27 @@ public struct SessionScript: Equatable, Sendable {
                     throw SyntaxError(line: number, column: directive.unicodeScalars.count + 3,
                                       message: "@today takes a date as YYYY-MM, like 2026-11; got '\(argument.escapingControlCharacters)'")
                 }
-                if sawKeys { script.steps.append(Step(line: number, kind: .today(month))) } else { script.today = month }
+                if sawKeys { return Step(line: number, kind: .today(month)) }
+                header.today = month
             case "rules":
                 guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@rules takes a folder, relative to the script") }
                 guard !sawKeys else { throw SyntaxError(line: number, message: "@rules must come before the first line of keys") }
-                script.ruleFolders.append(argument)
-                script.ruleFolderLines.append(number)
+                header.ruleFolders.append(argument)
+                header.ruleFolderLines.append(number)
             case "networks":
                 guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@networks takes network ids separated by commas, like visa,mastercard") }
                 guard !sawKeys else { throw SyntaxError(line: number, message: "@networks must come before the first line of keys") }
-                guard script.acceptedNetworks == nil else { throw SyntaxError(line: number, message: "@networks is given twice (line \(script.networksLine))") }
-                script.acceptedNetworks = (argument, number)
+                guard header.acceptedNetworks == nil else { throw SyntaxError(line: number, message: "@networks is given twice (line \(header.networksLine))") }
+                header.acceptedNetworks = (argument, number)
             case "expect":
-                script.steps.append(Step(line: number, kind: .expect(try expectation(argument, line: number))))
+                return Step(line: number, kind: .expect(try expectation(argument, line: number)))
             default:
                 var message = "unknown directive `@\(directive)`"
                 if let guess = closest(to: directive, in: ["today", "rules", "networks", "expect"]) { message += "; did you mean `@\(guess)`?" }
                 throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @networks, @expect)")
             }
+            return nil
         }
-        return script
     }
 
     /// The text's lines, split on "\n" by scanning bytes (a generated script has 100,000 lines).
@@ -149,20 +243,20 @@ public struct SessionScript: Equatable, Sendable {
 
     /// The keys a line types: one per Unicode scalar, as a terminal delivers them, with
     /// `<Name>` tokens for named keys.
-    static func keys(in line: Substring, line number: Int) throws(SyntaxError) -> [Key] {
+    static func keys(in line: Substring, line number: Int, keeping: Bool = true) throws(SyntaxError) -> [Key] {
         var keys: [Key] = []
         let utf8 = line.utf8
-        keys.reserveCapacity(utf8.count)
+        if keeping { keys.reserveCapacity(utf8.count) }
         var index = utf8.startIndex
         while index < utf8.endIndex {
             let byte = utf8[index]
             if byte < 0x80 && byte != UInt8(ascii: "<") {
                 // Plain ASCII straight from the bytes: the common case, and much cheaper.
-                keys.append(.character(Character(Unicode.Scalar(byte))))
+                if keeping { keys.append(.character(Character(Unicode.Scalar(byte)))) }
                 index = utf8.index(after: index)
             } else if byte != UInt8(ascii: "<") {
                 // Any other character: one key per Unicode scalar, as a terminal delivers them.
-                keys.append(.character(Character(line.unicodeScalars[index])))
+                if keeping { keys.append(.character(Character(line.unicodeScalars[index]))) }
                 index = line.unicodeScalars.index(after: index)
             } else {
                 let nameStart = utf8.index(after: index)
@@ -174,7 +268,7 @@ public struct SessionScript: Equatable, Sendable {
                 guard let key = namedKeys[name.lowercased()] else {
                     throw SyntaxError(line: number, column: column, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)")
                 }
-                keys.append(key)
+                if keeping { keys.append(key) }
                 index = utf8.index(after: close)
             }
         }

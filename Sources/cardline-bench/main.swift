@@ -281,8 +281,6 @@ let ranged = loadRules(rangeFolder)
 let checkInput = work + "/check-1m.txt"
 say("generating inputs in \(work) …")
 generateCheckInput(checkInput, rules: bundled, count: 1_000_000)
-let script = work + "/replay-100k.session"
-generateReplayScript(script, rules: bundled, count: 100_000)
 
 var random = SeededRandom(seed: 3)
 let bundledNumbers = (0..<500).map { _ in makeNumber(bundled.networks[Int(random.next() % UInt64(bundled.networks.count))], length: 16, breakLuhn: false, &random) }
@@ -301,29 +299,8 @@ rows.append(Row(name: "keystroke, bundled rules (\(bundled.networks.count) netwo
 let keyRanged = keystrokeNanoseconds(rules: ranged, numbers: rangedNumbers)
 rows.append(Row(name: "keystroke, 10,000 ranges over 500 networks", figure: String(format: "%.2f µs", keyRanged / 1000), target: "< 10 µs", met: keyRanged < 10_000))
 
-for (format, target) in [("summary", 3_000_000.0), ("json", 1_000_000.0)] {
-    var times: [Double] = []
-    for _ in 0..<5 {
-        let result = run(["check", "--today", "2026-11", "--format", format, checkInput])
-        precondition(result.status == 1 || result.status == 0, "check failed with \(result.status)")
-        times.append(result.seconds)
-    }
-    let peak = run(["check", "--today", "2026-11", "--format", format, checkInput], measuringMemory: true).peakKiB
-    let rate = 1_000_000 / median(times)
-    rows.append(Row(name: "check 1,000,000 records, --format \(format)", figure: String(format: "%.2fM records/s (%.3f s)", rate / 1e6, median(times)),
-                    target: String(format: "≥ %.0fM/s", target / 1e6), met: rate >= target))
-    if format == "json" {
-        rows.append(Row(name: "check peak memory (1,000,000 records)", figure: String(format: "%.1f MB", Double(peak) * 1024 / 1e6), target: "< 30 MB", met: Double(peak) * 1024 < 30e6))
-    }
-}
-
-var replayTimes: [Double] = []
-for _ in 0..<3 {
-    let result = run(["replay", script])
-    precondition(result.status == 0, "replay of the generated script failed with \(result.status)")
-    replayTimes.append(result.seconds)
-}
-rows.append(Row(name: "replay, 100,000 card entries", figure: String(format: "%.3f s", median(replayTimes)), target: "< 1 s", met: median(replayTimes) < 1))
+// `check` against the C loop, and `replay` at three sizes: BatchBench.swift.
+rows += batchBenchmarks(bundled: bundled, checkInput: checkInput)
 
 // The first run of each is the coldest this harness can make without dropping the page
 // cache (which needs privileges); it is shown beside the median.

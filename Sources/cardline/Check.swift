@@ -52,10 +52,14 @@ struct Check: ParsableCommand {
         let (rules, accepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: true))
         let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)
         var output = BufferedOutput(fd: 1)
-        var tally = (records: 0, valid: 0, malformed: 0, unreadable: 0)
+        var tally = Tally()
         let progress = isatty(2) == 1 ? Progress() : nil
         // Read once: property-wrapper getters inside the loop showed up in the profile.
-        let format = self.format, unmasked = self.unmasked
+        let records = RecordWriter(checker: checker, format: format, unmasked: unmasked)
+        // Two cores when there are two: each block of lines is cut in two at a line break and
+        // the halves are checked at once, their output written in input order.
+        let twoCores = availableProcessors() >= 2
+        var second: [UInt8] = []
         for path in files.isEmpty ? ["-"] : files where !Terminal.outputFailed {
             let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
@@ -66,22 +70,40 @@ struct Check: ParsableCommand {
             defer { if fd != 0 { close(fd) } }
             progress?.start(size: fileSize(fd))
             var lineNumber = 0
+            let reader = LineReader(fd: fd, blockSize: twoCores ? Self.parallelBlock : LineReader.chunk)
             // Stops once stdout has failed: nobody reads the results (`… | cardline check | head -1`).
-            let completed = LineReader(fd: fd).forEachLine(stop: { Terminal.outputFailed }) { line, truncated in
-                lineNumber += 1
-                guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }),
-                      first != UInt8(ascii: "#") else { return }
-                let result = checker.check(line, truncated: truncated)
-                tally.records += 1
-                if result.valid { tally.valid += 1 }
-                if result.has(.recordFormat) { tally.malformed += 1 }
-                switch format {
-                case .json: checker.appendJSON(result, line: lineNumber, unmasked: unmasked, to: &output.pending)
-                case .text: checker.appendText(result, line: lineNumber, unmasked: unmasked, to: &output.pending)
-                case .summary: break
+            let completed = reader.forEachBlock(stop: { Terminal.outputFailed }) { block, truncated in
+                if truncated {
+                    lineNumber += 1
+                    records.check(line: block, truncated: true, number: lineNumber, tally: &tally, to: &output.pending)
+                } else if !twoCores || block.count < Self.parallelBlock / 4 {
+                    lineNumber = records.check(lines: block, after: lineNumber, tally: &tally, to: &output.pending)
+                    output.flushIfFull()
+                } else {
+                    // The first half on another thread, the second here; line numbers in the
+                    // second half start after the first half's line breaks.
+                    var cut = block.count / 2
+                    while cut < block.count && block[cut - 1] != UInt8(ascii: "\n") { cut += 1 }
+                    let first = UnsafeBufferPointer(rebasing: block[..<cut]), rest = UnsafeBufferPointer(rebasing: block[cut...])
+                    var firstTally = Tally(), restTally = Tally()
+                    let start = lineNumber
+                    var end = lineNumber
+                    second.removeAll(keepingCapacity: true)
+                    runConcurrently({
+                        _ = records.check(lines: first, after: start, tally: &firstTally, to: &output.pending)
+                    }, {
+                        var lines = 0
+                        for byte in first where byte == UInt8(ascii: "\n") { lines += 1 }
+                        end = records.check(lines: rest, after: start + lines, tally: &restTally, to: &second)
+                    })
+                    lineNumber = end
+                    tally.add(firstTally)
+                    tally.add(restTally)
+                    output.flushIfFull()
+                    output.pending += second
+                    output.flushIfFull()
                 }
-                output.flushIfFull()
-                progress?.advance(records: tally.records, bytes: line.count + 1)
+                progress?.advance(records: tally.records, bytes: block.count)
             }
             if !completed {
                 Terminal.writeError("cardline: error: reading \(path) failed: \(String(cString: strerror(errno)))\n")
@@ -99,6 +121,64 @@ struct Check: ParsableCommand {
         if invalid > 0 { throw ExitStatus.rejected }
     }
 
+    /// Bytes of input per block on the two-core path (its output stays in memory until written).
+    static let parallelBlock = 512 * 1024
+
+    /// Records counted so far.
+    struct Tally {
+        var records = 0, valid = 0, malformed = 0, unreadable = 0
+
+        mutating func add(_ other: Tally) {
+            records += other.records
+            valid += other.valid
+            malformed += other.malformed
+            unreadable += other.unreadable
+        }
+    }
+
+    /// Checks records and appends their output lines in the chosen format.
+    struct RecordWriter: Sendable {
+        let checker: CardCheck
+        let format: Format
+        let unmasked: Bool
+
+        /// Checks each line of `lines` (whole lines, each ending in a line break but perhaps the
+        /// last of the input), numbered from `after + 1`; returns the last line's number. A line
+        /// of 1 MiB or more is one `record_format` record, as `LineReader` hands it out.
+        func check(lines: UnsafeBufferPointer<UInt8>, after: Int, tally: inout Tally, to out: inout [UInt8]) -> Int {
+            var number = after
+            var start = 0
+            let count = lines.count
+            while start < count {
+                var end = start
+                while end < count && lines[end] != UInt8(ascii: "\n") { end += 1 }
+                number += 1
+                let length = end - start
+                let truncated = length >= LineReader.longestLine
+                let line = UnsafeBufferPointer(rebasing: lines[start..<(start + (truncated ? LineReader.longestLine : length))])
+                check(line: line, truncated: truncated, number: number, tally: &tally, to: &out)
+                start = end + 1
+            }
+            return number
+        }
+
+        /// One line: skipped when blank or a comment, otherwise checked and counted.
+        @inline(__always)
+        func check(line: UnsafeBufferPointer<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
+            guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }),
+                  first != UInt8(ascii: "#") else { return }
+            let result = checker.check(line, truncated: truncated)
+            tally.records += 1
+            if result.valid { tally.valid += 1 }
+            if result.has(.recordFormat) { tally.malformed += 1 }
+            switch format {
+            case .json: checker.appendJSON(result, line: number, unmasked: unmasked, to: &out)
+            case .text: checker.appendText(result, line: number, unmasked: unmasked, to: &out)
+            case .summary: break
+            }
+        }
+    }
+
     private func fileSize(_ fd: Int32) -> Int? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
@@ -106,66 +186,131 @@ struct Check: ParsableCommand {
     }
 }
 
-/// Reads a file descriptor in 64 KiB chunks and hands out lines without their line break,
-/// so memory stays constant however large the input. A line longer than 1 MiB is handed out
-/// once, as its first 1 MiB marked truncated; the rest of it is skipped, so it is still one
-/// record and the line numbers after it stay right.
+/// Reads a file descriptor in blocks of whole lines, so memory stays constant however large
+/// the input. A line of 1 MiB or more is one record: only its first 1 MiB is handed out, marked
+/// truncated, and the rest of it is skipped, so the line numbers after it stay right.
 struct LineReader {
     let fd: Int32
+    /// How much to read before handing out the whole lines read.
+    var blockSize = LineReader.chunk
     static let chunk = 64 * 1024
     static let longestLine = 1024 * 1024
 
     /// Calls `body` with each line and whether it was truncated, until `stop` (asked before each
-    /// read of a chunk) says to stop; false when a read failed.
+    /// read) says to stop; false when a read failed.
     func forEachLine(stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>, Bool) -> Void) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: Self.chunk * 2)
+        forEachBlock(stop: stop) { block, truncated in
+            if truncated { return body(block, true) }
+            var start = 0
+            while start < block.count {
+                var end = start
+                while end < block.count && block[end] != UInt8(ascii: "\n") { end += 1 }
+                let long = end - start >= Self.longestLine
+                body(UnsafeBufferPointer(rebasing: block[start..<(long ? start + Self.longestLine : end)]), long)
+                start = end + 1
+            }
+        }
+    }
+
+    /// Calls `body` with blocks of whole lines (each ending in a line break, except perhaps
+    /// the input's last), about `blockSize` bytes at a time; a line of 1 MiB or more may be in
+    /// a block whole (its reader cuts it), or, when it does not fit, is handed out alone as its
+    /// first 1 MiB with `truncated` set. Stops when `stop` (asked before each read) says so;
+    /// false when a read failed.
+    func forEachBlock(stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>, _ truncated: Bool) -> Void) -> Bool {
+        // Twice the block, and room for the longest line: the unfinished line stays at the front.
+        var buffer = [UInt8](repeating: 0, count: max(blockSize * 2, blockSize + Self.longestLine))
         var filled = 0
         var skipping = false  // inside the rest of an over-long line
-        while !stop() {
-            if filled == buffer.count {
-                if buffer.count >= Self.longestLine {
-                    buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled]), true) }
-                    filled = 0
-                    skipping = true
-                } else {
-                    buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+        var atEnd = false
+        while !atEnd && !stop() {
+            // Fill to a block (a pipe gives less per read), or to the end of the input.
+            let goal = min(buffer.count, filled + blockSize)
+            var end = filled
+            while end < goal {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + end, goal - end) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
                 }
+                if count == 0 {
+                    atEnd = true
+                    break
+                }
+                end += count
             }
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return false
+            var start = 0
+            if skipping {
+                // Still inside the over-long line: drop it up to its line break.
+                guard let lineBreak = buffer[filled..<end].firstIndex(of: UInt8(ascii: "\n")) else {
+                    filled = 0
+                    continue
+                }
+                skipping = false
+                start = lineBreak + 1
             }
-            if count == 0 {
-                if filled > 0 && !skipping { buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled]), false) } }
+            if atEnd {
+                if start < end { buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end]), false) } }
                 return true
             }
-            let end = filled + count
-            var start = 0
-            buffer.withUnsafeBufferPointer { bytes in
-                for i in filled..<end where bytes[i] == UInt8(ascii: "\n") {
-                    if skipping {
-                        skipping = false  // the over-long line ends here
-                    } else {
-                        body(UnsafeBufferPointer(rebasing: bytes[start..<i]), false)
-                    }
-                    start = i + 1
+            guard let lastBreak = buffer[start..<end].lastIndex(of: UInt8(ascii: "\n")) else {
+                if end - start >= Self.longestLine {
+                    // One line fills what is read: hand out its first 1 MiB, skip the rest.
+                    buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<(start + Self.longestLine)]), true) }
+                    skipping = true
+                    filled = 0
+                } else {
+                    moveToFront(&buffer, start, end)
+                    filled = end - start
                 }
-            }
-            if skipping {
-                filled = 0  // still inside the over-long line: drop what was read
                 continue
             }
-            // Keep the unfinished line at the front.
-            if start > 0 {
-                buffer.withUnsafeMutableBufferPointer { bytes in
-                    bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
-                }
-            }
-            filled = end - start
+            buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start...lastBreak]), false) }
+            moveToFront(&buffer, lastBreak + 1, end)
+            filled = end - lastBreak - 1
         }
         return true
     }
+
+    private func moveToFront(_ buffer: inout [UInt8], _ start: Int, _ end: Int) {
+        guard start > 0 && end > start else { return }
+        buffer.withUnsafeMutableBufferPointer { bytes in
+            bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
+        }
+    }
+}
+
+/// How many processors this process may run on (its affinity mask, so `taskset -c 0` gives 1).
+func availableProcessors() -> Int {
+    var set = cpu_set_t()
+    guard withUnsafeMutableBytes(of: &set, { processAffinity(0, $0.count, $0.baseAddress!) }) == 0 else { return 1 }
+    return withUnsafeBytes(of: &set) { bytes in bytes.reduce(0) { $0 + $1.nonzeroBitCount } }
+}
+
+/// glibc's sched_getaffinity(2), which its headers declare only with _GNU_SOURCE.
+@_silgen_name("sched_getaffinity")
+private func processAffinity(_ pid: pid_t, _ size: Int, _ mask: UnsafeMutableRawPointer) -> Int32
+
+/// Runs `first` on a new thread and `second` on this one, and returns when both are done.
+/// (Each must touch only what the other does not.) Falls back to running them in turn.
+func runConcurrently(_ first: () -> Void, _ second: () -> Void) {
+    withoutActuallyEscaping(first) { first in
+        let box = Unmanaged.passRetained(ClosureBox(first))
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<ClosureBox>.fromOpaque(context!).takeUnretainedValue().body()
+            return nil
+        }, box.toOpaque())
+        if started != 0 { first() }
+        second()
+        if started == 0 { pthread_join(thread, nil) }
+        box.release()
+    }
+}
+
+private final class ClosureBox: @unchecked Sendable {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
 }
 
 /// Collects output and writes it in 64 KiB blocks.
@@ -206,12 +351,16 @@ final class Progress {
     func start(size: Int?) {
         self.size = size
         bytes = 0
+        recordsAtLastLook = 0
         began = Progress.now()
     }
 
+    private var recordsAtLastLook = 0
+
     func advance(records: Int, bytes count: Int) {
         bytes += count
-        guard records % 4096 == 0 else { return }
+        guard records - recordsAtLastLook >= 4096 else { return }
+        recordsAtLastLook = records
         let now = Progress.now()
         guard now - lastShown >= 0.5 else { return }
         lastShown = now

@@ -21,20 +21,38 @@ enum Files {
     /// dangling link); throws when something is there but cannot be read as a file: no
     /// permission, a dangling link, a folder, a device.
     static func read(_ path: String) throws(Failure) -> [UInt8]? {
+        guard let fd = try open(path) else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        try forEachChunk(of: fd) { bytes += $0 }
+        return bytes
+    }
+
+    /// The file at `path` opened for reading, as `read` would read it; nil when there is
+    /// nothing at all there. The caller closes it.
+    static func open(_ path: String) throws(Failure) -> Int32? {
         var info = stat()
         if lstat(path, &info) != 0 {
             if errno == ENOENT { return nil }
             throw Failure()
         }
         // O_NONBLOCK: a FIFO must not hang the run; it is refused below, like a folder.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw Failure() }
-        defer { close(fd) }
-        guard fstat(fd, &info) == 0 else { throw Failure() }
+        guard fstat(fd, &info) == 0 else {
+            let failure = Failure()
+            close(fd)
+            throw failure
+        }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
             throw (info.st_mode & S_IFMT) == S_IFDIR ? Failure(errno: EISDIR) : Failure(reason: "not a regular file")
         }
-        var bytes: [UInt8] = []
+        return fd
+    }
+
+    /// Reads `fd` to its end in 64 KiB chunks, handing each to `body`.
+    static func forEachChunk(of fd: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(Failure) {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
@@ -42,8 +60,8 @@ enum Files {
                 if errno == EINTR { continue }
                 throw Failure()
             }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
+            if count == 0 { return }
+            chunk.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<count])) }
         }
     }
 
@@ -52,27 +70,81 @@ enum Files {
     /// the old file or the new one, never half of one. The new file keeps the old one's
     /// permissions. Nothing is left behind on failure.
     static func replace(_ path: String, with bytes: [UInt8]) throws(Failure) {
-        let directory = Paths.directory(of: path)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        var template = Array(((directory.isEmpty ? "" : directory == "/" ? "/" : directory + "/") + "." + name + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw Failure() }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var closed = false
-        do throws(Failure) {
+        var replacement = try Replacement(path)
+        bytes.withUnsafeBufferPointer { replacement.write($0) }
+        try replacement.commit()
+    }
+
+    /// `replace`, with the new contents written piece by piece (a golden transcript can run to
+    /// millions of lines): `write` them, then `commit`; dropping it without a commit (or a
+    /// failed commit) leaves the old file and nothing else.
+    struct Replacement: ~Copyable {
+        let path: String
+        private let temporary: String
+        private var fd: Int32
+        private var pending: [UInt8] = []
+        /// The first write that failed.
+        private var failure: Failure?
+
+        init(_ path: String) throws(Failure) {
+            let directory = Paths.directory(of: path)
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            var template = Array(((directory.isEmpty ? "" : directory == "/" ? "/" : directory + "/") + "." + name + ".XXXXXX").utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw Failure() }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             var old = stat()
             let mode = stat(path, &old) == 0 ? old.st_mode & 0o7777 : 0o644 & ~currentUmask()
-            guard fchmod(fd, mode) == 0 else { throw Failure() }
-            guard Terminal.writeAll(bytes, to: fd) else { throw Failure(errno: errno == 0 ? EIO : errno) }
-            guard fsync(fd) == 0 else { throw Failure() }
-            closed = true
-            guard close(fd) == 0 else { throw Failure() }
-            guard rename(temporary, path) == 0 else { throw Failure() }
-        } catch {
-            if !closed { close(fd) }
-            unlink(temporary)
-            throw error
+            guard fchmod(fd, mode) == 0 else {
+                let failure = Failure()
+                close(fd)
+                unlink(temporary)
+                throw failure
+            }
+            self.path = path
+            self.temporary = temporary
+            self.fd = fd
+            pending.reserveCapacity(70 * 1024)
+        }
+
+        /// Adds bytes to the new contents (written in 64 KiB blocks; a failure shows at `commit`).
+        mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard failure == nil else { return }
+            pending.append(contentsOf: bytes)
+            if pending.count >= 64 * 1024 { flush() }
+        }
+
+        private mutating func flush() {
+            guard failure == nil, !pending.isEmpty else { return }
+            if !Terminal.writeAll(pending, to: fd) { failure = Failure(errno: errno == 0 ? EIO : errno) }
+            pending.removeAll(keepingCapacity: true)
+        }
+
+        /// Flushes the new file to disk and renames it over the old one.
+        consuming func commit() throws(Failure) {
+            flush()
+            var closed = false
+            do throws(Failure) {
+                if let failure { throw failure }
+                guard fsync(fd) == 0 else { throw Failure() }
+                closed = true
+                guard close(fd) == 0 else { throw Failure() }
+                guard rename(temporary, path) == 0 else { throw Failure() }
+                fd = -1
+            } catch {
+                if !closed { close(fd) }
+                fd = -1
+                unlink(temporary)
+                throw error
+            }
+        }
+
+        deinit {
+            if fd >= 0 {
+                close(fd)
+                unlink(temporary)
+            }
         }
     }
 

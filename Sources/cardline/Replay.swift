@@ -51,26 +51,39 @@ struct Replay: ParsableCommand {
         // Broken rules: refuse to start, rather than replay with a network missing.
         let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false), personal: false)
         let today = options.expiryPolicy.today
+        // Read once: a flag's getter costs hundreds of instructions, and the transcript
+        // closures below run for every line.
+        let json = self.json, update = self.update
         // Once stdout has failed nobody reads the results (`… | head -1`): stop.
         for path in scripts where !Terminal.outputFailed {
-            let data: [UInt8]
+            // A first pass reads the whole script: its header, whether it is well formed (a
+            // malformed one prints no transcript) and which stretches `@expect message` asks
+            // about. The replay then reads it again, line by line, never holding it whole.
+            var parser = SessionScript.LineParser()
+            parser.keepingKeys = false
+            var messageChecks = Replayer.MessageChecks()
+            var syntaxError: SessionScript.SyntaxError?
             do throws(Files.Failure) {
-                guard let contents = try Files.read(path) else { throw Files.Failure(errno: ENOENT) }
-                data = contents
+                guard try ScriptReader.forEachLine(of: path, { line in
+                    guard syntaxError == nil else { return }
+                    do throws(SessionScript.SyntaxError) {
+                        if let step = try parser.next(bytes: line) { messageChecks.note(step.kind) }
+                    } catch {
+                        syntaxError = error
+                    }
+                }) else { throw Files.Failure(errno: ENOENT) }
             } catch {
                 Terminal.writeError("\(path): error: cannot read the file: \(error.reason)\n")
                 tally.unreadable += 1
                 continue
             }
-            let script: SessionScript
-            do {
-                script = try SessionScript.parse(String(decoding: data, as: UTF8.self))
-            } catch {
+            if let error = syntaxError {
                 Terminal.writeError("\(path):\(error.line):\(error.column): error: \(error.message)\n")
-                report(path, failures: ["\(path):\(error.line):\(error.column): error: \(error.message)"], cards: [])
+                report(path, failures: ["\(path):\(error.line):\(error.column): error: \(error.message)"], cards: nil)
                 tally.malformed += 1
                 continue
             }
+            let script = parser.header
             let rules: RuleSet
             let directory = Paths.directory(of: path)
             let scriptFolders = script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
@@ -86,7 +99,7 @@ struct Replay: ParsableCommand {
                 let failure = culprit.map { "\(path):\($0.1):8: error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
                     ?? "\(path): error: the rule files it uses are broken"
                 if culprit != nil { Terminal.writeError(failure + "\n") }
-                report(path, failures: [failure], cards: [])
+                report(path, failures: [failure], cards: nil)
                 tally.malformed += 1
                 continue
             }
@@ -96,31 +109,71 @@ struct Replay: ParsableCommand {
                     accepted = try AcceptedNetworks.parse(list, in: rules)
                 } catch {
                     Terminal.writeError("\(path):\(line):11: error: @networks: \(error.message)\n")
-                    report(path, failures: ["\(path):\(line):11: error: @networks: \(error.message)"], cards: [])
+                    report(path, failures: ["\(path):\(line):11: error: @networks: \(error.message)"], cards: nil)
                     tally.malformed += 1
                     continue
                 }
             }
-            let result = CardKit.Replay.run(script, rules: rules, today: today, accepted: accepted,
-                                            reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.rules.retired))
-            var failures = result.failures.map { "\(path):\($0.line): \($0.message)" }
-            failures += checkGolden(for: path, transcript: result.transcriptText, tally: &tally)
-            if !json {
-                // Streamed in blocks: a generated script's transcript runs to hundreds of thousands of lines.
-                var output = BufferedOutput(fd: 1)
-                output.pending += "== \(path)\n".utf8
-                result.transcriptText.withUnsafeBufferPointer { text in
-                    var start = 0
-                    for end in 0..<text.count where text[end] == UInt8(ascii: "\n") {
-                        output.pending += "  ".utf8
-                        output.pending += UnsafeBufferPointer(rebasing: text[start...end])
-                        output.flushIfFull()
-                        start = end + 1
+            let loader = RuleSources.loader(folders: folders, includeRetired: options.rules.retired)
+            /// One replay of the script, each transcript line handed to `transcript`.
+            func replay(_ transcript: (UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray) {
+                var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted,
+                                        reloadingWith: loader, messageChecks: messageChecks)
+                var parser = SessionScript.LineParser()
+                var problem: String?
+                do throws(Files.Failure) {
+                    // Once stdout has failed nobody reads the transcript: stop.
+                    _ = try ScriptReader.forEachLine(of: path, stop: { Terminal.outputFailed || problem != nil }) { line in
+                        do throws(SessionScript.SyntaxError) {
+                            if let step = try parser.next(bytes: line) { replayer.perform(step, transcript: transcript) }
+                        } catch {
+                            problem = "\(path):\(error.line):\(error.column): error: \(error.message)"
+                        }
                     }
+                } catch {
+                    problem = "\(path): error: cannot read the file: \(error.reason)"
                 }
-                output.flush()
+                replayer.finish(transcript: transcript)
+                // (A problem here means the file changed since the first pass.)
+                return (replayer.failures.map { "\(path):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray)
             }
-            report(path, failures: failures, cards: result.cards)
+            // Streamed in blocks: a generated script's transcript runs to millions of lines.
+            let printer = TranscriptPrinter(path: path)
+            let printing: (UnsafeBufferPointer<UInt8>) -> Void = { printer.write($0) }
+            let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
+            var result: (failures: [String], tray: CardTray)
+            var goldenFailures: [String] = []
+            do throws(Files.Failure) {
+                if var comparison = try GoldenComparison(golden, keepingDifference: !update) {
+                    // Streamed beside the golden, line by line, as it is made.
+                    result = replay { line in
+                        comparison.compare(line)
+                        if !json && !update { printing(line) }
+                    }
+                    let difference = comparison.finish()
+                    if update {
+                        if difference != nil {
+                            goldenFailures = rewrite(golden, with: replay, tally: &tally)
+                            if !json { result = replay(printing) }
+                        } else if !json {
+                            result = replay(printing)
+                        }
+                    } else if let difference {
+                        goldenFailures = ["\(golden): the transcript differs (- expected, + actual):\n" + difference]
+                    }
+                } else {
+                    result = replay { line in if !json { printing(line) } }
+                }
+            } catch {
+                let message = "\(golden): error: cannot read it: \(error.reason)"
+                Terminal.writeError(message + "\n")
+                tally.unreadableGoldens += 1
+                goldenFailures = [message]
+                result = replay { line in if !json { printing(line) } }
+            }
+            printer.flush()
+            let failures = result.failures + goldenFailures
+            report(path, failures: failures, cards: result.tray)
             if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
         }
         // Output failed: the run was cut short; `Cardline.main` reports it (74).
@@ -171,53 +224,233 @@ struct Replay: ParsableCommand {
         return scripts
     }
 
-    /// Compares the transcript with `x.expected` beside `x.session`, if there is one; with
-    /// --update, rewrites it (atomically) instead. A golden that is there but cannot be read
-    /// (no permission, a dangling link, a folder) fails the script and the run (66), as does
-    /// one --update cannot rewrite (74); each is also said on stderr.
-    func checkGolden(for path: String, transcript: [UInt8], tally: inout Tally) -> [String] {
-        let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
-        let data: [UInt8]
+    /// Rewrites a golden (atomically) with a fresh replay's transcript; says so, or why not.
+    /// A golden --update cannot rewrite fails the script and the run (74).
+    func rewrite(_ golden: String, with replay: ((UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray),
+                 tally: inout Tally) -> [String] {
         do throws(Files.Failure) {
-            guard let contents = try Files.read(golden) else { return [] }
-            data = contents
+            var replacement = try Files.Replacement(golden)
+            _ = replay { line in
+                replacement.write(line)
+                withUnsafeBytes(of: UInt8(ascii: "\n")) { replacement.write($0.bindMemory(to: UInt8.self)) }
+            }
+            try replacement.commit()
+            Terminal.write("updated \(golden)\n", to: json ? 2 : 1)
+            tally.updated += 1
+            return []
         } catch {
-            let message = "\(golden): error: cannot read it: \(error.reason)"
+            let message = "\(golden): error: cannot rewrite it: \(error.reason)"
             Terminal.writeError(message + "\n")
-            tally.unreadableGoldens += 1
+            tally.unwritableGoldens += 1
             return [message]
         }
-        let actual = String(decoding: transcript, as: UTF8.self)
-        let expected = String(decoding: data, as: UTF8.self)
-        guard actual != expected else { return [] }
-        if update {
-            do throws(Files.Failure) {
-                try Files.replace(golden, with: transcript)
-                Terminal.write("updated \(golden)\n", to: json ? 2 : 1)
-                tally.updated += 1
-                return []
-            } catch {
-                let message = "\(golden): error: cannot rewrite it: \(error.reason)"
-                Terminal.writeError(message + "\n")
-                tally.unwritableGoldens += 1
-                return [message]
-            }
-        }
-        return ["\(golden): the transcript differs (- expected, + actual):\n" + lineDiff(expected, actual)]
     }
 
-    func report(_ path: String, failures: [String], cards: [CardTray.Card]) {
+    /// Prints a script's result: with --json one object (its cards written straight from the
+    /// tray, however many), otherwise each failure and PASS or FAIL.
+    func report(_ path: String, failures: [String], cards tray: CardTray?) {
         if json {
             // Numbers masked with `•`, not check's `*`: the failures quote transcript lines and
             // the cards are the tray's, screen text both (README, "Security: what is kept, and where").
+            var output = BufferedOutput(fd: 1)
             let failureObjects = failures.map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
-            let cardObjects = cards.map {
-                "{\"network\":\($0.networkID.jsonQuoted),\"number\":\($0.maskedNumber.jsonQuoted),\"expiry\":\($0.expiry.cardText.jsonQuoted)}"
-            }.joined(separator: ",")
-            Terminal.writeOut("{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty),\"failures\":[\(failureObjects)],\"cards\":[\(cardObjects)]}\n")
+            output.pending += "{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty),\"failures\":[\(failureObjects)],\"cards\":[".utf8
+            for index in 0..<(tray?.count ?? 0) {
+                let card = tray![index]
+                if index > 0 { output.pending.append(UInt8(ascii: ",")) }
+                output.pending += "{\"network\":\(card.networkID.jsonQuoted),\"number\":\(card.maskedNumber.jsonQuoted),\"expiry\":\(card.expiry.cardText.jsonQuoted)}".utf8
+                output.flushIfFull()
+            }
+            output.pending += "]}\n".utf8
+            output.flush()
         } else {
             Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty ? "PASS " : "FAIL ") + path + "\n")
         }
+    }
+}
+
+/// Prints a script's transcript to stdout, indented, after an `== path` line, in 64 KiB
+/// blocks. (Its own buffer, not an array: this runs for every transcript line.)
+final class TranscriptPrinter {
+    private let path: String
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private let capacity = 64 * 1024
+    private var count = 0
+    private var headed = false
+
+    init(path: String) {
+        self.path = path
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// One line, without its "\n".
+    func write(_ line: UnsafeBufferPointer<UInt8>) {
+        if !headed {
+            headed = true
+            var heading = "== \(path)\n"
+            heading.withUTF8 { add($0) }
+        }
+        if count + line.count + 3 > capacity { flush() }
+        guard count + line.count + 3 <= capacity else {
+            // A line longer than the buffer: written as it is.
+            let indent: [UInt8] = [0x20, 0x20], lineBreak: [UInt8] = [0x0A]
+            indent.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
+            Terminal.write(line, to: 1)
+            lineBreak.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
+            return
+        }
+        buffer[count] = 0x20
+        buffer[count + 1] = 0x20
+        if let base = line.baseAddress { (buffer + count + 2).update(from: base, count: line.count) }
+        buffer[count + 2 + line.count] = 0x0A
+        count += line.count + 3
+    }
+
+    private func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if count + bytes.count > capacity { flush() }
+        guard count + bytes.count <= capacity else { return Terminal.write(bytes, to: 1) }
+        if let base = bytes.baseAddress { (buffer + count).update(from: base, count: bytes.count) }
+        count += bytes.count
+    }
+
+    /// Writes what is buffered.
+    func flush() {
+        Terminal.write(UnsafeBufferPointer(start: buffer, count: count), to: 1)
+        count = 0
+    }
+}
+
+/// Reads a script line by line (each without its "\n", the last one too, even when empty),
+/// in 64 KiB chunks: a line may be of any length, the file of any size.
+enum ScriptReader {
+    /// Calls `body` with each line of the file at `path`, until `stop` says to stop; false
+    /// when there is nothing there at all; throws when it cannot be read (as `Files.read`).
+    static func forEachLine(of path: String, stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(Files.Failure) -> Bool {
+        guard let fd = try Files.open(path) else { return false }
+        defer { close(fd) }
+        var partial: [UInt8] = []
+        var stopped = false
+        try Files.forEachChunk(of: fd) { chunk in
+            guard !stopped else { return }
+            var start = 0
+            for end in 0..<chunk.count where chunk[end] == UInt8(ascii: "\n") {
+                if stopped { break }
+                let piece = UnsafeBufferPointer(rebasing: chunk[start..<end])
+                if partial.isEmpty {
+                    body(piece)
+                } else {
+                    partial.append(contentsOf: piece)
+                    partial.withUnsafeBufferPointer(body)
+                    partial.removeAll(keepingCapacity: true)
+                }
+                start = end + 1
+                stopped = stop()
+            }
+            if !stopped { partial.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start...])) }
+        }
+        if !stopped { partial.withUnsafeBufferPointer(body) }
+        return true
+    }
+}
+
+/// A golden transcript compared with the transcript as it is made, line by line, read as it is
+/// needed. Lines are equal as text (as Swift compares strings), so the verdict is the same as
+/// comparing the whole texts. From the first line that differs on, the rest of both is kept,
+/// to show the difference as `lineDiff` does.
+struct GoldenComparison {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+    private var exhausted = false  // every golden line has been handed out
+    private let keepingDifference: Bool
+    /// The index of the first line that differs, once one does.
+    private var firstDifference: Int?
+    private var lineIndex = 0
+    private var expectedRest: [String] = []
+    private var actualRest: [String] = []
+    private var readFailure: Files.Failure?
+
+    /// The golden at `path`, open; nil when there is none.
+    init?(_ path: String, keepingDifference: Bool) throws(Files.Failure) {
+        guard let fd = try Files.open(path) else { return nil }
+        self.fd = fd
+        self.keepingDifference = keepingDifference
+    }
+
+    /// The next line of the golden (the piece after its last "\n" is a line too, even empty);
+    /// nil after that.
+    private mutating func nextExpected() -> [UInt8]? {
+        guard !exhausted else { return nil }
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                defer { start = newline + 1 }
+                return Array(buffer[start..<newline])
+            }
+            if atEnd {
+                exhausted = true
+                defer { start = buffer.count }
+                return Array(buffer[start...])
+            }
+            buffer.removeSubrange(0..<start)
+            start = 0
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                readFailure = Files.Failure()
+                atEnd = true
+            } else if count == 0 {
+                atEnd = true
+            } else {
+                buffer += chunk[0..<count]
+            }
+        }
+    }
+
+    /// Compares the next line of the transcript.
+    mutating func compare(_ line: UnsafeBufferPointer<UInt8>) {
+        compare(piece: line)
+    }
+
+    private mutating func compare(piece line: UnsafeBufferPointer<UInt8>) {
+        defer { lineIndex += 1 }
+        if firstDifference != nil {
+            if keepingDifference { actualRest.append(String(decoding: line, as: UTF8.self)) }
+            return
+        }
+        guard let expected = nextExpected() else {
+            firstDifference = lineIndex
+            if keepingDifference { actualRest.append(String(decoding: line, as: UTF8.self)) }
+            return
+        }
+        if expected.elementsEqual(line) { return }
+        let actual = String(decoding: line, as: UTF8.self), wanted = String(decoding: expected, as: UTF8.self)
+        if actual == wanted { return }
+        firstDifference = lineIndex
+        if keepingDifference {
+            actualRest.append(actual)
+            expectedRest.append(wanted)
+        }
+    }
+
+    /// Ends the comparison (the transcript ends with "\n": an empty last piece); nil when the
+    /// texts are equal, else the difference as `lineDiff` shows it (empty without `keepingDifference`).
+    consuming func finish() -> String? {
+        defer { close(fd) }
+        compare(piece: UnsafeBufferPointer(start: nil, count: 0))
+        if firstDifference == nil, nextExpected() != nil { firstDifference = lineIndex }
+        guard let head = firstDifference else { return nil }
+        guard keepingDifference else { return "" }
+        while let line = nextExpected() { expectedRest.append(String(decoding: line, as: UTF8.self)) }
+        var tail = 0
+        let a = expectedRest, b = actualRest
+        while tail < min(a.count, b.count) && a[a.count - 1 - tail] == b[b.count - 1 - tail] { tail += 1 }
+        let removed = a[..<(a.count - tail)].map { "  -" + $0 }
+        let added = b[..<(b.count - tail)].map { "  +" + $0 }
+        return "  @@ line \(head + 1)\n" + (removed + added).joined(separator: "\n")
     }
 }
 

@@ -174,3 +174,39 @@ import Testing
         #expect(result.passed, "\(result.failures)")
     }
 }
+
+/// Replay reads a script line by line from its bytes; that gives the same steps, header and
+/// errors as parsing the whole text.
+@Suite struct SessionLineParserTests {
+    func parsedByLines(_ text: String, keeping: Bool = true) throws(SessionScript.SyntaxError) -> SessionScript {
+        var parser = SessionScript.LineParser()
+        parser.keepingKeys = keeping
+        var steps: [SessionScript.Step] = []
+        for line in Array(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let step = try Array(line).withUnsafeBufferPointer { bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }
+            if let step { steps.append(step) }
+        }
+        var script = parser.header
+        script.steps = steps
+        return script
+    }
+
+    @Test func bytesGiveTheSameScriptAsText() throws {
+        let text = "\u{FEFF}@today 2026-11\r\n@networks visa\n# comment\n \t \n4111 1111\t1111 1111\r\n12/30 é<BS>\n@expect field expiry\n"
+            + "@today 2027-01\n:cards<Enter>\n\u{01}x<lt>\n@expect message \"x\"\nlast line"
+        let whole = try SessionScript.parse(text)
+        #expect(try parsedByLines(text) == whole)
+        let checked = try parsedByLines(text, keeping: false)
+        #expect(checked.steps.map(\.line) == whole.steps.map(\.line))
+        #expect(checked.today == whole.today && checked.acceptedNetworks?.list == "visa")
+    }
+
+    @Test(arguments: ["4111\n@rules x\n", "4111 <Bogus>\n", "@today soon\n", "12\n@expect nothing\n"])
+    func bytesGiveTheSameErrors(text: String) {
+        var wholeError: SessionScript.SyntaxError?, lineError: SessionScript.SyntaxError?
+        do { _ = try SessionScript.parse(text) } catch { wholeError = error }
+        do { _ = try parsedByLines(text) } catch { lineError = error }
+        #expect(wholeError != nil)
+        #expect(lineError == wholeError)
+    }
+}

@@ -50,6 +50,33 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         try runPiped(["check", "--today", "2026-11"] + arguments, input: input, environment: home.environment)
     }
 
+    /// An input large enough for the two-core path (blocks cut in two at a line break, the
+    /// halves checked at once): every record comes out once, in input order, numbered by its
+    /// line, with comments and blank lines counted but not reported, from a file and a pipe.
+    @Test func largeInputsKeepInputOrderAndLineNumbers() throws {
+        var input = ""
+        var expectedLines: [Int] = []
+        let numbers = ["4111111111111111", "4111 1111 1111 1112", "378282246310005,12/30,1234", "5555-5555-5555-4444,01/2020"]
+        for line in 1...40_000 {
+            if line % 97 == 0 { input += "# comment \(line)\n"; continue }
+            if line % 89 == 0 { input += "\n"; continue }
+            input += numbers[line % numbers.count] + "\n"
+            expectedLines.append(line)
+        }
+        let file = home.path + "/large.txt"
+        try input.write(toFile: file, atomically: true, encoding: .utf8)
+        for arguments in [[file], ["-"]] {
+            let run = try check(arguments, input: arguments == ["-"] ? input : "")
+            #expect(run.status == 1)
+            let lines = run.output.split(separator: "\n")
+            let numbered = lines.compactMap { $0.split(separator: ",").first?.split(separator: ":").last.flatMap { Int($0) } }
+            #expect(numbered == expectedLines)
+            #expect(lines.allSatisfy { $0.hasPrefix("{\"line\":") && $0.hasSuffix("]}") })
+            let valid = expectedLines.filter { $0 % numbers.count != 1 && $0 % numbers.count != 3 }.count
+            #expect(run.errors == "\(expectedLines.count) records, \(valid) valid, \(expectedLines.count - valid) invalid\n")
+        }
+    }
+
     @Test func allValidExitsZeroWithASummaryOnStderr() throws {
         let run = try check([], input: "# header comment\n\n4111 1111 1111 1111,12/30,123\n378282246310005\n")
         #expect(run.status == 0)

@@ -97,6 +97,37 @@ import Glibc
         #expect(try replay([script]).status == 0)
     }
 
+    /// The golden is compared as the transcript is made, read as it is needed; the difference
+    /// shown is still exactly the lines between the common head and tail, and a golden that
+    /// only lacks the last line break differs at the empty piece after it.
+    @Test func goldenDifferencesShowTheLinesBetweenCommonHeadAndTail() throws {
+        let script = home.path + "/visa.session"
+        let golden = home.path + "/visa.expected"
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let transcript = "Card number (#### #### #### ####): 4111 11•• •••• 1111  [VISA 16/16]\n"
+            + "Type the expiry date as MM/YY, as printed on the card.\n"
+            + "Expiry (MM/YY): 12/30  [VISA 4/4]\n"
+            + "✓ Visa •••• 1111, expires 12/30\n"
+            + "Type the 3-digit CVV on the back of the card; Enter submits.\n"
+            + "CVV (###): •••  [CVV 3/3]\n"
+            + "✓ Success! Visa •••• 1111, expires 12/30\n"
+            + "Card number (#### #### #### ####):   [CARD 0]\n"
+        try transcript.write(toFile: golden, atomically: true, encoding: .utf8)
+        #expect(try replay([script]).status == 0, "the golden is the transcript")
+
+        try transcript.replacingOccurrences(of: "[VISA 4/4]", with: "[VISA 3/4]").write(toFile: golden, atomically: true, encoding: .utf8)
+        let middle = try replay([script])
+        #expect(middle.status == 1)
+        #expect(middle.output.contains("visa.expected: the transcript differs (- expected, + actual):\n  @@ line 3\n"
+            + "  -Expiry (MM/YY): 12/30  [VISA 3/4]\n  +Expiry (MM/YY): 12/30  [VISA 4/4]\nFAIL "), "\(middle.output)")
+
+        try String(transcript.dropLast()).write(toFile: golden, atomically: true, encoding: .utf8)
+        let unterminated = try replay([script])
+        #expect(unterminated.status == 1)
+        #expect(unterminated.output.contains("visa.expected: the transcript differs (- expected, + actual):\n  @@ line 9\n  +\nFAIL "),
+                "\(unterminated.output)")
+    }
+
     @Test func jsonPrintsOneObjectPerScriptMasked() throws {
         let run = try replay(["--json", Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad"])
         let lines = run.output.split(separator: "\n").map(String.init)

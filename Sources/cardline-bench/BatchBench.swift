@@ -1,0 +1,147 @@
+// The batch half of `make bench`: `check` against a plain C loop over the same file (built as
+// the `bench-c-loop` target beside this binary, so the ratio is measured in one run), on two
+// cores and on one, and `replay` at 10³, 10⁵ and 10⁶ card entries with peak memory, time per
+// entry, and a replayed key against the engine's own key on the same keys.
+import CardKit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs `executable` with `arguments`, stdout to /dev/null; seconds, exit status and (when
+/// asked) peak resident memory in KiB, sampled every millisecond.
+func batchRun(_ executable: String, _ arguments: [String], measuringMemory: Bool = false) -> (seconds: Double, status: Int32, peakKiB: Int) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setpgroup(&attributes, 0)  // a process group of its own
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    var pid: pid_t = 0
+    let start = now()
+    guard posix_spawn(&pid, executable, &actions, &attributes, argv, environ) == 0 else { fatalError("cannot start \(executable)") }
+    var status: Int32 = 0
+    var peak = 0
+    if measuringMemory {
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if let sample = peakResidentKiB(pid) { peak = max(peak, sample) }
+            usleep(1000)
+        }
+    } else {
+        waitpid(pid, &status, 0)
+    }
+    return (now() - start, (status >> 8) & 0xFF, peak)
+}
+
+/// The rule set's patterns as the C loop reads them, longest first (the longest match wins).
+func writePatternTable(_ rules: RuleSet, to path: String) {
+    var lines: [(Int, String)] = []
+    for (index, network) in rules.networks.enumerated() {
+        let mask = network.lengths.reduce(0) { $0 | (1 << $1) }
+        for pattern in network.patterns {
+            let low = pattern.low.reduce(0) { $0 * 10 + UInt64($1) }, high = pattern.high.reduce(0) { $0 * 10 + UInt64($1) }
+            lines.append((pattern.length, "\(low) \(high) \(pattern.length) \(index) \(mask) \(network.luhn ? 1 : 0)"))
+        }
+    }
+    let text = lines.sorted { $0.0 > $1.0 }.map(\.1).joined(separator: "\n") + "\n"
+    try! text.write(toFile: path, atomically: false, encoding: .utf8)
+}
+
+/// The median of `runs` runs' seconds (each must end with status 0 or 1).
+func medianSeconds(_ runs: Int, _ executable: String, _ arguments: [String]) -> Double {
+    median((0..<runs).map { _ in
+        let result = batchRun(executable, arguments)
+        precondition(result.status == 0 || result.status == 1, "\(executable) \(arguments) failed with \(result.status)")
+        return result.seconds
+    })
+}
+
+/// Nanoseconds per key for the keys of `steps`: typed straight into an engine (no transcript,
+/// no parsing), the best of `rounds`.
+func engineNanosecondsPerKey(_ steps: [SessionScript.Step], rules: RuleSet, today: YearMonth, rounds: Int) -> (Double, Int) {
+    var keys = 0
+    for step in steps { if case .keys(let typed) = step.kind { keys += typed.count } }
+    var samples: [Double] = []
+    var sink = 0
+    for _ in 0..<rounds {
+        var engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: today))
+        let start = now()
+        for step in steps {
+            switch step.kind {
+            case .keys(let typed): for key in typed { sink &+= engine.handle(key).messages.count }
+            case .today(let month): engine.expiryPolicy.today = month
+            case .expect: break
+            }
+        }
+        samples.append((now() - start) / Double(keys) * 1e9)
+    }
+    if sink < 0 { say("\(sink)") }
+    return (median(samples), keys)
+}
+
+/// The batch rows: check against the C loop, replay's memory and time per entry.
+func batchBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
+    var rows: [Row] = []
+    let folder = (cardline as NSString).deletingLastPathComponent
+    let cLoop = folder + "/bench-c-loop"
+    let table = work + "/bundled-patterns.txt"
+    writePatternTable(bundled, to: table)
+    let checkArguments = ["check", "--today", "2026-11", "--format"]
+
+    // check, 1,000,000 records: the C loop first, then each mode, alternating runs so that
+    // a slow minute on the shared machine hits them alike.
+    var cTimes: [Double] = [], summaryTimes: [Double] = [], summaryOneCore: [Double] = [], jsonTimes: [Double] = []
+    for _ in 0..<5 {
+        cTimes.append(medianSeconds(1, cLoop, [table, checkInput]))
+        summaryTimes.append(medianSeconds(1, cardline, checkArguments + ["summary", checkInput]))
+        summaryOneCore.append(medianSeconds(1, "/usr/bin/taskset", ["-c", "0", cardline] + checkArguments + ["summary", checkInput]))
+        jsonTimes.append(medianSeconds(1, cardline, checkArguments + ["json", checkInput]))
+    }
+    let c = median(cTimes)
+    rows.append(Row(name: "C loop (Luhn + prefix table), 1,000,000 records", figure: String(format: "%.3f s", c), target: "baseline", met: true))
+    let summary = median(summaryTimes), oneCore = median(summaryOneCore), json = median(jsonTimes)
+    rows.append(Row(name: "check 1,000,000, summary, 2 cores ÷ C loop", figure: String(format: "%.2f× (%.3f s)", summary / c, summary), target: "≤ 0.6×", met: summary / c <= 0.6))
+    rows.append(Row(name: "check 1,000,000, summary, 1 core ÷ C loop", figure: String(format: "%.2f× (%.3f s)", oneCore / c, oneCore), target: "≤ 1.0×", met: oneCore / c <= 1.0))
+    rows.append(Row(name: "check 1,000,000, JSON Lines ÷ C loop", figure: String(format: "%.2f× (%.3f s)", json / c, json), target: "≤ 1.0×", met: json / c <= 1.0))
+    let checkPeak = batchRun(cardline, checkArguments + ["json", checkInput], measuringMemory: true).peakKiB
+    rows.append(Row(name: "check peak memory (1,000,000 records, JSON)", figure: String(format: "%.1f MB", Double(checkPeak) * 1024 / 1e6), target: "< 30 MB", met: Double(checkPeak) * 1024 < 30e6))
+
+    // replay: time per entry and peak memory at three sizes (10³ mostly shows start-up, so
+    // only the larger two are held to the 5 µs target).
+    for (count, runs) in [(1_000, 5), (100_000, 3), (1_000_000, 3)] {
+        let path = work + "/replay-\(count).session"
+        generateReplayScript(path, rules: bundled, count: count)
+        let seconds = median((0..<runs).map { _ in
+            let result = batchRun(cardline, ["replay", path])
+            precondition(result.status == 0, "replay of \(path) failed with \(result.status)")
+            return result.seconds
+        })
+        let peak = batchRun(cardline, ["replay", path], measuringMemory: true).peakKiB
+        let perEntry = seconds / Double(count) * 1e6
+        let label = count == 1_000 ? "10³" : count == 100_000 ? "10⁵" : "10⁶"
+        rows.append(Row(name: "replay \(label) entries: time per entry", figure: String(format: "%.2f µs (%.3f s)", perEntry, seconds),
+                        target: count < 100_000 ? "start-up" : "≤ 5 µs", met: count < 100_000 || perEntry <= 5))
+        rows.append(Row(name: "replay \(label) entries: peak memory", figure: String(format: "%.1f MB", Double(peak) * 1024 / 1e6),
+                        target: "< 30 MB", met: Double(peak) * 1024 < 30e6))
+    }
+
+    // A replayed key against the engine's own key, on the same keys: the 10⁵ script replayed
+    // by the process, and its keys typed straight into an engine here.
+    let path = work + "/replay-100000.session"
+    let text = try! String(contentsOfFile: path, encoding: .utf8)
+    let script = try! SessionScript.parse(text)
+    let (engineKey, keys) = engineNanosecondsPerKey(script.steps, rules: bundled, today: script.today!, rounds: 3)
+    let replayKey = medianSeconds(3, cardline, ["replay", path]) / Double(keys) * 1e9
+    rows.append(Row(name: "replayed key ÷ engine key (10⁵ entries, same keys)",
+                    figure: String(format: "%.2f× (%.0f ns ÷ %.0f ns)", replayKey / engineKey, replayKey, engineKey),
+                    target: "≤ 1.5×", met: replayKey / engineKey <= 1.5))
+    return rows
+}
