@@ -65,14 +65,22 @@ public enum ProcessProtection {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         guard count > 0 else { return false }
-        let text = String(decoding: buffer[..<count], as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
-              let value = UInt64(line.dropFirst("CapEff:".count).trimmingPrefix(while: { $0 == "\t" || $0 == " " }), radix: 16)
-        else { return false }
-        return value & (1 << 14) != 0
+        // Read as bytes, not split into Strings: this runs at every start of the prompt, and
+        // splitting the file cost a twentieth of the start-up work.
+        let key = Array("CapEff:".utf8)
+        var lineStart = 0
+        while lineStart < count {
+            var lineEnd = lineStart
+            while lineEnd < count && buffer[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            if buffer[lineStart..<lineEnd].starts(with: key) {
+                var at = lineStart + key.count
+                while at < lineEnd && (buffer[at] == UInt8(ascii: "\t") || buffer[at] == UInt8(ascii: " ")) { at += 1 }
+                // The rest of the line, all of it hexadecimal: the effective capability mask.
+                guard let value = UInt64(String(decoding: buffer[at..<lineEnd], as: UTF8.self), radix: 16) else { return false }
+                return value & (1 << 14) != 0
+            }
+            lineStart = lineEnd + 1
+        }
+        return false
     }
-}
-
-extension Substring {
-    fileprivate func trimmingPrefix(while predicate: (Character) -> Bool) -> Substring { drop(while: predicate) }
 }

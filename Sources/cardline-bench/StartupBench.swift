@@ -40,7 +40,8 @@ func readRuleTexts(_ folder: String) -> [RuleSet.FileText] {
     return names.map { RuleSet.FileText(path: folder + "/" + $0, bytes: [UInt8](FileManager.default.contents(atPath: folder + "/" + $0)!)) }
 }
 
-/// Median seconds to load `texts` into a rule set, in this process.
+/// The fastest of `runs` loads of `texts` into a rule set, in this process: the least
+/// disturbed by the other work on a shared machine, for comparing sizes with each other.
 func loadSeconds(_ texts: [RuleSet.FileText], runs: Int) -> Double {
     var times: [Double] = []
     for _ in 0..<runs {
@@ -49,7 +50,7 @@ func loadSeconds(_ texts: [RuleSet.FileText], runs: Int) -> Double {
         times.append(now() - start)
         precondition(!rules.networks.isEmpty)
     }
-    return median(times)
+    return times.min()!
 }
 
 func startupBenchmarks() -> [Row] {
@@ -84,9 +85,9 @@ func startupBenchmarks() -> [Row] {
     generateBankRules(into: tenKFolder, networks: 100, perNetwork: 100, oneLine: false)
     generateBankRules(into: lineFolder, networks: 10, perNetwork: 10_000, oneLine: true)
     let tenK = loadSeconds(readRuleTexts(tenKFolder), runs: 11)
-    let hundredK = loadSeconds(readRuleTexts(bankFolder), runs: 5)
-    let oneLine = loadSeconds(readRuleTexts(lineFolder), runs: 5)
-    rows.append(Row(name: "load 10,000 ranges (100 files)", figure: String(format: "%.1f ms (%.2f µs a range)", tenK * 1000, tenK / 10_000 * 1e6),
+    let hundredK = loadSeconds(readRuleTexts(bankFolder), runs: 7)
+    let oneLine = loadSeconds(readRuleTexts(lineFolder), runs: 7)
+    rows.append(Row(name: "load 10,000 ranges (100 files), fastest run", figure: String(format: "%.1f ms (%.2f µs a range)", tenK * 1000, tenK / 10_000 * 1e6),
                     target: "—", met: true))
     rows.append(Row(name: "load 100,000 ranges (1,000 files), per range ÷ 10,000's", figure: String(format: "%.1f ms (%.2f×)", hundredK * 1000, hundredK / 10 / tenK),
                     target: "≤ 1.5×", met: hundredK / 10 / tenK <= 1.5))
