@@ -27,9 +27,10 @@ build: deps
 # the binary needs only libc, libstdc++ and libedit at run time, not the Swift toolchain, and
 # starts with less dynamic linking. Linked with the toolchain's lld: the default linker, gold,
 # warns about mktemp inside the static FoundationEssentials, which cardline never calls. Its
-# own scratch folder keeps it apart from the debug build (`make test`) and `make bench`.
-RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
-  --scratch-path $(CURDIR)/.build/static --product cardline
+# own scratch folder keeps it apart from the debug build (`make test`).
+STATIC_RELEASE := $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
+  --scratch-path $(CURDIR)/.build/static
+RELEASE_BUILD := $(STATIC_RELEASE) --product cardline
 RELEASE_BINARY := .build/static/release/cardline
 DEBUG_BINARY := .build/debug/cardline
 SOURCES := Package.swift $(shell find Sources -type f)
@@ -142,10 +143,12 @@ uninstall:
 deb: deps
 	packaging/build-deb.sh
 
-# Release build, then the benchmark suite: medians next to their targets (see README).
+# The release build as it is installed (static Swift runtime, lld) with every bench target
+# (the empty Swift binary and the C baselines built the same way), then the benchmark suite:
+# medians next to their targets (see README).
 bench: deps
-	$(SWIFT) build -c release
-	.build/release/cardline-bench
+	$(STATIC_RELEASE)
+	.build/static/release/cardline-bench
 
 clean:
 	rm -rf .build

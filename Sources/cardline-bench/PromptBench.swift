@@ -245,7 +245,7 @@ func promptBenchRows(cardline: String, work: String) -> [Row] {
     let directory = (cardline as NSString).deletingLastPathComponent
     let bare = directory + "/bench-bare-libedit"
     guard FileManager.default.isExecutableFile(atPath: bare) else {
-        say("prompt rows skipped: \(bare) is missing (built by `swift build -c release`)")
+        say("prompt rows skipped: \(bare) is missing (`make bench` builds it)")
         return []
     }
     let home = work + "/prompt-home"

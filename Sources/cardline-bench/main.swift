@@ -231,11 +231,19 @@ func generateCheckInput(_ path: String, rules: RuleSet, count: Int) {
 func generateReplayScript(_ path: String, rules: RuleSet, count: Int) {
     var random = SeededRandom(seed: 11)
     var text = "# generated: \(count) card entries\n@today 2026-11\n"
-    let simple = rules.networks.filter { $0.luhn && $0.lengths.count == 1 }
+    // Patterns of one length in networks that check Luhn: a complete number moves on by itself.
+    // Numbers come from the rule set's sampler, so each is decided by its own network (a
+    // random number under UATP's `1` may well be GPN's `1946`).
+    let simple = rules.networks.flatMap { network in
+        network.patternLengths.indices.filter { network.luhn && network.patternLengths[$0].count == 1 }.map { (network, $0) }
+    }
     for i in 0..<count {
-        let network = simple[Int(random.next() % UInt64(simple.count))]
-        let digits = makeNumber(network, length: network.lengths[0], breakLuhn: false, &random)
-        text += CardNumber.string(digits) + " 12/30 " + String(repeating: "7", count: network.cvv.length) + "<Enter>\n"
+        while true {
+            let (network, pattern) = simple[Int(random.next() % UInt64(simple.count))]
+            guard let digits = rules.sampleNumber(of: network, pattern: pattern, round: 0, &random) else { continue }  // unreachable pattern
+            text += CardNumber.string(digits) + " 12/30 " + String(repeating: "7", count: network.cvv.length) + "<Enter>\n"
+            break
+        }
         if i % 1000 == 999 { text += "@expect cards \(i + 1)\n" }
     }
     try! text.write(toFile: path, atomically: false, encoding: .utf8)
