@@ -9,38 +9,6 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs `executable` with `arguments`, stdout to /dev/null; seconds, exit status and (when
-/// asked) peak resident memory in KiB, sampled every millisecond.
-func batchRun(_ executable: String, _ arguments: [String], measuringMemory: Bool = false) -> (seconds: Double, status: Int32, peakKiB: Int) {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setpgroup(&attributes, 0)  // a process group of its own
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    var pid: pid_t = 0
-    let start = now()
-    guard posix_spawn(&pid, executable, &actions, &attributes, argv, environ) == 0 else { fatalError("cannot start \(executable)") }
-    var status: Int32 = 0
-    var peak = 0
-    if measuringMemory {
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if let sample = peakResidentKiB(pid) { peak = max(peak, sample) }
-            usleep(1000)
-        }
-    } else {
-        waitpid(pid, &status, 0)
-    }
-    return (now() - start, (status >> 8) & 0xFF, peak)
-}
-
 /// The rule set's patterns as the C loop reads them, longest first (the longest match wins).
 func writePatternTable(_ rules: RuleSet, to path: String) {
     var lines: [(Int, String)] = []
@@ -58,7 +26,7 @@ func writePatternTable(_ rules: RuleSet, to path: String) {
 /// The median of `runs` runs' seconds (each must end with status 0 or 1).
 func medianSeconds(_ runs: Int, _ executable: String, _ arguments: [String]) -> Double {
     median((0..<runs).map { _ in
-        let result = batchRun(executable, arguments)
+        let result = run(arguments, executable: executable)
         precondition(result.status == 0 || result.status == 1, "\(executable) \(arguments) failed with \(result.status)")
         return result.seconds
     })
@@ -111,7 +79,7 @@ func batchBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
     rows.append(Row(name: "check 1,000,000, summary, 2 cores ÷ C loop", figure: String(format: "%.2f× (%.3f s)", summary / c, summary), target: "≤ 0.6×", met: summary / c <= 0.6))
     rows.append(Row(name: "check 1,000,000, summary, 1 core ÷ C loop", figure: String(format: "%.2f× (%.3f s)", oneCore / c, oneCore), target: "≤ 1.0×", met: oneCore / c <= 1.0))
     rows.append(Row(name: "check 1,000,000, JSON Lines ÷ C loop", figure: String(format: "%.2f× (%.3f s)", json / c, json), target: "≤ 1.0×", met: json / c <= 1.0))
-    let checkPeak = batchRun(cardline, checkArguments + ["json", checkInput], measuringMemory: true).peakKiB
+    let checkPeak = run(checkArguments + ["json", checkInput], measuringMemory: true, executable: cardline).peakKiB
     rows.append(Row(name: "check peak memory (1,000,000 records, JSON)", figure: String(format: "%.1f MB", Double(checkPeak) * 1024 / 1e6), target: "< 30 MB", met: Double(checkPeak) * 1024 < 30e6))
 
     // replay: time per entry and peak memory at three sizes (10³ mostly shows start-up, so
@@ -120,11 +88,11 @@ func batchBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
         let path = work + "/replay-\(count).session"
         generateReplayScript(path, rules: bundled, count: count)
         let seconds = median((0..<runs).map { _ in
-            let result = batchRun(cardline, ["replay", path])
+            let result = run(["replay", path], executable: cardline)
             precondition(result.status == 0, "replay of \(path) failed with \(result.status)")
             return result.seconds
         })
-        let peak = batchRun(cardline, ["replay", path], measuringMemory: true).peakKiB
+        let peak = run(["replay", path], measuringMemory: true, executable: cardline).peakKiB
         let perEntry = seconds / Double(count) * 1e6
         let label = count == 1_000 ? "10³" : count == 100_000 ? "10⁵" : "10⁶"
         rows.append(Row(name: "replay \(label) entries: time per entry", figure: String(format: "%.2f µs (%.3f s)", perEntry, seconds),
