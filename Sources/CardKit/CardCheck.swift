@@ -270,7 +270,7 @@ public struct CardCheck: Sendable {
     /// `*` as in the JSON: `check`'s lines are records, in every format (README, "Security: what is kept, and where").
     public func appendText(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
         out.append(contentsOf: "line ".utf8)
-        appendDecimal(line, to: &out)
+        out.appendDecimal(line)
         out.append(contentsOf: ": ".utf8)
         appendNumber(result, unmasked: unmasked, masking: UInt8(ascii: "*"), to: &out)
         out.append(contentsOf: "  ".utf8)
@@ -285,33 +285,10 @@ public struct CardCheck: Sendable {
     /// The number's digits, masked to first six and last four unless `unmasked`: built in a
     /// buffer on the stack and appended in one go.
     private func appendNumber(_ result: Result, unmasked: Bool, masking: UInt8, to out: inout [UInt8]) {
-        let count = min(result.digitCount, 19)
-        var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 19 digits
-        withUnsafeMutableBytes(of: &storage) { buffer in
-            var value = result.numberValue
-            for i in stride(from: count - 1, through: 0, by: -1) {
-                buffer[i] = UInt8(truncatingIfNeeded: value % 10) &+ 48
-                value /= 10
-            }
-            if !unmasked && count > 10 {
-                for i in 6..<(count - 4) { buffer[i] = masking }
-            }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-        }
-    }
-
-    /// A non-negative number's decimal digits, written backwards into a small buffer on the
-    /// stack and appended in one go (the recursive version cost ~850 instructions a record).
-    private func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for any Int
-        var value = UInt(value), start = 24
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(truncatingIfNeeded: value % 10) &+ 48
-                value /= 10
-            } while value > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { buffer in
+            var bytes = ByteCursor(buffer.baseAddress!)
+            bytes.writeNumber(result, unmasked: unmasked, masking: masking)
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))
         }
     }
 }
