@@ -58,9 +58,11 @@ final class InteractiveEditor {
     private var decoder = KeyDecoder()
     /// Where the terminal's bytes are read, wiped after each read.
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
-    /// Keys read from the terminal and not yet handed to libedit, and whether it has ended.
-    private var inputs: [Input] = []
-    private var inputIndex = 0
+    /// Keys read from the terminal and not yet handed to libedit (one array, kept from read
+    /// to read), whether a resize waits before them, and whether the input has ended.
+    private var keys: [TerminalKey] = []
+    private var keyIndex = 0
+    private var resized = false
     private var inputEnded = false
     /// The terminal's width, read at start and after each resize.
     private var columns = 80
@@ -86,12 +88,6 @@ final class InteractiveEditor {
     /// The badge as cardline last drew it on the line's first row (an empty badge: none);
     /// nil when unknown, after libedit redrew the line.
     private var badgeOnScreen: (start: Int, cells: [Unicode.Scalar], colour: String?)?
-
-    /// What the reader hands the dispatch binding: a key, or news of a resize.
-    private enum Input {
-        case key(TerminalKey)
-        case resized
-    }
 
     /// Bracketed paste on (`ESC [ ? 2004 h`) while the prompt runs; off, and the live field
     /// cleared, whenever it lets go of the terminal.
@@ -244,14 +240,14 @@ final class InteractiveEditor {
             write("\u{1B}[0m")
         }
         let fd = fileno(device.input)
-        while inputIndex == inputs.count {
-            inputs.removeAll(keepingCapacity: true)
-            inputIndex = 0
+        while keyIndex == keys.count && !resized {
+            keys.removeAll(keepingCapacity: true)
+            keyIndex = 0
             if inputEnded { return 0 }
             let timeout = decoder.isInPaste ? Self.pasteTimeout
                 : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
             let ready = cl_wait_input(fd, timeout)
-            if ready == 2 { inputs.append(.resized); break }
+            if ready == 2 { resized = true; break }
             if ready < 0 {
                 if errno == EINTR { continue }
                 return -1
@@ -259,27 +255,31 @@ final class InteractiveEditor {
             if ready == 0 {
                 if decoder.isInPaste {
                     // A paste start with no end (typed by hand, or cut): end it, so keys work again.
-                    inputs += decoder.finish().map(Input.key)
+                    keys += decoder.finish()
                 } else if decoder.isPending {
-                    inputs += decoder.flush().map(Input.key)
+                    keys += decoder.flush()
                 } else {
                     decoder.forgetCutShort()
                 }
                 continue
             }
-            let count = read(fd, &readBuffer, readBuffer.count)
+            let count = readBuffer.withUnsafeMutableBufferPointer { buffer in
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                if count > 0 {
+                    decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), into: &keys)
+                    // The keys typed are not left behind in the buffer.
+                    explicit_bzero(buffer.baseAddress!, count)
+                }
+                return count
+            }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 return -1
             }
             if count == 0 {
                 inputEnded = true
-                inputs += decoder.finish().map(Input.key)
-                continue
+                keys += decoder.finish()
             }
-            inputs += decoder.feed(readBuffer[0..<count]).map(Input.key)
-            // The keys typed are not left behind in the buffer.
-            readBuffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, count) }
         }
         character?.pointee = Action.inputKey
         return 1
@@ -287,12 +287,8 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
-        guard inputIndex < inputs.count else { return UInt8(CC_NORM) }
-        let input = inputs[inputIndex]
-        inputs[inputIndex] = .resized  // the key's text is not kept in the queue
-        inputIndex += 1
-        switch input {
-        case .resized:
+        if resized {
+            resized = false
             el_resize(el)
             columns = Int(cl_columns(fileno(device.output)))
             // The old line may be longer than the new width: clear it, then draw afresh.
@@ -300,7 +296,12 @@ final class InteractiveEditor {
             updatePrompts()
             replaceBuffer(el)
             return redrawn(CC_REDISPLAY)
-        case .key(let key):
+        }
+        guard keyIndex < keys.count else { return UInt8(CC_NORM) }
+        let key = keys[keyIndex]
+        keys[keyIndex] = TerminalKey(.control(0))  // the key's text is not kept in the queue
+        keyIndex += 1
+        do {
             if key.modifiers.isEmpty && key.base == .control(0x1A) { return suspend(el) }
             if key.modifiers.isEmpty && key.base == .control(0x0C) {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
@@ -309,8 +310,12 @@ final class InteractiveEditor {
                 badgeOnScreen = nil
                 return UInt8(CC_NORM)
             }
-            let keys = key.entryKeys
-            return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
+            if case .paste = key.base {
+                let keys = key.entryKeys
+                return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
+            }
+            guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
+            return perform(entryKey, on: el)
         }
     }
 
@@ -349,7 +354,20 @@ final class InteractiveEditor {
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
         let viewBefore = currentView
-        var outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
+        let outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
+        return present(outcome, viewBefore: viewBefore, on: el)
+    }
+
+    /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
+    private func perform(_ key: Key, on el: OpaquePointer) -> UInt8 {
+        let viewBefore = currentView
+        let outcome = engine.handle(key, reloadingWith: loader)
+        return present(outcome, viewBefore: viewBefore, on: el)
+    }
+
+    /// Shows what a burst of keys did: the line, and any output above it.
+    private func present(_ outcome: Outcome, viewBefore: EntryView, on el: OpaquePointer) -> UInt8 {
+        var outcome = outcome
         currentView = engine.view
         if let command = outcome.command { onCommand(command) }
         if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
