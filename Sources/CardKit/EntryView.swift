@@ -80,10 +80,22 @@ extension EntryEngine {
     /// but does not, so a Visa counts toward 16); "13/16 (13 valid)" once the digits typed
     /// already make a complete, valid number that Enter takes.
     func numberProgress(_ network: CardNetwork?) -> String {
+        // Built from bytes: string interpolation costs more than the rest of a key's view.
         let count = numberDigits.count
-        guard let network else { return "\(count)" }
-        let (goal, valid) = numberGoal(network)
-        return valid ? "\(count)/\(goal) (\(count) valid)" : "\(count)/\(goal)"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        bytes.appendDecimal(count)
+        if let network {
+            let (goal, valid) = numberGoal(network)
+            bytes.append(UInt8(ascii: "/"))
+            bytes.appendDecimal(goal)
+            if valid {
+                bytes.append(" (" as StaticString)
+                bytes.appendDecimal(count)
+                bytes.append(" valid)" as StaticString)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The length the number counts toward, and whether the digits typed are already a
@@ -174,6 +186,11 @@ extension EntryEngine {
 
     /// The active field's view.
     public var view: EntryView { view(of: field) }
+
+    /// `view`, for a caller that keeps the engine as a stored property of a class (the
+    /// prompt, after every key): a mutating call uses the engine where it is, where reading a
+    /// property of it first copies the whole engine. Changes nothing.
+    public mutating func currentView() -> EntryView { view(of: field) }
 
     /// How a field looks with its current value (a `:` command shows only in the active field).
     public func view(of field: Field) -> EntryView {

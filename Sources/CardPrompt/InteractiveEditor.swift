@@ -87,7 +87,12 @@ final class InteractiveEditor {
     private var shownWidth = 0
     /// The badge as cardline last drew it on the line's first row (an empty badge: none);
     /// nil when unknown, after libedit redrew the line.
-    private var badgeOnScreen: (start: Int, cells: [Unicode.Scalar], colour: String?)?
+    private var badgeOnScreen: (start: Int, colour: String?)?
+    /// The cells of `badgeOnScreen` (kept apart from `badgeWanted`, so that neither array is
+    /// shared and each key refills them in place).
+    private var badgeCellsOnScreen: [Unicode.Scalar] = []
+    /// Where `syncBadge` builds what it writes.
+    private var badgeBytes: [UInt8] = []
 
     /// Bracketed paste on (`ESC [ ? 2004 h`) while the prompt runs; off, and the live field
     /// cleared, whenever it lets go of the terminal.
@@ -368,7 +373,7 @@ final class InteractiveEditor {
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: Outcome, viewBefore: EntryView, on el: OpaquePointer) -> UInt8 {
         var outcome = outcome
-        currentView = engine.view
+        currentView = engine.currentView()
         if let command = outcome.command { onCommand(command) }
         if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
@@ -392,11 +397,9 @@ final class InteractiveEditor {
 
         guard !lines.isEmpty else {
             let promptChanged = updatePrompts()
-            if !promptChanged, let appended = appendedText() {
+            if !promptChanged, pushAppendedText(el) {
                 // Only characters added at the end: libedit's own insert path writes them and
                 // nothing else, and keeps its picture of the screen right.
-                var characters = appended.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
-                el_wpush(el, &characters)
                 show(currentView.text)
                 return UInt8(CC_NORM)
             }
@@ -417,17 +420,28 @@ final class InteractiveEditor {
         return redrawn(CC_REFRESH)
     }
 
-    /// What the engine's text adds at the end of libedit's buffer, when that is all that
-    /// changed and it is one or two printable ASCII characters (a digit, or a group's space and
-    /// a digit); nil otherwise.
-    private func appendedText() -> Substring? {
-        guard drawsBadge else { return nil }
-        let text = currentView.text
-        guard text.utf8.count > shownText.utf8.count, text.utf8.count <= shownText.utf8.count + 2,
-              text.utf8.starts(with: shownText.utf8) else { return nil }
-        let appended = text.utf8.dropFirst(shownText.utf8.count)
-        guard appended.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
-        return Substring(appended)
+    /// Pushes to libedit what the engine's text adds at the end of its buffer, when that is all
+    /// that changed and it is one or two printable ASCII characters (a digit, or a group's
+    /// space and a digit); false, pushing nothing, otherwise.
+    private func pushAppendedText(_ el: OpaquePointer) -> Bool {
+        guard drawsBadge else { return false }
+        let pushed: Bool? = currentView.text.utf8.withContiguousStorageIfAvailable { text in
+            shownText.utf8.withContiguousStorageIfAvailable { shown in
+                guard text.count > shown.count, text.count <= shown.count + 2,
+                      memcmp(text.baseAddress!, shown.baseAddress!, shown.count) == 0 else { return false }
+                let appended = UnsafeBufferPointer(rebasing: text[shown.count...])
+                guard appended.allSatisfy({ (0x20...0x7E).contains($0) }) else { return false }
+                return withUnsafeTemporaryAllocation(of: wchar_t.self, capacity: 3) { characters in
+                    characters.initialize(repeating: 0)
+                    for (index, byte) in appended.enumerated() { characters[index] = wchar_t(byte) }
+                    el_wpush(el, characters.baseAddress)
+                    // The digits pushed are not left behind in the buffer.
+                    explicit_bzero(characters.baseAddress!, 3 * MemoryLayout<wchar_t>.stride)
+                    return true
+                }
+            } ?? false
+        }
+        return pushed == true
     }
 
     /// `result`, for a key after which libedit redraws the line: the badge is then drawn whole.
@@ -458,17 +472,30 @@ final class InteractiveEditor {
     /// Notes that libedit's buffer holds `text`.
     private func show(_ text: String) {
         shownText = text
-        shownWidth = 0
-        for scalar in text.unicodeScalars {
-            shownWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
+        let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 >= 0x7F }) else { return false }
+            shownWidth = bytes.count
+            shownScalars = bytes.count
+            return true
+        }
+        if ascii != true {
+            shownWidth = 0
+            shownScalars = 0
+            for scalar in text.unicodeScalars {
+                shownWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
+                shownScalars += 1
+            }
         }
         updateLeaveModes()
     }
 
+    /// The Unicode scalars `shownText` holds.
+    private var shownScalars = 0
+
     /// Tells the signal handlers what to clear: every row the line takes, the cursor being on
     /// its last.
     private func updateLeaveModes() {
-        let rowsAbove = rows(text: shownText) - 1
+        let rowsAbove = Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shownScalars, columns: columns) - 1
         guard rowsAbove != leaveRowsAbove else { return }
         leaveRowsAbove = rowsAbove
         cl_set_terminal_modes(Self.enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
@@ -517,14 +544,17 @@ final class InteractiveEditor {
         let end = (choice?.promptWidth ?? 0) + shownWidth
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layout`).
-            badgeOnScreen = (columns, [], nil)
+            badgeOnScreen = (columns, nil)
+            badgeCellsOnScreen.removeAll(keepingCapacity: true)
             return
         }
         let start = badgeWanted.isEmpty ? columns : columns - badgeWanted.count - 2
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        if let shown = badgeOnScreen, shown.start == start, shown.cells.count == badgeWanted.count, shown.colour == badgeColour {
-            guard shown.cells != badgeWanted else { return }
+        var out = badgeBytes
+        badgeBytes = []
+        out.removeAll(keepingCapacity: true)
+        defer { badgeBytes = out }
+        if let shown = badgeOnScreen, shown.start == start, badgeCellsOnScreen.count == badgeWanted.count, shown.colour == badgeColour {
+            guard badgeCellsOnScreen != badgeWanted else { return }
             // The logo and progress are rewritten whole (`VISA 12/16`, not just `2`), so the
             // terminal's stream always holds the badge as it reads; the spaces around them
             // stay.
@@ -544,7 +574,9 @@ final class InteractiveEditor {
         }
         Self.appendColumn(end, to: &out)
         device.write(bytes: out)
-        badgeOnScreen = (start, badgeWanted, badgeColour)
+        badgeOnScreen = (start, badgeColour)
+        badgeCellsOnScreen.removeAll(keepingCapacity: true)
+        badgeCellsOnScreen.append(contentsOf: badgeWanted)
     }
 
     /// Badge cells in the badge's colour, then the colour off.
