@@ -82,20 +82,37 @@ extension EntryEngine {
     func numberProgress(_ network: CardNetwork?) -> String {
         // Built from bytes: string interpolation costs more than the rest of a key's view.
         let count = numberDigits.count
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        bytes.appendDecimal(count)
-        if let network {
-            let (goal, valid) = numberGoal(network)
-            bytes.append(UInt8(ascii: "/"))
-            bytes.appendDecimal(goal)
-            if valid {
-                bytes.append(" (" as StaticString)
-                bytes.appendDecimal(count)
-                bytes.append(" valid)" as StaticString)
+        // Built in a stack buffer: string interpolation costs more than the rest of a key's
+        // view, and up to 15 bytes make a small string (no allocation).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            var end = 0
+            func put(_ text: StaticString) {
+                for byte in UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount) { buffer[end] = byte; end += 1 }
             }
+            func put(_ value: Int) {
+                var divisor = 1
+                while divisor <= value / 10 { divisor *= 10 }
+                var rest = Swift.max(value, 0)
+                while divisor > 0 {
+                    buffer[end] = UInt8(48 + rest / divisor)
+                    end += 1
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+            put(count)
+            if let network {
+                let (goal, valid) = numberGoal(network)
+                put("/")
+                put(goal)
+                if valid {
+                    put(" (")
+                    put(count)
+                    put(" valid)")
+                }
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<end]), as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The length the number counts toward, and whether the digits typed are already a

@@ -79,7 +79,9 @@ final class InteractiveEditor {
     /// prompt.
     private var drawsBadge = false
     /// The badge wanted now: its cells and its colour (SGR parameters; nil without colour).
-    private var badgeWanted: [Unicode.Scalar] = []
+    private var badgeWanted: [UInt8] = []
+    /// The cells `badgeWanted` takes.
+    private var badgeWantedCells = 0
     private var badgeColour: String?
     /// `ESC [ badgeColour m`, ready to write.
     private var badgeColourBytes: [UInt8] = []
@@ -87,10 +89,10 @@ final class InteractiveEditor {
     private var shownWidth = 0
     /// The badge as cardline last drew it on the line's first row (an empty badge: none);
     /// nil when unknown, after libedit redrew the line.
-    private var badgeOnScreen: (start: Int, colour: String?)?
-    /// The cells of `badgeOnScreen` (kept apart from `badgeWanted`, so that neither array is
-    /// shared and each key refills them in place).
-    private var badgeCellsOnScreen: [Unicode.Scalar] = []
+    private var badgeOnScreen: (start: Int, cells: Int, colour: String?)?
+    /// The text of `badgeOnScreen`, UTF-8 (kept apart from `badgeWanted`, so that neither
+    /// array is shared and each key refills them in place).
+    private var badgeTextOnScreen: [UInt8] = []
     /// Where `syncBadge` builds what it writes.
     private var badgeBytes: [UInt8] = []
 
@@ -358,22 +360,22 @@ final class InteractiveEditor {
 
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
-        let viewBefore = currentView
         let outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
-        return present(outcome, viewBefore: viewBefore, on: el)
+        return present(outcome, on: el)
     }
 
     /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
     private func perform(_ key: Key, on el: OpaquePointer) -> UInt8 {
-        let viewBefore = currentView
         let outcome = engine.handle(key, reloadingWith: loader)
-        return present(outcome, viewBefore: viewBefore, on: el)
+        return present(outcome, on: el)
     }
 
     /// Shows what a burst of keys did: the line, and any output above it.
-    private func present(_ outcome: Outcome, viewBefore: EntryView, on el: OpaquePointer) -> UInt8 {
+    private func present(_ outcome: Outcome, on el: OpaquePointer) -> UInt8 {
         var outcome = outcome
-        currentView = engine.currentView()
+        // The view before the keys, moved out as the new one goes in.
+        var viewBefore = engine.currentView()
+        swap(&viewBefore, &currentView)
         if let command = outcome.command { onCommand(command) }
         if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
@@ -518,7 +520,7 @@ final class InteractiveEditor {
             promptText = strdup(invisibleEscapes(style.prompt(next)))
         }
         if drawsBadge {
-            style.badgeCells(logo: view.logo, progress: next.progress, into: &badgeWanted)
+            badgeWantedCells = style.badgeText(logo: view.logo, progress: next.progress, into: &badgeWanted)
             if view.logo != badgeLogo || badgeColourBytes.isEmpty {
                 badgeColour = style.colour ? Style.badgeColour(view.logo) : nil
                 badgeColourBytes = badgeColour.map { [0x1B, 0x5B] + Array($0.utf8) + [0x6D] } ?? []
@@ -544,17 +546,17 @@ final class InteractiveEditor {
         let end = (choice?.promptWidth ?? 0) + shownWidth
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layout`).
-            badgeOnScreen = (columns, nil)
-            badgeCellsOnScreen.removeAll(keepingCapacity: true)
+            badgeOnScreen = (columns, 0, nil)
+            badgeTextOnScreen.removeAll(keepingCapacity: true)
             return
         }
-        let start = badgeWanted.isEmpty ? columns : columns - badgeWanted.count - 2
+        let start = badgeWanted.isEmpty ? columns : columns - badgeWantedCells - 2
         var out = badgeBytes
         badgeBytes = []
         out.removeAll(keepingCapacity: true)
         defer { badgeBytes = out }
-        if let shown = badgeOnScreen, shown.start == start, badgeCellsOnScreen.count == badgeWanted.count, shown.colour == badgeColour {
-            guard badgeCellsOnScreen != badgeWanted else { return }
+        if let shown = badgeOnScreen, shown.start == start, shown.cells == badgeWantedCells, shown.colour == badgeColour {
+            guard badgeTextOnScreen != badgeWanted else { return }
             // The logo and progress are rewritten whole (`VISA 12/16`, not just `2`), so the
             // terminal's stream always holds the badge as it reads; the spaces around them
             // stay.
@@ -574,15 +576,15 @@ final class InteractiveEditor {
         }
         Self.appendColumn(end, to: &out)
         device.write(bytes: out)
-        badgeOnScreen = (start, badgeColour)
-        badgeCellsOnScreen.removeAll(keepingCapacity: true)
-        badgeCellsOnScreen.append(contentsOf: badgeWanted)
+        badgeOnScreen = (start, badgeWantedCells, badgeColour)
+        badgeTextOnScreen.removeAll(keepingCapacity: true)
+        badgeTextOnScreen.append(contentsOf: badgeWanted)
     }
 
-    /// Badge cells in the badge's colour, then the colour off.
-    private func appendBadge(_ cells: ArraySlice<Unicode.Scalar>, to out: inout [UInt8]) {
+    /// Badge text in the badge's colour, then the colour off.
+    private func appendBadge(_ text: ArraySlice<UInt8>, to out: inout [UInt8]) {
         out += badgeColourBytes
-        for cell in cells { UTF8.encode(cell) { out.append($0) } }
+        out += text
         if badgeColour != nil { out += [0x1B, 0x5B, 0x6D] }  // ESC [ m
     }
 

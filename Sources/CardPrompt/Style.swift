@@ -37,28 +37,27 @@ public struct Style: Sendable {
         return paint(text, Self.badgeColour(view.logo)) + " "
     }
 
-    /// The badge's cells as `badge` paints them, without its colour and the plain space after
-    /// it (` VISA 12/16 `), into `cells`; nothing when `progress` is nil (the badge left out).
-    func badgeCells(logo: String, progress: String?, into cells: inout [Unicode.Scalar]) {
-        cells.removeAll(keepingCapacity: true)
-        guard let progress else { return }
-        cells.append(" ")
-        Self.appendScalars(of: logo, to: &cells)
+    /// The badge's text as `badge` paints it, without its colour and the plain space after it
+    /// (` VISA 12/16 `), as UTF-8 into `text`; the cells it takes (one per Unicode scalar).
+    /// Nothing, 0, when `progress` is nil (the badge left out).
+    func badgeText(logo: String, progress: String?, into text: inout [UInt8]) -> Int {
+        text.removeAll(keepingCapacity: true)
+        guard let progress else { return 0 }
+        text.append(0x20)
+        Self.appendUTF8(logo, to: &text)
+        var cells = 2 + logo.scalarCount
         if !progress.isEmpty {
-            cells.append(" ")
-            Self.appendScalars(of: progress, to: &cells)
+            text.append(0x20)
+            Self.appendUTF8(progress, to: &text)
+            cells += 1 + progress.scalarCount
         }
-        cells.append(" ")
+        text.append(0x20)
+        return cells
     }
 
-    /// `cells += text.unicodeScalars`, by bytes while they are ASCII (a logo, a progress).
-    private static func appendScalars(of text: String, to cells: inout [Unicode.Scalar]) {
-        let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
-            for byte in bytes { cells.append(Unicode.Scalar(byte)) }
-            return true
-        }
-        if ascii != true { cells += text.unicodeScalars }
+    private static func appendUTF8(_ string: String, to bytes: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The prompt before the field's text: `Card number (#### #### #### ####): `.
