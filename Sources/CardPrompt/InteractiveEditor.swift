@@ -82,6 +82,10 @@ final class InteractiveEditor {
     private var badgeWanted: [UInt8] = []
     /// The cells `badgeWanted` takes.
     private var badgeWantedCells = 0
+    /// The bytes and cells of the badge's start (` VISA`) at the head of `badgeWanted`; 0
+    /// bytes when it does not hold it.
+    private var badgeLogoBytes = 0
+    private var badgeLogoCells = 0
     private var badgeColour: String?
     /// `ESC [ badgeColour m`, ready to write.
     private var badgeColourBytes: [UInt8] = []
@@ -371,8 +375,7 @@ final class InteractiveEditor {
     }
 
     /// Shows what a burst of keys did: the line, and any output above it.
-    private func present(_ outcome: Outcome, on el: OpaquePointer) -> UInt8 {
-        var outcome = outcome
+    private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
         // The view before the keys, moved out as the new one goes in.
         var viewBefore = engine.currentView()
         swap(&viewBefore, &currentView)
@@ -508,19 +511,43 @@ final class InteractiveEditor {
         Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, text: text, columns: columns)
     }
 
-    /// Lays out the prompts for `view` (the engine's current view when nil) and builds again
-    /// what changed; true when the left prompt's text changed.
+    /// Lays out the prompts for the engine's current view and builds again what changed; true
+    /// when the left prompt's text changed.
     @discardableResult
-    private func updatePrompts(_ view: EntryView? = nil) -> Bool {
-        let view = view ?? currentView
+    private func updatePrompts() -> Bool { updatePrompts(currentView) }
+
+    /// Lays out the prompts for `view` and builds again what changed; true when the left
+    /// prompt's text changed.
+    @discardableResult
+    private func updatePrompts(_ view: EntryView) -> Bool {
         let next = style.layoutChoice(view, columns: columns)
-        let promptChanged = choice == nil || next.label != choice!.label || next.hint != choice!.hint || promptText == nil
+        let promptChanged: Bool
+        if let choice {
+            promptChanged = next.label != choice.label || next.hint != choice.hint || promptText == nil
+        } else {
+            promptChanged = true
+        }
         if promptChanged {
             free(promptText)
             promptText = strdup(invisibleEscapes(style.prompt(next)))
         }
         if drawsBadge {
-            badgeWantedCells = style.badgeText(logo: view.logo, progress: next.progress, into: &badgeWanted)
+            if let progress = next.progress {
+                // The badge's start (` VISA`) is kept while the logo stays; the progress after it
+                // is written afresh.
+                if view.logo != badgeLogo || badgeLogoBytes == 0 {
+                    badgeWanted.removeAll(keepingCapacity: true)
+                    badgeLogoCells = Style.appendBadgeStart(logo: view.logo, to: &badgeWanted)
+                    badgeLogoBytes = badgeWanted.count
+                } else {
+                    badgeWanted.removeSubrange(badgeLogoBytes...)
+                }
+                badgeWantedCells = badgeLogoCells + Style.appendBadgeEnd(progress: progress, to: &badgeWanted)
+            } else {
+                badgeWanted.removeAll(keepingCapacity: true)
+                badgeWantedCells = 0
+                badgeLogoBytes = 0
+            }
             if view.logo != badgeLogo || badgeColourBytes.isEmpty {
                 badgeColour = style.colour ? Style.badgeColour(view.logo) : nil
                 badgeColourBytes = badgeColour.map { [0x1B, 0x5B] + Array($0.utf8) + [0x6D] } ?? []

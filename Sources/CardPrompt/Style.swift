@@ -38,17 +38,21 @@ public struct Style: Sendable {
     }
 
     /// The badge's text as `badge` paints it, without its colour and the plain space after it
-    /// (` VISA 12/16 `), as UTF-8 into `text`; the cells it takes (one per Unicode scalar).
-    /// Nothing, 0, when `progress` is nil (the badge left out).
-    func badgeText(logo: String, progress: String?, into text: inout [UInt8]) -> Int {
-        text.removeAll(keepingCapacity: true)
-        guard let progress else { return 0 }
+    /// (` VISA 12/16 `), is UTF-8 written in two parts: this appends its start (` VISA`) and
+    /// returns the cells it takes (one per Unicode scalar); `appendBadgeEnd` the rest.
+    static func appendBadgeStart(logo: String, to text: inout [UInt8]) -> Int {
         text.append(0x20)
-        Self.appendUTF8(logo, to: &text)
-        var cells = 2 + logo.scalarCount
+        appendUTF8(logo, to: &text)
+        return 1 + logo.scalarCount
+    }
+
+    /// Appends the rest of the badge's text after its start (` 12/16 `, or ` ` without progress);
+    /// the cells it takes.
+    static func appendBadgeEnd(progress: String, to text: inout [UInt8]) -> Int {
+        var cells = 1
         if !progress.isEmpty {
             text.append(0x20)
-            Self.appendUTF8(progress, to: &text)
+            appendUTF8(progress, to: &text)
             cells += 1 + progress.scalarCount
         }
         text.append(0x20)
