@@ -211,33 +211,31 @@ extension EntryEngine {
 
     /// How a field looks with its current value (a `:` command shows only in the active field).
     public func view(of field: Field) -> EntryView {
+        // Each string made once, the view built at the end (a view is made after every key).
         let network = detection.network
-        var view = EntryView(field: field, label: "", hint: "", text: "", logo: network?.logo ?? undecidedLogo,
-                             progress: "", isCommand: command != nil && field == self.field)
+        let isCommand = command != nil && field == self.field
+        let label: String, hint: String, text: String, progress: String
+        var logo = network?.logo ?? undecidedLogo
         switch field {
         case .number:
-            view.label = "Card number"
-            view.hint = network?.formatHint ?? EntryView.unknownNetworkHint
-            view.text = CardNumber.grouped(numberDigits, groups: network?.groups ?? [4, 4, 4, 4])
-            view.progress = numberProgress(network)
+            label = "Card number"
+            hint = network?.formatHint ?? EntryView.unknownNetworkHint
+            text = isCommand ? command! : CardNumber.grouped(numberDigits, groups: network?.groups ?? [4, 4, 4, 4])
+            progress = isCommand ? "" : numberProgress(network)
         case .expiry:
-            view.label = "Expiry"
-            view.hint = "MM/YY"
-            view.text = expiryText
-            view.progress = "\(expiryDigits.count)/4"
+            label = "Expiry"
+            hint = "MM/YY"
+            text = isCommand ? command! : expiryText
+            progress = isCommand ? "" : "\(expiryDigits.count)/4"
         case .cvv:
             let code = securityCode
-            view.label = code.name
-            view.hint = String(repeating: "#", count: code.maxLength)
-            view.text = String(repeating: "•", count: cvvDigits.count)
-            view.logo = EntryView.securityCodeLogo
-            view.progress = "\(cvvDigits.count)/\(code.maxLength)"
+            label = code.name
+            hint = String(repeating: "#", count: code.maxLength)
+            text = isCommand ? command! : String(repeating: "•", count: cvvDigits.count)
+            logo = EntryView.securityCodeLogo
+            progress = isCommand ? "" : "\(cvvDigits.count)/\(code.maxLength)"
         }
-        if let command, field == self.field {
-            view.text = command
-            view.progress = ""
-        }
-        return view
+        return EntryView(field: field, label: label, hint: hint, text: text, logo: logo, progress: progress, isCommand: isCommand)
     }
 }
 
