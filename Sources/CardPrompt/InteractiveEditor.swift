@@ -313,8 +313,8 @@ final class InteractiveEditor {
         keys[keyIndex] = TerminalKey(.control(0))  // the key's text is not kept in the queue
         keyIndex += 1
         do {
-            if key.modifiers.isEmpty && key.base == .control(0x1A) { return suspend(el) }
-            if key.modifiers.isEmpty && key.base == .control(0x0C) {
+            if case .control(let byte) = key.base, byte == 0x1A, key.modifiers.isEmpty { return suspend(el) }
+            if case .control(let byte) = key.base, byte == 0x0C, key.modifiers.isEmpty {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
                 // left to it; the line it draws is still the engine's.
                 el_push(el, "\u{0C}")
