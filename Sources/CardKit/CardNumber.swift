@@ -24,7 +24,16 @@ public enum CardNumber {
     /// The digits split into display groups: "3782 822463 10005". Digits past the last
     /// group form one more group.
     public static func grouped(_ digits: [UInt8], groups: [Int]) -> String {
-        String(unsafeUninitializedCapacity: digits.count * 2) { buffer in
+        // Exactly the length needed: up to 15 bytes make a small string, with no allocation
+        // (the prompt groups the number after every key).
+        var spaces = 0
+        var boundary = 0
+        for group in groups {
+            boundary += group
+            guard boundary < digits.count else { break }
+            spaces += 1
+        }
+        return String(unsafeUninitializedCapacity: digits.count + spaces) { buffer in
             var written = 0
             var groupIndex = 0
             var left = groups.first ?? Int.max

@@ -80,10 +80,39 @@ extension EntryEngine {
     /// but does not, so a Visa counts toward 16); "13/16 (13 valid)" once the digits typed
     /// already make a complete, valid number that Enter takes.
     func numberProgress(_ network: CardNetwork?) -> String {
+        // Built from bytes: string interpolation costs more than the rest of a key's view.
         let count = numberDigits.count
-        guard let network else { return "\(count)" }
-        let (goal, valid) = numberGoal(network)
-        return valid ? "\(count)/\(goal) (\(count) valid)" : "\(count)/\(goal)"
+        // Built in a stack buffer: string interpolation costs more than the rest of a key's
+        // view, and up to 15 bytes make a small string (no allocation).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            var end = 0
+            func put(_ text: StaticString) {
+                for byte in UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount) { buffer[end] = byte; end += 1 }
+            }
+            func put(_ value: Int) {
+                var divisor = 1
+                while divisor <= value / 10 { divisor *= 10 }
+                var rest = Swift.max(value, 0)
+                while divisor > 0 {
+                    buffer[end] = UInt8(48 + rest / divisor)
+                    end += 1
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+            put(count)
+            if let network {
+                let (goal, valid) = numberGoal(network)
+                put("/")
+                put(goal)
+                if valid {
+                    put(" (")
+                    put(count)
+                    put(" valid)")
+                }
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<end]), as: UTF8.self)
+        }
     }
 
     /// The length the number counts toward, and whether the digits typed are already a
@@ -175,35 +204,38 @@ extension EntryEngine {
     /// The active field's view.
     public var view: EntryView { view(of: field) }
 
+    /// `view`, for a caller that keeps the engine as a stored property of a class (the
+    /// prompt, after every key): a mutating call uses the engine where it is, where reading a
+    /// property of it first copies the whole engine. Changes nothing.
+    public mutating func currentView() -> EntryView { view(of: field) }
+
     /// How a field looks with its current value (a `:` command shows only in the active field).
     public func view(of field: Field) -> EntryView {
+        // Each string made once, the view built at the end (a view is made after every key).
         let network = detection.network
-        var view = EntryView(field: field, label: "", hint: "", text: "", logo: network?.logo ?? undecidedLogo,
-                             progress: "", isCommand: command != nil && field == self.field)
+        let isCommand = command != nil && field == self.field
+        let label: String, hint: String, text: String, progress: String
+        var logo = network?.logo ?? undecidedLogo
         switch field {
         case .number:
-            view.label = "Card number"
-            view.hint = network?.formatHint ?? EntryView.unknownNetworkHint
-            view.text = CardNumber.grouped(numberDigits, groups: network?.groups ?? [4, 4, 4, 4])
-            view.progress = numberProgress(network)
+            label = "Card number"
+            hint = network?.formatHint ?? EntryView.unknownNetworkHint
+            text = isCommand ? command! : CardNumber.grouped(numberDigits, groups: network?.groups ?? [4, 4, 4, 4])
+            progress = isCommand ? "" : numberProgress(network)
         case .expiry:
-            view.label = "Expiry"
-            view.hint = "MM/YY"
-            view.text = expiryText
-            view.progress = "\(expiryDigits.count)/4"
+            label = "Expiry"
+            hint = "MM/YY"
+            text = isCommand ? command! : expiryText
+            progress = isCommand ? "" : "\(expiryDigits.count)/4"
         case .cvv:
             let code = securityCode
-            view.label = code.name
-            view.hint = String(repeating: "#", count: code.maxLength)
-            view.text = String(repeating: "•", count: cvvDigits.count)
-            view.logo = EntryView.securityCodeLogo
-            view.progress = "\(cvvDigits.count)/\(code.maxLength)"
+            label = code.name
+            hint = String(repeating: "#", count: code.maxLength)
+            text = isCommand ? command! : String(repeating: "•", count: cvvDigits.count)
+            logo = EntryView.securityCodeLogo
+            progress = isCommand ? "" : "\(cvvDigits.count)/\(code.maxLength)"
         }
-        if let command, field == self.field {
-            view.text = command
-            view.progress = ""
-        }
-        return view
+        return EntryView(field: field, label: label, hint: hint, text: text, logo: logo, progress: progress, isCommand: isCommand)
     }
 }
 

@@ -269,16 +269,25 @@ public struct KeyDecoder: Sendable {
     /// Feeds bytes; returns the keys completed by them, in order.
     public mutating func feed<S: Sequence>(_ bytes: S) -> [TerminalKey] where S.Element == UInt8 {
         var keys: [TerminalKey] = []
-        for byte in bytes {
-            if let cut = cutShort {
-                cutShort = nil
-                resume(cut, with: byte)
-            }
-            // A byte that ends a sequence without belonging to it is decoded again in the new
-            // state; each retry moves to a state nearer `.ground`, so this ends within 3 rounds.
-            while !step(byte, into: &keys) {}
-        }
+        for byte in bytes { feed(byte, into: &keys) }
         return keys
+    }
+
+    /// Feeds bytes, appending the keys they complete to `keys`, in order: `feed(_:)` without
+    /// an array made per call (the prompt reads the terminal into one buffer and keeps one
+    /// array of keys).
+    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, into keys: inout [TerminalKey]) {
+        for byte in bytes { feed(byte, into: &keys) }
+    }
+
+    private mutating func feed(_ byte: UInt8, into keys: inout [TerminalKey]) {
+        if let cut = cutShort {
+            cutShort = nil
+            resume(cut, with: byte)
+        }
+        // A byte that ends a sequence without belonging to it is decoded again in the new
+        // state; each retry moves to a state nearer `.ground`, so this ends within 3 rounds.
+        while !step(byte, into: &keys) {}
     }
 
     /// Called when no byte came for a while: an incomplete sequence ends as what it is so far

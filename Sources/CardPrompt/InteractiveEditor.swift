@@ -58,9 +58,11 @@ final class InteractiveEditor {
     private var decoder = KeyDecoder()
     /// Where the terminal's bytes are read, wiped after each read.
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
-    /// Keys read from the terminal and not yet handed to libedit, and whether it has ended.
-    private var inputs: [Input] = []
-    private var inputIndex = 0
+    /// Keys read from the terminal and not yet handed to libedit (one array, kept from read
+    /// to read), whether a resize waits before them, and whether the input has ended.
+    private var keys: [TerminalKey] = []
+    private var keyIndex = 0
+    private var resized = false
     private var inputEnded = false
     /// The terminal's width, read at start and after each resize.
     private var columns = 80
@@ -77,7 +79,13 @@ final class InteractiveEditor {
     /// prompt.
     private var drawsBadge = false
     /// The badge wanted now: its cells and its colour (SGR parameters; nil without colour).
-    private var badgeWanted: [Unicode.Scalar] = []
+    private var badgeWanted: [UInt8] = []
+    /// The cells `badgeWanted` takes.
+    private var badgeWantedCells = 0
+    /// The bytes and cells of the badge's start (` VISA`) at the head of `badgeWanted`; 0
+    /// bytes when it does not hold it.
+    private var badgeLogoBytes = 0
+    private var badgeLogoCells = 0
     private var badgeColour: String?
     /// `ESC [ badgeColour m`, ready to write.
     private var badgeColourBytes: [UInt8] = []
@@ -85,13 +93,12 @@ final class InteractiveEditor {
     private var shownWidth = 0
     /// The badge as cardline last drew it on the line's first row (an empty badge: none);
     /// nil when unknown, after libedit redrew the line.
-    private var badgeOnScreen: (start: Int, cells: [Unicode.Scalar], colour: String?)?
-
-    /// What the reader hands the dispatch binding: a key, or news of a resize.
-    private enum Input {
-        case key(TerminalKey)
-        case resized
-    }
+    private var badgeOnScreen: (start: Int, cells: Int, colour: String?)?
+    /// The text of `badgeOnScreen`, UTF-8 (kept apart from `badgeWanted`, so that neither
+    /// array is shared and each key refills them in place).
+    private var badgeTextOnScreen: [UInt8] = []
+    /// Where `syncBadge` builds what it writes.
+    private var badgeBytes: [UInt8] = []
 
     /// Bracketed paste on (`ESC [ ? 2004 h`) while the prompt runs; off, and the live field
     /// cleared, whenever it lets go of the terminal.
@@ -244,14 +251,14 @@ final class InteractiveEditor {
             write("\u{1B}[0m")
         }
         let fd = fileno(device.input)
-        while inputIndex == inputs.count {
-            inputs.removeAll(keepingCapacity: true)
-            inputIndex = 0
+        while keyIndex == keys.count && !resized {
+            keys.removeAll(keepingCapacity: true)
+            keyIndex = 0
             if inputEnded { return 0 }
             let timeout = decoder.isInPaste ? Self.pasteTimeout
                 : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
             let ready = cl_wait_input(fd, timeout)
-            if ready == 2 { inputs.append(.resized); break }
+            if ready == 2 { resized = true; break }
             if ready < 0 {
                 if errno == EINTR { continue }
                 return -1
@@ -259,27 +266,31 @@ final class InteractiveEditor {
             if ready == 0 {
                 if decoder.isInPaste {
                     // A paste start with no end (typed by hand, or cut): end it, so keys work again.
-                    inputs += decoder.finish().map(Input.key)
+                    keys += decoder.finish()
                 } else if decoder.isPending {
-                    inputs += decoder.flush().map(Input.key)
+                    keys += decoder.flush()
                 } else {
                     decoder.forgetCutShort()
                 }
                 continue
             }
-            let count = read(fd, &readBuffer, readBuffer.count)
+            let count = readBuffer.withUnsafeMutableBufferPointer { buffer in
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                if count > 0 {
+                    decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), into: &keys)
+                    // The keys typed are not left behind in the buffer.
+                    explicit_bzero(buffer.baseAddress!, count)
+                }
+                return count
+            }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 return -1
             }
             if count == 0 {
                 inputEnded = true
-                inputs += decoder.finish().map(Input.key)
-                continue
+                keys += decoder.finish()
             }
-            inputs += decoder.feed(readBuffer[0..<count]).map(Input.key)
-            // The keys typed are not left behind in the buffer.
-            readBuffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, count) }
         }
         character?.pointee = Action.inputKey
         return 1
@@ -287,12 +298,8 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
-        guard inputIndex < inputs.count else { return UInt8(CC_NORM) }
-        let input = inputs[inputIndex]
-        inputs[inputIndex] = .resized  // the key's text is not kept in the queue
-        inputIndex += 1
-        switch input {
-        case .resized:
+        if resized {
+            resized = false
             el_resize(el)
             columns = Int(cl_columns(fileno(device.output)))
             // The old line may be longer than the new width: clear it, then draw afresh.
@@ -300,17 +307,26 @@ final class InteractiveEditor {
             updatePrompts()
             replaceBuffer(el)
             return redrawn(CC_REDISPLAY)
-        case .key(let key):
-            if key.modifiers.isEmpty && key.base == .control(0x1A) { return suspend(el) }
-            if key.modifiers.isEmpty && key.base == .control(0x0C) {
+        }
+        guard keyIndex < keys.count else { return UInt8(CC_NORM) }
+        let key = keys[keyIndex]
+        keys[keyIndex] = TerminalKey(.control(0))  // the key's text is not kept in the queue
+        keyIndex += 1
+        do {
+            if case .control(let byte) = key.base, byte == 0x1A, key.modifiers.isEmpty { return suspend(el) }
+            if case .control(let byte) = key.base, byte == 0x0C, key.modifiers.isEmpty {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
                 // left to it; the line it draws is still the engine's.
                 el_push(el, "\u{0C}")
                 badgeOnScreen = nil
                 return UInt8(CC_NORM)
             }
-            let keys = key.entryKeys
-            return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
+            if case .paste = key.base {
+                let keys = key.entryKeys
+                return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
+            }
+            guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
+            return perform(entryKey, on: el)
         }
     }
 
@@ -348,9 +364,21 @@ final class InteractiveEditor {
 
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
-        let viewBefore = currentView
-        var outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
-        currentView = engine.view
+        let outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
+        return present(outcome, on: el)
+    }
+
+    /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
+    private func perform(_ key: Key, on el: OpaquePointer) -> UInt8 {
+        let outcome = engine.handle(key, reloadingWith: loader)
+        return present(outcome, on: el)
+    }
+
+    /// Shows what a burst of keys did: the line, and any output above it.
+    private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
+        // The view before the keys, moved out as the new one goes in.
+        var viewBefore = engine.currentView()
+        swap(&viewBefore, &currentView)
         if let command = outcome.command { onCommand(command) }
         if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
@@ -374,11 +402,9 @@ final class InteractiveEditor {
 
         guard !lines.isEmpty else {
             let promptChanged = updatePrompts()
-            if !promptChanged, let appended = appendedText() {
+            if !promptChanged, pushAppendedText(el) {
                 // Only characters added at the end: libedit's own insert path writes them and
                 // nothing else, and keeps its picture of the screen right.
-                var characters = appended.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
-                el_wpush(el, &characters)
                 show(currentView.text)
                 return UInt8(CC_NORM)
             }
@@ -399,17 +425,28 @@ final class InteractiveEditor {
         return redrawn(CC_REFRESH)
     }
 
-    /// What the engine's text adds at the end of libedit's buffer, when that is all that
-    /// changed and it is one or two printable ASCII characters (a digit, or a group's space and
-    /// a digit); nil otherwise.
-    private func appendedText() -> Substring? {
-        guard drawsBadge else { return nil }
-        let text = currentView.text
-        guard text.utf8.count > shownText.utf8.count, text.utf8.count <= shownText.utf8.count + 2,
-              text.utf8.starts(with: shownText.utf8) else { return nil }
-        let appended = text.utf8.dropFirst(shownText.utf8.count)
-        guard appended.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
-        return Substring(appended)
+    /// Pushes to libedit what the engine's text adds at the end of its buffer, when that is all
+    /// that changed and it is one or two printable ASCII characters (a digit, or a group's
+    /// space and a digit); false, pushing nothing, otherwise.
+    private func pushAppendedText(_ el: OpaquePointer) -> Bool {
+        guard drawsBadge else { return false }
+        let pushed: Bool? = currentView.text.utf8.withContiguousStorageIfAvailable { text in
+            shownText.utf8.withContiguousStorageIfAvailable { shown in
+                guard text.count > shown.count, text.count <= shown.count + 2,
+                      memcmp(text.baseAddress!, shown.baseAddress!, shown.count) == 0 else { return false }
+                let appended = UnsafeBufferPointer(rebasing: text[shown.count...])
+                guard appended.allSatisfy({ (0x20...0x7E).contains($0) }) else { return false }
+                return withUnsafeTemporaryAllocation(of: wchar_t.self, capacity: 3) { characters in
+                    characters.initialize(repeating: 0)
+                    for (index, byte) in appended.enumerated() { characters[index] = wchar_t(byte) }
+                    el_wpush(el, characters.baseAddress)
+                    // The digits pushed are not left behind in the buffer.
+                    explicit_bzero(characters.baseAddress!, 3 * MemoryLayout<wchar_t>.stride)
+                    return true
+                }
+            } ?? false
+        }
+        return pushed == true
     }
 
     /// `result`, for a key after which libedit redraws the line: the badge is then drawn whole.
@@ -440,17 +477,30 @@ final class InteractiveEditor {
     /// Notes that libedit's buffer holds `text`.
     private func show(_ text: String) {
         shownText = text
-        shownWidth = 0
-        for scalar in text.unicodeScalars {
-            shownWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
+        let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 >= 0x7F }) else { return false }
+            shownWidth = bytes.count
+            shownScalars = bytes.count
+            return true
+        }
+        if ascii != true {
+            shownWidth = 0
+            shownScalars = 0
+            for scalar in text.unicodeScalars {
+                shownWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
+                shownScalars += 1
+            }
         }
         updateLeaveModes()
     }
 
+    /// The Unicode scalars `shownText` holds.
+    private var shownScalars = 0
+
     /// Tells the signal handlers what to clear: every row the line takes, the cursor being on
     /// its last.
     private func updateLeaveModes() {
-        let rowsAbove = rows(text: shownText) - 1
+        let rowsAbove = Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shownScalars, columns: columns) - 1
         guard rowsAbove != leaveRowsAbove else { return }
         leaveRowsAbove = rowsAbove
         cl_set_terminal_modes(Self.enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
@@ -461,19 +511,43 @@ final class InteractiveEditor {
         Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, text: text, columns: columns)
     }
 
-    /// Lays out the prompts for `view` (the engine's current view when nil) and builds again
-    /// what changed; true when the left prompt's text changed.
+    /// Lays out the prompts for the engine's current view and builds again what changed; true
+    /// when the left prompt's text changed.
     @discardableResult
-    private func updatePrompts(_ view: EntryView? = nil) -> Bool {
-        let view = view ?? currentView
+    private func updatePrompts() -> Bool { updatePrompts(currentView) }
+
+    /// Lays out the prompts for `view` and builds again what changed; true when the left
+    /// prompt's text changed.
+    @discardableResult
+    private func updatePrompts(_ view: EntryView) -> Bool {
         let next = style.layoutChoice(view, columns: columns)
-        let promptChanged = choice == nil || next.label != choice!.label || next.hint != choice!.hint || promptText == nil
+        let promptChanged: Bool
+        if let choice {
+            promptChanged = next.label != choice.label || next.hint != choice.hint || promptText == nil
+        } else {
+            promptChanged = true
+        }
         if promptChanged {
             free(promptText)
             promptText = strdup(invisibleEscapes(style.prompt(next)))
         }
         if drawsBadge {
-            style.badgeCells(logo: view.logo, progress: next.progress, into: &badgeWanted)
+            if let progress = next.progress {
+                // The badge's start (` VISA`) is kept while the logo stays; the progress after it
+                // is written afresh.
+                if view.logo != badgeLogo || badgeLogoBytes == 0 {
+                    badgeWanted.removeAll(keepingCapacity: true)
+                    badgeLogoCells = Style.appendBadgeStart(logo: view.logo, to: &badgeWanted)
+                    badgeLogoBytes = badgeWanted.count
+                } else {
+                    badgeWanted.removeSubrange(badgeLogoBytes...)
+                }
+                badgeWantedCells = badgeLogoCells + Style.appendBadgeEnd(progress: progress, to: &badgeWanted)
+            } else {
+                badgeWanted.removeAll(keepingCapacity: true)
+                badgeWantedCells = 0
+                badgeLogoBytes = 0
+            }
             if view.logo != badgeLogo || badgeColourBytes.isEmpty {
                 badgeColour = style.colour ? Style.badgeColour(view.logo) : nil
                 badgeColourBytes = badgeColour.map { [0x1B, 0x5B] + Array($0.utf8) + [0x6D] } ?? []
@@ -499,14 +573,17 @@ final class InteractiveEditor {
         let end = (choice?.promptWidth ?? 0) + shownWidth
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layout`).
-            badgeOnScreen = (columns, [], nil)
+            badgeOnScreen = (columns, 0, nil)
+            badgeTextOnScreen.removeAll(keepingCapacity: true)
             return
         }
-        let start = badgeWanted.isEmpty ? columns : columns - badgeWanted.count - 2
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        if let shown = badgeOnScreen, shown.start == start, shown.cells.count == badgeWanted.count, shown.colour == badgeColour {
-            guard shown.cells != badgeWanted else { return }
+        let start = badgeWanted.isEmpty ? columns : columns - badgeWantedCells - 2
+        var out = badgeBytes
+        badgeBytes = []
+        out.removeAll(keepingCapacity: true)
+        defer { badgeBytes = out }
+        if let shown = badgeOnScreen, shown.start == start, shown.cells == badgeWantedCells, shown.colour == badgeColour {
+            guard badgeTextOnScreen != badgeWanted else { return }
             // The logo and progress are rewritten whole (`VISA 12/16`, not just `2`), so the
             // terminal's stream always holds the badge as it reads; the spaces around them
             // stay.
@@ -526,13 +603,15 @@ final class InteractiveEditor {
         }
         Self.appendColumn(end, to: &out)
         device.write(bytes: out)
-        badgeOnScreen = (start, badgeWanted, badgeColour)
+        badgeOnScreen = (start, badgeWantedCells, badgeColour)
+        badgeTextOnScreen.removeAll(keepingCapacity: true)
+        badgeTextOnScreen.append(contentsOf: badgeWanted)
     }
 
-    /// Badge cells in the badge's colour, then the colour off.
-    private func appendBadge(_ cells: ArraySlice<Unicode.Scalar>, to out: inout [UInt8]) {
+    /// Badge text in the badge's colour, then the colour off.
+    private func appendBadge(_ text: ArraySlice<UInt8>, to out: inout [UInt8]) {
         out += badgeColourBytes
-        for cell in cells { UTF8.encode(cell) { out.append($0) } }
+        out += text
         if badgeColour != nil { out += [0x1B, 0x5B, 0x6D] }  // ESC [ m
     }
 

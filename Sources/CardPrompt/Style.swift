@@ -37,18 +37,31 @@ public struct Style: Sendable {
         return paint(text, Self.badgeColour(view.logo)) + " "
     }
 
-    /// The badge's cells as `badge` paints them, without its colour and the plain space after
-    /// it (` VISA 12/16 `), into `cells`; nothing when `progress` is nil (the badge left out).
-    func badgeCells(logo: String, progress: String?, into cells: inout [Unicode.Scalar]) {
-        cells.removeAll(keepingCapacity: true)
-        guard let progress else { return }
-        cells.append(" ")
-        cells += logo.unicodeScalars
+    /// The badge's text as `badge` paints it, without its colour and the plain space after it
+    /// (` VISA 12/16 `), is UTF-8 written in two parts: this appends its start (` VISA`) and
+    /// returns the cells it takes (one per Unicode scalar); `appendBadgeEnd` the rest.
+    static func appendBadgeStart(logo: String, to text: inout [UInt8]) -> Int {
+        text.append(0x20)
+        appendUTF8(logo, to: &text)
+        return 1 + logo.scalarCount
+    }
+
+    /// Appends the rest of the badge's text after its start (` 12/16 `, or ` ` without progress);
+    /// the cells it takes.
+    static func appendBadgeEnd(progress: String, to text: inout [UInt8]) -> Int {
+        var cells = 1
         if !progress.isEmpty {
-            cells.append(" ")
-            cells += progress.unicodeScalars
+            text.append(0x20)
+            appendUTF8(progress, to: &text)
+            cells += 1 + progress.scalarCount
         }
-        cells.append(" ")
+        text.append(0x20)
+        return cells
+    }
+
+    private static func appendUTF8(_ string: String, to bytes: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The prompt before the field's text: `Card number (#### #### #### ####): `.
@@ -73,7 +86,12 @@ public struct Style: Sendable {
         /// The rows a line holding `text` after a prompt `promptWidth` wide takes on a terminal
         /// `columns` wide (the cursor after it included).
         public static func rows(promptWidth: Int, text: String, columns: Int) -> Int {
-            let used = promptWidth + text.unicodeScalars.count + 1
+            rows(promptWidth: promptWidth, scalars: text.scalarCount, columns: columns)
+        }
+
+        /// `rows(promptWidth:text:columns:)` for a text of `scalars` Unicode scalars.
+        static func rows(promptWidth: Int, scalars: Int, columns: Int) -> Int {
+            let used = promptWidth + scalars + 1
             return max(1, (used + columns - 1) / max(columns, 1))
         }
     }
@@ -116,13 +134,13 @@ public struct Style: Sendable {
     /// without its note).
     func layoutChoice(_ view: EntryView, columns: Int) -> LayoutChoice {
         // A rule may group its digits more finely than any bundled one: its hint is as wide.
-        let hintWidth = view.hint.unicodeScalars.count
-        let text = view.isCommand ? view.text.unicodeScalars.count
+        let hintWidth = view.hint.scalarCount
+        let text = view.isCommand ? view.text.scalarCount
             : max(Self.widestText(view.field), view.field == .number ? hintWidth : 0)
-        let labelWidth = view.label.unicodeScalars.count
-        let logoWidth = view.logo.unicodeScalars.count
+        let labelWidth = view.label.scalarCount
+        let logoWidth = view.logo.scalarCount
         let progress = view.progress
-        let progressWidth = progress.unicodeScalars.count
+        let progressWidth = progress.scalarCount
         func fits(hint: Bool, progress: Int?) -> Bool {
             let promptWidth = labelWidth + 2 + (hint ? hintWidth + 3 : 0)
             let badgeWidth = progress.map { logoWidth + ($0 == 0 ? 0 : $0 + 1) + 4 } ?? 0
@@ -143,7 +161,7 @@ public struct Style: Sendable {
         if fits(hint: false, progress: 0) { return LayoutChoice(label: view.label, hint: nil, progress: "", promptWidth: plain) }
         if fits(hint: false, progress: nil) { return LayoutChoice(label: view.label, hint: nil, progress: nil, promptWidth: plain) }
         let short = view.field == .number ? "Number" : view.label
-        return LayoutChoice(label: short, hint: nil, progress: nil, promptWidth: short.unicodeScalars.count + 2)
+        return LayoutChoice(label: short, hint: nil, progress: nil, promptWidth: short.scalarCount + 2)
     }
 
     /// The left prompt of a layout: `Card number (#### #### #### ####): `, or `Number: `.
@@ -162,5 +180,17 @@ public struct Style: Sendable {
             let hash = logo.unicodeScalars.reduce(0) { ($0 &* 31 &+ Int($1.value)) & 0xFFFF }
             return "97;" + backgrounds[hash % backgrounds.count]
         }
+    }
+}
+
+extension String {
+    /// `unicodeScalars.count`, counted from the UTF-8 bytes (every byte but a continuation
+    /// byte starts a scalar): the prompt measures its label, hint, badge and text every key.
+    var scalarCount: Int {
+        utf8.withContiguousStorageIfAvailable { bytes in
+            var count = 0
+            for byte in bytes where byte & 0xC0 != 0x80 { count += 1 }
+            return count
+        } ?? unicodeScalars.count
     }
 }
