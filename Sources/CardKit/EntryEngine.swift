@@ -322,6 +322,7 @@ public struct EntryEngine: Sendable {
     /// Moves to the next field, noting the finished field for recall, with help and summary.
     private mutating func moveForward() -> Outcome {
         var messages: [Message] = []
+        messages.reserveCapacity(2)  // the summary and the help: one allocation, not two
         switch field {
         case .number:
             field = .expiry
@@ -581,9 +582,23 @@ public struct EntryEngine: Sendable {
 
     /// `MM/YY` as far as it is typed; the slash appears once the month is complete.
     var expiryText: String {
-        var text = CardNumber.string(expiryDigits.prefix(2))
-        if expiryDigits.count >= 2 { text += "/" + CardNumber.string(expiryDigits.dropFirst(2)) }
-        return text
+        // At most five bytes: made in place as a small string, no allocation.
+        String(unsafeUninitializedCapacity: 5) { buffer in
+            var at = 0
+            for (index, digit) in expiryDigits.prefix(4).enumerated() {
+                if index == 2 {
+                    buffer[at] = UInt8(ascii: "/")
+                    at += 1
+                }
+                buffer[at] = digit + 48
+                at += 1
+            }
+            if expiryDigits.count == 2 {
+                buffer[at] = UInt8(ascii: "/")
+                at += 1
+            }
+            return at
+        }
     }
 
     /// The security code asked for: the network's, or 3 or 4 digits while the network is unknown.
@@ -601,6 +616,31 @@ public struct EntryEngine: Sendable {
     /// `[prefix]Visa •••• 1111, expires 12/30`, made in one buffer (it is worded for every
     /// card: a replayed script words a million of them).
     static func cardLine(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) -> String {
+        if (1...12).contains(expiry.month) && expiry.year >= 0 {
+            // Written straight into the string's storage: one allocation.
+            let name = network.name.utf8
+            let capacity = prefix.utf8CodeUnitCount + name.count + 14 + lastFour.count + 10 + 5
+            return String(unsafeUninitializedCapacity: capacity) { buffer in
+                var at = 0
+                func put(_ byte: UInt8) {
+                    buffer[at] = byte
+                    at += 1
+                }
+                prefix.withUTF8Buffer { for byte in $0 { put(byte) } }
+                for byte in name { put(byte) }
+                (" •••• " as StaticString).withUTF8Buffer { for byte in $0 { put(byte) } }
+                for digit in lastFour { put(digit + 48) }
+                (", expires " as StaticString).withUTF8Buffer { for byte in $0 { put(byte) } }
+                // `expiry.cardText` (MM/YY), digit by digit.
+                let year = expiry.year % 100
+                put(UInt8(48 + expiry.month / 10))
+                put(UInt8(48 + expiry.month % 10))
+                put(UInt8(ascii: "/"))
+                put(UInt8(48 + year / 10))
+                put(UInt8(48 + year % 10))
+                return at
+            }
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64 + network.name.utf8.count)
         prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }

@@ -92,7 +92,12 @@ public struct RefusalBurst: Sendable {
 
     /// The reason to show for this key's outcome, if any.
     public mutating func reasonToShow(_ outcome: Outcome) -> String? {
-        guard let reason = outcome.refusal else {
+        reasonToShow(refusal: outcome.refusal)
+    }
+
+    /// The reason to show for a key refused for `refusal` (nil: not refused).
+    mutating func reasonToShow(refusal: String?) -> String? {
+        guard let reason = refusal else {
             lastShown = nil
             return nil
         }
