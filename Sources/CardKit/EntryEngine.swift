@@ -169,15 +169,17 @@ public struct EntryEngine: Sendable {
         if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || (byte == UInt8(ascii: "/") && field != .expiry) {
             return .ignored  // grouping is automatic; separators in a paste are skipped
         }
+        // The digit, read from the byte already in hand (not from the character again).
+        let digit = byte.flatMap { $0 &- 48 < 10 ? $0 - 48 : nil }
         switch field {
-        case .number: return typeNumber(character)
-        case .expiry: return typeExpiry(character)
-        case .cvv: return typeCVV(character)
+        case .number: return typeNumber(character, digit: digit)
+        case .expiry: return typeExpiry(character, byte: byte, digit: digit)
+        case .cvv: return typeCVV(character, digit: digit)
         }
     }
 
-    private mutating func typeNumber(_ character: Character) -> Outcome {
-        guard let digit = character.digitValue else {
+    private mutating func typeNumber(_ character: Character, digit: UInt8?) -> Outcome {
+        guard let digit else {
             return .refused("only digits go in the card number, not \(quoted(character))")
         }
         guard numberDigits.count < Self.maxNumberDigits else {
@@ -217,15 +219,15 @@ public struct EntryEngine: Sendable {
 
     static let invalidNumberMessage = "card number is not valid — check the digits"
 
-    private mutating func typeExpiry(_ character: Character) -> Outcome {
-        if character.singleASCIIByte == UInt8(ascii: "/") {
+    private mutating func typeExpiry(_ character: Character, byte: UInt8?, digit: UInt8?) -> Outcome {
+        if byte == UInt8(ascii: "/") {
             // "1/" means January: pad the month. Elsewhere the slash is automatic.
             guard expiryDigits.count == 1 else { return .ignored }
             guard expiryDigits[0] != 0 else { return .refused("there is no month 00") }
             expiryDigits = [0] + expiryDigits
             return .accepted
         }
-        guard let digit = character.digitValue else {
+        guard let digit else {
             return .refused("the expiry takes digits as MM/YY, not \(quoted(character))")
         }
         switch expiryDigits.count {
@@ -276,10 +278,10 @@ public struct EntryEngine: Sendable {
         }
     }
 
-    private mutating func typeCVV(_ character: Character) -> Outcome {
+    private mutating func typeCVV(_ character: Character, digit: UInt8?) -> Outcome {
         // The longest code without building `securityCode` (its lengths array) on every key.
         let maxLength = detection.network?.cvv.length ?? 4
-        guard let digit = character.digitValue else {
+        guard let digit else {
             return .refused("the \(securityCode.name) takes digits only, not \(quoted(character))")
         }
         guard cvvDigits.count < maxLength else {
@@ -359,12 +361,13 @@ public struct EntryEngine: Sendable {
             case .tooFar: return "an expiry of \(expiry.cardText) is more than \(expiryPolicy.maxYearsAhead) years ahead"
             }
         case .cvv:
-            let code = securityCode
-            if cvvDigits.isEmpty { return "the \(code.name) is empty" }
-            if !code.lengths.contains(cvvDigits.count) {
-                return "the \(code.name) has \(code.lengths.map(String.init).joined(separator: " or ")) digits; this has \(cvvDigits.count)"
-            }
-            return nil
+            // The network's code length, or 3 or 4 while the network is unknown (as
+            // `securityCode`, without making its array on every submit).
+            let code = detection.network?.cvv
+            let count = cvvDigits.count
+            if count == 0 { return "the \(code?.name ?? "CVV") is empty" }
+            guard let code else { return count == 3 || count == 4 ? nil : "the CVV has 3 or 4 digits; this has \(count)" }
+            return count == code.length ? nil : "the \(code.name) has \(code.length) digits; this has \(count)"
         }
     }
 

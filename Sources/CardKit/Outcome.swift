@@ -10,8 +10,9 @@ public struct Outcome: Equatable, Sendable {
         case refused(reason: String)
     }
 
-    /// Something the front end must act on beyond redrawing the field.
-    public enum Event: Equatable, Sendable {
+    /// Something the front end must act on beyond redrawing the field. (Boxed: an outcome
+    /// without one then copies and frees as one null pointer, and nearly every key has none.)
+    public indirect enum Event: Equatable, Sendable {
         /// The card was submitted and taken: the whole card, for the front end to hand to its
         /// caller (the tray already holds the masked entry). Never print it.
         case accepted(PaymentCard)
