@@ -32,6 +32,8 @@ public struct EntryEngine: Sendable {
     public private(set) var undecidedLogo = EntryView.genericLogo
     /// What the digits typed so far say about the network.
     public private(set) var detection: Detection
+    /// The detection of an empty number under `rules`, kept: every card starts from it.
+    private var emptyDetection: Detection
     /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
     public private(set) var recall = Recall()
     private var recallPosition: (list: RecallList, index: Int, draft: String)?
@@ -79,7 +81,9 @@ public struct EntryEngine: Sendable {
         self.rules = rules
         self.expiryPolicy = expiryPolicy
         self.acceptedNetworks = acceptedNetworks
-        self.detection = rules.detect([UInt8]())
+        let empty = rules.detect([UInt8]())
+        self.detection = empty
+        emptyDetection = empty
         recall.commands = commandHistory
         undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
         // Room for the longest number and code up front: growing an array would leave the
@@ -331,7 +335,10 @@ public struct EntryEngine: Sendable {
         case .expiry:
             remember(expiryText, in: .expiry)
             field = .cvv
-            if let summary = summary { messages.append(.init(.success, summary)) }
+            // The summary, worded only if it is read (a replay writes its bytes straight out).
+            if let network = detection.network, let expiry {
+                messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: numberDigits.suffix(4), expiry: expiry)))
+            }
         case .cvv:
             return submit()
         }
@@ -382,7 +389,7 @@ public struct EntryEngine: Sendable {
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
         tray.add(card)
         resetCard()
-        return Outcome(messages: [.init(.success, Self.cardLine(prefix: "Success! ", network: network, lastFour: card.numberDigits.suffix(4), expiry: card.expiry))],
+        return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: card.numberDigits.suffix(4), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 
@@ -393,7 +400,7 @@ public struct EntryEngine: Sendable {
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()
         command = nil
-        detection = rules.detect(numberDigits)
+        detection = emptyDetection
     }
 
     // MARK: - Recall
@@ -540,6 +547,7 @@ public struct EntryEngine: Sendable {
         case .success(let newRules):
             rules = newRules
             detection = rules.detect(numberDigits)
+            emptyDetection = rules.detect([UInt8]())
             undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
             var messages = [Message(.success, "Rules reloaded: \(rules.networks.count) networks.")]
             messages += newRules.warnings.map { Message(.info, $0.description) }
@@ -608,58 +616,6 @@ public struct EntryEngine: Sendable {
     var securityCode: (name: String, lengths: [Int], maxLength: Int) {
         guard let code = detection.network?.cvv else { return ("CVV", [3, 4], 4) }
         return (code.name, [code.length], code.length)
-    }
-
-    /// "Visa •••• 1111, expires 12/30" once number and expiry are in.
-    var summary: String? {
-        guard let network = detection.network, let expiry else { return nil }
-        return Self.cardLine(prefix: "", network: network, lastFour: numberDigits.suffix(4), expiry: expiry)
-    }
-
-    /// `[prefix]Visa •••• 1111, expires 12/30`, made in one buffer (it is worded for every
-    /// card: a replayed script words a million of them).
-    static func cardLine(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) -> String {
-        if (1...12).contains(expiry.month) && expiry.year >= 0 {
-            // Written straight into the string's storage: one allocation.
-            let name = network.name.utf8
-            let capacity = prefix.utf8CodeUnitCount + name.count + 14 + lastFour.count + 10 + 5
-            return String(unsafeUninitializedCapacity: capacity) { buffer in
-                var at = 0
-                func put(_ byte: UInt8) {
-                    buffer[at] = byte
-                    at += 1
-                }
-                prefix.withUTF8Buffer { for byte in $0 { put(byte) } }
-                for byte in name { put(byte) }
-                (" •••• " as StaticString).withUTF8Buffer { for byte in $0 { put(byte) } }
-                for digit in lastFour { put(digit + 48) }
-                (", expires " as StaticString).withUTF8Buffer { for byte in $0 { put(byte) } }
-                // `expiry.cardText` (MM/YY), digit by digit.
-                let year = expiry.year % 100
-                put(UInt8(48 + expiry.month / 10))
-                put(UInt8(48 + expiry.month % 10))
-                put(UInt8(ascii: "/"))
-                put(UInt8(48 + year / 10))
-                put(UInt8(48 + year % 10))
-                return at
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + network.name.utf8.count)
-        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.appendUTF8(network.name)
-        bytes.append(contentsOf: [0x20, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0x20])  // " •••• "
-        for digit in lastFour { bytes.append(digit + 48) }
-        (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
-        if (1...12).contains(expiry.month) && expiry.year >= 0 {
-            // `expiry.cardText` (MM/YY), digit by digit.
-            let year = expiry.year % 100
-            bytes.append(contentsOf: [UInt8(48 + expiry.month / 10), UInt8(48 + expiry.month % 10), UInt8(ascii: "/"),
-                                      UInt8(48 + year / 10), UInt8(48 + year % 10)])
-        } else {
-            bytes.appendUTF8(expiry.cardText)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).

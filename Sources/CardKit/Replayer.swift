@@ -181,8 +181,17 @@ public struct Replayer {
             engine.appendTranscriptLine(of: beforeField, to: &line)
             line.withUnsafeBufferPointer(transcript)
         }
-        if let shownReason { show(Message(.error, shownReason), transcript) }
-        for message in outcome.messages { show(message, transcript) }
+        if let shownReason {
+            line.removeAll(keepingCapacity: true)
+            Message(.error, shownReason).appendLine(to: &line)
+            showLine(transcript)
+        }
+        // Each message written in place (a message copied out costs more than its line).
+        for index in outcome.messages.indices {
+            line.removeAll(keepingCapacity: true)
+            outcome.messages[index].appendLine(to: &line)
+            showLine(transcript)
+        }
     }
 
     /// Whether the line left on screen is the one from before the key, as
@@ -200,9 +209,8 @@ public struct Replayer {
         return !showsCommand && digits == 0
     }
 
-    private mutating func show(_ message: Message, _ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
-        line.removeAll(keepingCapacity: true)
-        message.appendLine(to: &line)
+    /// Hands on `line`, a message line just made, and keeps it if an `@expect message` may ask.
+    private mutating func showLine(_ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
         line.withUnsafeBufferPointer(transcript)
         if messageChecks?.contains(stretch) ?? true {
             shownSinceExpectation.append(String(decoding: line, as: UTF8.self))
