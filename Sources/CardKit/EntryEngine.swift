@@ -193,7 +193,8 @@ public struct EntryEngine: Sendable {
         numberDigits.append(digit)
         // Once the digits before this one reach the longest pattern, no later digit can change
         // the detection: keep it rather than look again.
-        let next = numberDigits.count > rules.longestPattern ? detection : rules.detect(numberDigits)
+        let kept = numberDigits.count > rules.longestPattern
+        let next = kept ? detection : rules.detect(numberDigits)
         if !next.hasCandidates {
             let reason = "no card network starts with \(CardNumber.string(numberDigits.prefix(6)))\(numberDigits.count > 6 ? "…" : "")"
             numberDigits.overwriteLast()
@@ -210,7 +211,7 @@ public struct EntryEngine: Sendable {
             }
             return .refused("no card network has numbers longer than \(numberDigits.count) digits")
         }
-        detection = next
+        if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
         guard let network = next.network, next.lengths.contains(length) else { return .accepted }
