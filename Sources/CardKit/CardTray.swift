@@ -87,17 +87,26 @@ public struct CardTray: Equatable, Sendable {
     /// Adds an accepted card from its digits (no strings made) and selects it.
     mutating func add(_ card: PaymentCard) {
         let digits = card.numberDigits
-        let shown = digits.count <= 10 ? Array(digits) : Array(digits.prefix(6) + digits.suffix(4))
         let networkIndex = index(of: Network(id: card.network.id, name: card.network.name))
         guard networkIndex < Int(Self.overflowMark), (0..<(1 << 21)).contains(card.expiry.year),
               (1...12).contains(card.expiry.month), digits.count <= 19 else { return add(card.trayEntry) }
-        append(word: Self.word(shown, length: digits.count, expiry: card.expiry), network: UInt16(networkIndex), overflowing: nil)
+        // The shown digits (all up to ten, else first six and last four) read in place: no
+        // copy of the number is made.
+        var value: UInt64 = 0
+        for (index, digit) in digits.enumerated() where digits.count <= 10 || index < 6 || index >= digits.count - 4 {
+            value = value * 10 + UInt64(digit)
+        }
+        append(word: Self.word(value: value, length: digits.count, expiry: card.expiry), network: UInt16(networkIndex), overflowing: nil)
     }
 
     private static func word(_ shown: [UInt8], length: Int, expiry: YearMonth) -> UInt64 {
         var value: UInt64 = 0
         for digit in shown { value = value * 10 + UInt64(digit) }
-        return value | UInt64(length) << 34 | UInt64(expiry.month) << 39 | UInt64(expiry.year) << 43
+        return word(value: value, length: length, expiry: expiry)
+    }
+
+    private static func word(value: UInt64, length: Int, expiry: YearMonth) -> UInt64 {
+        value | UInt64(length) << 34 | UInt64(expiry.month) << 39 | UInt64(expiry.year) << 43
     }
 
     private mutating func index(of network: Network) -> Int {

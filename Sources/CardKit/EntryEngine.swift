@@ -32,6 +32,8 @@ public struct EntryEngine: Sendable {
     public private(set) var undecidedLogo = EntryView.genericLogo
     /// What the digits typed so far say about the network.
     public private(set) var detection: Detection
+    /// The detection of an empty number under `rules`, kept: every card starts from it.
+    private var emptyDetection: Detection
     /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
     public private(set) var recall = Recall()
     private var recallPosition: (list: RecallList, index: Int, draft: String)?
@@ -79,7 +81,9 @@ public struct EntryEngine: Sendable {
         self.rules = rules
         self.expiryPolicy = expiryPolicy
         self.acceptedNetworks = acceptedNetworks
-        self.detection = rules.detect([UInt8]())
+        let empty = rules.detect([UInt8]())
+        self.detection = empty
+        emptyDetection = empty
         recall.commands = commandHistory
         undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
         // Room for the longest number and code up front: growing an array would leave the
@@ -169,15 +173,17 @@ public struct EntryEngine: Sendable {
         if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || (byte == UInt8(ascii: "/") && field != .expiry) {
             return .ignored  // grouping is automatic; separators in a paste are skipped
         }
+        // The digit, read from the byte already in hand (not from the character again).
+        let digit = byte.flatMap { $0 &- 48 < 10 ? $0 - 48 : nil }
         switch field {
-        case .number: return typeNumber(character)
-        case .expiry: return typeExpiry(character)
-        case .cvv: return typeCVV(character)
+        case .number: return typeNumber(character, digit: digit)
+        case .expiry: return typeExpiry(character, byte: byte, digit: digit)
+        case .cvv: return typeCVV(character, digit: digit)
         }
     }
 
-    private mutating func typeNumber(_ character: Character) -> Outcome {
-        guard let digit = character.digitValue else {
+    private mutating func typeNumber(_ character: Character, digit: UInt8?) -> Outcome {
+        guard let digit else {
             return .refused("only digits go in the card number, not \(quoted(character))")
         }
         guard numberDigits.count < Self.maxNumberDigits else {
@@ -187,7 +193,8 @@ public struct EntryEngine: Sendable {
         numberDigits.append(digit)
         // Once the digits before this one reach the longest pattern, no later digit can change
         // the detection: keep it rather than look again.
-        let next = numberDigits.count > rules.longestPattern ? detection : rules.detect(numberDigits)
+        let kept = numberDigits.count > rules.longestPattern
+        let next = kept ? detection : rules.detect(numberDigits)
         if !next.hasCandidates {
             let reason = "no card network starts with \(CardNumber.string(numberDigits.prefix(6)))\(numberDigits.count > 6 ? "…" : "")"
             numberDigits.overwriteLast()
@@ -204,7 +211,7 @@ public struct EntryEngine: Sendable {
             }
             return .refused("no card network has numbers longer than \(numberDigits.count) digits")
         }
-        detection = next
+        if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
         guard let network = next.network, next.lengths.contains(length) else { return .accepted }
@@ -217,15 +224,15 @@ public struct EntryEngine: Sendable {
 
     static let invalidNumberMessage = "card number is not valid — check the digits"
 
-    private mutating func typeExpiry(_ character: Character) -> Outcome {
-        if character.singleASCIIByte == UInt8(ascii: "/") {
+    private mutating func typeExpiry(_ character: Character, byte: UInt8?, digit: UInt8?) -> Outcome {
+        if byte == UInt8(ascii: "/") {
             // "1/" means January: pad the month. Elsewhere the slash is automatic.
             guard expiryDigits.count == 1 else { return .ignored }
             guard expiryDigits[0] != 0 else { return .refused("there is no month 00") }
             expiryDigits = [0] + expiryDigits
             return .accepted
         }
-        guard let digit = character.digitValue else {
+        guard let digit else {
             return .refused("the expiry takes digits as MM/YY, not \(quoted(character))")
         }
         switch expiryDigits.count {
@@ -276,10 +283,10 @@ public struct EntryEngine: Sendable {
         }
     }
 
-    private mutating func typeCVV(_ character: Character) -> Outcome {
+    private mutating func typeCVV(_ character: Character, digit: UInt8?) -> Outcome {
         // The longest code without building `securityCode` (its lengths array) on every key.
         let maxLength = detection.network?.cvv.length ?? 4
-        guard let digit = character.digitValue else {
+        guard let digit else {
             return .refused("the \(securityCode.name) takes digits only, not \(quoted(character))")
         }
         guard cvvDigits.count < maxLength else {
@@ -322,13 +329,17 @@ public struct EntryEngine: Sendable {
     /// Moves to the next field, noting the finished field for recall, with help and summary.
     private mutating func moveForward() -> Outcome {
         var messages: [Message] = []
+        messages.reserveCapacity(2)  // the summary and the help: one allocation, not two
         switch field {
         case .number:
             field = .expiry
         case .expiry:
             remember(expiryText, in: .expiry)
             field = .cvv
-            if let summary = summary { messages.append(.init(.success, summary)) }
+            // The summary, worded only if it is read (a replay writes its bytes straight out).
+            if let network = detection.network, let expiry {
+                messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: numberDigits.suffix(4), expiry: expiry)))
+            }
         case .cvv:
             return submit()
         }
@@ -358,12 +369,13 @@ public struct EntryEngine: Sendable {
             case .tooFar: return "an expiry of \(expiry.cardText) is more than \(expiryPolicy.maxYearsAhead) years ahead"
             }
         case .cvv:
-            let code = securityCode
-            if cvvDigits.isEmpty { return "the \(code.name) is empty" }
-            if !code.lengths.contains(cvvDigits.count) {
-                return "the \(code.name) has \(code.lengths.map(String.init).joined(separator: " or ")) digits; this has \(cvvDigits.count)"
-            }
-            return nil
+            // The network's code length, or 3 or 4 while the network is unknown (as
+            // `securityCode`, without making its array on every submit).
+            let code = detection.network?.cvv
+            let count = cvvDigits.count
+            if count == 0 { return "the \(code?.name ?? "CVV") is empty" }
+            guard let code else { return count == 3 || count == 4 ? nil : "the CVV has 3 or 4 digits; this has \(count)" }
+            return count == code.length ? nil : "the \(code.name) has \(code.length) digits; this has \(count)"
         }
     }
 
@@ -378,7 +390,7 @@ public struct EntryEngine: Sendable {
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
         tray.add(card)
         resetCard()
-        return Outcome(messages: [.init(.success, Self.cardLine(prefix: "Success! ", network: network, lastFour: card.numberDigits.suffix(4), expiry: card.expiry))],
+        return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: card.numberDigits.suffix(4), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 
@@ -389,7 +401,7 @@ public struct EntryEngine: Sendable {
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()
         command = nil
-        detection = rules.detect(numberDigits)
+        detection = emptyDetection
     }
 
     // MARK: - Recall
@@ -536,6 +548,7 @@ public struct EntryEngine: Sendable {
         case .success(let newRules):
             rules = newRules
             detection = rules.detect(numberDigits)
+            emptyDetection = rules.detect([UInt8]())
             undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
             var messages = [Message(.success, "Rules reloaded: \(rules.networks.count) networks.")]
             messages += newRules.warnings.map { Message(.info, $0.description) }
@@ -581,42 +594,29 @@ public struct EntryEngine: Sendable {
 
     /// `MM/YY` as far as it is typed; the slash appears once the month is complete.
     var expiryText: String {
-        var text = CardNumber.string(expiryDigits.prefix(2))
-        if expiryDigits.count >= 2 { text += "/" + CardNumber.string(expiryDigits.dropFirst(2)) }
-        return text
+        // At most five bytes: made in place as a small string, no allocation.
+        String(unsafeUninitializedCapacity: 5) { buffer in
+            var at = 0
+            for (index, digit) in expiryDigits.prefix(4).enumerated() {
+                if index == 2 {
+                    buffer[at] = UInt8(ascii: "/")
+                    at += 1
+                }
+                buffer[at] = digit + 48
+                at += 1
+            }
+            if expiryDigits.count == 2 {
+                buffer[at] = UInt8(ascii: "/")
+                at += 1
+            }
+            return at
+        }
     }
 
     /// The security code asked for: the network's, or 3 or 4 digits while the network is unknown.
     var securityCode: (name: String, lengths: [Int], maxLength: Int) {
         guard let code = detection.network?.cvv else { return ("CVV", [3, 4], 4) }
         return (code.name, [code.length], code.length)
-    }
-
-    /// "Visa •••• 1111, expires 12/30" once number and expiry are in.
-    var summary: String? {
-        guard let network = detection.network, let expiry else { return nil }
-        return Self.cardLine(prefix: "", network: network, lastFour: numberDigits.suffix(4), expiry: expiry)
-    }
-
-    /// `[prefix]Visa •••• 1111, expires 12/30`, made in one buffer (it is worded for every
-    /// card: a replayed script words a million of them).
-    static func cardLine(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + network.name.utf8.count)
-        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.appendUTF8(network.name)
-        bytes.append(contentsOf: [0x20, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0xE2, 0x80, 0xA2, 0x20])  // " •••• "
-        for digit in lastFour { bytes.append(digit + 48) }
-        (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
-        if (1...12).contains(expiry.month) && expiry.year >= 0 {
-            // `expiry.cardText` (MM/YY), digit by digit.
-            let year = expiry.year % 100
-            bytes.append(contentsOf: [UInt8(48 + expiry.month / 10), UInt8(48 + expiry.month % 10), UInt8(ascii: "/"),
-                                      UInt8(48 + year / 10), UInt8(48 + year % 10)])
-        } else {
-            bytes.appendUTF8(expiry.cardText)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).

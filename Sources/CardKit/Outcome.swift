@@ -10,8 +10,9 @@ public struct Outcome: Equatable, Sendable {
         case refused(reason: String)
     }
 
-    /// Something the front end must act on beyond redrawing the field.
-    public enum Event: Equatable, Sendable {
+    /// Something the front end must act on beyond redrawing the field. (Boxed: an outcome
+    /// without one then copies and frees as one null pointer, and nearly every key has none.)
+    public indirect enum Event: Equatable, Sendable {
         /// The card was submitted and taken: the whole card, for the front end to hand to its
         /// caller (the tray already holds the masked entry). Never print it.
         case accepted(PaymentCard)
@@ -92,7 +93,12 @@ public struct RefusalBurst: Sendable {
 
     /// The reason to show for this key's outcome, if any.
     public mutating func reasonToShow(_ outcome: Outcome) -> String? {
-        guard let reason = outcome.refusal else {
+        reasonToShow(refusal: outcome.refusal)
+    }
+
+    /// The reason to show for a key refused for `refusal` (nil: not refused).
+    mutating func reasonToShow(refusal: String?) -> String? {
+        guard let reason = refusal else {
             lastShown = nil
             return nil
         }
@@ -109,7 +115,23 @@ public struct Message: Equatable, Sendable {
     /// What sort of line this is: it decides the mark and colour.
     public var kind: Kind
     /// The line's text, without the mark.
-    public var text: String
+    public var text: String {
+        get {
+            switch storage {
+            case .text(let text): return text
+            case .card(let line): return line.string
+            }
+        }
+        set { storage = .text(newValue) }
+    }
+    /// The text, or what to word it from when it is read: a card line is written straight
+    /// into the transcript's bytes, never made into a string unless someone asks for `text`.
+    private var storage: Storage
+    private enum Storage: Sendable {
+        case text(String)
+        case card(CardLine)
+    }
+
     /// The message as a line of text, with `✓` or `✗` before results and errors.
     public var line: String {
         switch kind {
@@ -126,12 +148,81 @@ public struct Message: Equatable, Sendable {
         case .success: bytes.append(contentsOf: [0xE2, 0x9C, 0x93, 0x20])  // "✓ "
         case .help, .info: break
         }
-        bytes.appendUTF8(text)
+        switch storage {
+        case .text(let text): bytes.appendUTF8(text)
+        case .card(let line): line.append(to: &bytes)
+        }
     }
 
     /// A message of `kind` saying `text`.
     public init(_ kind: Kind, _ text: String) {
         self.kind = kind
-        self.text = text
+        self.storage = .text(text)
+    }
+
+    /// A message of `kind` saying a card line, worded only when it is read.
+    init(_ kind: Kind, card line: CardLine) {
+        self.kind = kind
+        self.storage = .card(line)
+    }
+
+    /// Two messages are equal when they are of the same kind and say the same text, however
+    /// it is held.
+    public static func == (lhs: Message, rhs: Message) -> Bool {
+        lhs.kind == rhs.kind && lhs.text == rhs.text
+    }
+}
+
+/// `[prefix]Visa •••• 1111, expires 12/30`: what it says, kept until it is written. Holds the
+/// last four digits only, never the number.
+struct CardLine: Sendable {
+    var prefix: StaticString
+    var network: CardNetwork
+    /// The last (up to) four digits, 0–9 each, in `lastFourDigits[0..<lastFourCount]`.
+    var lastFourDigits: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+    var lastFourCount = 0
+    var expiry: YearMonth
+
+    init(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) {
+        self.prefix = prefix
+        self.network = network
+        self.expiry = expiry
+        withUnsafeMutableBytes(of: &lastFourDigits) { buffer in
+            for digit in lastFour.suffix(4) {
+                buffer[lastFourCount] = digit
+                lastFourCount += 1
+            }
+        }
+    }
+
+    /// Appends the line's UTF-8 bytes.
+    func append(to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 48 + network.name.utf8.count)
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.appendUTF8(network.name)
+        (" •••• " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: lastFourDigits) { digits in
+            for index in 0..<lastFourCount { bytes.append(digits[index] + 48) }
+        }
+        (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
+        if (1...12).contains(expiry.month) && expiry.year >= 0 {
+            // `expiry.cardText` (MM/YY), digit by digit.
+            let year = expiry.year % 100
+            bytes.append(UInt8(48 + expiry.month / 10))
+            bytes.append(UInt8(48 + expiry.month % 10))
+            bytes.append(UInt8(ascii: "/"))
+            bytes.append(UInt8(48 + year / 10))
+            bytes.append(UInt8(48 + year % 10))
+        } else {
+            bytes.appendUTF8(expiry.cardText)
+        }
+    }
+
+    /// The line as a string.
+    var string: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + network.name.utf8.count)
+        append(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

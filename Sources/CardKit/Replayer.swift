@@ -74,6 +74,8 @@ public struct Replayer {
     private var stretch = 0
     /// The line being made, reused.
     private var line: [UInt8] = []
+    /// The field's line before a key that may empty it (Enter, Ctrl-C, a command), reused.
+    private var beforeLine: [UInt8] = []
 
     /// A replayer for a script with this header (its steps are passed to `perform` one by one);
     /// `messageChecks`, from a first pass over the script, lets it forget message lines no
@@ -84,6 +86,7 @@ public struct Replayer {
         self.loader = loader
         self.messageChecks = messageChecks
         line.reserveCapacity(256)
+        beforeLine.reserveCapacity(256)
     }
 
     /// The stretches of keys (between expectations) after which an `@expect message` looks at
@@ -149,35 +152,65 @@ public struct Replayer {
         // submit resets the card), Ctrl-C and `:` commands: only then is the view before the
         // key needed. (Not a copy of the engine: its first mutation would copy the whole tray.)
         let beforeField = engine.field
+        let beforeIsCommand = engine.command != nil
         let needsBefore: Bool
         switch key {
         case .enter, .cancel: needsBefore = true
-        default: needsBefore = engine.command != nil
+        default: needsBefore = beforeIsCommand
         }
-        let before = needsBefore ? engine.view : nil
+        // The line before the key, written from the engine's state (it equals
+        // `engine.view.transcriptLine`, without building the view's strings).
+        if needsBefore {
+            beforeLine.removeAll(keepingCapacity: true)
+            engine.appendTranscriptLine(of: beforeField, to: &beforeLine)
+        }
         let outcome = engine.handle(key, reloadingWith: loader)
-        if outcome.refusal != nil { refusedSinceExpectation += 1 }
-        let shownReason = refusals.reasonToShow(outcome)
+        let refusal = outcome.refusal
+        if refusal != nil { refusedSinceExpectation += 1 }
+        let shownReason = refusals.reasonToShow(refusal: refusal)
         switch outcome.event {
         case .accepted, .submitFailed: lastSubmit = outcome.event
         case .quit, .reloadRules, nil: break
         }
         guard shownReason != nil || !outcome.messages.isEmpty else { return }
         // The field line as left on screen, then the reason and messages printed below it.
-        line.removeAll(keepingCapacity: true)
-        if let before {
-            engine.finishedView(before: before).appendTranscriptLine(to: &line)
+        if needsBefore && keepsLineBefore(field: beforeField, wasCommand: beforeIsCommand) {
+            beforeLine.withUnsafeBufferPointer(transcript)
         } else {
+            line.removeAll(keepingCapacity: true)
             engine.appendTranscriptLine(of: beforeField, to: &line)
+            line.withUnsafeBufferPointer(transcript)
         }
-        line.withUnsafeBufferPointer(transcript)
-        if let shownReason { show(Message(.error, shownReason), transcript) }
-        for message in outcome.messages { show(message, transcript) }
+        if let shownReason {
+            line.removeAll(keepingCapacity: true)
+            Message(.error, shownReason).appendLine(to: &line)
+            showLine(transcript)
+        }
+        // Each message written in place (a message copied out costs more than its line).
+        for index in outcome.messages.indices {
+            line.removeAll(keepingCapacity: true)
+            outcome.messages[index].appendLine(to: &line)
+            showLine(transcript)
+        }
     }
 
-    private mutating func show(_ message: Message, _ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
-        line.removeAll(keepingCapacity: true)
-        message.appendLine(to: &line)
+    /// Whether the line left on screen is the one from before the key, as
+    /// `EntryEngine.finishedView(before:)` decides: the field held a `:` command, or the key
+    /// emptied it (a submit, cancel, `:clear`) and it shows no command now.
+    private func keepsLineBefore(field: Field, wasCommand: Bool) -> Bool {
+        if wasCommand { return true }
+        let showsCommand = engine.command != nil && field == engine.field
+        let digits: Int
+        switch field {
+        case .number: digits = engine.numberDigits.count
+        case .expiry: digits = engine.expiryDigits.count
+        case .cvv: digits = engine.cvvDigits.count
+        }
+        return !showsCommand && digits == 0
+    }
+
+    /// Hands on `line`, a message line just made, and keeps it if an `@expect message` may ask.
+    private mutating func showLine(_ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
         line.withUnsafeBufferPointer(transcript)
         if messageChecks?.contains(stretch) ?? true {
             shownSinceExpectation.append(String(decoding: line, as: UTF8.self))
