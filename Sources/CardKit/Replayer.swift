@@ -66,7 +66,14 @@ public struct Replayer {
     /// message` may ask about them).
     private var shownSinceExpectation: [String] = []
     private var previousWasExpectation = false
-    private var lastSubmit: Outcome.Event?
+    /// What the last submit did, for `@expect accepted` / `@expect failed`: the accepted card's
+    /// network and last four only (the full number and CVV are not kept past the step).
+    private var lastSubmit: LastSubmit?
+
+    private enum LastSubmit {
+        case accepted(network: String, lastFour: String)
+        case failed([Field])
+    }
     private var loader: EntryEngine.RuleLoader?
     /// Which stretches of keys an `@expect message` asks about (see `MessageChecks`); nil: all.
     private var messageChecks: MessageChecks?
@@ -169,7 +176,8 @@ public struct Replayer {
         if refusal != nil { refusedSinceExpectation += 1 }
         let shownReason = refusals.reasonToShow(refusal: refusal)
         switch outcome.event {
-        case .accepted, .submitFailed: lastSubmit = outcome.event
+        case .accepted(let card): lastSubmit = .accepted(network: card.network.id, lastFour: card.lastFour)
+        case .submitFailed(let fields): lastSubmit = .failed(fields)
         case .quit, .reloadRules, nil: break
         }
         guard shownReason != nil || !outcome.messages.isEmpty else { return }
@@ -239,12 +247,12 @@ public struct Replayer {
             return "expected a message containing \"\(text)\", got "
                 + (shown.isEmpty ? "no message" : shown.map { "\"\($0)\"" }.joined(separator: ", "))
         case .accepted(let network, let lastFour):
-            guard case .accepted(let card) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
-            if let network, card.network.id != network { return "expected a \(network) card to be accepted, got \(card.network.id)" }
-            if let lastFour, card.lastFour != lastFour { return "expected a card ending \(lastFour) to be accepted, got one ending \(card.lastFour)" }
+            guard case .accepted(let acceptedNetwork, let acceptedLastFour) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
+            if let network, acceptedNetwork != network { return "expected a \(network) card to be accepted, got \(acceptedNetwork)" }
+            if let lastFour, acceptedLastFour != lastFour { return "expected a card ending \(lastFour) to be accepted, got one ending \(acceptedLastFour)" }
             return nil
         case .failed(let fields):
-            guard case .submitFailed(let actual) = lastSubmit, Set(actual) == fields else {
+            guard case .failed(let actual) = lastSubmit, Set(actual) == fields else {
                 return "expected the last submit to fail on \(Field.allCases.filter(fields.contains).map(\.rawValue).joined(separator: ",")), got \(describe(lastSubmit))"
             }
             return nil
@@ -255,11 +263,11 @@ public struct Replayer {
         }
     }
 
-    private func describe(_ submit: Outcome.Event?) -> String {
+    private func describe(_ submit: LastSubmit?) -> String {
         switch submit {
-        case .accepted(let card): return "accepted \(card.network.id) \(card.lastFour)"
-        case .submitFailed(let fields): return "failed \(fields.map(\.rawValue).joined(separator: ","))"
-        case .quit, .reloadRules, nil: return "no submit"
+        case .accepted(let network, let lastFour): return "accepted \(network) \(lastFour)"
+        case .failed(let fields): return "failed \(fields.map(\.rawValue).joined(separator: ","))"
+        case nil: return "no submit"
         }
     }
 }
