@@ -89,7 +89,7 @@ public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible
     }
 
     /// `value`'s digits, `count` of them (leading zeros included).
-    private static func digits(_ value: UInt64, count: Int) -> [UInt8] {
+    static func digits(_ value: UInt64, count: Int) -> [UInt8] {
         var digits = [UInt8](repeating: 0, count: count)
         var rest = value
         for i in stride(from: count - 1, through: 0, by: -1) {

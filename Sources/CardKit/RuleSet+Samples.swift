@@ -103,28 +103,17 @@ extension RuleSet {
     private func number(in gap: (low: UInt64, high: UInt64), length: Int, luhn: Bool, _ random: inout SeededRandom) -> [UInt8]? {
         let width = gap.high - gap.low
         let start = gap.low + (width == UInt64.max ? random.next() : random.next() % (width + 1))
-        guard luhn else { return digits(of: start, length: length) }
+        guard luhn else { return IINPattern.digits(start, count: length) }
         // Each run of ten numbers holds exactly one Luhn-valid one: look from the start's run
         // up to the gap's end, then from the gap's start.
         let firstBody = start / 10, lastBody = gap.high / 10
         for body in Array((firstBody...lastBody).prefix(2)) + Array(((gap.low / 10)...firstBody).prefix(2)) {
-            var candidate = digits(of: body * 10, length: length)
+            var candidate = IINPattern.digits(body * 10, count: length)
             candidate[length - 1] = CardNumber.luhnCheckDigit(for: candidate[..<(length - 1)])
             let value = digitsValue(candidate)
             if value >= gap.low && value <= gap.high { return candidate }
         }
         return nil
-    }
-
-    /// `value` as `length` digit values, with leading zeros.
-    private func digits(of value: UInt64, length: Int) -> [UInt8] {
-        var digits = [UInt8](repeating: 0, count: length)
-        var rest = value
-        for index in stride(from: length - 1, through: 0, by: -1) {
-            digits[index] = UInt8(rest % 10)
-            rest /= 10
-        }
-        return digits
     }
 }
 
