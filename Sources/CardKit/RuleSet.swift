@@ -126,7 +126,7 @@ public struct RuleSet: Sendable {
         }
         var levels: [IntervalLevel] = []
         for length in byLength.indices where !byLength[length].isEmpty {
-            let sorted = sortedByLow(byLength[length])
+            let sorted = sortedByLow(Self.yieldingToRetired(byLength[length], networks))
             // Ties: in order of low end, keep the interval that reaches highest so far.
             var reach: Interval?
             for interval in sorted {
@@ -155,6 +155,30 @@ public struct RuleSet: Sendable {
         self.levels = levels
         self.warnings = Self.hiddenNetworks(networks, levels)
         emptyDetection = detect([])
+    }
+
+    /// With retired networks matched (`--retired`), a retired network's pattern wins over an
+    /// active one of the same length that covers the same numbers (Laser's `6304` is also a
+    /// Maestro prefix today): the active intervals lose the parts retired ones cover, so only
+    /// two retired networks can tie. Without retired networks: the intervals as they are.
+    private static func yieldingToRetired(_ intervals: [Interval], _ networks: [CardNetwork]) -> [Interval] {
+        let retired = intervals.filter { networks[$0.owner].status == .retired }
+        guard !retired.isEmpty else { return intervals }
+        var result = retired
+        for interval in intervals where networks[interval.owner].status != .retired {
+            var pieces = [interval]
+            for cut in retired where cut.low <= interval.high && interval.low <= cut.high {
+                pieces = pieces.flatMap { piece -> [Interval] in
+                    guard cut.low <= piece.high && piece.low <= cut.high else { return [piece] }
+                    var kept: [Interval] = []
+                    if piece.low < cut.low { var before = piece; before.high = cut.low - 1; kept.append(before) }
+                    if piece.high > cut.high { var after = piece; after.low = cut.high + 1; kept.append(after) }
+                    return kept
+                }
+            }
+            result += pieces
+        }
+        return result
     }
 
     /// The network whose id is exactly `id`, or nil.
@@ -578,9 +602,9 @@ private struct SparseTable: Sendable {
 /// Powers of ten up to 10^19 (the largest that fits in UInt64), as `pow10[n]`. A switch, not
 /// a global array: reading a lazily initialised global table cost a `swift_once` and a
 /// retain/release on every look-up, several per record in `check`.
-private let pow10 = PowersOfTen()
+let pow10 = PowersOfTen()
 
-private struct PowersOfTen: Sendable {
+struct PowersOfTen: Sendable {
     @inline(__always) subscript(n: Int) -> UInt64 {
         switch n {
         case 0: return 1
@@ -609,6 +633,6 @@ private struct PowersOfTen: Sendable {
 }
 
 /// Digit values as a number (at most 19 digits).
-private func value(_ digits: some Sequence<UInt8>) -> UInt64 {
+func value(_ digits: some Sequence<UInt8>) -> UInt64 {
     digits.reduce(0) { $0 * 10 + UInt64($1) }
 }

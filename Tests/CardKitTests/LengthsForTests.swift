@@ -114,6 +114,17 @@ import Testing
         #expect(problems(Self.luhnValid("213100000000000")) == [.length])
     }
 
+    @Test func aRetiredNetworkTakesOnlyWhatItCoversFromAnActiveRange() throws {
+        let range = #"{"id": "maestro", "name": "Maestro", "ranges": [["6750", "6769"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
+        let files = Self.files([("maestro", range), ("switch", Self.switchCard)])
+        let set = try RuleSet.load(folders: [files], includeRetired: true)
+        #expect(set.detect(digits("6759")).network?.id == "switch")
+        #expect(set.detect(digits("6758")).network?.id == "maestro")
+        #expect(set.detect(digits("6760")).network?.id == "maestro")
+        #expect(set.detect(digits("6769")).network?.id == "maestro")
+        #expect(try RuleSet.load(folders: [files]).detect(digits("6759")).network?.id == "maestro")
+    }
+
     @Test func retiredNetworksAreReadButNotMatchedUnlessAskedFor() throws {
         let files = Self.files([("maestro", Self.maestro), ("switch", Self.switchCard), ("visa", Self.visa)])
         // Switch's 6759 ties with Maestro's: no error, since Switch is not matched.
@@ -122,13 +133,16 @@ import Testing
         #expect(set.retired.map(\.id) == ["switch"])
         #expect(set.detect(digits("4903")).network?.id == "visa")
         #expect(set.detect(digits("6759")).network?.id == "maestro")
-        // Asked for, it is matched, and here its tie with Maestro is an error.
-        #expect(throws: RuleErrors.self) { try RuleSet.load(folders: [files], includeRetired: true) }
+        // Asked for, it is matched, and it wins its tie with Maestro's 6759 (Maestro keeps the rest of 6).
+        let withRetired = try RuleSet.load(folders: [files], includeRetired: true)
+        #expect(withRetired.detect(digits("6759")).network?.id == "switch")
+        #expect(withRetired.detect(digits("4903")).network?.id == "switch")
+
         let without = Self.files([("switch", Self.switchCard), ("visa", Self.visa)])
         let opted = try RuleSet.load(folders: [without], includeRetired: true)
         #expect(opted.retired.isEmpty)
         #expect(opted.detect(digits("4903")).network?.id == "switch")
-        #expect(throws: RuleErrors.self) { try set.includingRetired() }
+        #expect(try set.includingRetired().detect(digits("6759")).network?.id == "switch")
     }
 
     @Test(arguments: [

@@ -75,6 +75,20 @@ import Testing
         #expect(sample.output.split(separator: "\n").allSatisfy { $0.hasPrefix("4903") })
     }
 
+    /// The bundled retired networks share prefixes with Maestro (Laser's 6304, Switch's 6759):
+    /// with --retired they win those, instead of the rules failing to load.
+    @Test func bundledRetiredNetworksLoadWithRetired() throws {
+        let laser = try cardline(["rules", "sample", "laser", "--count", "4"])
+        #expect(laser.status == 0, "\(laser.errors)")
+        #expect(laser.output.split(separator: "\n").count == 4)
+        let number = try #require(laser.output.split(separator: "\n").first { $0.hasPrefix("6304") })
+        let opted = try cardline(["check", "--today", "2026-11", "--retired"], input: number + "\n")
+        #expect(opted.status == 0, "\(opted.errors)")
+        #expect(opted.output.contains(#""network":"laser""#), "\(opted.output)")
+        let plain = try cardline(["check", "--today", "2026-11"], input: number + "\n")
+        #expect(plain.output.contains(#""network":"maestro""#), "\(plain.output)")
+    }
+
     @Test func testWithNoNumberProvesEveryPatternReachable() throws {
         let bundled = try cardline(["rules", "test"])
         #expect(bundled.status == 0, "\(bundled.output)")
