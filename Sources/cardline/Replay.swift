@@ -116,7 +116,8 @@ struct Replay: ParsableCommand {
             }
             let loader = RuleSources.loader(folders: folders, includeRetired: options.rules.retired)
             /// One replay of the script, each transcript line handed to `transcript`.
-            func replay(_ transcript: (UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray) {
+            /// `complete`: the whole script ran (not stopped by a read or syntax problem or failed output).
+            func replay(_ transcript: (UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool) {
                 var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted,
                                         reloadingWith: loader, messageChecks: messageChecks)
                 var parser = SessionScript.LineParser()
@@ -135,13 +136,14 @@ struct Replay: ParsableCommand {
                 }
                 replayer.finish(transcript: transcript)
                 // (A problem here means the file changed since the first pass.)
-                return (replayer.failures.map { "\(path):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray)
+                return (replayer.failures.map { "\(path):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray,
+                        problem == nil && !Terminal.outputFailed)
             }
             // Streamed in blocks: a generated script's transcript runs to millions of lines.
             let printer = TranscriptPrinter(path: path)
             let printing: (UnsafeBufferPointer<UInt8>) -> Void = { printer.write($0) }
             let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
-            var result: (failures: [String], tray: CardTray)
+            var result: (failures: [String], tray: CardTray, complete: Bool)?
             var goldenFailures: [String] = []
             do throws(Files.Failure) {
                 if var comparison = try GoldenComparison(golden, keepingDifference: !update) {
@@ -150,7 +152,7 @@ struct Replay: ParsableCommand {
                         comparison.compare(line)
                         if !json && !update { printing(line) }
                     }
-                    let difference = comparison.finish()
+                    let difference = try comparison.finish()
                     if update {
                         if difference != nil {
                             goldenFailures = rewrite(golden, with: replay, tally: &tally)
@@ -169,9 +171,11 @@ struct Replay: ParsableCommand {
                 Terminal.writeError(message + "\n")
                 tally.unreadableGoldens += 1
                 goldenFailures = [message]
-                result = replay { line in if !json { printing(line) } }
+                // Replayed again only if the transcript has not been printed yet.
+                if result == nil || (update && !json) { result = replay { line in if !json { printing(line) } } }
             }
             printer.flush()
+            guard let result else { continue }  // (every path above has replayed)
             let failures = result.failures + goldenFailures
             report(path, failures: failures, cards: result.tray)
             if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
@@ -226,14 +230,17 @@ struct Replay: ParsableCommand {
 
     /// Rewrites a golden (atomically) with a fresh replay's transcript; says so, or why not.
     /// A golden --update cannot rewrite fails the script and the run (74).
-    func rewrite(_ golden: String, with replay: ((UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray),
+    func rewrite(_ golden: String, with replay: ((UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool),
                  tally: inout Tally) -> [String] {
         do throws(Files.Failure) {
             var replacement = try Files.Replacement(golden)
-            _ = replay { line in
+            let replayed = replay { line in
                 replacement.write(line)
                 withUnsafeBytes(of: UInt8(ascii: "\n")) { replacement.write($0.bindMemory(to: UInt8.self)) }
             }
+            // A replay cut short would leave a golden cut short: the old one stays (dropping
+            // the replacement removes its temporary file).
+            guard replayed.complete else { return ["\(golden): not updated: the replay did not run to the end"] }
             try replacement.commit()
             Terminal.write("updated \(golden)\n", to: json ? 2 : 1)
             tally.updated += 1
@@ -438,13 +445,16 @@ struct GoldenComparison {
 
     /// Ends the comparison (the transcript ends with "\n": an empty last piece); nil when the
     /// texts are equal, else the difference as `lineDiff` shows it (empty without `keepingDifference`).
-    consuming func finish() -> String? {
+    /// Throws when reading the golden failed part way (it cannot be compared, nor rewritten).
+    consuming func finish() throws(Files.Failure) -> String? {
         defer { close(fd) }
         compare(piece: UnsafeBufferPointer(start: nil, count: 0))
         if firstDifference == nil, nextExpected() != nil { firstDifference = lineIndex }
+        if let readFailure { throw readFailure }
         guard let head = firstDifference else { return nil }
         guard keepingDifference else { return "" }
         while let line = nextExpected() { expectedRest.append(String(decoding: line, as: UTF8.self)) }
+        if let readFailure { throw readFailure }
         var tail = 0
         let a = expectedRest, b = actualRest
         while tail < min(a.count, b.count) && a[a.count - 1 - tail] == b[b.count - 1 - tail] { tail += 1 }
