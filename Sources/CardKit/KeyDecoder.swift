@@ -255,7 +255,11 @@ public struct KeyDecoder: Sendable {
     private var pasteDropped = 0
 
     /// A decoder with nothing pending.
-    public init() {}
+    public init() {
+        // Room for the longest paste kept, reserved once: growing would leave copies of a
+        // pasted number in freed memory.
+        pasteBytes.reserveCapacity(Self.pasteLimit)
+    }
 
     /// True while a sequence (escape sequence, UTF-8 character, paste) is incomplete.
     public var isPending: Bool { state != .ground }
@@ -559,7 +563,9 @@ public struct KeyDecoder: Sendable {
         state = .ground
         pending = []
         escPrefix = false
-        pasteBytes = []
+        // A paste may hold a card number: overwritten, and the storage kept for the next one.
+        pasteBytes.withUnsafeMutableBytes { if let base = $0.baseAddress { wipeBytes(base, $0.count) } }
+        pasteBytes.removeAll(keepingCapacity: true)
         pasteDropped = 0
     }
 

@@ -171,14 +171,16 @@ public struct Replayer {
             beforeLine.removeAll(keepingCapacity: true)
             engine.appendTranscriptLine(of: beforeField, to: &beforeLine)
         }
-        let outcome = engine.handle(key, reloadingWith: loader)
+        var outcome = engine.handle(key, reloadingWith: loader)
         let refusal = outcome.refusal
         if refusal != nil { refusedSinceExpectation += 1 }
         let shownReason = refusals.reasonToShow(refusal: refusal)
-        switch outcome.event {
-        case .accepted(let card): lastSubmit = .accepted(network: card.network.id, lastFour: card.lastFour)
-        case .submitFailed(let fields): lastSubmit = .failed(fields)
-        case .quit, .reloadRules, nil: break
+        // Nobody takes a replayed card: taken out of the outcome and overwritten at once.
+        if var card = outcome.takeAcceptedCard() {
+            lastSubmit = .accepted(network: card.network.id, lastFour: card.lastFour)
+            card.wipe()
+        } else if case .submitFailed(let fields) = outcome.event {
+            lastSubmit = .failed(fields)
         }
         guard shownReason != nil || !outcome.messages.isEmpty else { return }
         // The field line as left on screen, then the reason and messages printed below it.
