@@ -366,7 +366,7 @@ final class Progress {
         lastShown = now
         let rate = Double(records) / max(now - began, 1e-9)
         var text = "\r\(records) records, \(Int(rate)) records/s"
-        if let size, bytes > 0 {
+        if let size, size > 0, bytes > 0, bytes <= size {  // (a file that reports 0 bytes or grew: no percentage)
             let remaining = Double(size - bytes) / (Double(bytes) / (now - began))
             text += ", \(Int(Double(bytes) * 100 / Double(size)))%, ETA \(Int(remaining.rounded()))s"
         }

@@ -25,7 +25,7 @@ struct Rules: ParsableCommand {
             }
             let rows = [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]] + networks.map { network in
                 [network.id, network.name + (network.status == .retired ? " (retired)" : ""), network.patternSummary, network.lengthSummary,
-                 "\(network.cvv.name) \(network.cvv.length)", network.file]
+                 "\(network.cvv.name) \(network.cvv.length)", network.file.escapingControlCharacters]
             }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max()! }
             Terminal.writeOut(rows.map { row in
@@ -51,7 +51,7 @@ struct Rules: ParsableCommand {
             let advance = network.autoAdvanceLengths.map(String.init).joined(separator: ", ")
             Terminal.writeOut("""
                 \(network.id) — \(network.name)
-                  file:         \(network.file)
+                  file:         \(network.file.escapingControlCharacters)
                   logo:         \(network.logo)
                   status:       \(network.status.rawValue)\(network.status == .retired && set.network(id: network.id) == nil ? " (not matched; --retired matches it)" : "")
                   patterns:     \(network.patterns.enumerated().filter { network.patternLengths[$0.offset] == network.lengths }.map(\.element.description).joined(separator: ", "))
@@ -258,7 +258,7 @@ extension RuleSet {
                              "  verdict:   incomplete"], false)
         }
         let pattern = decidingPattern(detection, digits).map(\.description) ?? "?"
-        lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file)")
+        lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
         // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
         let lengths = detection.lengths
         let lengthOK = lengths.contains(digits.count)
