@@ -30,6 +30,13 @@ import Testing
         return longest
     }
 
+    /// The text with the temporary home's path taken out: it holds a UUID, whose groups of
+    /// hex digits can line up into a long run of decimal digits by chance (the test failed so,
+    /// once in a while, on a path, never on a number).
+    func withoutHome(_ text: String) -> String {
+        text.replacingOccurrences(of: home.path, with: "$HOME")
+    }
+
     /// Luhn-valid numbers of several networks and lengths, written with random separators
     /// inside command lines of several shapes.
     static func lines(count: Int) -> [String] {
@@ -61,12 +68,12 @@ import Testing
         let lines = Self.lines(count: 300)
         let run = try runPiped(["--today", "2026-11"], input: lines.joined(separator: "\n") + "\n:cards\n:quit\n", environment: home.environment)
         #expect(run.errors.contains("unknown command") || run.output.contains("unknown command"), "the lines were read")
-        #expect(Self.longestDigitRun(run.output) < 12, "stdout")
-        #expect(Self.longestDigitRun(run.errors) < 12, "stderr")
+        #expect(Self.longestDigitRun(withoutHome(run.output)) < 12, "stdout")
+        #expect(Self.longestDigitRun(withoutHome(run.errors)) < 12, "stderr")
         let files = home.files()
         #expect(files.contains { $0.path.hasSuffix("history") }, "a history file was kept (the :cards line)")
         for file in files {
-            #expect(Self.longestDigitRun(String(decoding: file.contents, as: UTF8.self)) < 12, "\(file.path)")
+            #expect(Self.longestDigitRun(withoutHome(String(decoding: file.contents, as: UTF8.self))) < 12, "\(file.path)")
         }
     }
 
@@ -80,7 +87,7 @@ import Testing
         let run = try runPiped(["replay"] + options + [script], input: "", environment: home.environment)
         #expect(run.status == 1)
         #expect(run.output.components(separatedBy: "unknown command").count > 50, "the messages were printed")
-        #expect(Self.longestDigitRun(run.output) < 12, "stdout")
-        #expect(Self.longestDigitRun(run.errors) < 12, "stderr")
+        #expect(Self.longestDigitRun(withoutHome(run.output)) < 12, "stdout")
+        #expect(Self.longestDigitRun(withoutHome(run.errors)) < 12, "stderr")
     }
 }
