@@ -73,7 +73,7 @@ extension RuleSet {
         let pattern = network.patterns[patternIndex]
         guard length >= pattern.length, length <= 19 else { return nil }
         // The pattern's numbers of this length, less those longer patterns take: the gaps.
-        let scale = pow10Table[length - pattern.length]
+        let scale = pow10[length - pattern.length]
         var gaps: [(low: UInt64, high: UInt64)] = []
         var next = pattern.lowValue * scale
         let last = (pattern.highValue + 1) * scale - 1
@@ -110,17 +110,9 @@ extension RuleSet {
         for body in Array((firstBody...lastBody).prefix(2)) + Array(((gap.low / 10)...firstBody).prefix(2)) {
             var candidate = IINPattern.digits(body * 10, count: length)
             candidate[length - 1] = CardNumber.luhnCheckDigit(for: candidate[..<(length - 1)])
-            let value = digitsValue(candidate)
+            let value = CardKit.value(candidate)
             if value >= gap.low && value <= gap.high { return candidate }
         }
         return nil
     }
-}
-
-/// Powers of ten up to 10^19, for sampling (RuleSet.swift keeps its own for matching).
-private let pow10Table: [UInt64] = (0...19).reduce(into: []) { table, n in table.append(n == 0 ? 1 : table[n - 1] * 10) }
-
-/// Digit values as a number (at most 19 digits).
-private func digitsValue(_ digits: some Sequence<UInt8>) -> UInt64 {
-    digits.reduce(0) { $0 * 10 + UInt64($1) }
 }
