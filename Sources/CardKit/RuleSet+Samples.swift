@@ -110,8 +110,8 @@ extension RuleSet {
         for body in Array((firstBody...lastBody).prefix(2)) + Array(((gap.low / 10)...firstBody).prefix(2)) {
             var candidate = IINPattern.digits(body * 10, count: length)
             candidate[length - 1] = CardNumber.luhnCheckDigit(for: candidate[..<(length - 1)])
-            let value = CardKit.value(candidate)
-            if value >= gap.low && value <= gap.high { return candidate }
+            let candidateValue = value(candidate)
+            if candidateValue >= gap.low && candidateValue <= gap.high { return candidate }
         }
         return nil
     }
