@@ -5,9 +5,9 @@
 /// - A number of 13 digits or more shows at most its first six and last four digits; a
 ///   shorter one at most half of its digits, the last ones first (`shownDigits(count:)`).
 /// - In free text, a *card-number run* is 8 or more ASCII digits (ISO/IEC 7812's shortest
-///   account number) in groups of three or more joined by a single space or dash, as people
-///   type numbers: `4111 1111-1111 1111`, `3782 822463 10005`. `line 12:`, `12/30`,
-///   `2026-11-25` and `:use 2` are not runs. Which
+///   account number) in groups joined by a single space, dash, dot or slash, however people
+///   type numbers: `4111 1111-1111.1111`, `3782 822463 10005`. `line 12:`, `12/30`, a date
+///   (`2026-11-25`, `25/11/2026`) and `:use 2` are not runs. Which
 ///   digits of a run are the number is decided by `numberSpan`; digits of the run that are
 ///   not part of it (an expiry or CVV typed after it with a space) are masked, and so is every
 ///   digit in what follows the run up to the first character that is not a digit, space,
@@ -106,19 +106,21 @@ extension CardNumber {
                 index += 1
                 continue
             }
-            // A run: groups of three or more digits joined by one space or dash.
+            // A run: groups of digits joined by one space, dash, dot or slash.
             groups.removeAll(keepingCapacity: true)
             var end = index
             while true {
                 let start = end
                 while end < bytes.count && bytes[end] &- 48 < 10 { end += 1 }
                 groups.append((start, end - start))
-                guard end - start >= 3, end + 3 < bytes.count, bytes[end] == 0x20 || bytes[end] == 0x2D,
-                      bytes[end + 1] &- 48 < 10, bytes[end + 2] &- 48 < 10, bytes[end + 3] &- 48 < 10 else { break }
+                guard end + 1 < bytes.count, isJoining(bytes[end]), bytes[end + 1] &- 48 < 10 else { break }
                 end += 1
             }
             let digits = groups.reduce(0) { $0 + $1.count }
-            if digits < shortestNumberInText {
+            // A date (2026-11-25, 25/11/2026) is not a number, unless it follows one.
+            let isDate = groups.count == 3 && groups[1].count == 2
+                && (groups[0].count == 4 && groups[2].count == 2 || groups[0].count == 2 && groups[2].count == 4)
+            if digits < shortestNumberInText || isDate && !afterNumber {
                 // Not a number: kept, unless it follows one (its expiry or code).
                 for i in index..<end { bytes[i] &- 48 < 10 && afterNumber ? appendMark(mask, to: &out) : out.append(bytes[i]) }
             } else {
@@ -173,6 +175,11 @@ extension CardNumber {
         }
         if found == nil && groups.count == 1 && total <= longestNumber { return 0..<1 }
         return found
+    }
+
+    /// Characters that may stand, one at a time, between digits of one run.
+    @inline(__always) private static func isJoining(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x2D || byte == 0x2E || byte == 0x2F
     }
 
     /// Characters that may stand between a number and the expiry or code typed after it.
