@@ -47,18 +47,21 @@ public struct EntryView: Equatable, Sendable {
 
     /// The text as shown anywhere but the live field: the number masked as one number, a
     /// command with any card number in it masked (`CardNumber`'s masking policy).
-    public var maskedText: String {
+    public var maskedText: String { maskedText(mask: "•") }
+
+    /// `maskedText` with `mask` for each hidden digit (`*` where only ASCII can be drawn).
+    public func maskedText(mask: Unicode.Scalar) -> String {
         var bytes: [UInt8] = []
-        appendMaskedText(to: &bytes)
+        appendMaskedText(mask: mask, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `maskedText`'s bytes.
-    func appendMaskedText(to bytes: inout [UInt8]) {
+    /// Appends `maskedText(mask:)`'s bytes.
+    func appendMaskedText(mask: Unicode.Scalar = "•", to bytes: inout [UInt8]) {
         if isCommand {
-            CardNumber.appendMasking(text, to: &bytes)
+            CardNumber.appendMasking(text, mask: mask, to: &bytes)
         } else if field == .number {
-            CardNumber.appendMaskingNumber(text, to: &bytes)
+            CardNumber.appendMaskingNumber(text, mask: mask, to: &bytes)
         } else {
             bytes.appendUTF8(text)
         }

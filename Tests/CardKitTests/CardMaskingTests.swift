@@ -69,6 +69,19 @@ import Testing
         #expect(CardNumber.maskingDigits(in: masked) == masked, "masking is idempotent")
     }
 
+    /// The line a field leaves on screen, and the transcript's, mask the number as one number
+    /// (12 digits typed: 2 + 4 shown, not 10).
+    @Test func theFieldLineIsMaskedAsOneNumber() {
+        var engine = BundledRules.engine()
+        _ = engine.type("411111111111")
+        #expect(engine.view.maskedText == "41•• •••• 1111")
+        #expect(engine.view.maskedText(mask: "*") == "41** **** 1111")
+        var line: [UInt8] = []
+        engine.appendTranscriptLine(of: .number, to: &line)
+        #expect(String(decoding: line, as: UTF8.self).contains("): 41•• •••• 1111  [VISA 12/16]"))
+        #expect(engine.view.transcriptLine == String(decoding: line, as: UTF8.self))
+    }
+
     /// No masked text keeps a digit of the CVV or more than ten digits of a number.
     @Test func neverTheCodeNorTheMiddle() {
         for separator in [" ", ",", "  ", " / ", "-"] {
