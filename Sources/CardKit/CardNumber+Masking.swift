@@ -29,6 +29,12 @@ extension CardNumber {
         return (half - last, last)
     }
 
+    /// The last digits a masked number shows (its last four; fewer below 8 digits): what
+    /// `Visa •••• 1111` and the tray's `lastFour` name a card by.
+    public static func lastShownDigits<Digits: Collection<UInt8>>(of digits: Digits) -> Digits.SubSequence {
+        digits.suffix(shownDigits(count: digits.count).last)
+    }
+
     /// The digits (values 0–9) masked: "411111••••••1111" (`mask` `•` for text people read;
     /// `*` where machine-readable output asks for it).
     public static func masked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = "•") -> String {

@@ -58,7 +58,7 @@ public struct CardTray: Equatable, Sendable {
         let month = Int(word >> 39 & 15), year = Int(word >> 43)
         let network = networks[Int(networkIndex)]
         return Card(networkID: network.id, networkName: network.name, maskedNumber: Self.masked(shown: value, length: length),
-                    lastFour: CardNumber.string(Self.shownDigits(value, length: length).suffix(CardNumber.shownDigits(count: length).last)),
+                    lastFour: CardNumber.string(CardNumber.lastShownDigits(of: Self.numberDigits(shown: value, length: length))),
                     expiry: YearMonth(year: year, month: month))
     }
 
@@ -73,7 +73,7 @@ public struct CardTray: Equatable, Sendable {
         let packs = networkIndex < Int(Self.overflowMark) && (0..<(1 << 21)).contains(card.expiry.year)
             && (1...12).contains(card.expiry.month) && length <= 19 && digits.count <= 10
             && Self.masked(shown: Self.value(digits), length: length) == card.maskedNumber
-            && CardNumber.string(Self.shownDigits(Self.value(digits), length: length).suffix(CardNumber.shownDigits(count: length).last)) == card.lastFour
+            && CardNumber.string(CardNumber.lastShownDigits(of: Self.numberDigits(shown: Self.value(digits), length: length))) == card.lastFour
         append(word: packs ? Self.word(digits, length: length, expiry: card.expiry) : 0,
                network: packs ? UInt16(networkIndex) : Self.overflowMark, overflowing: packs ? nil : card)
     }
@@ -103,13 +103,17 @@ public struct CardTray: Equatable, Sendable {
         return value
     }
 
-    /// The shown digits of a `length`-digit number (as many as `CardNumber.shownDigits` says),
-    /// from their packed value.
-    private static func shownDigits(_ value: UInt64, length: Int) -> [UInt8] {
+    /// A `length`-digit number with the digits the masking policy shows (packed in `value`)
+    /// in place and zeros where it hides digits: masking it gives back the masked number.
+    private static func numberDigits(shown value: UInt64, length: Int) -> [UInt8] {
         let (first, last) = CardNumber.shownDigits(count: length)
-        var digits = [UInt8](repeating: 0, count: first + last)
+        var digits = [UInt8](repeating: 0, count: length)
         var rest = value
-        for i in digits.indices.reversed() {
+        for i in ((length - last)..<length).reversed() {
+            digits[i] = UInt8(rest % 10)
+            rest /= 10
+        }
+        for i in (0..<first).reversed() {
             digits[i] = UInt8(rest % 10)
             rest /= 10
         }
@@ -119,10 +123,7 @@ public struct CardTray: Equatable, Sendable {
     /// The masked number of `length` digits whose shown digits pack to `value`:
     /// "411111••••••1111".
     private static func masked(shown value: UInt64, length: Int) -> String {
-        let digits = shownDigits(value, length: length)
-        let first = CardNumber.shownDigits(count: length).first
-        return CardNumber.string(digits.prefix(first)) + String(repeating: "•", count: length - digits.count)
-            + CardNumber.string(digits.dropFirst(first))
+        CardNumber.masked(numberDigits(shown: value, length: length))
     }
 
     private static func word(value: UInt64, length: Int, expiry: YearMonth) -> UInt64 {

@@ -37,7 +37,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     /// The masked card, as the tray keeps it.
     public var trayEntry: CardTray.Card {
         CardTray.Card(networkID: network.id, networkName: network.name, maskedNumber: maskedNumber,
-                      lastFour: CardNumber.string(numberDigits.suffix(CardNumber.shownDigits(count: numberDigits.count).last)), expiry: expiry)
+                      lastFour: CardNumber.string(CardNumber.lastShownDigits(of: numberDigits)), expiry: expiry)
     }
 
     /// `Visa 411111••••••1111 12/30`: never the full number or the code.

@@ -82,6 +82,22 @@ import Testing
         #expect(engine.view.transcriptLine == String(decoding: line, as: UTF8.self))
     }
 
+    /// A 12-digit card in the tray, its JSON and its description: 2 + 4 digits shown.
+    @Test func aTwelveDigitCardShowsHalf() throws {
+        let maestro = try #require(BundledRules.set.networks.first { $0.id == "maestro" })
+        let card = PaymentCard(network: maestro, numberDigits: digits("501800000009"), expiry: YearMonth(year: 2030, month: 12),
+                               securityCodeDigits: digits("123"))
+        #expect(card.maskedNumber == "50••••••0009")
+        #expect(card.description.contains("50••••••0009"))
+        var json: [UInt8] = []
+        card.appendJSON(to: &json)
+        #expect(String(decoding: json, as: UTF8.self).contains(#""masked":"50******0009""#))
+        var tray = CardTray()
+        tray.add(card.trayEntry)
+        #expect(tray[0] == card.trayEntry)
+        #expect(tray[0].maskedNumber == "50••••••0009" && tray[0].lastFour == "0009")
+    }
+
     /// No masked text keeps a digit of the CVV or more than ten digits of a number.
     @Test func neverTheCodeNorTheMiddle() {
         for separator in [" ", ",", "  ", " / ", "-"] {
