@@ -127,7 +127,9 @@ import Glibc
     }
 
     @Test func anIdlePromptTimesOutWith124AndItsDigitsWiped() throws {
-        let t = try start(["--today", "2026-11", "--print", "--once", "--no-history", "--timeout", "1"])
+        // 2 seconds, not 1: the digits must arrive before it runs out even on a loaded machine
+        // (each key then starts it again).
+        let t = try start(["--today", "2026-11", "--print", "--once", "--no-history", "--timeout", "2"])
         t.expect("Card number")
         t.send("4111111111")
         t.waitForScreen("the typed digits") { $0.cursorLine.contains("4111 1111 11") }
