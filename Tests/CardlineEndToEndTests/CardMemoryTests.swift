@@ -13,8 +13,11 @@ import Glibc
 ///
 /// The prompt makes itself non-dumpable (`PR_SET_DUMPABLE` 0), so only a reader with
 /// CAP_SYS_PTRACE may open its memory: root, as in CI. Run as any other user, the test is
-/// skipped (and says so) rather than passing on memory it could not read.
-@Suite(.enabled(if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"))
+/// skipped (and says so) rather than passing on memory it could not read. Under
+/// AddressSanitizer (`make test-asan`) freed memory is the sanitizer's, which cardline does not
+/// wipe (its `free` is left out of such a build), so the test is skipped there too.
+@Suite(.enabled(if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"),
+       .disabled(if: testingUnderASan, "AddressSanitizer keeps its own free(): freed memory is not wiped"))
 struct CardMemoryTests {
     let home = TemporaryHome()
 

@@ -273,7 +273,7 @@ func startPiped(_ arguments: [String], inputFile: String, environment: [String: 
     process.environment = environment
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let errorsPath = inputFile + ".stderr"
-    FileManager.default.createFile(atPath: errorsPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
     process.standardInput = FileHandle(forReadingAtPath: inputFile)
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle(forWritingAtPath: errorsPath)
