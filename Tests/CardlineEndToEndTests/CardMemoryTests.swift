@@ -26,7 +26,9 @@ struct CardMemoryTests {
 
     /// Every form a copy of the number can take: its digits as typed, as shown (grouped), the
     /// same as wide characters (libedit keeps its line and screen as 32-bit `wchar_t`), and as
-    /// digit values (0–9, as the engine keeps them).
+    /// digit values (0–9, as the engine keeps them); and its middle digits (7th to 12th, the
+    /// ones masking hides) alone, so that a copy of part of the number (a field typed halfway,
+    /// a display text before the last digit) counts too.
     static let needles: [(name: String, bytes: [UInt8])] = {
         let grouped = "4973 6825 1940 3570"
         func wide(_ text: String) -> [UInt8] { text.unicodeScalars.flatMap { withUnsafeBytes(of: $0.value.littleEndian, Array.init) } }
