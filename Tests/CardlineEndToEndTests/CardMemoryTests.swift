@@ -131,7 +131,8 @@ struct CardMemoryTests {
 
     /// How an entry ends: the keys, and the text the screen shows once they have been handled.
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
-        case accepted, cancelled, emptiedWithCtrlU, backspacedAway, removedFromTheTray, pastedThenCancelled, redrawnThenCancelled
+        case accepted, cancelled, emptiedWithCtrlU, backspacedAway, removedFromTheTray, pastedThenCancelled, redrawnThenCancelled,
+             redrawnThenEmptied
         var testDescription: String { rawValue }
 
         /// Key presses, each sent once the screen shows the text beside it.
@@ -147,6 +148,8 @@ struct CardMemoryTests {
                 return [(CardMemoryTests.number + "1230" + "123\r", "Success!"), (":remove 1\r", "removed Visa")]
             case .pastedThenCancelled: return [(bracketed, "VISA 15/16"), ("\u{03}", "Card cancelled.")]
             case .redrawnThenCancelled: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{03}", "Card cancelled.")]
+            // Ctrl-L writes the whole line at once; what follows writes little (no message).
+            case .redrawnThenEmptied: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{15}", "CARD 0")]
             }
         }
     }
