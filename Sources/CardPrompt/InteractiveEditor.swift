@@ -168,6 +168,9 @@ final class InteractiveEditor {
     /// Runs until `:quit`, Ctrl-D between cards, the end of input, or `onAccepted`
     /// returning false.
     func run() -> Ending {
+        // Every block freed from here on is zeroed first: Swift frees the strings that held the
+        // field (views, display texts) without clearing them.
+        cl_wipe_freed_memory()
         // libedit drops non-ASCII bytes without a character-type locale; the host's own
         // setting is put back when the prompt ends.
         let previousLocale = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
@@ -266,6 +269,8 @@ final class InteractiveEditor {
         } else if style.colour {
             write("\u{1B}[0m")
         }
+        // Everything drawn is written: the field's characters are not left in the buffer.
+        device.wipeOutputBuffer()
         let fd = fileno(device.input)
         while keyIndex == keys.count && !resized {
             keys.removeAll(keepingCapacity: true)
@@ -459,6 +464,9 @@ final class InteractiveEditor {
             return UInt8(CC_ERROR)  // the bell; the reason is already on screen
         }
         lines += outcome.messages.map(style.message)
+        // The field is empty again (accepted, cancelled, emptied, a command run): nothing it
+        // held stays in libedit's buffers.
+        if currentView.text.isEmpty { wipeEntry(el) }
 
         guard !lines.isEmpty else {
             let promptChanged = updatePrompts()
@@ -537,6 +545,10 @@ final class InteractiveEditor {
     /// Notes that libedit's buffer holds `text`.
     private func show(_ text: String) {
         shownText = text
+        defer {
+            wipeScalars = max(wipeScalars, shownScalars)
+            wipeCells = max(wipeCells, (choice?.promptWidth ?? 0) + shownScalars)
+        }
         let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 >= 0x7F }) else { return false }
             shownWidth = bytes.count
@@ -556,6 +568,43 @@ final class InteractiveEditor {
 
     /// The Unicode scalars `shownText` holds.
     private var shownScalars = 0
+
+    // MARK: - Wiping
+
+    /// The most characters libedit's line has held, and the most cells prompt and line have
+    /// taken on screen, since the last wipe: what the filler must cover.
+    private var wipeScalars = 0
+    private var wipeCells = 0
+
+    /// Overwrites what libedit keeps of the field: call when an entry ends (accepted,
+    /// cancelled, emptied, timed out) or the field is left empty, from inside a key binding,
+    /// before the buffer is given its next text (`replaceBuffer`). libedit has no wipe call:
+    /// its line buffer (and the wide copy `el_insertstr` decodes into) is overwritten by a
+    /// filler of spaces as long as anything the line held, and its two screen buffers by
+    /// having it draw that filler (`EL_REFRESH`, from the line's first column) over every cell
+    /// the prompt and line took; the caller's next refresh draws the real text over the
+    /// filler. The terminal's output buffer is wiped as each key is read, and freed heap as it
+    /// is freed (`cl_wipe_freed_memory`). Nothing is drawn on a terminal that cannot clear a
+    /// line's end or move up (`TERM=dumb`): there only the line buffer is overwritten.
+    func wipeEntry(_ el: OpaquePointer) {
+        let promptWidth = choice?.promptWidth ?? 0
+        let filler = max(wipeScalars, wipeCells - promptWidth)
+        guard filler > 0 else { return }
+        let rowsUp = rows(text: shownText) - 1
+        let canRedraw = cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
+        replaceBuffer(el, with: String(repeating: " ", count: filler))
+        if canRedraw {
+            // libedit's cursor is at the end of the line (where cardline keeps it): to the
+            // line's first column, where a full redraw starts.
+            write("\r" + (rowsUp > 0 ? "\u{1B}[\(rowsUp)A" : ""))
+            cl_refresh(el)
+            badgeOnScreen = nil
+        }
+        replaceBuffer(el, with: "")
+        wipeScalars = 0
+        wipeCells = 0
+        device.wipeOutputBuffer()
+    }
 
     /// Tells the signal handlers what to clear: every row the line takes, the cursor being on
     /// its last.

@@ -14,6 +14,12 @@ import Glibc
 /// looser modes are tightened to 0700 and 0600. Anything else (a link, a FIFO, a folder, a file
 /// or folder of another user, one that cannot be read or written) turns history off for the
 /// rest of the run, with one warning on stderr, and nothing is written anywhere.
+///
+/// Several prompts may share the file. Each line is appended with one `write` on an
+/// `O_APPEND` descriptor, and every use of the file (an append, a read and its trim) holds an
+/// exclusive `flock` on the history folder, which stays put when the file is renamed over:
+/// a trim reads and replaces the file with no append in between, so no line is lost (eight
+/// prompts appending at once while others trimmed lost a third of their lines before).
 final class CommandHistoryFile {
     let path: String
     /// Lines kept when the file is read back, and when it is trimmed.
@@ -29,9 +35,8 @@ final class CommandHistoryFile {
     init(path: String) { self.path = path }
 
     static func standard() -> CommandHistoryFile {
-        let base = getenv("XDG_STATE_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-            ?? Paths.home + "/.local/state"
-        return CommandHistoryFile(path: base + "/cardline/history")
+        // A relative XDG_STATE_HOME is ignored (Paths.xdgFolder).
+        CommandHistoryFile(path: Paths.xdgFolder("XDG_STATE_HOME", default: ".local/state") + "/cardline/history")
     }
 
     private var folder: String { Paths.directory(of: path) }
@@ -42,6 +47,7 @@ final class CommandHistoryFile {
     func load() -> [String] {
         guard let folderFD = openFolder(creating: false) else { return [] }
         defer { close(folderFD) }
+        guard lock(folderFD) else { return [] }
         guard let fd = openFile(in: folderFD, flags: O_RDONLY, creating: false) else { return [] }
         defer { close(fd) }
         guard let (text, size) = readTail(fd) else { return [] }
@@ -64,12 +70,27 @@ final class CommandHistoryFile {
     func append(_ line: String) {
         guard !isOff, Self.isCommand(line), !line.contains("\n") else { return }
         guard let folderFD = openFolder(creating: true) else { return }
-        defer { close(folderFD) }
-        guard let fd = openFile(in: folderFD, flags: O_WRONLY | O_APPEND, creating: true) else { return }
+        defer { close(folderFD) }  // closing it lets go of the lock
+        // The file is opened under the lock: a trim that renamed a new file over it is done.
+        guard lock(folderFD), let fd = openFile(in: folderFD, flags: O_WRONLY | O_APPEND, creating: true) else { return }
         defer { close(fd) }
         var text = line + "\n"
-        let written = text.withUTF8 { Terminal.writeAll($0, to: fd) }
-        if !written { turnOff("cannot be written: " + String(cString: strerror(errno))) }
+        // One write: the whole line lands at the file's end at once (O_APPEND).
+        let count = text.withUTF8 { write(fd, $0.baseAddress, $0.count) }
+        if count != text.utf8.count {
+            turnOff("cannot be written: " + (count < 0 ? String(cString: strerror(errno)) : "short write"))
+        }
+    }
+
+    /// Takes the exclusive lock on the history folder (waiting for another prompt's append or
+    /// trim to end); it is let go when `folderFD` is closed. False (history off) on a failure.
+    private func lock(_ folderFD: Int32) -> Bool {
+        while flock(folderFD, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            turnOff("cannot be locked: " + String(cString: strerror(errno)))
+            return false
+        }
+        return true
     }
 
     static func isCommand(_ line: String) -> Bool {
