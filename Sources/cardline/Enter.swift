@@ -188,6 +188,10 @@ extension EnterSettings {
         let delivering = deliveryFD != nil || once
 
         if isatty(0) == 1 {
+            // A history file that cannot be written is said above the prompt, not over it.
+            history?.warn = { [weak prompt] text in
+                if let prompt { prompt.warn(text) } else { Terminal.writeError(text + "\n") }
+            }
             do {
                 _ = try prompt.askForCards(receipts: receive)
             } catch {
