@@ -204,7 +204,8 @@ extension EnterSettings {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let result = prompt.readLines(StandardInputLines(), style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD)),
+        let result = prompt.readLines(StandardInputLines(), style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD),
+                                                                                  ascii: Style.localeWantsASCII()),
                                       write: { Terminal.write($0, to: messagesFD) }, receive: receive)
         try delivery.finish()
         // A caller of --print, --print-fd or --once branches on "did I get a card": a line

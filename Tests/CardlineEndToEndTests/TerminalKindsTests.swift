@@ -80,6 +80,15 @@ import Glibc
         #expect(!t.text.contains("1111 1111 11"), "the number's middle digits")
     }
 
+    /// Piped input's messages, in a C locale, are ASCII too.
+    @Test func pipedMessagesInACLocaleAreASCII() throws {
+        let run = try runPiped(["--today", "2026-11", "--no-history"], input: "4111 1111 1111 1111 12/30 123\n",
+                               environment: environment(["LANG": "C"]))
+        #expect(run.status == 0)
+        #expect(run.output.contains("OK Success! Visa **** 1111, expires 12/30"), "\(run.output)")
+        #expect(!(run.output + run.errors).utf8.contains { $0 >= 0x80 })
+    }
+
     @Test func aUTF8LocaleKeepsItsDots() throws {
         let t = try start([:])
         typeCard(t)
