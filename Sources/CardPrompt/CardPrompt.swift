@@ -50,12 +50,21 @@ public final class CardPrompt {
         public var onCommand: ((String) -> Void)?
         /// Whether creating the prompt applies `ProcessProtection` to the process.
         public var protectsProcess: Bool
+        /// How long the prompt may wait for a key (or piped input, `readLines(from:…)`) before
+        /// it ends with `.timedOut`, the card being entered wiped from the screen and from
+        /// memory; nil (the default) waits for ever. It is idle time: every key starts it again.
+        public var timeout: Duration?
+        /// Whether Ctrl-C and a lone Esc end the prompt with `.cancelled` (the card being entered
+        /// wiped), as in one-shot use (`cardline --once`, `--print`); false (the default): Ctrl-C
+        /// cancels the card and the prompt asks for the next, Esc does nothing.
+        public var endsOnCancel: Bool
 
         /// Options; every one has the default `cardline` uses.
         public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
                     today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
-                    protectsProcess: Bool = true, retiredNetworks: Bool = false) {
+                    protectsProcess: Bool = true, retiredNetworks: Bool = false,
+                    timeout: Duration? = nil, endsOnCancel: Bool = false) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
             self.retiredNetworks = retiredNetworks
@@ -66,6 +75,8 @@ public final class CardPrompt {
             self.commandHistory = commandHistory
             self.onCommand = onCommand
             self.protectsProcess = protectsProcess
+            self.timeout = timeout
+            self.endsOnCancel = endsOnCancel
         }
     }
 
@@ -110,6 +121,10 @@ public final class CardPrompt {
         case endOfInput
         /// The receiver of the cards asked to stop.
         case finished
+        /// Ctrl-C or a lone Esc, with `Options.endsOnCancel`: the card being entered was wiped.
+        case cancelled
+        /// No key came for `Options.timeout`: the card being entered was wiped.
+        case timedOut
     }
 
     /// The rules in force: every network the prompt detects.
@@ -148,8 +163,9 @@ public final class CardPrompt {
         }
     }
 
-    /// Asks for one card. Returns it once accepted, or nil when the person gave up or the
-    /// terminal closed; throws `.noTerminal` when there is no terminal to ask on.
+    /// Asks for one card. Returns it once accepted, or nil when the person gave up, cancelled
+    /// (`Options.endsOnCancel`), the prompt timed out (`Options.timeout`) or the terminal closed
+    /// (`askForCards(receipts:)` says which); throws `.noTerminal` when there is no terminal to ask on.
     public func askForCard() throws(Failure) -> PaymentCard? {
         var delivered: PaymentCard?
         _ = try askForCards { card in
@@ -178,13 +194,16 @@ public final class CardPrompt {
         let style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
         let editor = InteractiveEditor(engine: makeEngine(), style: style,
                                        device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
-                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
+                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
+                                       timeout: options.timeout, endsOnCancel: options.endsOnCancel)
         self.editor = editor
         defer { self.editor = nil }
         switch editor.run() {
         case .quit: return .gaveUp
         case .endOfInput: return .endOfInput
         case .finished: return .finished
+        case .cancelled: return .cancelled
+        case .timedOut: return .timedOut
         case .noEditor: throw .noTerminal("the terminal could not be set up for editing")
         }
     }
@@ -219,6 +238,18 @@ public final class CardPrompt {
                                      onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
                                      reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
         return reader.run(lines: lines)
+    }
+
+    /// Reads the lines of `fd` (standard input unless said) as `readLines(_:style:write:receive:)`
+    /// does, ending with `.timedOut` when no input comes for `Options.timeout`; `stop` ends the
+    /// reading when it returns true (asked before each line).
+    public func readLines(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
+                          receive: @escaping (PaymentCard) -> Receipt = { _ in .more },
+                          stop: @escaping () -> Bool = { false }) -> PlainLineReader.Result {
+        var reader = PlainLineReader(engine: makeEngine(), style: style, write: write, title: options.title,
+                                     onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+                                     reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
+        return reader.run(input: DescriptorLines(fd: fd, idleTimeout: options.timeout, stop: stop))
     }
 
     private func makeEngine() -> EntryEngine {

@@ -125,10 +125,21 @@ final class InteractiveEditor {
 
     private let loader: EntryEngine.RuleLoader?
 
+    /// The idle timeout in milliseconds (nil: none), and when it runs out (`monotonicMilliseconds`),
+    /// moved on by every read that brings bytes; set once it has run out.
+    private let timeoutMilliseconds: Int64?
+    private var idleDeadline: Int64 = 0
+    private var timedOut = false
+    /// Whether Ctrl-C and a lone Esc end the prompt (one-shot use) rather than cancel the card.
+    private let endsOnCancel: Bool
+
     init(engine: EntryEngine, style: Style, device: TerminalDevice, title: String? = nil,
          onCommand: @escaping (String) -> Void = { _ in },
          onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
-         reloadingWith loader: EntryEngine.RuleLoader? = nil) {
+         reloadingWith loader: EntryEngine.RuleLoader? = nil,
+         timeout: Duration? = nil, endsOnCancel: Bool = false) {
+        timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+        self.endsOnCancel = endsOnCancel
         self.engine = engine
         self.style = style
         self.device = device
@@ -147,6 +158,10 @@ final class InteractiveEditor {
         case endOfInput
         /// `onAccepted` answered `.done` or `.failed`.
         case finished
+        /// Ctrl-C or a lone Esc with `endsOnCancel`.
+        case cancelled
+        /// No key for the timeout.
+        case timedOut
         /// The terminal could not be set up.
         case noEditor
     }
@@ -199,6 +214,7 @@ final class InteractiveEditor {
 
         if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
+        if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
         while !quitRequested {
             badgeOnScreen = nil  // el_gets draws the line afresh
             var count: Int32 = 0
@@ -262,8 +278,18 @@ final class InteractiveEditor {
             keys.removeAll(keepingCapacity: true)
             keyIndex = 0
             if inputEnded { return 0 }
-            let timeout = decoder.isInPaste ? Self.pasteTimeout
+            var timeout = decoder.isInPaste ? Self.pasteTimeout
                 : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
+            if timeoutMilliseconds != nil {
+                // Idle time: the wait is cut at the deadline, which every read that brings bytes
+                // moves on; a sequence or paste in progress is finished first.
+                let left = max(0, idleDeadline - Self.monotonicMilliseconds())
+                if left == 0 && timeout < 0 {
+                    timedOut = true
+                    break
+                }
+                timeout = timeout < 0 ? Int32(clamping: left) : min(timeout, Int32(clamping: left))
+            }
             let ready = cl_wait_input(fd, timeout)
             if ready == 2 { resized = true; break }
             if ready < 0 {
@@ -284,6 +310,7 @@ final class InteractiveEditor {
             let count = readBuffer.withUnsafeMutableBufferPointer { buffer in
                 let count = read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 {
+                    if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
                     decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), into: &keys)
                     // The keys typed are not left behind in the buffer.
                     explicit_bzero(buffer.baseAddress!, count)
@@ -305,6 +332,11 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        if timedOut {
+            let seconds = Double(timeoutMilliseconds ?? 0) / 1000
+            let amount = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
+            return end(.timedOut, saying: "Timed out: no key for \(amount) second\(seconds == 1 ? "" : "s"); the card being entered was wiped", on: el)
+        }
         if resized {
             resized = false
             el_resize(el)
@@ -334,8 +366,36 @@ final class InteractiveEditor {
                 return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
             }
             guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
+            if endsOnCancel {
+                // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
+                // short timeout) ends the prompt.
+                if case .cancel = entryKey { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
+                if case .escape = key.base, key.modifiers.isEmpty { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
+            }
             return perform(entryKey, on: el)
         }
+    }
+
+    /// Ends the prompt with `reason`: the card being entered is cleared through the engine's
+    /// cancel key (which overwrites its digits), the live field is erased from the screen (every
+    /// row it takes) and `text` is shown in its place.
+    private func end(_ reason: Ending, saying text: String, on el: OpaquePointer) -> UInt8 {
+        _ = engine.handle(.cancel)
+        currentView = engine.currentView()
+        write("\r" + (leaveRowsAbove > 0 ? "\u{1B}[\(leaveRowsAbove)A" : "") + "\u{1B}[J")
+        replaceBuffer(el, with: "")
+        write(style.message(Message(.error, text)) + "\r\n")
+        pendingOutput = nil
+        quitRequested = true
+        ending = reason
+        return UInt8(CC_EOF)
+    }
+
+    /// Milliseconds of the monotonic clock, for the idle timeout.
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Ctrl-Z: the signal handler clears the live field and puts the terminal back before the

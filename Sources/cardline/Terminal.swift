@@ -69,10 +69,3 @@ enum Terminal {
         return true
     }
 }
-
-/// Lines of standard input, read with `readLine` (invalid UTF-8 becomes U+FFFD, which the
-/// engine refuses like any other non-digit). They end early once standard output has failed:
-/// nobody reads the answers (`yes … | cardline | head -1` must end).
-struct StandardInputLines: Sequence, IteratorProtocol {
-    mutating func next() -> String? { Terminal.outputFailed ? nil : readLine(strippingNewline: true) }
-}
