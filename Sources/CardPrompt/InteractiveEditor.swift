@@ -382,7 +382,8 @@ final class InteractiveEditor {
     private func end(_ reason: Ending, saying text: String, on el: OpaquePointer) -> UInt8 {
         _ = engine.handle(.cancel)
         currentView = engine.currentView()
-        write("\r" + (leaveRowsAbove > 0 ? "\u{1B}[\(leaveRowsAbove)A" : "") + "\u{1B}[J")
+        // A dumb terminal cannot erase: the message goes on the next line.
+        write(escapes ? "\r" + (leaveRowsAbove > 0 ? "\u{1B}[\(leaveRowsAbove)A" : "") + "\u{1B}[J" : "\r\n")
         replaceBuffer(el, with: "")
         write(style.message(Message(.error, text)) + "\r\n")
         pendingOutput = nil

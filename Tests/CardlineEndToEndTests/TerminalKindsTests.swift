@@ -150,6 +150,14 @@ import Glibc
         t.send("\u{04}")
         #expect(t.waitForExit() == 0)
         #expect(!t.raw.contains(0x1B), "ESC written to a dumb terminal")
+
+        // A one-shot prompt cancelled with Ctrl-C cannot erase the field there either.
+        let once = try start(["TERM": "dumb"], ["--once"])
+        once.send("4111")
+        once.send("\u{03}")
+        once.expect("Cancelled: no card taken")
+        #expect(once.waitForExit() != nil)
+        #expect(!once.raw.contains(0x1B), "ESC written to a dumb terminal")
     }
 
     // MARK: - 80 columns
