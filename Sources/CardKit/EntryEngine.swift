@@ -499,9 +499,9 @@ public struct EntryEngine: Sendable {
             resetCard()
             outcome = Outcome(messages: [.init(.info, "Card cleared. Start again with the card number.")], fieldChanged: true)
         case ("rules", 1):
-            let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)); the others are detected, then refused."] } ?? []
+            let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)).", "The others are detected, then refused."] } ?? []
             outcome = info(heading + rules.networks.map { network in
-                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(network.allLengths.map(String.init).joined(separator: ",")) digits, \(network.cvv.name) \(network.cvv.length)"
+                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(Self.lengthRuns(network.allLengths)) digits, \(network.cvv.name) \(network.cvv.length)"
                 return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
             })
         case ("quit", 1), ("q", 1), ("exit", 1):
@@ -528,16 +528,32 @@ public struct EntryEngine: Sendable {
         return named + "; :cards lists them"
     }
 
-    /// The lines `:help` shows: what to type, the keys and the commands.
+    /// Lengths as `:rules` lists them: runs of consecutive lengths as `12-19`, others apart
+    /// (`16,18-19`), so that a line fits 80 columns.
+    static func lengthRuns(_ lengths: [Int]) -> String {
+        var runs: [String] = []
+        var index = 0
+        while index < lengths.count {
+            var end = index
+            while end + 1 < lengths.count && lengths[end + 1] == lengths[end] + 1 { end += 1 }
+            runs.append(end > index ? "\(lengths[index])-\(lengths[end])" : "\(lengths[index])")
+            index = end + 1
+        }
+        return runs.joined(separator: ",")
+    }
+
+    /// The lines `:help` shows: what to type, the keys and the commands. ASCII, and each
+    /// line fits 80 columns.
     public static let helpText = [
-        "Type the card number, then the expiry (MM/YY), then the security code; Enter submits.",
-        "Keys: Backspace deletes (on an empty field: back to the previous one), Enter moves on,",
-        "      Ctrl-U empties the field, Up/Down recall earlier entries, Ctrl-C cancels the card,",
-        "      Ctrl-D between cards quits. Other keys (arrows, Delete, Esc…) do nothing here.",
+        "Type the card number, then the expiry (MM/YY), then the security code.",
+        "Keys: Enter moves on, and submits in the last field; Backspace deletes (on an",
+        "      empty field: back to the previous one); Ctrl-U empties the field;",
+        "      Up/Down recall earlier entries; Ctrl-C cancels the card; Ctrl-D between",
+        "      cards quits. Other keys (arrows, Delete, Esc...) do nothing here.",
         "Commands (type them in any empty field):",
         "  :cards       list accepted cards        :use N      select card N",
         "  :remove N    remove card N              :clear      start this card over",
-        "  :rules       list the card networks     :reload     read the rule folders again",
+        "  :rules       list the card networks     :reload     read the rules again",
         "  :help        this text                  :quit       leave",
     ]
 
@@ -628,12 +644,16 @@ public struct EntryEngine: Sendable {
         }
     }
 
-    /// The one-line help for the active field.
+    /// The one-line help for the active field, 80 columns at most (with many accepted
+    /// networks, `:rules` names them).
     public var help: String {
         switch field {
         case .number:
             if let acceptedNetworks {
-                return "Type the card number (\(acceptedNetworks.names(in: rules)) accepted); spaces are added for you. :help lists keys and commands."
+                let named = "Type the card number (\(acceptedNetworks.names(in: rules)) accepted)"
+                if named.unicodeScalars.count + 19 <= 80 { return named + "; :help lists keys." }
+                if named.unicodeScalars.count + 1 <= 80 { return named + "." }
+                return "Type the card number (some networks only: :rules names them); :help lists keys."
             }
             return "Type the card number; spaces are added for you. :help lists keys and commands."
         case .expiry:

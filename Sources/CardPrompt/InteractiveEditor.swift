@@ -101,9 +101,16 @@ final class InteractiveEditor {
     private var badgeBytes: [UInt8] = []
 
     /// Bracketed paste on (`ESC [ ? 2004 h`) while the prompt runs; off, and the live field
-    /// cleared, whenever it lets go of the terminal.
-    private static let enterModes = "\u{1B}[?2004h"
-    private static let leaveModes = "\r\u{1B}[J\u{1B}[?2004l"
+    /// cleared, whenever it lets go of the terminal. Neither on a terminal without escape
+    /// sequences (`escapes` false: TERM=dumb), where leaving only ends the line.
+    private var enterModes: String { escapes ? "\u{1B}[?2004h" : "" }
+    private var leaveModes: String { escapes ? "\r\u{1B}[J\u{1B}[?2004l" : "\r\n" }
+    /// False on a terminal that takes no escape sequence but carriage return and newline
+    /// (`Style.terminalUnderstandsEscapes`): cardline then writes none (libedit itself draws
+    /// with carriage returns, backspaces and spaces there).
+    private let escapes = Style.terminalUnderstandsEscapes()
+    /// Warnings waiting to be shown above the prompt (`warn`).
+    private var warnings: [String] = []
     /// How long an escape sequence may pause before what came is taken as it stands (a lone
     /// Esc, an Alt chord): long enough for a slow link, short enough not to be felt.
     private static let escapeTimeout: Int32 = 100
@@ -204,9 +211,9 @@ final class InteractiveEditor {
         }
         columns = Int(cl_columns(fileno(device.output)))
         updatePrompts()
-        cl_set_terminal_modes(Self.enterModes, Self.leaveModes)
-        write(Self.enterModes)
-        defer { write("\u{1B}[?2004l") }
+        cl_set_terminal_modes(enterModes, leaveModes)
+        write(enterModes)
+        defer { if escapes { write("\u{1B}[?2004l") } }
 
         if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
@@ -339,8 +346,9 @@ final class InteractiveEditor {
             resized = false
             el_resize(el)
             columns = Int(cl_columns(fileno(device.output)))
-            // The old line may be longer than the new width: clear it, then draw afresh.
-            write("\r\u{1B}[J")
+            // The old line may be longer than the new width: clear it, then draw afresh (a dumb
+            // terminal cannot clear; libedit's redraw starts a new line there).
+            if escapes { write("\r\u{1B}[J") }
             updatePrompts()
             replaceBuffer(el)
             return redrawn(CC_REDISPLAY)
@@ -379,7 +387,8 @@ final class InteractiveEditor {
     private func end(_ reason: Ending, saying text: String, on el: OpaquePointer) -> UInt8 {
         _ = engine.handle(.cancel)
         currentView = engine.currentView()
-        write("\r" + (leaveRowsAbove > 0 ? "\u{1B}[\(leaveRowsAbove)A" : "") + "\u{1B}[J")
+        // A dumb terminal cannot erase: the message goes on the next line.
+        write(escapes ? "\r" + (leaveRowsAbove > 0 ? "\u{1B}[\(leaveRowsAbove)A" : "") + "\u{1B}[J" : "\r\n")
         replaceBuffer(el, with: "")
         write(style.message(Message(.error, text)) + "\r\n")
         pendingOutput = nil
@@ -414,8 +423,10 @@ final class InteractiveEditor {
     private func flush(_ el: OpaquePointer) -> UInt8 {
         guard let output = pendingOutput else { return UInt8(CC_NORM) }
         pendingOutput = nil
-        // The line above the output is finished: its badge is drawn before the output.
-        if drawsBadge { syncBadge() }
+        // The line above the output is finished: its badge is drawn before the output. libedit,
+        // drawing it as its right prompt, may have left its colour on (see `readCharacter`):
+        // off, so that the output does not take it.
+        if drawsBadge { syncBadge() } else if style.colour { write("\u{1B}[0m") }
         if endAfterOutput || quitRequested {
             // The card went to the caller, or the session ends: the output is the last thing shown.
             write(output)
@@ -464,6 +475,10 @@ final class InteractiveEditor {
             return UInt8(CC_ERROR)  // the bell; the reason is already on screen
         }
         lines += outcome.messages.map(style.message)
+        // Warnings that came while the key was handled (the command history could not be
+        // written, say), above the prompt like the messages.
+        lines += warnings.map { style.message(Message(.info, $0)) }
+        warnings.removeAll()
         // The field is empty again (accepted, cancelled, emptied, a command run): nothing it
         // held stays in libedit's buffers.
         if currentView.text.isEmpty { wipeEntry(el) }
@@ -477,21 +492,32 @@ final class InteractiveEditor {
                 return UInt8(CC_NORM)
             }
             replaceBuffer(el)
-            return redrawn(CC_REFRESH)
+            return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
         // First let libedit draw the line as it stands with this key applied (the digit that
         // completed the field), then print below it when the pushed flush key comes round. The
         // line left above is no longer the live field, so a number on it is masked.
         let finished = engine.finishedView(before: viewBefore)
-        updatePrompts(finished)
+        let promptChanged = updatePrompts(finished)
         replaceBuffer(el, with: finished.maskedText)
         // libedit redraws from the first row of the line it drew; when a long command wrapped
         // that line over several rows, as many blank rows keep it off the output.
         let extraRows = String(repeating: "\r\n", count: max(0, rows(text: finished.maskedText) - 1))
         pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows
         el_push(el, Action.flushKey)
-        return redrawn(CC_REFRESH)
+        return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
     }
+
+    /// How libedit redraws after the left prompt changed. With colour, libedit keeps each of
+    /// the prompt's escape sequences together with the character after it as one cell, and
+    /// tells such cells apart by their place in the prompt, not by what they hold: redrawing
+    /// only the difference would leave the old character there (`Card number:(#### …): `
+    /// when the format hint came or went). The whole line is drawn again instead.
+    private var promptRedraw: Int32 { style.colour ? CC_REDISPLAY : CC_REFRESH }
+
+    /// Shows `text` above the prompt, after the output of the key being handled, and draws
+    /// the prompt again under it.
+    func warn(_ text: String) { warnings.append(text) }
 
     /// Pushes to libedit what the engine's text adds at the end of its buffer, when that is all
     /// that changed and it is one or two printable ASCII characters (a digit, or a group's
@@ -537,7 +563,7 @@ final class InteractiveEditor {
             el_cursor(el, Int32(info.lastchar - info.cursor))
             el_deletestr(el, Int32(info.lastchar - info.buffer))
         }
-        let text = text ?? currentView.text
+        let text = style.drawn(text ?? currentView.text)
         if !text.isEmpty { el_insertstr(el, text) }
         show(text)
     }
@@ -591,7 +617,7 @@ final class InteractiveEditor {
         let filler = max(wipeScalars, wipeCells - promptWidth)
         guard filler > 0 else { return }
         let rowsUp = rows(text: shownText) - 1
-        let canRedraw = cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
+        let canRedraw = escapes && cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
         replaceBuffer(el, with: String(repeating: " ", count: filler))
         if canRedraw {
             // libedit's cursor is at the end of the line (where cardline keeps it): to the
@@ -612,7 +638,8 @@ final class InteractiveEditor {
         let rowsAbove = Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shownScalars, columns: columns) - 1
         guard rowsAbove != leaveRowsAbove else { return }
         leaveRowsAbove = rowsAbove
-        cl_set_terminal_modes(Self.enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
+        guard escapes else { return }
+        cl_set_terminal_modes(enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
     }
 
     /// The rows a line holding `text` takes with the current prompt.
@@ -646,7 +673,7 @@ final class InteractiveEditor {
                 // is written afresh.
                 if view.logo != badgeLogo || badgeLogoBytes == 0 {
                     badgeWanted.removeAll(keepingCapacity: true)
-                    badgeLogoCells = Style.appendBadgeStart(logo: view.logo, to: &badgeWanted)
+                    badgeLogoCells = Style.appendBadgeStart(logo: style.drawn(view.logo), to: &badgeWanted)
                     badgeLogoBytes = badgeWanted.count
                 } else {
                     badgeWanted.removeSubrange(badgeLogoBytes...)

@@ -1,5 +1,4 @@
 import CardPrompt
-import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +12,8 @@ import Glibc
 /// the folder is a folder and the file a regular file with one link, both owned by this user;
 /// looser modes are tightened to 0700 and 0600. Anything else (a link, a FIFO, a folder, a file
 /// or folder of another user, one that cannot be read or written) turns history off for the
-/// rest of the run, with one warning on stderr, and nothing is written anywhere.
+/// rest of the run, with one warning (on stderr, or above the live prompt), and nothing is
+/// written anywhere.
 ///
 /// Several prompts may share the file. Each line is appended with one `write` on an
 /// `O_APPEND` descriptor, and every use of the file (an append, a read and its trim) holds an
@@ -31,6 +31,9 @@ final class CommandHistoryFile {
     static let trimmedBytes = 32 * 1024
     /// Set by the one warning: history is off for the rest of the run.
     private var isOff = false
+    /// Where the warning goes: standard error, or above the prompt while one runs
+    /// (`CardPrompt.warn`), never over it.
+    var warn: (String) -> Void = { Terminal.writeError($0 + "\n") }
 
     init(path: String) { self.path = path }
 
@@ -99,11 +102,11 @@ final class CommandHistoryFile {
         line.hasPrefix(":") && !CardNumber.mayHoldCardNumber(line)
     }
 
-    /// Says once, on stderr, why history is off for the rest of the run.
+    /// Says once, through `warn`, why history is off for the rest of the run.
     private func turnOff(_ reason: String) {
         guard !isOff else { return }
         isOff = true
-        Terminal.writeError("cardline: warning: \(path.escapingControlCharacters): \(reason.escapingControlCharacters); command history is off for this run\n")
+        warn("cardline: warning: \(path.escapingControlCharacters): \(reason.escapingControlCharacters); command history is off for this run")
     }
 
     /// The history folder, checked (a folder of ours, not a link) and tightened to 0700;
@@ -111,16 +114,9 @@ final class CommandHistoryFile {
     private func openFolder(creating: Bool) -> Int32? {
         guard !isOff else { return nil }
         let folder = self.folder
-        if creating {
-            let parent = Paths.directory(of: folder)
-            if !parent.isEmpty {
-                try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
-                                                         attributes: [.posixPermissions: 0o700])
-            }
-            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
-                turnOff("its folder cannot be made: " + String(cString: strerror(errno)))
-                return nil
-            }
+        if creating, let error = Self.makeFolders(folder) {
+            turnOff("its folder cannot be made: " + String(cString: strerror(error)))
+            return nil
         }
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
@@ -146,6 +142,18 @@ final class CommandHistoryFile {
             return nil
         }
         return fd
+    }
+
+    /// Makes `folder` and every folder above it that is missing (mode 0700); nil when it
+    /// exists then, else the `errno` of the first folder that could not be made: the cause,
+    /// where the last one's error would only say that its parent is missing.
+    private static func makeFolders(_ folder: String) -> Int32? {
+        var prefix = folder.hasPrefix("/") ? "/" : ""
+        for component in folder.split(separator: "/") {
+            prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return errno }
+        }
+        return nil
     }
 
     /// The history file in the folder, never through a link (`O_NOFOLLOW`) nor blocking on a

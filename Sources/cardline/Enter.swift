@@ -233,6 +233,10 @@ extension EnterSettings {
         }
 
         if isatty(0) == 1 {
+            // A history file that cannot be written is said above the prompt, not over it.
+            history?.warn = { [weak prompt] text in
+                if let prompt { prompt.warn(text) } else { Terminal.writeError(text + "\n") }
+            }
             let ending: CardPrompt.Ending
             do {
                 ending = try prompt.askForCards(receipts: receive)
@@ -252,7 +256,8 @@ extension EnterSettings {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let result = prompt.readLines(style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD)),
+        let result = prompt.readLines(style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD),
+                                                   ascii: Style.localeWantsASCII()),
                                       write: { Terminal.write($0, to: messagesFD) }, receive: receive,
                                       stop: { Terminal.outputFailed })
         try delivery.finish()

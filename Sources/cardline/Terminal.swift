@@ -5,8 +5,8 @@ import CardPrompt
 
 /// Process-level facts about the terminal, and writing to descriptors.
 enum Terminal {
-    /// Colour unless turned off by flag, by NO_COLOR (any non-empty value), by TERM=dumb, or
-    /// because `fd` (stdout unless said) is not a terminal.
+    /// Colour unless turned off by flag, or because `fd` (stdout unless said) is not a
+    /// terminal, or as `Style.terminalWantsColour` decides (NO_COLOR, TERM, terminfo).
     static func wantsColour(disabled: Bool, fd: Int32 = 1) -> Bool {
         !disabled && isatty(fd) == 1 && Style.terminalWantsColour()
     }

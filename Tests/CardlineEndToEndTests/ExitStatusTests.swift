@@ -120,7 +120,7 @@ import Glibc
 
     @Test func inputThatEndsBeforeAnyCardExitsOne() throws {
         let out = home.path + "/out"
-        FileManager.default.createFile(atPath: out, contents: nil)
+        try #require(FileManager.default.createFile(atPath: out, contents: nil))
         let run = try runWritingTo(.file(out), ["--print"], input: "/dev/null", environment: home.environment)
         #expect(run.status == 1)
         #expect(try String(contentsOfFile: out, encoding: .utf8).isEmpty)
@@ -148,7 +148,7 @@ import Glibc
         #expect(writer >= 0)
         defer { close(writer) }
         let out = home.path + "/out"
-        FileManager.default.createFile(atPath: out, contents: nil)
+        try #require(FileManager.default.createFile(atPath: out, contents: nil))
         let run = try runWritingTo(.file(out), ["--print"], input: fifo,
                                    environment: home.environment.merging(["CARDLINE_TIMEOUT": "1"]) { $1 })
         #expect(run.status == 124)

@@ -65,6 +65,9 @@ int cl_wait_input(int fd, int timeout_ms);
 int cl_can_suspend(void);
 /// The terminal's width in columns (TIOCGWINSZ), or 80 when it cannot be told.
 int cl_columns(int fd);
+/// The colours terminal type `term` has by its terminfo entry (`colors`): -1 when it says
+/// none, or there is no entry (libtinfo, which libedit uses, reads it).
+int cl_terminal_colours(const char *term);
 
 
 /// Handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS, on an alternate
