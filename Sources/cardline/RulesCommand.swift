@@ -48,11 +48,12 @@ struct Rules: ParsableCommand {
                 Terminal.writeError("cardline: error: no network has the id `\(id)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
                 throw ExitStatus.rejected
             }
-            let advance = network.autoAdvanceLengths.map(String.init).joined(separator: ", ")
+            // A number moves on by itself only at its pattern's longest length (LengthSet.completeness).
+            let advance = network.lengths.last.map(String.init) ?? "-"
             Terminal.writeOut("""
                 \(network.id) — \(network.name)
                   file:         \(network.file.escapingControlCharacters)
-                  logo:         \(network.logo)
+                  logo:         \(network.logo)\(network.hasFamily ? "\n  family:       \(network.family) (--networks \(network.family) takes it)" : "")
                   status:       \(network.status.rawValue)\(network.status == .retired && set.network(id: network.id) == nil ? " (not matched; --retired matches it)" : "")
                   patterns:     \(network.patterns.enumerated().filter { network.patternLengths[$0.offset] == network.lengths }.map(\.element.description).joined(separator: ", "))
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
@@ -225,7 +226,7 @@ extension CardNetwork {
         let patternList = patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
         func numbers(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
         return "{\"id\": \(id.jsonQuoted), \"name\": \(name.jsonQuoted), \"logo\": \(logo.jsonQuoted), \"patterns\": [\(patternList)], "
-            + "\"lengths\": \(numbers(lengths)), \"autoAdvance\": \(numbers(autoAdvanceLengths)), \"groups\": \(numbers(groups)), "
+            + "\"lengths\": \(numbers(lengths)), \"family\": \(family.jsonQuoted), \"groups\": \(numbers(groups)), "
             + "\"cvv\": {\"name\": \(cvv.name.jsonQuoted), \"length\": \(cvv.length), \"side\": \(cvv.side.jsonQuoted)}, "
             + "\"lengthsFor\": [" + lengthsForEntries.map { "{\"patterns\": [" + $0.patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
                 + "], \"lengths\": \(numbers($0.lengths))}" }.joined(separator: ", ") + "], "
