@@ -47,7 +47,8 @@ import Glibc
         t.send(number)
         if number.count < 19 {
             t.expect("complete - Enter to continue, or keep typing")
-            #expect(t.redraw(expectingBadge: badge).contains(String(number.suffix(4))))
+            // Still in the number field, every digit there (grouped), the badge saying it is valid.
+            #expect(t.redraw(expectingBadge: badge).filter(\.isNumber).hasPrefix(number))
             t.send("\r")
         }
         t.expect("Type the expiry date")
@@ -90,12 +91,40 @@ import Glibc
     @Test func networksVisaStillRefusesOthersAndVisaIsItsOwnFamily() throws {
         let t = try start(["--print", "--once", "--networks", "visa"])
         t.expect("Card number (")
-        t.send("6759")
-        t.expect("Maestro is not accepted here")
-        t.send("\u{15}4111111111111111")
+        t.send("5")
+        t.expect("no accepted network starts with 5 (accepted: Visa)")
+        t.send("4111111111111111")
         t.expect("Type the expiry date")
         let card = try finish(t)
         #expect(card["network"] as? String == "visa")
         #expect(card["family"] as? String == "visa")
+    }
+
+    /// On a pipe, a whole card per line keeps its fields apart for numbers that could grow
+    /// (Discover 16-19, Diners Club 14-19, Maestro 12-19), and each number is delivered whole.
+    @Test func wholeCardsOnAPipeAreDeliveredAsTyped() throws {
+        let numbers = ["6011111111111117", "3011711535317500", "6759649826438453003", "4111111111111111"]
+        let input = numbers.map { "\($0) 12/30 123\n" }.joined()
+        let run = try runPiped(["--today", "2026-11", "--no-history", "--print"], input: input, environment: home.environment)
+        #expect(run.status == 0, "\(run.errors)")
+        let delivered = run.output.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+        #expect(delivered.map { $0["number"] as? String } == numbers)
+        #expect(delivered.map { $0["family"] as? String } == ["discover", "diners-club", "maestro", "visa"])
+    }
+
+    /// `check` takes the family too, and `rules show` says it.
+    @Test func checkAndRulesShowKnowTheFamily() throws {
+        let check = try runPiped(["check", "--today", "2026-11", "--networks", "visa"],
+                                 input: "4917300800000000,12/30\n5555555555554444,12/30\n", environment: home.environment)
+        let records = check.output.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+        #expect(records.map { $0["valid"] as? Bool } == [true, false], "\(check.output)\(check.errors)")
+        #expect((records.last?["errors"] as? [String])?.contains("network_not_accepted") == true)
+        let show = try runPiped(["rules", "show", "visa-electron"], input: "", environment: home.environment)
+        #expect(show.status == 0)
+        #expect(show.output.contains("family:       visa (--networks visa takes it)"), "\(show.output)")
     }
 }
