@@ -262,16 +262,24 @@ extension RuleSet {
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
         // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
         let lengths = detection.lengths
-        let lengthOK = lengths.contains(digits.count)
+        let completeness = lengths.completeness(of: digits.count)
+        let lengthOK = completeness.isComplete
         let allowedLengths = lengths.lengths.map(String.init).joined(separator: ", ")
         // "for 4026" when the lengths are the deciding pattern's own and not the network's.
         let own = decidingPatternIndex(detection, digits).map { network.patternLengths[$0] }
         let patternNote = own == lengths.lengths && own != network.lengths ? " for \(pattern)" : ""
-        lines.append("  length:    \(digits.count) — \(lengthOK ? "valid" : digits.count < lengths.max ? "incomplete" : "invalid") (\(network.name) allows \(allowedLengths)\(patternNote))")
+        let lengthWord: String
+        switch completeness {
+        case .final: lengthWord = "valid"
+        case .completeCanGrow: lengthWord = "valid, could grow to \(lengths.max)"
+        case .incomplete: lengthWord = "incomplete"
+        case .notALength: lengthWord = "invalid"
+        }
+        lines.append("  length:    \(digits.count) — \(lengthWord) (\(network.name) allows \(allowedLengths)\(patternNote))")
         let luhnOK = !network.luhn || CardNumber.passesLuhn(digits)
         lines.append("  luhn:      " + (!network.luhn ? "not checked for \(network.name)" : !lengthOK ? "not checked until the length is valid" : luhnOK ? "passes" : "fails"))
         let valid = lengthOK && luhnOK
-        lines.append("  verdict:   " + (valid ? "valid" : !lengthOK && digits.count < lengths.max ? "incomplete" : "invalid"))
+        lines.append("  verdict:   " + (valid ? "valid" : completeness == .incomplete ? "incomplete" : "invalid"))
         return (lines, valid)
     }
 }
