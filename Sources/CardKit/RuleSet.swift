@@ -373,7 +373,7 @@ public struct Detection: Equatable, Sendable {
     /// How many digits the pattern that decided `network` looks at.
     public var decidingLength: Int
     /// The lengths the patterns still possible allow: the deciding pattern's own once no
-    /// longer pattern can match (Visa `4…`: 16 and 19; Visa `4026…`: 13, 16 and 19).
+    /// longer pattern can match (Visa `4…`: 16; Visa `413600…`: 13 and 16).
     public var lengths: LengthSet
 
     /// A detection from its parts.
