@@ -56,6 +56,11 @@ import Glibc
         #expect(card["number"] as? String == number)
         #expect(card["network"] as? String == network)
         #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
+        // The line that said "complete" left no copy of the live field: once done, the screen
+        // shows the number masked only (first six, last four).
+        let middle = String(number.dropFirst(6).dropLast(4))
+        #expect(t.screen.lines.contains { $0.hasSuffix("Success! \(card["name"] as? String ?? "?") •••• \(number.suffix(4)), expires 12/30") }, "\(t.screen.lines)")
+        #expect(!t.screen.lines.contains { $0.filter(\.isNumber).contains(middle) }, "\(t.screen.lines)")
     }
 
     /// The common lengths still move on by themselves: no Enter is sent.
@@ -126,5 +131,7 @@ import Glibc
         let show = try runPiped(["rules", "show", "visa-electron"], input: "", environment: home.environment)
         #expect(show.status == 0)
         #expect(show.output.contains("family:       visa (--networks visa takes it)"), "\(show.output)")
+        let test = try runPiped(["rules", "test", "3011711535317500"], input: "", environment: home.environment)
+        #expect(test.output.contains("length:    16 — valid, could grow to 19 (Diners Club allows 14, 15, 16, 17, 18, 19)"), "\(test.output)")
     }
 }
