@@ -48,6 +48,14 @@ import Testing
         ("6216828057351082942", "unionpay", .final),
         ("3530111333300000", "jcb", .completeCanGrow),  // JCB 16-19
         ("41111111111111111", "visa", .notALength),  // 17 digits: no Visa length
+        // Lengths by BIN from processors' public test cards (rules/visa.json, visa-electron.json):
+        ("4013250000000000006", "visa", .final),  // Adyen's 19-digit V Pay
+        ("4013257351082949", "visa", .completeCanGrow),  // the same BIN at 16: 19 still possible
+        ("4012888888881881", "visa", .final),  // a neighbouring BIN still moves on at 16
+        ("4242424242424242", "visa", .final),
+        ("4911830000000", "visa", .completeCanGrow),  // Worldpay's 13-digit Visa
+        ("4917610000000000003", "visa-electron", .final),  // Worldpay's 19-digit Visa Debit
+        ("4917610000000000", "visa-electron", .completeCanGrow),  // and its 16-digit Visa
     ])
     func bundledRulesSayHowANumberStands(number: String, network: String, expected: Completeness) throws {
         let set = BundledRules.set

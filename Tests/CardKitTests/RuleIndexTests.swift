@@ -4,25 +4,33 @@ import Testing
 /// The indexed matcher against a plain scan of every pattern, on the bundled rules and on a
 /// generated issuer-level table of 10,000 ranges over 500 networks.
 @Suite struct RuleIndexTests {
-    /// What detection must say, computed the slow, obvious way.
+    /// What detection must say, computed the slow, obvious way. The longest length goes by the
+    /// patterns still possible, each with its own lengths (a `lengthsFor` pattern's, such as
+    /// Visa's `401325` with 19, count only while it can still match), and the deciding one.
     static func reference(_ set: RuleSet, _ typed: [UInt8]) -> (network: String?, candidates: [String], maxLength: Int) {
         var bestLength = 0
         var bestOwner: Int?
+        var bestMaxLength = 0
         var partial = Set<Int>()
+        var partialMaxLength = 0
         for (index, network) in set.networks.enumerated() {
-            for pattern in network.patterns {
+            for (patternIndex, pattern) in network.patterns.enumerated() {
+                let longest = network.patternLengths[patternIndex].max() ?? 0
                 switch pattern.match(typed) {
                 case .full where pattern.length > bestLength:
                     bestLength = pattern.length
                     bestOwner = index
-                case .partial: partial.insert(index)
+                    bestMaxLength = longest
+                case .partial:
+                    partial.insert(index)
+                    partialMaxLength = max(partialMaxLength, longest)
                 default: break
                 }
             }
         }
         let owners = partial.union(bestOwner.map { [$0] } ?? []).sorted()
         let decided = owners.count == 1 && owners.first == bestOwner ? set.networks[bestOwner!].id : nil
-        return (decided, owners.map { set.networks[$0].id }, owners.map { set.networks[$0].maxLength }.max() ?? 0)
+        return (decided, owners.map { set.networks[$0].id }, max(partialMaxLength, bestMaxLength))
     }
 
     /// 500 networks, 20 disjoint six-digit ranges each, interleaved across the 3xxxxx–8xxxxx space,

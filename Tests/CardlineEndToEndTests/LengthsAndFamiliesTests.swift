@@ -39,8 +39,12 @@ import Glibc
     /// Numbers whose network has longer valid lengths: typed whole, they stay in the number
     /// field (the last digit of a 19-digit Maestro moves on; Diners Club's 16 waits for Enter,
     /// saying so), and the number delivered is the number typed.
+    /// A 19-digit Visa (Adyen's V Pay test card 4013 2500 0000 0000 006) and a 19-digit Visa
+    /// Debit (Worldpay's 4917610000000000003) are delivered whole: their BINs have 19 in the rules.
     @Test(arguments: [("6759649826438453003", "maestro", "MAESTRO 19/19"),
-                      ("3011711535317500", "diners-club", "DINERS 16/19 (16 valid)")])
+                      ("3011711535317500", "diners-club", "DINERS 16/19 (16 valid)"),
+                      ("4013250000000000006", "visa", "VISA 19/19"),
+                      ("4917610000000000003", "visa-electron", "ELECTRON 19/19")])
     func aLongerLengthOfTheSameRangeIsDeliveredWhole(number: String, network: String, badge: String) throws {
         let t = try start(["--print", "--once"])
         t.expect("Card number (")
@@ -64,7 +68,8 @@ import Glibc
     }
 
     /// The common lengths still move on by themselves: no Enter is sent.
-    @Test(arguments: [("4111111111111111", "visa"), ("5555555555554444", "mastercard"), ("378282246310005", "american-express")])
+    @Test(arguments: [("4111111111111111", "visa"), ("4242424242424242", "visa"), ("4012888888881881", "visa"),
+                      ("4917300800000000", "visa-electron"), ("5555555555554444", "mastercard"), ("378282246310005", "american-express")])
     func aNumberThatCannotGrowMovesOnByItself(number: String, network: String) throws {
         let t = try start(["--print", "--once"])
         t.expect("Card number (")
