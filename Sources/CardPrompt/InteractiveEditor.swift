@@ -298,12 +298,31 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        if let step = maskedStep {
+            // libedit has drawn the field masked (`drawMasked`): now what it was drawn for.
+            maskedStep = nil
+            switch step {
+            case .unmask:
+                replaceBuffer(el)
+                return redrawn(CC_REFRESH)
+            case .suspend:
+                cl_suspend()
+                write("\r")
+                replaceBuffer(el)
+                return redrawn(CC_REDISPLAY)
+            }
+        }
         if resized {
             resized = false
             el_resize(el)
             columns = Int(cl_columns(fileno(device.output)))
-            // The old line may be longer than the new width: clear it, then draw afresh.
-            write("\r\u{1B}[J")
+            // Back to the line's first row, from a known state: a terminal that reflows
+            // (tmux) has rewrapped the line at the new width, the cursor at the same place in
+            // its text; one that does not left it on the rows it took. Up as far as either
+            // puts the start, then everything below is cleared, so no row of the old line
+            // (with the number) stays behind to scroll into the history.
+            let rowsAbove = max(leaveRowsAbove, ((choice?.promptWidth ?? 0) + shownWidth) / max(1, columns))
+            write("\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J")
             updatePrompts()
             replaceBuffer(el)
             return redrawn(CC_REDISPLAY)
@@ -316,7 +335,13 @@ final class InteractiveEditor {
             if case .control(let byte) = key.base, byte == 0x1A, key.modifiers.isEmpty { return suspend(el) }
             if case .control(let byte) = key.base, byte == 0x0C, key.modifiers.isEmpty {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
-                // left to it; the line it draws is still the engine's.
+                // left to it; the line it draws is still the engine's. Terminals that keep a
+                // cleared screen in their scrollback (tmux) keep the field as it was drawn:
+                // masked first, whole again after the clear.
+                if drawMasked(el, then: .unmask) {
+                    el_push(el, "\u{0C}\u{1F}")  // the clear, then the input key: unmask
+                    return redrawn(CC_REFRESH)
+                }
                 el_push(el, "\u{0C}")
                 badgeOnScreen = nil
                 return UInt8(CC_NORM)
@@ -335,9 +360,31 @@ final class InteractiveEditor {
     private func suspend(_ el: OpaquePointer) -> UInt8 {
         // A caller that ignores SIGTSTP (a program embedding the prompt) does not want to stop.
         guard cl_can_suspend() == 1 else { return perform([.other("Ctrl-Z")], on: el) }
+        // What the terminal shows while stopped (and may keep) holds the field masked.
+        if drawMasked(el, then: .suspend) {
+            el_push(el, "\u{1F}")
+            return redrawn(CC_REFRESH)
+        }
         cl_suspend()
         write("\r")
         return redrawn(CC_REDISPLAY)
+    }
+
+    /// What waits for libedit to have drawn the field masked: drawing it whole again after a
+    /// clear, or a suspend.
+    private enum MaskedStep { case unmask, suspend }
+    private var maskedStep: MaskedStep?
+
+    /// Before anything that can push the screen into a terminal's scrollback (a full clear, a
+    /// suspend): puts the field masked in libedit's buffer, for the caller to return
+    /// `CC_REFRESH` (libedit draws it) having pushed the keys that do `step` next. False, doing
+    /// nothing, when masking hides nothing.
+    private func drawMasked(_ el: OpaquePointer, then step: MaskedStep) -> Bool {
+        let masked = currentView.maskedText
+        guard masked != currentView.text else { return false }
+        replaceBuffer(el, with: masked)
+        maskedStep = step
+        return true
     }
 
     private static func from(_ el: OpaquePointer?) -> InteractiveEditor? {
@@ -392,7 +439,8 @@ final class InteractiveEditor {
         }
 
         var lines: [String] = []
-        if let reason = refusals.reasonToShow(outcome) {
+        // A key read with the one before it is part of its burst: one reason for the burst.
+        if let reason = refusals.reasonToShow(outcome, inBurst: keyIndex > 1) {
             lines.append(style.refusal(reason))
         } else if outcome.refusal != nil {
             replaceBuffer(el)
