@@ -302,9 +302,13 @@ final class InteractiveEditor {
             // libedit has drawn the field masked (`drawMasked`): now what it was drawn for.
             maskedStep = nil
             switch step {
-            case .unmask:
+            case .clearScreen:
+                // The field whole again in libedit's buffer, not drawn (CC_NORM): the clear
+                // pushed next draws it in full on the cleared screen.
                 replaceBuffer(el)
-                return redrawn(CC_REFRESH)
+                el_push(el, "\u{0C}")
+                badgeOnScreen = nil
+                return UInt8(CC_NORM)
             case .suspend:
                 cl_suspend()
                 write("\r")
@@ -316,13 +320,8 @@ final class InteractiveEditor {
             resized = false
             el_resize(el)
             columns = Int(cl_columns(fileno(device.output)))
-            // Back to the line's first row, from a known state: a terminal that reflows
-            // (tmux) has rewrapped the line at the new width, the cursor at the same place in
-            // its text; one that does not left it on the rows it took. Up as far as either
-            // puts the start, then everything below is cleared, so no row of the old line
-            // (with the number) stays behind to scroll into the history.
-            let rowsAbove = max(leaveRowsAbove, ((choice?.promptWidth ?? 0) + shownWidth) / max(1, columns))
-            write("\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J")
+            // The old line may be longer than the new width: clear it, then draw afresh.
+            write("\r\u{1B}[J")
             updatePrompts()
             replaceBuffer(el)
             return redrawn(CC_REDISPLAY)
@@ -338,8 +337,8 @@ final class InteractiveEditor {
                 // left to it; the line it draws is still the engine's. Terminals that keep a
                 // cleared screen in their scrollback (tmux) keep the field as it was drawn:
                 // masked first, whole again after the clear.
-                if drawMasked(el, then: .unmask) {
-                    el_push(el, "\u{0C}\u{1F}")  // the clear, then the input key: unmask
+                if drawMasked(el, then: .clearScreen) {
+                    el_push(el, "\u{1F}")  // the input key: `.clearScreen` once it is drawn
                     return redrawn(CC_REFRESH)
                 }
                 el_push(el, "\u{0C}")
@@ -370,9 +369,9 @@ final class InteractiveEditor {
         return redrawn(CC_REDISPLAY)
     }
 
-    /// What waits for libedit to have drawn the field masked: drawing it whole again after a
-    /// clear, or a suspend.
-    private enum MaskedStep { case unmask, suspend }
+    /// What waits for libedit to have drawn the field masked: a full clear (which draws the
+    /// field whole again), or a suspend.
+    private enum MaskedStep { case clearScreen, suspend }
     private var maskedStep: MaskedStep?
 
     /// Before anything that can push the screen into a terminal's scrollback (a full clear, a
