@@ -51,7 +51,7 @@ import Glibc
         try tmux.waitForRawMode()
         tmux.sendLiteral(Self.typed)
         #expect(tmux.waitFor("the number typed") { $0.contains { KeySequenceTests.field($0) == Self.shown } } != nil)
-        for columns in [40, 80, 120, 30, 100, 40] {
+        for columns in [40, 80, 120, 100, 40] {
             tmux.resize(columns: columns)
             // A key after the resize: once its effect shows, the resize has been handled.
             tmux.sendKey("BSpace")
