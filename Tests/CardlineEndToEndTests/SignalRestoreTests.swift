@@ -54,6 +54,34 @@ import Glibc
                 "\(screen.lines.filter { !$0.isEmpty })")
     }
 
+    /// Ctrl-Z: before the handler clears the field and lets go of the terminal, the field is
+    /// drawn masked, so a terminal that keeps what it showed holds no clear number.
+    @Test func ctrlZDrawsTheFieldMaskedBeforeTheStop() throws {
+        let t = try start()
+        t.send(Self.typed)
+        t.waitForScreen("15 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" }
+        let mark = t.raw.count
+        t.send("\u{1A}")
+        let off = Array("\u{1B}[?2004l".utf8), clear = Array("\u{1B}[J".utf8)
+        func first(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
+            guard bytes.count >= needle.count else { return nil }
+            return (0...(bytes.count - needle.count)).first { bytes[$0...].starts(with: needle) }
+        }
+        _ = t.waitForScreen("the terminal let go") { _ in first(off, in: Array(t.rawSince(mark))) != nil }
+        let tail = Array(t.rawSince(mark))
+        let at = try #require(first(off, in: tail))
+        // The screen just before the handler's clear (the last ESC [ J before paste goes off).
+        let clearAt = try #require((0...at).last { tail[$0...].starts(with: clear) })
+        var before = ScreenModel(columns: 140, rows: 40)
+        before.feed(t.raw[..<(mark + clearAt)])
+        let line = before.lines.last { $0.hasPrefix("Card number") } ?? ""
+        #expect(KeySequenceTests.field(line) == "4539 14•• •••3 646", "masked before the stop: \(line)")
+        #expect(!before.lines.contains(where: ScrollbackTests.holdsMiddle), "\(before.lines.filter { !$0.isEmpty })")
+        #expect(t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" } != nil)
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
     /// The prompt ignores SIGXFSZ (cardline does, for `check` and `replay`): it goes on.
     @Test func sigxfszLeavesThePromptRunning() throws {
         let t = try start()
