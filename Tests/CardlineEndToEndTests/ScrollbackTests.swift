@@ -42,31 +42,38 @@ import Glibc
         tmux.sendKey("C-d")
     }
 
-    /// Known gap: when tmux narrows a window it rewraps the cursor's line and pushes the rows
-    /// above the cursor into its history at once, before SIGWINCH reaches cardline, so the
-    /// rows of the live field written before the resize are kept unmasked. Recorded as a
-    /// known issue until the field is kept masked across resizes.
-    @Test func resizingLeavesNoClearNumberBehind() throws {
+    /// Resizing at several widths, with a key after each resize, leaves one row holding the
+    /// number: the live line's. NOTE: this passes on the code before issue 20 as well; it does
+    /// not reproduce what a manual tmux session shows when the keys come a moment after the
+    /// resize (the rewrapped rows of the old line stay above the redrawn prompt, unmasked, and
+    /// scroll into the history). That defect is open (see the branch report).
+    ///
+    /// With `fromTheTop`, the line is first brought to the screen's top row (Ctrl-L).
+    @Test(arguments: [false, true])
+    func resizingLeavesNoClearNumberBehind(fromTheTop: Bool) throws {
         let tmux = try Tmux(home: home, columns: 120, rows: 30)
         try tmux.waitForRawMode()
         tmux.sendLiteral(Self.typed)
         #expect(tmux.waitFor("the number typed") { $0.contains { KeySequenceTests.field($0) == Self.shown } } != nil)
+        if fromTheTop {
+            tmux.sendKey("C-l")
+            #expect(tmux.waitFor("the line at the top", history: false) { $0.first.map { KeySequenceTests.field($0) == Self.shown } == true } != nil)
+        }
         for columns in [40, 80, 120, 100, 40] {
             tmux.resize(columns: columns)
             // A key after the resize: once its effect shows, the resize has been handled.
             tmux.sendKey("BSpace")
             #expect(tmux.waitFor("\(columns) columns: one digit deleted", history: false) { $0.last { !$0.isEmpty }?.contains("14/16") == true } != nil)
             tmux.sendLiteral("6")
-            let lines = tmux.waitFor("\(columns) columns: the digit typed again", joined: true) { lines in
+            let lines = tmux.waitFor("\(columns) columns: the digit typed again") { lines in
                 tmux.capture().last { !$0.isEmpty }?.contains("15/16") == true
             }
             #expect(lines != nil)
-            // Everything the terminal holds, history included, lines joined where they wrapped:
-            // only one line (the live one) holds the number.
+            // Everything the terminal holds, history included, row by row (joining wrapped rows
+            // would join stale rows to the live line): only one row (the live line's, which
+            // holds digits 5-12 at every width here) holds the middle digits.
             let holding = (lines ?? []).filter(Self.holdsMiddle)
-            withKnownIssue("tmux keeps the rows above the cursor in its history when it narrows", isIntermittent: true) {
-                #expect(holding.count == 1, "\(columns) columns: \(holding)")
-            }
+            #expect(holding.count == 1, "\(columns) columns: \(holding)")
         }
         tmux.sendKey("C-u")
         tmux.sendKey("C-d")
