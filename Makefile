@@ -10,7 +10,7 @@ deps:
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config; }
 
 # The schema check in `make test` uses Python's jsonschema; the install check renders the
-# man page with man-db and groff.
+# man page with man-db and groff; the scrollback tests drive the prompt in tmux.
 test-deps: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || { \
 	  echo "cardline: installing python3-jsonschema (for the rule-schema check)"; \
@@ -18,6 +18,9 @@ test-deps: deps
 	@{ command -v man && command -v groff; } >/dev/null 2>&1 || { \
 	  echo "cardline: installing man-db and groff-base (to check the man page renders)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq man-db groff-base; }
+	@command -v tmux >/dev/null 2>&1 || { \
+	  echo "cardline: installing tmux (for the scrollback tests)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; }
 
 build: deps
 	$(SWIFT) build

@@ -115,10 +115,19 @@ static int cl_tty_out = -1;             // where the handlers write (the termina
 static struct termios cl_saved;            // the terminal as it was before the prompt
 static struct termios cl_editing;          // as it was when a stop signal came
 static volatile sig_atomic_t cl_resized = 0;
-static const int cl_ending[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2};
-#define CL_ENDING_COUNT (sizeof cl_ending / sizeof cl_ending[0])
-static struct sigaction cl_previous[CL_ENDING_COUNT];
-static int cl_installed[CL_ENDING_COUNT];
+// Every catchable signal whose default action ends the process (issue 20: SIGXCPU, SIGXFSZ,
+// SIGVTALRM, SIGPROF, SIGIO, SIGPWR and the real-time signals used to end it with the terminal
+// raw and the number on screen), besides the faults of cl_fatal; the real-time ones are added
+// in cl_signals_begin. SIGXFSZ among them: the cardline executable ignores it (a write too
+// large is an error), a program embedding the prompt may not.
+static const int cl_ending_fixed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+                                      SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT};
+#define CL_FIXED_COUNT (sizeof cl_ending_fixed / sizeof cl_ending_fixed[0])
+#define CL_ENDING_MAX (CL_FIXED_COUNT + 64)
+static int cl_ending[CL_ENDING_MAX];
+static size_t cl_ending_count = 0;
+static struct sigaction cl_previous[CL_ENDING_MAX];
+static int cl_installed[CL_ENDING_MAX];
 static struct sigaction cl_previous_stop, cl_previous_winch;
 
 // What the terminal is told when the prompt lets go of it (clear the live field, bracketed
@@ -189,13 +198,20 @@ int cl_signals_begin(int tty, int tty_out) {
     cl_tty = tty;
     cl_tty_out = tty_out;
     // No echo from here on: keys typed before libedit's raw mode must not show a digit.
+    // No flow control either (IXON): a Ctrl-S would stop the terminal's output, and a signal
+    // handler's write to it would then block. libedit keeps both as it finds them; the
+    // handlers and cl_signals_end put the original settings back.
     struct termios quiet = cl_saved;
     quiet.c_lflag &= ~(ECHO | ECHONL);
+    quiet.c_iflag &= ~IXON;
     tcsetattr(tty, TCSANOW, &quiet);
+    cl_ending_count = 0;
+    for (size_t i = 0; i < CL_FIXED_COUNT; i++) cl_ending[cl_ending_count++] = cl_ending_fixed[i];
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX && cl_ending_count < CL_ENDING_MAX; sig++) cl_ending[cl_ending_count++] = sig;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_flags = SA_RESTART;
-    for (size_t i = 0; i < CL_ENDING_COUNT; i++) {
+    for (size_t i = 0; i < cl_ending_count; i++) {
         cl_installed[i] = 0;
         struct sigaction current;
         // A signal the caller ignores (SIG_IGN, or SIGPIPE while delivering) stays ignored.
@@ -213,7 +229,7 @@ int cl_signals_begin(int tty, int tty_out) {
 }
 
 void cl_signals_end(void) {
-    for (size_t i = 0; i < CL_ENDING_COUNT; i++) {
+    for (size_t i = 0; i < cl_ending_count; i++) {
         if (cl_installed[i]) sigaction(cl_ending[i], &cl_previous[i], NULL);
         cl_installed[i] = 0;
     }

@@ -17,7 +17,7 @@ public enum Key: Equatable, Hashable, Sendable {
     case historyPrevious
     /// Recall the next (later) entry, or back to the text being typed before recall (Down).
     case historyNext
-    /// A key with no meaning at this prompt (Ctrl-Left, Delete, F5, Esc, Alt-5…), named as a
+    /// A key with no meaning at this prompt (Ctrl-Left, Delete, F5, Esc, Alt-digit…), named as a
     /// person knows it: refused with that name, never typed into a field.
     case other(String)
 

@@ -85,19 +85,24 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
         self.modifiers = modifiers
     }
 
-    /// The key as a person would name it: "Left", "Ctrl-Left", "Alt-5", "Shift-Tab", "F5",
+    /// The key as a person would name it: "Left", "Ctrl-Left", "Alt-x", "Shift-Tab", "F5",
     /// "Ctrl-Shift-F5", "Esc", "Delete", "Ctrl-A", "Page Up", "keypad 5".
     ///
     /// Modifiers come in the order Ctrl, Alt, Shift, Meta ("Ctrl-Alt-Shift-Up"); a control byte
     /// counts as Ctrl ("Ctrl-Alt-A" for ESC ^A). Characters that would not show as themselves
-    /// (controls, format characters, marks, spaces other than " ") are named "U+0301". Pastes
-    /// are named by size only, never by content (they may hold a card number). Unknown sequences
-    /// and invalid bytes are spelled out byte by byte, with no raw control character:
-    /// "an unknown key (ESC [ 9 9 z)", "a byte that is not UTF-8 (0xFF)".
+    /// (controls, format characters, marks, spaces other than " ") are named "U+0301". Nothing
+    /// typed is spelled back when it can be a card's digit (issue 20): a digit held with a
+    /// modifier is named "digit" ("Alt-digit", "Ctrl-keypad digit"), pastes by size only, and
+    /// an unknown or malformed escape sequence by its kind ("a mouse report", "a status reply
+    /// from the terminal", "an unknown escape sequence"), never by its bytes: `ESC [` followed
+    /// by fast typing holds the whole card. Invalid bytes (never ASCII digits) are shown in
+    /// hex: "a byte that is not UTF-8 (0xFF)".
     public var name: String {
         var mods = modifiers
         let baseName: String
         switch base {
+        case .character(let c) where !mods.isEmpty && Self.isDigit(c): baseName = "digit"
+        case .keypad(let c) where !mods.isEmpty && Self.isDigit(c): baseName = "keypad digit"
         case .character(let c): baseName = Self.characterName(c)
         case .control(let byte):
             switch byte {
@@ -134,7 +139,7 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
             let hex = bytes.map { Self.hex($0) }.joined(separator: " ")
             return bytes.count == 1 ? "a byte that is not UTF-8 (\(hex))" : "bytes that are not UTF-8 (\(hex))"
         case .unknown(let bytes):
-            return "an unknown key (" + bytes.map { Self.byteName($0) }.joined(separator: " ") + ")"
+            return Self.sequenceKind(bytes)
         }
         var parts: [String] = []
         if mods.contains(.control) { parts.append("Ctrl") }
@@ -150,15 +155,32 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
         return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
     }
 
-    /// One byte of an unknown sequence: ESC, SP, DEL, ^A for controls, 0xNN above 0x7F.
-    private static func byteName(_ byte: UInt8) -> String {
-        switch byte {
-        case 0x1B: return "ESC"
-        case 0x20: return "SP"
-        case 0x7F: return "DEL"
-        case 0x00..<0x20: return "^" + String(Character(Unicode.Scalar(byte + 0x40)))
-        case 0x21..<0x7F: return String(Character(Unicode.Scalar(byte)))
-        default: return hex(byte)
+    /// A digit of any script (a card's digit, typed with a modifier held).
+    private static func isDigit(_ c: Character) -> Bool {
+        c.unicodeScalars.count == 1 && c.unicodeScalars.first!.properties.numericType == .decimal
+    }
+
+    /// What an unknown escape sequence is, named by its shape alone: its bytes may be keys
+    /// typed fast after `ESC [`, a card number among them.
+    static func sequenceKind(_ bytes: [UInt8]) -> String {
+        var body = bytes[...]
+        while body.first == 0x1B { body = body.dropFirst() }  // ESC, or ESC ESC (Alt)
+        guard body.first == 0x5B, let final = body.last, body.count >= 2 else { return "an unknown escape sequence" }
+        let parameters = body.dropFirst().dropLast()
+        let isNumbers = parameters.allSatisfy { (0x30...0x3B).contains($0) }
+        switch final {
+        case _ where body.count == 5 && body[body.startIndex + 1] == 0x4D,  // X10: CSI M and three bytes
+             0x4D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
+             0x6D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
+             0x4D where isNumbers && parameters.split(separator: 0x3B).count == 3:  // urxvt
+            return "a mouse report"
+        case 0x52 where isNumbers,  // cursor position
+             0x63 where parameters.first == 0x3F || parameters.first == 0x3E,  // device attributes
+             0x6E where isNumbers, 0x74 where isNumbers,
+             0x79 where parameters.last == 0x24:  // mode report
+            return "a status reply from the terminal"
+        default:
+            return "an unknown escape sequence"
         }
     }
 

@@ -96,6 +96,14 @@ public struct RefusalBurst: Sendable {
         reasonToShow(refusal: outcome.refusal)
     }
 
+    /// The reason to show for a key that came in one burst with the key before it (read from
+    /// the terminal together): after a refused key of the burst, a refused key shows nothing
+    /// more, whatever its reason (keys typed fast after `ESC [`, Alt held over a number).
+    public mutating func reasonToShow(_ outcome: Outcome, inBurst: Bool) -> String? {
+        if inBurst && lastShown != nil && outcome.refusal != nil { return nil }
+        return reasonToShow(refusal: outcome.refusal)
+    }
+
     /// The reason to show for a key refused for `refusal` (nil: not refused).
     mutating func reasonToShow(refusal: String?) -> String? {
         guard let reason = refusal else {

@@ -337,6 +337,24 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        if let step = maskedStep {
+            // libedit has drawn the field masked (`drawMasked`): now what it was drawn for.
+            maskedStep = nil
+            switch step {
+            case .clearScreen:
+                // The field whole again in libedit's buffer, not drawn (CC_NORM): the clear
+                // pushed next draws it in full on the cleared screen.
+                replaceBuffer(el)
+                el_push(el, "\u{0C}")
+                badgeOnScreen = nil
+                return UInt8(CC_NORM)
+            case .suspend:
+                cl_suspend()
+                write("\r")
+                replaceBuffer(el)
+                return redrawn(CC_REDISPLAY)
+            }
+        }
         if timedOut {
             let seconds = Double(timeoutMilliseconds ?? 0) / 1000
             let amount = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
@@ -361,7 +379,13 @@ final class InteractiveEditor {
             if case .control(let byte) = key.base, byte == 0x1A, key.modifiers.isEmpty { return suspend(el) }
             if case .control(let byte) = key.base, byte == 0x0C, key.modifiers.isEmpty {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
-                // left to it; the line it draws is still the engine's.
+                // left to it; the line it draws is still the engine's. Terminals that keep a
+                // cleared screen in their scrollback (tmux) keep the field as it was drawn:
+                // masked first, whole again after the clear.
+                if drawMasked(el, then: .clearScreen) {
+                    el_push(el, "\u{1F}")  // the input key: `.clearScreen` once it is drawn
+                    return redrawn(CC_REFRESH)
+                }
                 el_push(el, "\u{0C}")
                 badgeOnScreen = nil
                 return UInt8(CC_NORM)
@@ -409,9 +433,34 @@ final class InteractiveEditor {
     private func suspend(_ el: OpaquePointer) -> UInt8 {
         // A caller that ignores SIGTSTP (a program embedding the prompt) does not want to stop.
         guard cl_can_suspend() == 1 else { return perform([.other("Ctrl-Z")], on: el) }
+        // What the terminal shows while stopped (and may keep) holds the field masked.
+        if drawMasked(el, then: .suspend) {
+            el_push(el, "\u{1F}")
+            return redrawn(CC_REFRESH)
+        }
         cl_suspend()
         write("\r")
         return redrawn(CC_REDISPLAY)
+    }
+
+    /// What waits for libedit to have drawn the field masked: a full clear (which draws the
+    /// field whole again), or a suspend.
+    private enum MaskedStep { case clearScreen, suspend }
+    private var maskedStep: MaskedStep?
+
+    /// Before anything that can push the screen into a terminal's scrollback (a full clear, a
+    /// suspend): puts the field masked in libedit's buffer, for the caller to return
+    /// `CC_REFRESH` (libedit draws it) having pushed the keys that do `step` next. False, doing
+    /// nothing, when masking hides nothing.
+    private func drawMasked(_ el: OpaquePointer, then step: MaskedStep) -> Bool {
+        // A terminal without escapes (TERM=dumb) cannot take back what it showed: the field
+        // stays as typed there, and a masked copy would only add a line.
+        guard escapes else { return false }
+        let masked = currentView.maskedText
+        guard masked != currentView.text else { return false }
+        replaceBuffer(el, with: masked)
+        maskedStep = step
+        return true
     }
 
     private static func from(_ el: OpaquePointer?) -> InteractiveEditor? {
@@ -468,7 +517,8 @@ final class InteractiveEditor {
         }
 
         var lines: [String] = []
-        if let reason = refusals.reasonToShow(outcome) {
+        // A key read with the one before it is part of its burst: one reason for the burst.
+        if let reason = refusals.reasonToShow(outcome, inBurst: keyIndex > 1) {
             lines.append(style.refusal(reason))
         } else if outcome.refusal != nil {
             replaceBuffer(el)

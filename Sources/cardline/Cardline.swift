@@ -17,6 +17,7 @@ struct Cardline: ParsableCommand {
         // Every command checks its writes to stdout; a closed pipe must show up as EPIPE. (The
         // interactive prompt puts SIGPIPE back when it writes only to the terminal.)
         Terminal.reportBrokenPipes()
+        Terminal.reportOversizedWrites()
         if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--version" {
             Terminal.writeOut(configuration.version + "\n")
             Glibc.exit(Terminal.finishOutput(status: 0))

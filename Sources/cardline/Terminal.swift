@@ -41,6 +41,10 @@ enum Terminal {
     /// -1`) fails with EPIPE, reported as exit 74, instead of killing the process.
     static func reportBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 
+    /// Ignores SIGXFSZ, so that a write beyond the file-size limit (`ulimit -f`) fails with
+    /// EFBIG, reported as exit 74 with a message, instead of killing the process (153).
+    static func reportOversizedWrites() { signal(SIGXFSZ, SIG_IGN) }
+
     /// The exit status once the command is done with `status`: 74 when a write to standard
     /// output failed, having said why on stderr — except for EPIPE, when the reader went away
     /// on purpose (`| head -1`) and a message would only be noise.

@@ -140,7 +140,7 @@ import Glibc
         t.send("1")
         #expect(t.waitForScreen("411") { Self.field($0.cursorLine) == "411" } != nil)
         t.send("\u{1B}5")
-        t.expect("Alt-5 does nothing here")
+        t.expect("Alt-digit does nothing here")
         t.send("1")
         #expect(t.waitForScreen("4111: the Alt chord typed nothing") { Self.field($0.cursorLine) == "4111" } != nil)
         t.send("\u{15}\u{04}")
