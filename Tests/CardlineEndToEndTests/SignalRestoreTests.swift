@@ -116,7 +116,7 @@ import Glibc
         let input = home.path + "/cards.txt"
         try "4111111111111111\n".write(toFile: input, atomically: true, encoding: .utf8)
         let output = home.path + "/out.txt"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        try #require(FileManager.default.createFile(atPath: output, contents: nil))
         for format in ["json", "text"] {
             let run = try runWritingTo(.file(output), ["check", "--today", "2026-11", "--format", format, input], shell: "ulimit -f 0",
                                        environment: home.environment)
