@@ -141,6 +141,8 @@ final class InteractiveEditor {
         timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
         self.endsOnCancel = endsOnCancel
         self.engine = engine
+        // `:help` and the Ctrl-D refusal name what Ctrl-C and Esc do here.
+        self.engine.cancelEndsEntry = endsOnCancel
         self.style = style
         self.device = device
         self.title = title

@@ -109,6 +109,36 @@ import Glibc
         #expect(t.waitForExit() == 0)
     }
 
+    @Test func helpInAOneShotPromptSaysCtrlCEndsIt() throws {
+        // Before, :help and the Ctrl-D refusal said "Ctrl-C cancels the card" (start over),
+        // while in one-shot use Ctrl-C ends cardline with 130.
+        let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
+        t.expect("Card number")
+        t.send(":help\r")
+        t.expect(":quit       leave")
+        let help = t.screen.lines.joined(separator: "\n")
+        #expect(help.contains("Ctrl-C or Esc gives up and ends cardline"))
+        #expect(!help.contains("Ctrl-C cancels the card"))
+        #expect(!help.contains("Esc...) do nothing"))
+        t.send("4111111111111111")  // moves on: an empty expiry, in the middle of a card
+        t.waitForScreen("the expiry field") { $0.cursorLine.contains("Expiry") }
+        t.send("\u{04}")
+        t.expect("Ctrl-D quits only between cards; Ctrl-C gives up and ends cardline")
+        t.send("\u{03}")
+        #expect(t.waitForExit() == 130)
+        #expect(t.pipedText(1).isEmpty)
+    }
+
+    @Test func helpInTheREPLSaysCtrlCCancelsTheCard() throws {
+        let t = try start(["--today", "2026-11", "--no-history"])
+        t.expect("Card number")
+        t.send(":help\r")
+        t.expect(":quit       leave")
+        #expect(t.screen.lines.contains { $0.contains("Ctrl-C cancels the card") })
+        t.send(":quit\r")
+        #expect(t.waitForExit() == 0)
+    }
+
     @Test(arguments: [":quit\r", "\u{04}"])
     func quittingAOneShotPromptExitsOne(keys: String) throws {
         let t = try start(["--today", "2026-11", "--once", "--no-history"])
