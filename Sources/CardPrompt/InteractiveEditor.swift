@@ -376,8 +376,8 @@ final class InteractiveEditor {
             if endsOnCancel {
                 // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
                 // short timeout) ends the prompt.
-                if case .cancel = entryKey { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
-                if case .escape = key.base, key.modifiers.isEmpty { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
+                if case .cancel = entryKey { return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el) }
+                if case .escape = key.base, key.modifiers.isEmpty { return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el) }
             }
             return perform(entryKey, on: el)
         }

@@ -129,6 +129,23 @@ import Glibc
         #expect(t.pipedText(1).isEmpty)
     }
 
+    @Test func ctrlCAfterACardWasDeliveredKeepsItAndSaysOnlyTheCardBeingEnteredWasWiped() throws {
+        // --print without --once takes several cards: the first is on stdout when Ctrl-C ends
+        // the prompt (130). Before, the line said "Cancelled: no card taken".
+        let t = try start(["--today", "2026-11", "--print", "--no-history"])
+        t.expect("Card number")
+        t.send("5555555555554444" + "1230" + "123\r")
+        #expect(t.waitForPiped(1, containing: "\n"))
+        t.send("4111111111")
+        t.waitForScreen("the typed digits") { $0.cursorLine.contains("4111 1111 11") }
+        t.send("\u{03}")
+        #expect(t.waitForExit() == 130)
+        let lines = t.pipedText(1).split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("\"number\":\"5555555555554444\""))
+        #expect(t.screen.lines.contains { $0.contains("Cancelled: the card being entered was wiped") })
+        #expect(!t.screen.lines.contains { $0.contains("no card taken") })
+    }
+
     @Test func helpInTheREPLSaysCtrlCCancelsTheCard() throws {
         let t = try start(["--today", "2026-11", "--no-history"])
         t.expect("Card number")
