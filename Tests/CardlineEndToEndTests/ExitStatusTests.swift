@@ -204,12 +204,19 @@ import Glibc
     }
 
     @Test(arguments: [["--timeout", "0"], ["--timeout", "-1"], ["--timeout", "soon"], ["--timeout", "1e12"],
-                      ["--timeout=nan"], ["--timeout", "inf"]])
+                      ["--timeout=nan"], ["--timeout", "inf"], ["--timeout", "0.0005"]])
     func badTimeoutsAreUsageErrors(arguments: [String]) throws {
         let run = try runPiped(["--print"] + arguments, input: "", environment: home.environment)
         #expect(run.status == 64)
         #expect(run.errors.contains("--timeout"))
         #expect(run.output.isEmpty)
+    }
+
+    @Test func aTimeoutBelowAMillisecondIsRefusedSayingTheRange() throws {
+        // Before, 0.0001 was refused as not "more than 0", and 0.0005 taken as 1 ms.
+        let run = try runPiped(["--print"], input: "", environment: home.environment.merging(["CARDLINE_TIMEOUT": "0.0001"]) { $1 })
+        #expect(run.status == 64)
+        #expect(run.errors.contains("CARDLINE_TIMEOUT takes a number of seconds from 0.001 to 86400"))
     }
 
     @Test func aBadTimeoutInTheEnvironmentIsAUsageError() throws {
