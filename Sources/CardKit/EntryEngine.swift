@@ -136,7 +136,7 @@ public struct EntryEngine: Sendable {
         case .endOfInput:
             guard activeIsEmpty else { return .refused("Ctrl-D quits only on an empty field") }
             guard cardIsEmpty else {
-                return .refused("Ctrl-D quits only between cards; " + (cancelEndsEntry ? "Ctrl-C gives up and ends cardline" : "Ctrl-C cancels this one first"))
+                return .refused("Ctrl-D quits only between cards; " + (cancelEndsEntry ? "Ctrl-C gives up and ends the prompt" : "Ctrl-C cancels this one first"))
             }
             return quit()
         case .historyPrevious, .historyNext:
@@ -607,7 +607,7 @@ public struct EntryEngine: Sendable {
     /// says) and the commands. ASCII, and each line fits 80 columns.
     public static func helpText(cancelEndsEntry: Bool) -> [String] {
         let cancelKeys = cancelEndsEntry
-            ? ["      Up/Down recall earlier entries; Ctrl-C or Esc gives up and ends cardline;",
+            ? ["      Up/Down recall earlier entries; Ctrl-C or Esc gives up, ends the prompt;",
                "      Ctrl-D between cards quits. Other keys (arrows, Delete...) do nothing."]
             : ["      Up/Down recall earlier entries; Ctrl-C cancels the card; Ctrl-D between",
                "      cards quits. Other keys (arrows, Delete, Esc...) do nothing here."]

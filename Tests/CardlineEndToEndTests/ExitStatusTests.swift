@@ -117,13 +117,13 @@ import Glibc
         t.send(":help\r")
         t.expect(":quit       leave")
         let help = t.screen.lines.joined(separator: "\n")
-        #expect(help.contains("Ctrl-C or Esc gives up and ends cardline"))
+        #expect(help.contains("Ctrl-C or Esc gives up, ends the prompt"))
         #expect(!help.contains("Ctrl-C cancels the card"))
         #expect(!help.contains("Esc...) do nothing"))
         t.send("4111111111111111")  // moves on: an empty expiry, in the middle of a card
         t.waitForScreen("the expiry field") { $0.cursorLine.contains("Expiry") }
         t.send("\u{04}")
-        t.expect("Ctrl-D quits only between cards; Ctrl-C gives up and ends cardline")
+        t.expect("Ctrl-D quits only between cards; Ctrl-C gives up and ends the prompt")
         t.send("\u{03}")
         #expect(t.waitForExit() == 130)
         #expect(t.pipedText(1).isEmpty)
