@@ -80,6 +80,11 @@ public struct EntryEngine: Sendable {
     /// The longest `:` command line accepted.
     public static let maxCommandLength = 200
 
+    /// Whether the front end ends the entry on Ctrl-C and a lone Esc (one-shot use:
+    /// `cardline --once`, `--print`) instead of handing the engine `.cancel`; the keys as `:help`
+    /// and the Ctrl-D refusal describe them follow it.
+    public var cancelEndsEntry = false
+
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
     public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = [],
@@ -131,7 +136,7 @@ public struct EntryEngine: Sendable {
         case .endOfInput:
             guard activeIsEmpty else { return .refused("Ctrl-D quits only on an empty field") }
             guard cardIsEmpty else {
-                return .refused("Ctrl-D quits only between cards; Ctrl-C cancels this one first")
+                return .refused("Ctrl-D quits only between cards; " + (cancelEndsEntry ? "Ctrl-C gives up and ends the prompt" : "Ctrl-C cancels this one first"))
             }
             return quit()
         case .historyPrevious, .historyNext:
@@ -538,7 +543,7 @@ public struct EntryEngine: Sendable {
         func info(_ lines: [String]) -> Outcome { Outcome(messages: lines.map { .init(.info, $0) }) }
         switch (name, words.count) {
         case ("help", 1), ("h", 1), ("?", 1):
-            outcome = info(Self.helpText)
+            outcome = info(Self.helpText(cancelEndsEntry: cancelEndsEntry))
         case ("cards", 1):
             outcome = info(tray.listing)
         case ("use", 2) where argument != nil:
@@ -598,14 +603,24 @@ public struct EntryEngine: Sendable {
         return runs.joined(separator: ",")
     }
 
-    /// The lines `:help` shows: what to type, the keys and the commands. ASCII, and each
-    /// line fits 80 columns.
-    public static let helpText = [
+    /// The lines `:help` shows: what to type, the keys (Ctrl-C and Esc as `cancelEndsEntry`
+    /// says) and the commands. ASCII, and each line fits 80 columns.
+    public static func helpText(cancelEndsEntry: Bool) -> [String] {
+        let cancelKeys = cancelEndsEntry
+            ? ["      Up/Down recall earlier entries; Ctrl-C or Esc gives up, ends the prompt;",
+               "      Ctrl-D between cards quits. Other keys (arrows, Delete...) do nothing."]
+            : ["      Up/Down recall earlier entries; Ctrl-C cancels the card; Ctrl-D between",
+               "      cards quits. Other keys (arrows, Delete, Esc...) do nothing here."]
+        return helpIntro + cancelKeys + helpCommands
+    }
+
+    private static let helpIntro = [
         "Type the card number, then the expiry (MM/YY), then the security code.",
         "Keys: Enter moves on, and submits in the last field; Backspace deletes (on an",
         "      empty field: back to the previous one); Ctrl-U empties the field;",
-        "      Up/Down recall earlier entries; Ctrl-C cancels the card; Ctrl-D between",
-        "      cards quits. Other keys (arrows, Delete, Esc...) do nothing here.",
+    ]
+
+    private static let helpCommands = [
         "Commands (type them in any empty field):",
         "  :cards       list accepted cards        :use N      select card N",
         "  :remove N    remove card N              :clear      start this card over",

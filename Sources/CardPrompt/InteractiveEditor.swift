@@ -141,6 +141,8 @@ final class InteractiveEditor {
         timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
         self.endsOnCancel = endsOnCancel
         self.engine = engine
+        // `:help` and the Ctrl-D refusal name what Ctrl-C and Esc do here.
+        self.engine.cancelEndsEntry = endsOnCancel
         self.style = style
         self.device = device
         self.title = title
@@ -398,8 +400,8 @@ final class InteractiveEditor {
             if endsOnCancel {
                 // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
                 // short timeout) ends the prompt.
-                if case .cancel = entryKey { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
-                if case .escape = key.base, key.modifiers.isEmpty { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
+                if case .cancel = entryKey { return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el) }
+                if case .escape = key.base, key.modifiers.isEmpty { return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el) }
             }
             return perform(entryKey, on: el)
         }

@@ -30,7 +30,7 @@ struct Enter: ParsableCommand {
     @Option(help: ArgumentHelp("A line shown above the first prompt, like \"Card for order 1042\" (control characters are shown escaped).", valueName: "TEXT"))
     var title: String?
 
-    @Option(help: ArgumentHelp("End the prompt when no key (or piped input) comes for SECONDS (more than 0, at most 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("End the prompt when no key (or piped input) comes for SECONDS (0.001 to 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.", valueName: "SECONDS"))
     var timeout: String?
 
     func validate() throws {
@@ -77,18 +77,18 @@ struct EnterSettings {
     }
 
     /// `--timeout` or `CARDLINE_TIMEOUT`'s value: a number of seconds, whole or with a decimal
-    /// point (`90`, `2.5`), more than 0 and at most a day (86400); nil for anything else.
+    /// point (`90`, `2.5`), from a millisecond (0.001; the wait's resolution) to a day (86400);
+    /// nil for anything else.
     static func timeout(from text: String) -> Duration? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let seconds = Double(text), seconds <= 86_400 else { return nil }
-        let milliseconds = Int64((seconds * 1000).rounded())
-        return milliseconds > 0 ? .milliseconds(milliseconds) : nil
+              let seconds = Double(text), seconds >= 0.001, seconds <= 86_400 else { return nil }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// The usage error for a timeout `timeout(from:)` refuses, from `source`.
     static func timeoutProblem(_ text: String, source: String) -> String {
-        "\(source) takes a number of seconds, more than 0 and at most 86400, like 60 or 2.5; got '\(text)'"
+        "\(source) takes a number of seconds from 0.001 to 86400, like 60 or 2.5; got '\(text)'"
     }
 }
 

@@ -109,6 +109,53 @@ import Glibc
         #expect(t.waitForExit() == 0)
     }
 
+    @Test func helpInAOneShotPromptSaysCtrlCEndsIt() throws {
+        // Before, :help and the Ctrl-D refusal said "Ctrl-C cancels the card" (start over),
+        // while in one-shot use Ctrl-C ends cardline with 130.
+        let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
+        t.expect("Card number")
+        t.send(":help\r")
+        t.expect(":quit       leave")
+        let help = t.screen.lines.joined(separator: "\n")
+        #expect(help.contains("Ctrl-C or Esc gives up, ends the prompt"))
+        #expect(!help.contains("Ctrl-C cancels the card"))
+        #expect(!help.contains("Esc...) do nothing"))
+        t.send("4111111111111111")  // moves on: an empty expiry, in the middle of a card
+        t.waitForScreen("the expiry field") { $0.cursorLine.contains("Expiry") }
+        t.send("\u{04}")
+        t.expect("Ctrl-D quits only between cards; Ctrl-C gives up and ends the prompt")
+        t.send("\u{03}")
+        #expect(t.waitForExit() == 130)
+        #expect(t.pipedText(1).isEmpty)
+    }
+
+    @Test func ctrlCAfterACardWasDeliveredKeepsItAndSaysOnlyTheCardBeingEnteredWasWiped() throws {
+        // --print without --once takes several cards: the first is on stdout when Ctrl-C ends
+        // the prompt (130). Before, the line said "Cancelled: no card taken".
+        let t = try start(["--today", "2026-11", "--print", "--no-history"])
+        t.expect("Card number")
+        t.send("5555555555554444" + "1230" + "123\r")
+        #expect(t.waitForPiped(1, containing: "\n"))
+        t.send("4111111111")
+        t.waitForScreen("the typed digits") { $0.cursorLine.contains("4111 1111 11") }
+        t.send("\u{03}")
+        #expect(t.waitForExit() == 130)
+        let lines = t.pipedText(1).split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("\"number\":\"5555555555554444\""))
+        #expect(t.screen.lines.contains { $0.contains("Cancelled: the card being entered was wiped") })
+        #expect(!t.screen.lines.contains { $0.contains("no card taken") })
+    }
+
+    @Test func helpInTheREPLSaysCtrlCCancelsTheCard() throws {
+        let t = try start(["--today", "2026-11", "--no-history"])
+        t.expect("Card number")
+        t.send(":help\r")
+        t.expect(":quit       leave")
+        #expect(t.screen.lines.contains { $0.contains("Ctrl-C cancels the card") })
+        t.send(":quit\r")
+        #expect(t.waitForExit() == 0)
+    }
+
     @Test(arguments: [":quit\r", "\u{04}"])
     func quittingAOneShotPromptExitsOne(keys: String) throws {
         let t = try start(["--today", "2026-11", "--once", "--no-history"])
@@ -157,12 +204,19 @@ import Glibc
     }
 
     @Test(arguments: [["--timeout", "0"], ["--timeout", "-1"], ["--timeout", "soon"], ["--timeout", "1e12"],
-                      ["--timeout=nan"], ["--timeout", "inf"]])
+                      ["--timeout=nan"], ["--timeout", "inf"], ["--timeout", "0.0005"]])
     func badTimeoutsAreUsageErrors(arguments: [String]) throws {
         let run = try runPiped(["--print"] + arguments, input: "", environment: home.environment)
         #expect(run.status == 64)
         #expect(run.errors.contains("--timeout"))
         #expect(run.output.isEmpty)
+    }
+
+    @Test func aTimeoutBelowAMillisecondIsRefusedSayingTheRange() throws {
+        // Before, 0.0001 was refused as not "more than 0", and 0.0005 taken as 1 ms.
+        let run = try runPiped(["--print"], input: "", environment: home.environment.merging(["CARDLINE_TIMEOUT": "0.0001"]) { $1 })
+        #expect(run.status == 64)
+        #expect(run.errors.contains("CARDLINE_TIMEOUT takes a number of seconds from 0.001 to 86400"))
     }
 
     @Test func aBadTimeoutInTheEnvironmentIsAUsageError() throws {
