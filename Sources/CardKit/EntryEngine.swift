@@ -656,7 +656,8 @@ public struct EntryEngine: Sendable {
         }
     }
 
-    private var activeIsEmpty: Bool { command == nil && activeDigits.isEmpty }
+    /// True when the active field holds nothing and no `:` command is being typed.
+    public var activeIsEmpty: Bool { command == nil && activeDigits.isEmpty }
 
     /// Empties the active field, overwriting its digits in place.
     private mutating func clearActive() {

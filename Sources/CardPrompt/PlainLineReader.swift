@@ -66,9 +66,28 @@ public struct PlainLineReader {
         write(style.message(Message(.help, engine.help)) + "\n")
         for line in lines {
             lineNumber += 1
+            // The field a digit of this line filled and moved on from by itself (a 16-digit
+            // Visa, a whole expiry), until a separator or another character follows it.
+            var filledByDigit: Field?
             for key in Key.typing(line) + [.enter] {
                 let fieldBefore = engine.field, inCommand = engine.command != nil
+                let digit: Bool
+                if case .character(let character) = key, let byte = character.asciiValue, byte &- 48 < 10 { digit = true } else { digit = false }
+                if digit, let full = filledByDigit {
+                    // A digit straight after a full field is one too many for it, not the first
+                    // of the next field: taken so, `41111111111111111 2/30` would hand over a
+                    // card expiring 12/30, which nobody typed.
+                    let started = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
+                    abandon()
+                    write(style.refusal("line \(lineNumber): \(engine.fieldName(full)): a digit too many, or no space before the next field (\(started ? "card abandoned" : "line skipped"))") + "\n")
+                    failed += 1
+                    break
+                }
                 var outcome = engine.handle(key, reloadingWith: loader)
+                if case .character = key {
+                    let moved = engine.field > fieldBefore && !inCommand
+                    filledByDigit = digit && moved && engine.activeIsEmpty ? fieldBefore : nil
+                }
                 if let problem = refusal(of: key, outcome, field: fieldBefore, inCommand: inCommand) {
                     let started = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
                     abandon()

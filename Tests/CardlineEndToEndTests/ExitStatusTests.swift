@@ -35,6 +35,29 @@ import Glibc
         #expect(run.errors.contains("line 1: CVV: the CVV has 3 digits (card abandoned)"))
     }
 
+    /// A field that moves on by itself (a 16-digit Visa, a full expiry) ends where it is full:
+    /// a digit right after it, with no space, is a digit too many, not the first of the next
+    /// field. Before, `41111111111111111 2/30 123` (one number digit too many) delivered a card
+    /// expiring 12/30 and `… 12/301 23` one with CVV 123: cards nobody typed.
+    @Test(arguments: ["41111111111111111 2/30 123", "4111111111111111 12/301 23", "4111111111111111123012 3"])
+    func aDigitRunningOnFromAFullFieldAbandonsTheCard(_ line: String) throws {
+        let run = try runPiped(["--today", "2026-11", "--print"],
+                               input: line + "\n5555555555554444 12/30 123\n", environment: home.environment)
+        #expect(run.status == 1)
+        let cards = run.output.split(separator: "\n")
+        #expect(cards.count == 1 && cards[0].contains("\"5555555555554444\""), "only the second line's card: \(run.output)")
+        #expect(run.errors.contains("line 1:") && run.errors.contains("(card abandoned)"), "\(run.errors)")
+        #expect(!run.errors.contains("line 2:"))
+    }
+
+    @Test func fieldsSeparatedBySpacesSlashesOrLinesStillRunOn() throws {
+        let run = try runPiped(["--today", "2026-11", "--print"],
+                               input: "4111111111111111 12/30 123\n4111111111111111/12/30/123\n4111-1111-1111-1111 1230 123\n4111111111111111\n1230\n123\n",
+                               environment: home.environment)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.split(separator: "\n").count == 4)
+    }
+
     @Test func anIncompleteFieldOnItsOwnLineAbandonsTheCard() throws {
         // The expiry on line 2 lacks its year: line 3 must not complete it.
         let run = try runPiped(["--today", "2026-11"],
