@@ -69,7 +69,9 @@ public struct PlainLineReader {
             // The field a digit of this line filled and moved on from by itself (a 16-digit
             // Visa, a whole expiry), until a separator or another character follows it.
             var filledByDigit: Field?
-            for key in Key.typing(line) + [.enter] {
+            // A Tab between fields (a tab-separated line, as a spreadsheet writes) separates as
+            // a space does; at the prompt it is a key of its own.
+            for key in Key.typing(line.contains("\t") ? line.replacing("\t", with: " ") : line) + [.enter] {
                 let fieldBefore = engine.field, inCommand = engine.command != nil
                 let digit: Bool
                 if case .character(let character) = key, let byte = character.asciiValue, byte &- 48 < 10 { digit = true } else { digit = false }

@@ -52,10 +52,11 @@ import Glibc
 
     @Test func fieldsSeparatedBySpacesSlashesOrLinesStillRunOn() throws {
         let run = try runPiped(["--today", "2026-11", "--print"],
-                               input: "4111111111111111 12/30 123\n4111111111111111/12/30/123\n4111-1111-1111-1111 1230 123\n4111111111111111\n1230\n123\n",
+                               input: "4111111111111111 12/30 123\n4111111111111111/12/30/123\n4111-1111-1111-1111 1230 123\n4111111111111111\n1230\n123\n"
+                                   + "4111111111111111\t12/30\t123\n",  // tab-separated, as a spreadsheet writes
                                environment: home.environment)
         #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output.split(separator: "\n").count == 4)
+        #expect(run.output.split(separator: "\n").count == 5)
     }
 
     @Test func anIncompleteFieldOnItsOwnLineAbandonsTheCard() throws {
