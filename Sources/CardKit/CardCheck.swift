@@ -138,7 +138,7 @@ public struct CardCheck: Sendable {
 
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
             var count = 0
-            var group = 0  // digits since the last space or dash
+            var group = 0  // digits in a row (since the last space, dash or other character)
             var badCharacter = false
             var i = 0
             while i < numberEnd {
@@ -165,6 +165,7 @@ public struct CardCheck: Sendable {
                     group = 0
                 } else if byte != UInt8(ascii: "\r") {
                     badCharacter = true
+                    group = 0
                 }
                 i += 1
             }

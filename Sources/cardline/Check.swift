@@ -110,6 +110,10 @@ struct Check: ParsableCommand {
                     output.pending += second
                     output.flushIfFull()
                 }
+                if !tally.messages.isEmpty {
+                    output.messages += tally.messages
+                    tally.messages.removeAll()
+                }
                 progress?.advance(records: tally.records, bytes: block.count)
             }
             if !completed {
@@ -134,12 +138,16 @@ struct Check: ParsableCommand {
     /// Records counted so far.
     struct Tally {
         var records = 0, valid = 0, malformed = 0, unreadable = 0
+        /// Messages for stderr about records (a JSON line that is not a card record), in input
+        /// order; written with the records' output (`BufferedOutput.messages`).
+        var messages: [UInt8] = []
 
         mutating func add(_ other: Tally) {
             records += other.records
             valid += other.valid
             malformed += other.malformed
             unreadable += other.unreadable
+            messages += other.messages
         }
     }
 
@@ -178,7 +186,7 @@ struct Check: ParsableCommand {
             if first == UInt8(ascii: "{") && !truncated {
                 // A JSON record, as `cardline --print` writes it (rare: not the plain records' loop).
                 let (checked, problem) = checker.checkJSON(line)
-                if let problem { Terminal.writeError("cardline: line \(number): \(problem)\n") }
+                if let problem { tally.messages += "cardline: line \(number): \(problem)\n".utf8 }
                 result = checked
             } else {
                 result = checker.check(line, truncated: truncated)
@@ -333,6 +341,9 @@ struct BufferedOutput {
     let fd: Int32
     /// Bytes not written yet; append to it, then call `flushIfFull`.
     var pending: [UInt8] = []
+    /// Messages for stderr about the records pending, written after them, and only while
+    /// stdout can still be written (a reader gone away ends the run quietly).
+    var messages: [UInt8] = []
 
     init(fd: Int32) {
         self.fd = fd
@@ -340,13 +351,17 @@ struct BufferedOutput {
     }
 
     mutating func flushIfFull() {
-        if pending.count >= 64 * 1024 { flush() }
+        if pending.count >= 64 * 1024 || messages.count >= 64 * 1024 { flush() }
     }
 
     /// Writes what is pending; a failure is remembered by `Terminal` (stdout) and ends the run.
     mutating func flush() {
         pending.withUnsafeBufferPointer { Terminal.write($0, to: fd) }
         pending.removeAll(keepingCapacity: true)
+        if !messages.isEmpty && !Terminal.outputFailed {
+            Terminal.writeError(String(decoding: messages, as: UTF8.self))
+        }
+        messages.removeAll()
     }
 }
 
