@@ -23,7 +23,11 @@ run=$(mktemp -d)
 trap 'rm -rf "$run"' EXIT
 start=$(date +%s)
 mkdir -p "$work/desk/Sources/desk" "$run/elsewhere" "$run/home"
-ln -sfn "$cardline" "$work/cardline"
+# Another checkout behind the link: its build starts afresh (SwiftPM's plan names files).
+if [ "$(readlink "$work/cardline" 2>/dev/null)" != "$cardline" ]; then
+  rm -rf "$work/desk/.build"
+  ln -sfn "$cardline" "$work/cardline"
+fi
 python3 - "$here/README.md" "$work/desk" <<'PY'
 import re, sys
 readme = open(sys.argv[1], encoding="utf-8").read()
