@@ -2,7 +2,7 @@
 # The README's library example, built the way anyone would use the library: a separate package
 # (its Package.swift and Sources/desk/main.swift are the README's two code blocks, copied from
 # README.md as they stand) depending on cardline by path, as `../cardline` beside it. The
-# program then runs from a temporary folder, with a clean environment (a temporary HOME, no
+# program is then copied to a temporary folder and run from another one, with a clean environment (a temporary HOME, no
 # CARDLINE_RULES or XDG_CONFIG_HOME), on a pseudo-terminal driven by Tests/tools/drive-desk.py:
 # it must show its prompt, take a Visa card and print "charging Visa ..." -- which it can only
 # do if the bundled rules reached it without cardline's source tree.
@@ -49,5 +49,8 @@ PY
 ${SWIFT:-swift} build --package-path "$work/desk" >"$run/build.log" 2>&1 \
   || { cat "$run/build.log"; echo "library-check: the README's package does not build against $cardline"; exit 1; }
 built=$(date +%s)
-python3 Tests/tools/drive-desk.py "$work/desk/.build/debug/desk" "$run/elsewhere" "$run/home"
+# The program runs from a copy outside this source tree (a program that looked for rules/ in
+# the folders above it would find this checkout's from .build).
+cp "$work/desk/.build/debug/desk" "$run/desk"
+python3 Tests/tools/drive-desk.py "$run/desk" "$run/elsewhere" "$run/home"
 echo "library-check: the README's package built against $cardline in $((built - start)) s; its program, run from another folder, took a card"
