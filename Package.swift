@@ -22,7 +22,7 @@ let package = Package(
             providers: [.apt(["libedit-dev"])]
         ),
         // Fixed-arity wrappers around libedit's variadic calls, which Swift cannot call.
-        .target(name: "CEditLine", dependencies: ["CLibEdit"]),
+        .target(name: "CEditLine", dependencies: ["CLibEdit"], linkerSettings: [.linkedLibrary("tinfo")]),
         // The terminal front end (libedit bindings that drive the engine, the plain-line path),
         // rule folders, process protection, and the `CardPrompt` API other programs embed.
         .target(name: "CardPrompt", dependencies: ["CardKit", "CEditLine"]),

@@ -19,13 +19,19 @@ public struct AcceptedNetworks: Equatable, Sendable {
     }
 
     /// Reads a comma-separated list (`visa,mastercard,american-express`) against `rules`. Each
-    /// entry is a network id or its badge name, in any case (`amex` is American Express);
-    /// spaces around entries are ignored.
+    /// entry is a network id or its badge name, in any case (`amex` is American Express), or
+    /// a family that rule files name (`visa` also takes Visa Electron, whose `family` is
+    /// `visa`); spaces around entries are ignored.
     public static func parse(_ list: String, in rules: RuleSet) throws(UnknownNetwork) -> AcceptedNetworks {
         var ids: [String] = []
         for entry in list.split(separator: ",") {
             let name = String(entry).trimmingBlanks.lowercased()
             if name.isEmpty { continue }
+            if rules.network(id: name) == nil, rules.networks.contains(where: { $0.family == name }) {
+                // A family no network of that id heads (its head disabled, say): taken as a family.
+                if !ids.contains(name) { ids.append(name) }
+                continue
+            }
             guard let network = rules.network(id: name) ?? rules.networks.first(where: { $0.logo.lowercased() == name }) else {
                 var message = "unknown network `\(name.escapingControlCharacters)`"
                 if let guess = closest(to: name, in: rules.networks.map(\.id)) {
@@ -41,14 +47,19 @@ public struct AcceptedNetworks: Equatable, Sendable {
         return AcceptedNetworks(ids: ids)
     }
 
-    /// True when cards of `network` are taken here.
-    public func accepts(_ network: CardNetwork) -> Bool { ids.contains(network.id) }
+    /// True when cards of `network` are taken here: its id is listed, or its family's (a
+    /// merchant that takes Visa takes Visa Electron).
+    public func accepts(_ network: CardNetwork) -> Bool {
+        ids.contains(network.id) || (network.hasFamily && ids.contains(network.family))
+    }
 
-    /// The accepted networks that `rules` defines, in the order given.
+    /// The accepted networks that `rules` defines, in the order given (a family's members not
+    /// listed: `visa` stands for Visa Electron too).
     public func networks(in rules: RuleSet) -> [CardNetwork] { ids.compactMap { rules.network(id: $0) } }
 
-    /// "Visa, Mastercard and American Express", for help and refusals.
-    public func names(in rules: RuleSet) -> String { listing(networks(in: rules).map(\.name), joinedBy: "and") }
+    /// "Visa, Mastercard and American Express", for help and refusals (a family no network
+    /// heads by its id).
+    public func names(in rules: RuleSet) -> String { listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: "and") }
 
     /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
     /// accepted network or could still grow into one.

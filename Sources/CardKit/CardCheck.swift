@@ -179,7 +179,7 @@ public struct CardCheck: Sendable {
             result.networkIndex = found.owner
             if !taken[Int(found.owner)] { result.add(.networkNotAccepted) }
             let network = rules.networks[Int(found.owner)]
-            if !found.lengths.contains(count) {
+            if !found.lengths.completeness(of: count).isComplete {
                 result.add(.length)
             } else if network.luhn && !CardNumber.passesLuhn(typed) {
                 result.add(.luhn)

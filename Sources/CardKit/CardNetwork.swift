@@ -21,9 +21,11 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public let allLengths: [Int]
     /// Whether the network still issues cards; a retired one is not matched unless asked for.
     public let status: Status
-    /// Lengths at which a complete, valid number moves on to the expiry by itself; always
-    /// includes the longest length. Numbers of other valid lengths move on with Enter.
-    public let autoAdvanceLengths: [Int]
+    /// The network this one is a product line of (`visa` for Visa Electron), whose name in
+    /// `--networks` takes it too; its own id when the rule file names none.
+    public let family: String
+    /// Where `family` stands in the rule file (the id's location when it names none).
+    public let familyLocation: SourceLocation
     /// Digit group sizes for display (`[4, 6, 5]`); digits past them form one last group.
     public let groups: [Int]
     /// The groups as a format hint, `#### ###### #####` (made once: views show it on every key).
@@ -69,10 +71,12 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
 
     /// A network from its rule-file fields; `formatHint` and `securityCodeHelp` are made from
     /// them here. `patternLengths` gives each pattern's own lengths (missing entries: `lengths`).
+    /// `family` nil: the network is its own family.
     public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
-                autoAdvanceLengths: [Int], groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+                groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
                 idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
-                patternLengths: [[Int]] = [], status: Status = .active) {
+                patternLengths: [[Int]] = [], status: Status = .active,
+                family: String? = nil, familyLocation: SourceLocation? = nil) {
         self.id = id
         self.name = name
         self.logo = logo
@@ -86,7 +90,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         for own in perPattern where own != lengths { all.formUnion(own) }  // most are `lengths` itself
         self.allLengths = all.sorted()
         self.status = status
-        self.autoAdvanceLengths = autoAdvanceLengths
+        self.family = family ?? id
+        self.familyLocation = familyLocation ?? idLocation
         self.groups = groups
         self.formatHint = CardNumber.hint(groups: groups)
         self.cvv = cvv
@@ -100,7 +105,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// The same network: the same object, or the same definition from the same file.
     public static func == (a: CardNetwork, b: CardNetwork) -> Bool {
         a === b || (a.id == b.id && a.file == b.file && a.patterns == b.patterns && a.lengths == b.lengths
-                    && a.patternLengths == b.patternLengths && a.status == b.status
+                    && a.patternLengths == b.patternLengths && a.status == b.status && a.family == b.family
                     && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo)
     }
 
@@ -117,11 +122,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         return "\(article(for: name)) \(name) number has \(list) digits"
     }
 
-    /// Whether a complete, valid number of `length` digits, whose pattern allows `lengths`,
-    /// moves on by itself: at an `autoAdvance` length, and always at the pattern's longest.
-    public func advances(at length: Int, lengths: LengthSet) -> Bool {
-        lengths.contains(length) && (length == lengths.max || autoAdvanceLengths.contains(length))
-    }
+    /// Whether the network names another as its family (Visa Electron: `visa`).
+    public var hasFamily: Bool { family != id }
 
 }
 
@@ -150,6 +152,36 @@ public struct LengthSet: Equatable, Hashable, Sendable {
 
     /// Whether the set is empty.
     public var isEmpty: Bool { mask == 0 }
+
+    /// How a number of `count` digits stands, for the patterns that allow these lengths (a
+    /// detection's `lengths`). The one rule for "complete": the prompt moves on by itself
+    /// only at `.final`, Enter (or Tab) takes `.completeCanGrow` too, and `check`, `replay`
+    /// and submit call a number complete exactly when `isComplete`. Bit arithmetic only: it
+    /// runs on every key.
+    @inline(__always)
+    public func completeness(of count: Int) -> Completeness {
+        guard count >= 0 && count < 32 else { return .notALength }
+        let longer = count >= 31 ? 0 : mask >> UInt32(count + 1)
+        if contains(count) { return longer == 0 ? .final : .completeCanGrow }
+        return longer == 0 ? .notALength : .incomplete
+    }
+}
+
+/// How the digits typed stand against the lengths their patterns allow
+/// (`LengthSet.completeness(of:)`).
+public enum Completeness: Equatable, Sendable {
+    /// Not a valid length yet; more digits can make one.
+    case incomplete
+    /// A valid length, and a longer one is still possible (a 16-digit Maestro, which may have
+    /// 19): complete, but the person may keep typing, so the prompt does not move on by itself.
+    case completeCanGrow
+    /// A valid length and the longest possible: the number cannot grow, the prompt moves on.
+    case final
+    /// Not a valid length and no longer one is possible.
+    case notALength
+
+    /// Whether the digits make a number of a valid length.
+    public var isComplete: Bool { self == .final || self == .completeCanGrow }
 }
 
 /// "a" or "an" for a name, by its first letter.

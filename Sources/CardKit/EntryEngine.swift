@@ -37,6 +37,12 @@ public struct EntryEngine: Sendable {
     /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
     public private(set) var recall = Recall()
     private var recallPosition: (list: RecallList, index: Int, draft: String)?
+    /// How many digits the number had when a separator (a space, `-` or `/`, as in a paste or
+    /// a piped line `6011111111111117 12/30 123`) followed it while it was complete, valid and
+    /// still able to grow; 0 for none. Such a number does not move on by itself, so the
+    /// expiry's digits that follow would join it: when they make it too long, or a `/` comes,
+    /// the number ends there and they go to the expiry (`endNumberAtSeparator`).
+    private var numberEnd = 0
 
     /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
     /// while a `:` command is typed. (There is none for numbers or security codes.)
@@ -171,7 +177,10 @@ public struct EntryEngine: Sendable {
             return .accepted
         }
         if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || (byte == UInt8(ascii: "/") && field != .expiry) {
-            return .ignored  // grouping is automatic; separators in a paste are skipped
+            // Grouping is automatic; separators in a paste are skipped, but one after a number
+            // that is complete yet could grow marks where it may end.
+            if field == .number { return numberSeparator(character, slash: byte == UInt8(ascii: "/")) }
+            return .ignored
         }
         // The digit, read from the byte already in hand (not from the character again).
         let digit = byte.flatMap { $0 &- 48 < 10 ? $0 - 48 : nil }
@@ -184,9 +193,12 @@ public struct EntryEngine: Sendable {
 
     private mutating func typeNumber(_ character: Character, digit: UInt8?) -> Outcome {
         guard let digit else {
+            // Tab moves on from a complete number, as Enter does (a 16-digit Diners Club).
+            if character == "\t" && !numberDigits.isEmpty && problem(in: .number) == nil { return moveForward() }
             return .refused("only digits go in the card number, not \(quoted(character))")
         }
         guard numberDigits.count < Self.maxNumberDigits else {
+            if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused("no card network has numbers longer than \(numberDigits.count) digits")
         }
         // Appended in place (no new array per key, no copy), taken back if the digit is refused.
@@ -198,14 +210,17 @@ public struct EntryEngine: Sendable {
         if !next.hasCandidates {
             let reason = "no card network starts with \(CardNumber.string(numberDigits.prefix(6)))\(numberDigits.count > 6 ? "…" : "")"
             numberDigits.overwriteLast()
+            if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
         }
         if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: next, rules: rules) {
             numberDigits.overwriteLast()
+            if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
         }
         if numberDigits.count > next.maxLength {
             numberDigits.overwriteLast()
+            if let ended = endNumberAtSeparator(then: character) { return ended }
             if let network = detection.network {
                 return .refused("\(article(for: network.name)) \(network.name) number has at most \(next.maxLength) digits")
             }
@@ -214,15 +229,53 @@ public struct EntryEngine: Sendable {
         if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
-        guard let network = next.network, next.lengths.contains(length) else { return .accepted }
-        let advances = network.advances(at: length, lengths: next.lengths)
+        guard let network = next.network else { return .accepted }
+        let completeness = next.lengths.completeness(of: length)
+        guard completeness.isComplete else { return .accepted }
         if network.luhn && !CardNumber.passesLuhn(numberDigits) {
-            return advances ? Outcome(messages: [.init(.error, Self.invalidNumberMessage)]) : .accepted
+            return completeness == .final ? Outcome(messages: [.init(.error, Self.invalidNumberMessage)]) : .accepted
         }
-        return advances ? moveForward() : .accepted
+        // Moves on by itself only when the number cannot grow into a longer valid one: a
+        // 16-digit Maestro may be a 19-digit one still being typed, so the person decides.
+        guard completeness == .final else {
+            return Outcome(messages: [.init(.help, Self.completeCanGrowMessage(upTo: next.lengths.max))])
+        }
+        return moveForward()
     }
 
     static let invalidNumberMessage = "card number is not valid — check the digits"
+
+    /// A space, `-` or `/` typed in the number field: skipped, but noted as where the number
+    /// may end when the number is complete, valid and could still grow; a `/` after such a
+    /// point (an expiry's, `… 12/30`) ends the number there.
+    private mutating func numberSeparator(_ character: Character, slash: Bool) -> Outcome {
+        if slash, let ended = endNumberAtSeparator(then: character) { return ended }
+        if detection.lengths.completeness(of: numberDigits.count) == .completeCanGrow && problem(in: .number) == nil {
+            numberEnd = numberDigits.count
+        }
+        return .ignored
+    }
+
+    /// Ends the number where a separator followed it (`numberEnd`), when digits typed after
+    /// it cannot belong to it: those digits, then `character`, go on into the expiry. Nil when
+    /// there is no such point.
+    private mutating func endNumberAtSeparator(then character: Character) -> Outcome? {
+        let end = numberEnd
+        guard end > 0, end < numberDigits.count else { return nil }
+        var rest = Array(numberDigits[end...])  // a few digits, on this rare path only
+        while numberDigits.count > end { numberDigits.overwriteLast() }
+        detection = rules.detect(numberDigits)
+        var outcome = moveForward()
+        for digit in rest { outcome.append(handle(.character(Character(Unicode.Scalar(digit + 48))))) }
+        rest.overwriteAndEmpty()
+        outcome.append(handle(.character(character)))
+        return outcome
+    }
+
+    /// Said when the number typed is complete and valid but a longer one is possible.
+    static func completeCanGrowMessage(upTo longest: Int) -> String {
+        "complete - Enter to continue, or keep typing (up to \(longest) digits)"
+    }
 
     private mutating func typeExpiry(_ character: Character, byte: UInt8?, digit: UInt8?) -> Outcome {
         if byte == UInt8(ascii: "/") {
@@ -304,6 +357,7 @@ public struct EntryEngine: Sendable {
             switch field {
             case .number:
                 numberDigits.overwriteLast()
+                numberEnd = 0
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
@@ -328,6 +382,7 @@ public struct EntryEngine: Sendable {
 
     /// Moves to the next field, noting the finished field for recall, with help and summary.
     private mutating func moveForward() -> Outcome {
+        numberEnd = 0
         var messages: [Message] = []
         messages.reserveCapacity(2)  // the summary and the help: one allocation, not two
         switch field {
@@ -356,7 +411,7 @@ public struct EntryEngine: Sendable {
                 return "no single card network matches \(CardNumber.string(numberDigits.prefix(6)))… yet; keep typing"
             }
             if let acceptedNetworks, !acceptedNetworks.accepts(network) { return "\(network.name) is not accepted here" }
-            if !detection.lengths.contains(numberDigits.count) {
+            if !detection.lengths.completeness(of: numberDigits.count).isComplete {
                 return "\(network.lengthPhrase(detection.lengths.lengths)); this has \(numberDigits.count)"
             }
             if network.luhn && !CardNumber.passesLuhn(numberDigits) { return Self.invalidNumberMessage }
@@ -397,6 +452,7 @@ public struct EntryEngine: Sendable {
     /// Back to an empty number, the digits of every field overwritten in place.
     private mutating func resetCard() {
         field = .number
+        numberEnd = 0
         numberDigits.overwriteAndEmpty()
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()
@@ -499,9 +555,9 @@ public struct EntryEngine: Sendable {
             resetCard()
             outcome = Outcome(messages: [.init(.info, "Card cleared. Start again with the card number.")], fieldChanged: true)
         case ("rules", 1):
-            let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)); the others are detected, then refused."] } ?? []
+            let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)).", "The others are detected, then refused."] } ?? []
             outcome = info(heading + rules.networks.map { network in
-                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(network.allLengths.map(String.init).joined(separator: ",")) digits, \(network.cvv.name) \(network.cvv.length)"
+                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(Self.lengthRuns(network.allLengths)) digits, \(network.cvv.name) \(network.cvv.length)"
                 return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
             })
         case ("quit", 1), ("q", 1), ("exit", 1):
@@ -528,16 +584,32 @@ public struct EntryEngine: Sendable {
         return named + "; :cards lists them"
     }
 
-    /// The lines `:help` shows: what to type, the keys and the commands.
+    /// Lengths as `:rules` lists them: runs of consecutive lengths as `12-19`, others apart
+    /// (`16,18-19`), so that a line fits 80 columns.
+    static func lengthRuns(_ lengths: [Int]) -> String {
+        var runs: [String] = []
+        var index = 0
+        while index < lengths.count {
+            var end = index
+            while end + 1 < lengths.count && lengths[end + 1] == lengths[end] + 1 { end += 1 }
+            runs.append(end > index ? "\(lengths[index])-\(lengths[end])" : "\(lengths[index])")
+            index = end + 1
+        }
+        return runs.joined(separator: ",")
+    }
+
+    /// The lines `:help` shows: what to type, the keys and the commands. ASCII, and each
+    /// line fits 80 columns.
     public static let helpText = [
-        "Type the card number, then the expiry (MM/YY), then the security code; Enter submits.",
-        "Keys: Backspace deletes (on an empty field: back to the previous one), Enter moves on,",
-        "      Ctrl-U empties the field, Up/Down recall earlier entries, Ctrl-C cancels the card,",
-        "      Ctrl-D between cards quits. Other keys (arrows, Delete, Esc…) do nothing here.",
+        "Type the card number, then the expiry (MM/YY), then the security code.",
+        "Keys: Enter moves on, and submits in the last field; Backspace deletes (on an",
+        "      empty field: back to the previous one); Ctrl-U empties the field;",
+        "      Up/Down recall earlier entries; Ctrl-C cancels the card; Ctrl-D between",
+        "      cards quits. Other keys (arrows, Delete, Esc...) do nothing here.",
         "Commands (type them in any empty field):",
         "  :cards       list accepted cards        :use N      select card N",
         "  :remove N    remove card N              :clear      start this card over",
-        "  :rules       list the card networks     :reload     read the rule folders again",
+        "  :rules       list the card networks     :reload     read the rules again",
         "  :help        this text                  :quit       leave",
     ]
 
@@ -576,6 +648,7 @@ public struct EntryEngine: Sendable {
         switch field {
         case .number:
             numberDigits.overwriteAndEmpty()
+            numberEnd = 0
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()
@@ -628,12 +701,16 @@ public struct EntryEngine: Sendable {
         }
     }
 
-    /// The one-line help for the active field.
+    /// The one-line help for the active field, 80 columns at most (with many accepted
+    /// networks, `:rules` names them).
     public var help: String {
         switch field {
         case .number:
             if let acceptedNetworks {
-                return "Type the card number (\(acceptedNetworks.names(in: rules)) accepted); spaces are added for you. :help lists keys and commands."
+                let named = "Type the card number (\(acceptedNetworks.names(in: rules)) accepted)"
+                if named.unicodeScalars.count + 19 <= 80 { return named + "; :help lists keys." }
+                if named.unicodeScalars.count + 1 <= 80 { return named + "." }
+                return "Type the card number (some networks only: :rules names them); :help lists keys."
             }
             return "Type the card number; spaces are added for you. :help lists keys and commands."
         case .expiry:
@@ -665,4 +742,16 @@ func quoted(_ character: Character) -> String {
 
 extension String {
     func padded(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}
+
+extension Outcome {
+    /// Folds in what a later key did, for one key that stands for several (a number ended at
+    /// a separator, its trailing digits typed into the expiry): messages in order, the last
+    /// key's disposition and event, a field change if either changed it.
+    fileprivate mutating func append(_ later: Outcome) {
+        messages += later.messages
+        disposition = later.disposition
+        fieldChanged = fieldChanged || later.fieldChanged
+        if later.event != nil { event = later.event }
+    }
 }

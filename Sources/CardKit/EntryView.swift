@@ -76,9 +76,10 @@ extension EntryEngine {
         return !showsCommand && digits == 0 ? before : view(of: before.field)
     }
 
-    /// "8/16": digits typed, out of the length that moves on by itself (Visa's 13 is valid
-    /// but does not, so a Visa counts toward 16); "13/16 (13 valid)" once the digits typed
-    /// already make a complete, valid number that Enter takes.
+    /// "8/16": digits typed, out of the length that moves on by itself, the longest the
+    /// patterns still possible allow (a Visa `4136…` counts toward 16, a Maestro toward 19);
+    /// "13/16 (13 valid)" once the digits typed already make a complete, valid number that
+    /// Enter takes (`LengthSet.completeness`: `.completeCanGrow`).
     func numberProgress(_ network: CardNetwork?) -> String {
         // Built from bytes: string interpolation costs more than the rest of a key's view.
         let count = numberDigits.count
@@ -121,8 +122,8 @@ extension EntryEngine {
         let count = numberDigits.count
         // The lengths of the pattern that decides the number (before that, of every pattern still possible).
         let lengths = detection.lengths
-        let goal = (count...max(count, lengths.max)).first { network.advances(at: $0, lengths: lengths) } ?? count
-        let valid = count < goal && lengths.contains(count) && (!network.luhn || CardNumber.passesLuhn(numberDigits))
+        let goal = max(count, lengths.max)
+        let valid = lengths.completeness(of: count) == .completeCanGrow && (!network.luhn || CardNumber.passesLuhn(numberDigits))
         return (goal, valid)
     }
 

@@ -51,11 +51,14 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     }
 
     /// Appends the card as one JSON object, full number and code included, no line break:
-    /// `{"network":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111"}`.
-    /// The masked form uses `*`, as `cardline check` does.
+    /// `{"network":"visa","family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111"}`.
+    /// The masked form uses `*`, as `cardline check` does. `family` is the network's family
+    /// (`visa` for `visa-electron`), its own id when it names none.
     public func appendJSON(to out: inout [UInt8]) {
         out += #"{"network":"#.utf8
         out += network.id.jsonQuoted.utf8
+        out += #","family":"#.utf8
+        out += network.family.jsonQuoted.utf8
         out += #","name":"#.utf8
         out += network.name.jsonQuoted.utf8
         out += #","number":""#.utf8

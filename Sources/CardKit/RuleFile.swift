@@ -3,7 +3,7 @@
 struct RuleFile {
     static let knownFields = ["$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
                               "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled",
-                              "lengthsFor", "status"]
+                              "lengthsFor", "status", "family"]
     /// Fields of one `lengthsFor` entry.
     static let entryFields = ["prefixes", "ranges", "lengths"]
     /// Fields a file that disables a network may hold.
@@ -120,12 +120,31 @@ struct RuleFile {
             }
         }
 
-        var autoAdvance = [maxLength]
+        // `autoAdvance` (lengths that moved on by themselves) could cut a longer valid number
+        // short, so it no longer has an effect: a number moves on by itself only when no longer
+        // length of its pattern is possible (`LengthSet.completeness`). Still checked, so an
+        // old file keeps loading and a wrong one stays wrong; a warning says to use `lengthsFor`.
         if let value = fields["autoAdvance"], let listed = integers(value, "autoAdvance", allowed: Self.validLengths) {
+            var wrong = false
             for (item, length) in zip(arrayItems(value), listed) where !allLengths.contains(length) && !lengths.isEmpty {
                 fail(item.location, "autoAdvance length \(length) is not one of the network's lengths")
+                wrong = true
             }
-            autoAdvance = Array(Set(listed + [maxLength])).sorted()
+            if !wrong {
+                warnings.append(RuleError(file: file, location: value.location, severity: .warning,
+                                          message: "`autoAdvance` has no effect: a number moves on by itself only once no longer length of its pattern is possible, and Enter takes a shorter valid one; give ranges their own lengths with `lengthsFor`"))
+            }
+        }
+
+        var family: (value: String, location: SourceLocation)?
+        if let value = fields["family"], let text = string(value, "family") {
+            if !isValidID(text.value) {
+                fail(text.location, "family `\(text.value.escapingControlCharacters)` must be a network id: lower-case letters, digits and '-', starting with a letter or digit")
+            } else if text.value == id?.value {
+                fail(text.location, "`family` names the network itself; leave it out (a network is its own family)")
+            } else {
+                family = text
+            }
         }
 
         var groups = Array(repeating: 4, count: (maxLength + 3) / 4)
@@ -155,10 +174,11 @@ struct RuleFile {
 
         guard problems.isEmpty, let id, let name, let cvv else { return nil }
         return .network(CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
-                                    patterns: patterns, lengths: lengths, autoAdvanceLengths: autoAdvance,
+                                    patterns: patterns, lengths: lengths,
                                     groups: groups, cvv: cvv, luhn: luhn, file: file,
                                     idLocation: id.location, patternLocations: patternLocations,
-                                    patternLengths: patternLengths, status: status))
+                                    patternLengths: patternLengths, status: status,
+                                    family: family?.value, familyLocation: family?.location))
     }
 
     // MARK: - Patterns

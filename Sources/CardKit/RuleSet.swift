@@ -81,6 +81,7 @@ public struct RuleSet: Sendable {
                 }
             }
         }
+        warnings += Self.familyWarnings(networks)
         let retired = includeRetired ? [] : networks.filter { $0.status == .retired }
         if !retired.isEmpty { networks.removeAll { $0.status == .retired } }
         let set: RuleSet
@@ -91,6 +92,28 @@ public struct RuleSet: Sendable {
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems + warnings + set.warnings) }
         return RuleSet(networks: set.networks, retired: retired, warnings: warnings + set.warnings, levels: set.levels)
+    }
+
+    /// A `family` that names no network loaded (a typo, or a family network another folder
+    /// disabled) or a network that has a family itself (families do not nest: `--networks`
+    /// takes one level): warnings, since the file itself is fine and another may have changed.
+    private static func familyWarnings(_ networks: [CardNetwork]) -> [RuleError] {
+        var warnings: [RuleError] = []
+        for network in networks where network.hasFamily {
+            let family = network.family
+            guard let head = networks.first(where: { $0.id == family }) else {
+                var message = "family `\(family)` names no network loaded"
+                if let guess = closest(to: family, in: networks.map(\.id)) { message += "; did you mean `\(guess)`?" }
+                warnings.append(RuleError(file: network.file, location: network.familyLocation, severity: .warning,
+                                          message: message + " (`--networks \(family)` still takes `\(network.id)`)"))
+                continue
+            }
+            if head.hasFamily {
+                warnings.append(RuleError(file: network.file, location: network.familyLocation, severity: .warning,
+                                          message: "family `\(family)` is itself in family `\(head.family)`; families do not nest, so `--networks \(head.family)` does not take `\(network.id)`"))
+            }
+        }
+        return warnings
     }
 
     private init(networks: [CardNetwork], retired: [CardNetwork], warnings: [RuleError], levels: [IntervalLevel]) {
@@ -350,7 +373,7 @@ public struct Detection: Equatable, Sendable {
     /// How many digits the pattern that decided `network` looks at.
     public var decidingLength: Int
     /// The lengths the patterns still possible allow: the deciding pattern's own once no
-    /// longer pattern can match (Visa `4…`: 16 and 19; Visa `4026…`: 13, 16 and 19).
+    /// longer pattern can match (Visa `4…`: 16; Visa `413600…`: 13 and 16).
     public var lengths: LengthSet
 
     /// A detection from its parts.

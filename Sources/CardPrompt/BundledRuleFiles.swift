@@ -106,7 +106,6 @@ extension RuleSources {
   "prefixes": ["30", "36", "38", "39", "3095"],
   "ranges": [["300", "305"]],
   "lengths": [14, 15, 16, 17, 18, 19],
-  "autoAdvance": [14, 16, 19],
   "groups": [4, 6, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11",
@@ -123,7 +122,6 @@ extension RuleSources {
   "prefixes": ["6011", "60", "64", "65"],
   "ranges": [["644", "649"]],
   "lengths": [16, 17, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CID", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11",
@@ -184,7 +182,6 @@ extension RuleSources {
   "logo": "GPN",
   "prefixes": ["1946"],
   "lengths": [16, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
@@ -215,7 +212,6 @@ extension RuleSources {
   "logo": "HIPERCARD",
   "prefixes": ["606282", "384100", "384140", "384160"],
   "lengths": [16, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
   "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
@@ -260,7 +256,6 @@ extension RuleSources {
   "logo": "INTERPAYMENT",
   "prefixes": ["636"],
   "lengths": [16, 17, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
@@ -277,7 +272,6 @@ extension RuleSources {
   "prefixes": ["35"],
   "ranges": [["3528", "3589"]],
   "lengths": [16, 17, 18, 19],
-  "autoAdvance": [16, 19],
   "lengthsFor": [
     {"prefixes": ["2131", "1800"], "lengths": [15, 16, 17, 18, 19]}
   ],
@@ -312,7 +306,6 @@ extension RuleSources {
   "logo": "LASER",
   "prefixes": ["6304", "6706", "6771", "6709"],
   "lengths": [16, 17, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); cross-check: jessepollak/payment src/index.coffee (commit b0c98ef), read 2026-11",
@@ -328,7 +321,6 @@ extension RuleSources {
   "logo": "MAESTRO",
   "prefixes": ["50", "56", "57", "58", "59", "6", "63", "67", "493698", "502", "503", "506", "5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763", "676770", "676774"],
   "lengths": [12, 13, 14, 15, 16, 17, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11",
@@ -359,7 +351,6 @@ extension RuleSources {
   "logo": "MIR",
   "ranges": [["2200", "2204"]],
   "lengths": [16, 17, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVP2", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11",
@@ -375,7 +366,6 @@ extension RuleSources {
   "logo": "NAPAS",
   "prefixes": ["9704"],
   "lengths": [16, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
@@ -443,7 +433,6 @@ extension RuleSources {
   "logo": "SOLO",
   "prefixes": ["6334", "6767"],
   "lengths": [16, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
@@ -460,7 +449,6 @@ extension RuleSources {
   "logo": "SWITCH",
   "prefixes": ["4903", "4905", "4911", "4936", "564182", "633110", "6333", "6759"],
   "lengths": [16, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
@@ -506,7 +494,6 @@ extension RuleSources {
   "logo": "UKRCARD",
   "ranges": [["60400100", "60420099"]],
   "lengths": [16, 17, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)"
@@ -552,7 +539,6 @@ extension RuleSources {
   "logo": "VERVE",
   "ranges": [["506099", "506198"], ["650002", "650027"], ["507865", "507964"]],
   "lengths": [16, 18, 19],
-  "autoAdvance": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11",
@@ -565,13 +551,14 @@ extension RuleSources {
   "$schema": "./schema.json",
   "id": "visa-electron",
   "name": "Visa Electron",
+  "family": "visa",
   "logo": "ELECTRON",
   "prefixes": ["4026", "417500", "4508", "4844", "4913", "4917"],
   "lengths": [16],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); cross-check: jessepollak/payment src/index.coffee (commit b0c98ef), read 2026-11",
-  "note": "A Visa product line, modelled as its own network after Wikipedia's table (16 digits). Braintree and Stripe report these BINs as Visa. jessepollak/payment also lists 4405; no table we follow does, so 4405 stays Visa."
+  "note": "A Visa product line, modelled as its own network after Wikipedia's table (16 digits), in the Visa family: every merchant that takes Visa takes Visa Electron, so --networks visa takes it and the delivered JSON says \"family\": \"visa\". Braintree and Stripe report these BINs as Visa. jessepollak/payment also lists 4405; no table we follow does, so 4405 stays Visa."
 }
 
 """#),
@@ -582,15 +569,14 @@ extension RuleSources {
   "name": "Visa",
   "logo": "VISA",
   "prefixes": ["4"],
-  "lengths": [16, 18, 19],
-  "autoAdvance": [16, 19],
+  "lengths": [16],
   "lengthsFor": [
-    {"prefixes": ["413600", "444509", "444550", "450603", "450617", "450636", "450662", "463100", "476142", "476143", "492920", "492923", "492937", "492939", "492960"], "ranges": [["450628", "450629"], ["450640", "450641"], ["492901", "492902"], ["492928", "492930"]], "lengths": [13, 16, 18, 19]}
+    {"prefixes": ["413600", "444509", "444550", "450603", "450617", "450636", "450662", "463100", "476142", "476143", "492920", "492923", "492937", "492939", "492960"], "ranges": [["450628", "450629"], ["450640", "450641"], ["492901", "492902"], ["492928", "492930"]], "lengths": [13, 16]}
   ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11",
-  "note": "Lengths: 16 (all tables), 18 (Braintree), 19 (Wikipedia, Braintree). 13 digits only for the BINs Stripe's iOS table lists as 13-digit (the lengthsFor entry); Wikipedia's blanket 13 for every 4… BIN is not followed, so a 16-digit card is not offered as complete after 13 digits. More specific networks inside 4 win: Elo's BINs (Braintree), Maestro 493698 (Braintree), Visa Electron (Wikipedia). Co-badged Visa cards stay Visa: Dankort/Visa 4571 (Wikipedia lists it under Dankort) and Naranja's Visa BINs such as 402918 (no table we follow lists them as Naranja)."
+  "note": "Lengths: 16 (all tables; Stripe's Android and iOS tables give every 4... BIN 16 alone). Braintree's blanket 18 and 19 and Wikipedia's 19 are not followed for the whole of 4: no table we follow names the BINs that issue them, and a length possible under 4 would keep every common 16-digit Visa waiting for Enter (a number moves on by itself only once no longer length of its pattern is possible). A folder that knows such BINs adds them with lengthsFor ([16, 19]). 13 digits only for the BINs Stripe's iOS table lists as 13-digit (the lengthsFor entry); Wikipedia's blanket 13 for every 4… BIN is not followed, so a 16-digit card is not offered as complete after 13 digits. More specific networks inside 4 win: Elo's BINs (Braintree), Maestro 493698 (Braintree), Visa Electron (Wikipedia). Co-badged Visa cards stay Visa: Dankort/Visa 4571 (Wikipedia lists it under Dankort) and Naranja's Visa BINs such as 402918 (no table we follow lists them as Naranja)."
 }
 
 """#),

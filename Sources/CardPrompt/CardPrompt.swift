@@ -1,4 +1,5 @@
 @_exported import CardKit
+import CEditLine
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 ///
 /// Every keystroke is checked against the card-network rules (the bundled ones and the user's
 /// rule folders, loaded as `cardline` loads them); the number regroups as it is typed, the
-/// expiry is auto-slashed, the security code is echoed as `•`. The prompt is drawn on the
+/// expiry is auto-slashed, the security code is echoed as `•` (`*` in a locale without UTF-8). The prompt is drawn on the
 /// controlling terminal (`/dev/tty`) when standard input or output is not one, so the program's
 /// own standard output stays free. The accepted card comes back whole, and only to the caller.
 ///
@@ -38,7 +39,8 @@ public final class CardPrompt {
         public var acceptedNetworks: [String]?
         /// The month that counts as today for expiry checks; nil for the system clock's.
         public var today: YearMonth?
-        /// Colour on the terminal; nil decides from `NO_COLOR` and `TERM=dumb`.
+        /// Colour on the terminal; nil decides as `Style.terminalWantsColour()` does (`NO_COLOR`,
+        /// `TERM`, `COLORTERM`, the terminal's terminfo entry).
         public var colour: Bool?
         /// A line shown above the first prompt, like "Card for order 1042, €52.00".
         public var title: String?
@@ -48,12 +50,21 @@ public final class CardPrompt {
         public var onCommand: ((String) -> Void)?
         /// Whether creating the prompt applies `ProcessProtection` to the process.
         public var protectsProcess: Bool
+        /// How long the prompt may wait for a key (or piped input, `readLines(from:…)`) before
+        /// it ends with `.timedOut`, the card being entered wiped from the screen and from
+        /// memory; nil (the default) waits for ever. It is idle time: every key starts it again.
+        public var timeout: Duration?
+        /// Whether Ctrl-C and a lone Esc end the prompt with `.cancelled` (the card being entered
+        /// wiped), as in one-shot use (`cardline --once`, `--print`); false (the default): Ctrl-C
+        /// cancels the card and the prompt asks for the next, Esc does nothing.
+        public var endsOnCancel: Bool
 
         /// Options; every one has the default `cardline` uses.
         public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
                     today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
-                    protectsProcess: Bool = true, retiredNetworks: Bool = false) {
+                    protectsProcess: Bool = true, retiredNetworks: Bool = false,
+                    timeout: Duration? = nil, endsOnCancel: Bool = false) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
             self.retiredNetworks = retiredNetworks
@@ -64,6 +75,8 @@ public final class CardPrompt {
             self.commandHistory = commandHistory
             self.onCommand = onCommand
             self.protectsProcess = protectsProcess
+            self.timeout = timeout
+            self.endsOnCancel = endsOnCancel
         }
     }
 
@@ -108,6 +121,10 @@ public final class CardPrompt {
         case endOfInput
         /// The receiver of the cards asked to stop.
         case finished
+        /// Ctrl-C or a lone Esc, with `Options.endsOnCancel`: the card being entered was wiped.
+        case cancelled
+        /// No key came for `Options.timeout`: the card being entered was wiped.
+        case timedOut
     }
 
     /// The rules in force: every network the prompt detects.
@@ -118,6 +135,8 @@ public final class CardPrompt {
     public let protection: ProcessProtection.Report?
     private let options: Options
     private let folders: [String]
+    /// The prompt at the terminal while `askForCards` runs.
+    private weak var editor: InteractiveEditor?
 
     /// Loads the rules and checks the options; throws `.unreadableRules`, `.brokenRules` or
     /// `.unknownNetwork`.
@@ -144,8 +163,9 @@ public final class CardPrompt {
         }
     }
 
-    /// Asks for one card. Returns it once accepted, or nil when the person gave up or the
-    /// terminal closed; throws `.noTerminal` when there is no terminal to ask on.
+    /// Asks for one card. Returns it once accepted, or nil when the person gave up, cancelled
+    /// (`Options.endsOnCancel`), the prompt timed out (`Options.timeout`) or the terminal closed
+    /// (`askForCards(receipts:)` says which); throws `.noTerminal` when there is no terminal to ask on.
     public func askForCard() throws(Failure) -> PaymentCard? {
         var delivered: PaymentCard?
         _ = try askForCards { card in
@@ -171,14 +191,41 @@ public final class CardPrompt {
         } catch {
             throw .noTerminal(error.reason)
         }
-        let editor = InteractiveEditor(engine: makeEngine(), style: Style(colour: options.colour ?? Style.terminalWantsColour()),
+        let style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
+        let editor = InteractiveEditor(engine: makeEngine(), style: style,
                                        device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
-                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
+                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
+                                       timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+        self.editor = editor
+        defer { self.editor = nil }
         switch editor.run() {
         case .quit: return .gaveUp
         case .endOfInput: return .endOfInput
         case .finished: return .finished
+        case .cancelled: return .cancelled
+        case .timedOut: return .timedOut
         case .noEditor: throw .noTerminal("the terminal could not be set up for editing")
+        }
+    }
+
+    /// Shows a warning line, like "history is off": above the prompt while one runs at the
+    /// terminal (after the output of the key being handled, the prompt drawn again under it),
+    /// else on standard error. For callbacks such as `Options.onCommand`, which run while the
+    /// prompt holds the terminal and must not write over it.
+    public func warn(_ text: String) {
+        if let editor {
+            editor.warn(text)
+        } else {
+            var line = text + "\n"
+            line.withUTF8 { bytes in
+                var rest = UnsafeRawBufferPointer(bytes)
+                while !rest.isEmpty {
+                    let count = Glibc.write(2, rest.baseAddress, rest.count)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { return }
+                    rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+                }
+            }
         }
     }
 
@@ -191,6 +238,18 @@ public final class CardPrompt {
                                      onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
                                      reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
         return reader.run(lines: lines)
+    }
+
+    /// Reads the lines of `fd` (standard input unless said) as `readLines(_:style:write:receive:)`
+    /// does, ending with `.timedOut` when no input comes for `Options.timeout`; `stop` ends the
+    /// reading when it returns true (asked before each line).
+    public func readLines(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
+                          receive: @escaping (PaymentCard) -> Receipt = { _ in .more },
+                          stop: @escaping () -> Bool = { false }) -> PlainLineReader.Result {
+        var reader = PlainLineReader(engine: makeEngine(), style: style, write: write, title: options.title,
+                                     onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+                                     reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
+        return reader.run(input: DescriptorLines(fd: fd, idleTimeout: options.timeout, stop: stop))
     }
 
     private func makeEngine() -> EntryEngine {
@@ -210,10 +269,34 @@ extension YearMonth {
 }
 
 extension Style {
-    /// Colour on a terminal unless `NO_COLOR` is set (to anything non-empty) or `TERM=dumb`.
+    /// Colour on a terminal that has it: never with `NO_COLOR` set (to anything non-empty) or
+    /// on a terminal without escape sequences (`terminalUnderstandsEscapes`); else when
+    /// `COLORTERM` is set, or when the terminal's terminfo entry gives it 8 colours or more
+    /// (xterm, xterm-256color, screen, tmux, linux; not vt100).
     public static func terminalWantsColour() -> Bool {
         if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
-        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
-        return true
+        guard terminalUnderstandsEscapes(), let term = getenv("TERM") else { return false }
+        if let colourTerm = getenv("COLORTERM"), colourTerm.pointee != 0 { return true }
+        return cl_terminal_colours(term) >= 8
+    }
+
+    /// False for a terminal that takes no escape sequence at all, only carriage return and
+    /// newline: `TERM=dumb`, or no `TERM` (libedit draws for a dumb terminal then too).
+    public static func terminalUnderstandsEscapes() -> Bool {
+        guard let term = getenv("TERM"), term.pointee != 0 else { return false }
+        return String(cString: term) != "dumb"
+    }
+
+    /// True when the locale's character set is not UTF-8 (`LANG=C`, `LC_ALL=C`, no locale at
+    /// all, a Latin-1 locale): a terminal there shows `•`, `✓` or `—` as nothing or as
+    /// garbage, so the prompt draws them in ASCII (`Style.ascii`). Read from `LC_ALL`,
+    /// `LC_CTYPE` and `LANG` as `setlocale` reads them; the process's own locale is left as it
+    /// was.
+    public static func localeWantsASCII() -> Bool {
+        let previous = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
+        defer { if let previous { setlocale(LC_CTYPE, previous) } }
+        guard setlocale(LC_CTYPE, "") != nil, let codeset = nl_langinfo(nl_item(CODESET)) else { return true }
+        let name = String(cString: codeset).uppercased()
+        return name != "UTF-8" && name != "UTF8"
     }
 }

@@ -101,9 +101,16 @@ final class InteractiveEditor {
     private var badgeBytes: [UInt8] = []
 
     /// Bracketed paste on (`ESC [ ? 2004 h`) while the prompt runs; off, and the live field
-    /// cleared, whenever it lets go of the terminal.
-    private static let enterModes = "\u{1B}[?2004h"
-    private static let leaveModes = "\r\u{1B}[J\u{1B}[?2004l"
+    /// cleared, whenever it lets go of the terminal. Neither on a terminal without escape
+    /// sequences (`escapes` false: TERM=dumb), where leaving only ends the line.
+    private var enterModes: String { escapes ? "\u{1B}[?2004h" : "" }
+    private var leaveModes: String { escapes ? "\r\u{1B}[J\u{1B}[?2004l" : "\r\n" }
+    /// False on a terminal that takes no escape sequence but carriage return and newline
+    /// (`Style.terminalUnderstandsEscapes`): cardline then writes none (libedit itself draws
+    /// with carriage returns, backspaces and spaces there).
+    private let escapes = Style.terminalUnderstandsEscapes()
+    /// Warnings waiting to be shown above the prompt (`warn`).
+    private var warnings: [String] = []
     /// How long an escape sequence may pause before what came is taken as it stands (a lone
     /// Esc, an Alt chord): long enough for a slow link, short enough not to be felt.
     private static let escapeTimeout: Int32 = 100
@@ -118,10 +125,21 @@ final class InteractiveEditor {
 
     private let loader: EntryEngine.RuleLoader?
 
+    /// The idle timeout in milliseconds (nil: none), and when it runs out (`monotonicMilliseconds`),
+    /// moved on by every read that brings bytes; set once it has run out.
+    private let timeoutMilliseconds: Int64?
+    private var idleDeadline: Int64 = 0
+    private var timedOut = false
+    /// Whether Ctrl-C and a lone Esc end the prompt (one-shot use) rather than cancel the card.
+    private let endsOnCancel: Bool
+
     init(engine: EntryEngine, style: Style, device: TerminalDevice, title: String? = nil,
          onCommand: @escaping (String) -> Void = { _ in },
          onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
-         reloadingWith loader: EntryEngine.RuleLoader? = nil) {
+         reloadingWith loader: EntryEngine.RuleLoader? = nil,
+         timeout: Duration? = nil, endsOnCancel: Bool = false) {
+        timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+        self.endsOnCancel = endsOnCancel
         self.engine = engine
         self.style = style
         self.device = device
@@ -140,6 +158,10 @@ final class InteractiveEditor {
         case endOfInput
         /// `onAccepted` answered `.done` or `.failed`.
         case finished
+        /// Ctrl-C or a lone Esc with `endsOnCancel`.
+        case cancelled
+        /// No key for the timeout.
+        case timedOut
         /// The terminal could not be set up.
         case noEditor
     }
@@ -153,6 +175,9 @@ final class InteractiveEditor {
     /// Runs until `:quit`, Ctrl-D between cards, the end of input, or `onAccepted`
     /// returning false.
     func run() -> Ending {
+        // Every block freed from here on is zeroed first: Swift frees the strings that held the
+        // field (views, display texts) without clearing them.
+        cl_wipe_freed_memory()
         // libedit drops non-ASCII bytes without a character-type locale; the host's own
         // setting is put back when the prompt ends.
         let previousLocale = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
@@ -186,12 +211,13 @@ final class InteractiveEditor {
         }
         columns = Int(cl_columns(fileno(device.output)))
         updatePrompts()
-        cl_set_terminal_modes(Self.enterModes, Self.leaveModes)
-        write(Self.enterModes)
-        defer { write("\u{1B}[?2004l") }
+        cl_set_terminal_modes(enterModes, leaveModes)
+        write(enterModes)
+        defer { if escapes { write("\u{1B}[?2004l") } }
 
         if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
+        if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
         while !quitRequested {
             badgeOnScreen = nil  // el_gets draws the line afresh
             var count: Int32 = 0
@@ -250,13 +276,25 @@ final class InteractiveEditor {
         } else if style.colour {
             write("\u{1B}[0m")
         }
+        // Everything drawn is written: the field's characters are not left in the buffer.
+        device.wipeOutputBuffer()
         let fd = fileno(device.input)
         while keyIndex == keys.count && !resized {
             keys.removeAll(keepingCapacity: true)
             keyIndex = 0
             if inputEnded { return 0 }
-            let timeout = decoder.isInPaste ? Self.pasteTimeout
+            var timeout = decoder.isInPaste ? Self.pasteTimeout
                 : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
+            if timeoutMilliseconds != nil {
+                // Idle time: the wait is cut at the deadline, which every read that brings bytes
+                // moves on; a sequence or paste in progress is finished first.
+                let left = max(0, idleDeadline - Self.monotonicMilliseconds())
+                if left == 0 && timeout < 0 {
+                    timedOut = true
+                    break
+                }
+                timeout = timeout < 0 ? Int32(clamping: left) : min(timeout, Int32(clamping: left))
+            }
             let ready = cl_wait_input(fd, timeout)
             if ready == 2 { resized = true; break }
             if ready < 0 {
@@ -277,6 +315,7 @@ final class InteractiveEditor {
             let count = readBuffer.withUnsafeMutableBufferPointer { buffer in
                 let count = read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 {
+                    if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
                     decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), into: &keys)
                     // The keys typed are not left behind in the buffer.
                     explicit_bzero(buffer.baseAddress!, count)
@@ -298,12 +337,18 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        if timedOut {
+            let seconds = Double(timeoutMilliseconds ?? 0) / 1000
+            let amount = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
+            return end(.timedOut, saying: "Timed out: no key for \(amount) second\(seconds == 1 ? "" : "s"); the card being entered was wiped", on: el)
+        }
         if resized {
             resized = false
             el_resize(el)
             columns = Int(cl_columns(fileno(device.output)))
-            // The old line may be longer than the new width: clear it, then draw afresh.
-            write("\r\u{1B}[J")
+            // The old line may be longer than the new width: clear it, then draw afresh (a dumb
+            // terminal cannot clear; libedit's redraw starts a new line there).
+            if escapes { write("\r\u{1B}[J") }
             updatePrompts()
             replaceBuffer(el)
             return redrawn(CC_REDISPLAY)
@@ -326,8 +371,37 @@ final class InteractiveEditor {
                 return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
             }
             guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
+            if endsOnCancel {
+                // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
+                // short timeout) ends the prompt.
+                if case .cancel = entryKey { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
+                if case .escape = key.base, key.modifiers.isEmpty { return end(.cancelled, saying: "Cancelled: no card taken", on: el) }
+            }
             return perform(entryKey, on: el)
         }
+    }
+
+    /// Ends the prompt with `reason`: the card being entered is cleared through the engine's
+    /// cancel key (which overwrites its digits), the live field is erased from the screen (every
+    /// row it takes) and `text` is shown in its place.
+    private func end(_ reason: Ending, saying text: String, on el: OpaquePointer) -> UInt8 {
+        _ = engine.handle(.cancel)
+        currentView = engine.currentView()
+        // A dumb terminal cannot erase: the message goes on the next line.
+        write(escapes ? "\r" + (leaveRowsAbove > 0 ? "\u{1B}[\(leaveRowsAbove)A" : "") + "\u{1B}[J" : "\r\n")
+        replaceBuffer(el, with: "")
+        write(style.message(Message(.error, text)) + "\r\n")
+        pendingOutput = nil
+        quitRequested = true
+        ending = reason
+        return UInt8(CC_EOF)
+    }
+
+    /// Milliseconds of the monotonic clock, for the idle timeout.
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Ctrl-Z: the signal handler clears the live field and puts the terminal back before the
@@ -349,8 +423,10 @@ final class InteractiveEditor {
     private func flush(_ el: OpaquePointer) -> UInt8 {
         guard let output = pendingOutput else { return UInt8(CC_NORM) }
         pendingOutput = nil
-        // The line above the output is finished: its badge is drawn before the output.
-        if drawsBadge { syncBadge() }
+        // The line above the output is finished: its badge is drawn before the output. libedit,
+        // drawing it as its right prompt, may have left its colour on (see `readCharacter`):
+        // off, so that the output does not take it.
+        if drawsBadge { syncBadge() } else if style.colour { write("\u{1B}[0m") }
         if endAfterOutput || quitRequested {
             // The card went to the caller, or the session ends: the output is the last thing shown.
             write(output)
@@ -399,6 +475,13 @@ final class InteractiveEditor {
             return UInt8(CC_ERROR)  // the bell; the reason is already on screen
         }
         lines += outcome.messages.map(style.message)
+        // Warnings that came while the key was handled (the command history could not be
+        // written, say), above the prompt like the messages.
+        lines += warnings.map { style.message(Message(.info, $0)) }
+        warnings.removeAll()
+        // The field is empty again (accepted, cancelled, emptied, a command run): nothing it
+        // held stays in libedit's buffers.
+        if currentView.text.isEmpty { wipeEntry(el) }
 
         guard !lines.isEmpty else {
             let promptChanged = updatePrompts()
@@ -409,21 +492,32 @@ final class InteractiveEditor {
                 return UInt8(CC_NORM)
             }
             replaceBuffer(el)
-            return redrawn(CC_REFRESH)
+            return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
         // First let libedit draw the line as it stands with this key applied (the digit that
         // completed the field), then print below it when the pushed flush key comes round. The
         // line left above is no longer the live field, so a number on it is masked.
         let finished = engine.finishedView(before: viewBefore)
-        updatePrompts(finished)
+        let promptChanged = updatePrompts(finished)
         replaceBuffer(el, with: finished.maskedText)
         // libedit redraws from the first row of the line it drew; when a long command wrapped
         // that line over several rows, as many blank rows keep it off the output.
         let extraRows = String(repeating: "\r\n", count: max(0, rows(text: finished.maskedText) - 1))
         pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows
         el_push(el, Action.flushKey)
-        return redrawn(CC_REFRESH)
+        return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
     }
+
+    /// How libedit redraws after the left prompt changed. With colour, libedit keeps each of
+    /// the prompt's escape sequences together with the character after it as one cell, and
+    /// tells such cells apart by their place in the prompt, not by what they hold: redrawing
+    /// only the difference would leave the old character there (`Card number:(#### …): `
+    /// when the format hint came or went). The whole line is drawn again instead.
+    private var promptRedraw: Int32 { style.colour ? CC_REDISPLAY : CC_REFRESH }
+
+    /// Shows `text` above the prompt, after the output of the key being handled, and draws
+    /// the prompt again under it.
+    func warn(_ text: String) { warnings.append(text) }
 
     /// Pushes to libedit what the engine's text adds at the end of its buffer, when that is all
     /// that changed and it is one or two printable ASCII characters (a digit, or a group's
@@ -469,7 +563,7 @@ final class InteractiveEditor {
             el_cursor(el, Int32(info.lastchar - info.cursor))
             el_deletestr(el, Int32(info.lastchar - info.buffer))
         }
-        let text = text ?? currentView.text
+        let text = style.drawn(text ?? currentView.text)
         if !text.isEmpty { el_insertstr(el, text) }
         show(text)
     }
@@ -477,6 +571,10 @@ final class InteractiveEditor {
     /// Notes that libedit's buffer holds `text`.
     private func show(_ text: String) {
         shownText = text
+        defer {
+            wipeScalars = max(wipeScalars, shownScalars)
+            wipeCells = max(wipeCells, (choice?.promptWidth ?? 0) + shownScalars)
+        }
         let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 >= 0x7F }) else { return false }
             shownWidth = bytes.count
@@ -497,13 +595,51 @@ final class InteractiveEditor {
     /// The Unicode scalars `shownText` holds.
     private var shownScalars = 0
 
+    // MARK: - Wiping
+
+    /// The most characters libedit's line has held, and the most cells prompt and line have
+    /// taken on screen, since the last wipe: what the filler must cover.
+    private var wipeScalars = 0
+    private var wipeCells = 0
+
+    /// Overwrites what libedit keeps of the field: call when an entry ends (accepted,
+    /// cancelled, emptied, timed out) or the field is left empty, from inside a key binding,
+    /// before the buffer is given its next text (`replaceBuffer`). libedit has no wipe call:
+    /// its line buffer (and the wide copy `el_insertstr` decodes into) is overwritten by a
+    /// filler of spaces as long as anything the line held, and its two screen buffers by
+    /// having it draw that filler (`EL_REFRESH`, from the line's first column) over every cell
+    /// the prompt and line took; the caller's next refresh draws the real text over the
+    /// filler. The terminal's output buffer is wiped as each key is read, and freed heap as it
+    /// is freed (`cl_wipe_freed_memory`). Nothing is drawn on a terminal that cannot clear a
+    /// line's end or move up (`TERM=dumb`): there only the line buffer is overwritten.
+    func wipeEntry(_ el: OpaquePointer) {
+        let promptWidth = choice?.promptWidth ?? 0
+        let filler = max(wipeScalars, wipeCells - promptWidth)
+        guard filler > 0 else { return }
+        let rowsUp = rows(text: shownText) - 1
+        let canRedraw = escapes && cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
+        replaceBuffer(el, with: String(repeating: " ", count: filler))
+        if canRedraw {
+            // libedit's cursor is at the end of the line (where cardline keeps it): to the
+            // line's first column, where a full redraw starts.
+            write("\r" + (rowsUp > 0 ? "\u{1B}[\(rowsUp)A" : ""))
+            cl_refresh(el)
+            badgeOnScreen = nil
+        }
+        replaceBuffer(el, with: "")
+        wipeScalars = 0
+        wipeCells = 0
+        device.wipeOutputBuffer()
+    }
+
     /// Tells the signal handlers what to clear: every row the line takes, the cursor being on
     /// its last.
     private func updateLeaveModes() {
         let rowsAbove = Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shownScalars, columns: columns) - 1
         guard rowsAbove != leaveRowsAbove else { return }
         leaveRowsAbove = rowsAbove
-        cl_set_terminal_modes(Self.enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
+        guard escapes else { return }
+        cl_set_terminal_modes(enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
     }
 
     /// The rows a line holding `text` takes with the current prompt.
@@ -537,7 +673,7 @@ final class InteractiveEditor {
                 // is written afresh.
                 if view.logo != badgeLogo || badgeLogoBytes == 0 {
                     badgeWanted.removeAll(keepingCapacity: true)
-                    badgeLogoCells = Style.appendBadgeStart(logo: view.logo, to: &badgeWanted)
+                    badgeLogoCells = Style.appendBadgeStart(logo: style.drawn(view.logo), to: &badgeWanted)
                     badgeLogoBytes = badgeWanted.count
                 } else {
                     badgeWanted.removeSubrange(badgeLogoBytes...)

@@ -20,6 +20,16 @@ public enum Paths {
         return (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// An XDG base folder: `$variable` when it is set to an absolute path, else `fallback`
+    /// below the home folder (`".config"`, `".local/state"`). The XDG Base Directory
+    /// specification makes a relative path invalid, to be ignored: `XDG_STATE_HOME=state`
+    /// would otherwise put the history wherever the program happens to start.
+    public static func xdgFolder(_ variable: String, default fallback: String) -> String {
+        // 0x2F: "/", an absolute path.
+        if let value = getenv(variable), value.pointee == 0x2F { return String(cString: value) }
+        return home + "/" + fallback
+    }
+
     /// $HOME, or the user database's home folder.
     public static var home: String {
         if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }

@@ -3,13 +3,25 @@ import CardKit
 /// The path for a non-terminal stdin (`printf '…' | cardline`): each line is fed to the
 /// engine as typed keys followed by Enter; messages print as plain lines. Full numbers and
 /// CVVs are never echoed: only the engine's messages, which mask them.
+///
+/// There is nobody to correct a mistake, so nothing carries over from a line that was refused:
+/// the first refused key of a line, or an Enter that does not take its field (an incomplete or
+/// invalid field, a failed submit), abandons the card being entered. Its fields are cleared and
+/// overwritten through the engine's cancel key, the rest of the line is skipped, a
+/// `line N: FIELD: reason (card abandoned)` line names the field, and the next line starts a
+/// new card. An Enter on a field that is still empty (after a field moved on by itself) is not
+/// a refusal.
 public struct PlainLineReader {
     /// How a run of lines ended, for the exit status.
     public enum Result: Equatable, Sendable {
         /// Every card that was started was accepted.
         case allAccepted(count: Int)
-        /// Some submit failed, or input ended in the middle of a card.
+        /// Some card was abandoned (`failed` counts them: a refused line or a failed submit), or
+        /// input ended in the middle of a card.
         case someRejected(accepted: Int, failed: Int, unfinished: Bool)
+        /// No input came for the idle timeout (`DescriptorLines`); the card being entered was
+        /// wiped.
+        case timedOut(accepted: Int)
     }
 
     var engine: EntryEngine
@@ -37,15 +49,33 @@ public struct PlainLineReader {
 
     /// Reads lines until end of input, `:quit`, or `onAccepted` returning false.
     public mutating func run(lines: some Sequence<String>) -> Result {
+        run(lines, timedOut: { false })
+    }
+
+    /// Reads `input`'s lines as `run(lines:)` does; when they end because no input came for its
+    /// idle timeout, the card being entered is wiped, a line says so, and the result is
+    /// `.timedOut`.
+    public mutating func run(input: DescriptorLines) -> Result {
+        run(input, timedOut: { input.timedOut })
+    }
+
+    private mutating func run(_ lines: some Sequence<String>, timedOut: () -> Bool) -> Result {
         var accepted = 0, failed = 0
         var lineNumber = 0
         if let title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
         for line in lines {
             lineNumber += 1
-            var refusedOnLine = false
             for key in Key.typing(line) + [.enter] {
+                let fieldBefore = engine.field, inCommand = engine.command != nil
                 var outcome = engine.handle(key, reloadingWith: loader)
+                if let problem = refusal(of: key, outcome, field: fieldBefore, inCommand: inCommand) {
+                    let started = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
+                    abandon()
+                    write(style.refusal("line \(lineNumber): \(problem) (\(started ? "card abandoned" : "line skipped"))") + "\n")
+                    failed += 1
+                    break
+                }
                 var more = true
                 switch outcome.deliverAcceptedCard(to: onAccepted) {
                 case .more: accepted += 1
@@ -53,27 +83,48 @@ public struct PlainLineReader {
                 case .failed: (failed, more) = (failed + 1, false)
                 case nil: break
                 }
-                if let reason = outcome.refusal, !refusedOnLine {
-                    // One reason per input line, like one per burst at the terminal.
-                    write(style.refusal("line \(lineNumber): \(reason)") + "\n")
-                    refusedOnLine = true
-                }
                 for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
                 if let command = outcome.command { onCommand(command) }
-                switch outcome.event {
-                case .submitFailed: failed += 1
-                case .quit: return result(accepted: accepted, failed: failed)
-                case .accepted, .reloadRules, nil: break
-                }
+                if case .quit = outcome.event { return result(accepted: accepted, failed: failed) }
                 if !more { return result(accepted: accepted, failed: failed) }
             }
+        }
+        if timedOut() {
+            abandon()
+            write(style.message(Message(.error, "Timed out: no input came for the time allowed; the card being entered was wiped")) + "\n")
+            return .timedOut(accepted: accepted)
         }
         return result(accepted: accepted, failed: failed)
     }
 
-    private func result(accepted: Int, failed: Int) -> Result {
+    /// `FIELD: reason` when `key`'s outcome refuses the line: a refused key, or an Enter (not
+    /// one ending a `:` command) that neither moved on nor submitted. `field` is the one active
+    /// before the key; a failed submit names the first field with a problem.
+    private func refusal(of key: Key, _ outcome: Outcome, field: Field, inCommand: Bool) -> String? {
+        if case .enter = key, !inCommand {
+            let failedSubmit: Bool
+            if case .submitFailed = outcome.event { failedSubmit = true } else { failedSubmit = false }
+            // `.ignored`: Enter on an empty field; a change of field: it moved on or submitted.
+            guard failedSubmit || outcome.refusal != nil || (outcome.disposition == .accepted && !outcome.fieldChanged) else { return nil }
+            let problem = engine.problem(in: engine.field) ?? outcome.refusal ?? outcome.messages.first { $0.kind == .error }?.text ?? "refused"
+            return "\(engine.fieldName(engine.field)): \(problem)"
+        }
+        guard let reason = outcome.refusal else { return nil }
+        return "\(inCommand ? "command" : engine.fieldName(field)): \(reason)"
+    }
+
+    /// Clears the card being entered through the engine's cancel key, which overwrites its
+    /// digits; its message (for a person at the prompt) is not shown.
+    private mutating func abandon() {
+        _ = engine.handle(.cancel)
+    }
+
+    private mutating func result(accepted: Int, failed: Int) -> Result {
         let unfinished = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
-        if unfinished { write(style.message(Message(.error, "input ended before the card was complete (\(engine.fieldName(engine.field)) field)")) + "\n") }
+        if unfinished {
+            write(style.message(Message(.error, "input ended before the card was complete (\(engine.fieldName(engine.field)) field)")) + "\n")
+            abandon()
+        }
         if failed == 0 && !unfinished { return .allAccepted(count: accepted) }
         return .someRejected(accepted: accepted, failed: failed, unfinished: unfinished)
     }

@@ -141,10 +141,9 @@ public enum RuleSources {
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/visa.json") }
     }
 
-    /// `$XDG_CONFIG_HOME/cardline/rules` (default `~/.config/cardline/rules`).
+    /// `$XDG_CONFIG_HOME/cardline/rules` (default `~/.config/cardline/rules`; a relative
+    /// `XDG_CONFIG_HOME` is ignored).
     public static func userFolder() -> String {
-        let base = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-            ?? Paths.home + "/.config"
-        return base + "/cardline/rules"
+        Paths.xdgFolder("XDG_CONFIG_HOME", default: ".config") + "/cardline/rules"
     }
 }

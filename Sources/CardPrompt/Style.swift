@@ -1,16 +1,54 @@
 import CardKit
 
-/// Colour for the terminal, or none: decided once by whoever draws (NO_COLOR, TERM=dumb,
-/// `--no-color`, and whether the output is a terminal) and applied here.
+/// Colour for the terminal, or none, and Unicode or ASCII: decided once by whoever draws
+/// (`terminalWantsColour`, `--no-color`, whether the output is a terminal; `localeWantsASCII`)
+/// and applied here.
 public struct Style: Sendable {
     /// Whether escape codes for colour are written at all.
     public var colour: Bool
+    /// Whether only ASCII is drawn (a locale without UTF-8): `drawn` turns the marks, dots
+    /// and dashes into ASCII.
+    public var ascii: Bool
 
-    /// A style with colour on or off.
-    public init(colour: Bool) { self.colour = colour }
+    /// A style with colour on or off, drawing Unicode or ASCII only.
+    public init(colour: Bool, ascii: Bool = false) {
+        self.colour = colour
+        self.ascii = ascii
+    }
 
     func paint(_ text: String, _ code: String) -> String {
-        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+        colour ? "\u{1B}[\(code)m\(drawn(text))\u{1B}[0m" : drawn(text)
+    }
+
+    /// `text` as the terminal is given it: itself, or in ASCII only when `ascii` is set, every
+    /// other character replaced by `asciiGlyph`. The one place text is fitted to the locale:
+    /// every message, prompt, badge and field text goes through it.
+    public func drawn(_ text: String) -> String {
+        guard ascii, text.utf8.contains(where: { $0 >= 0x80 }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII { result.unicodeScalars.append(scalar) } else { result += Self.asciiGlyph(scalar) }
+        }
+        return result
+    }
+
+    /// What a non-ASCII character is drawn as in ASCII: `*` for a mask or CVV dot, `OK` and
+    /// `error:` for the marks before results and errors, `-` for dashes, `...` for an
+    /// ellipsis; `?` for anything else.
+    static func asciiGlyph(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case "•", "●", "·", "∙": return "*"
+        case "✓", "✔": return "OK"
+        case "✗", "✘": return "error:"
+        case "—", "–", "‐", "‑", "−": return "-"
+        case "…": return "..."
+        case "→": return "->"
+        case "←": return "<-"
+        case "‘", "’", "′": return "'"
+        case "“", "”", "″": return "\""
+        case "\u{A0}": return " "
+        default: return "?"
+        }
     }
 
     /// A message line as shown above the prompt.
@@ -19,7 +57,7 @@ public struct Style: Sendable {
         case .error: return paint(message.line, "31")
         case .success: return paint(message.line, "32")
         case .help: return paint(message.line, "2")
-        case .info: return message.line
+        case .info: return drawn(message.line)
         }
     }
 

@@ -16,17 +16,45 @@ final class TerminalDevice {
     /// True when the streams are the process's own stdin and stdout.
     let isStandard: Bool
 
+    /// The output stream's buffer, ours (not the C library's), so that what was drawn through
+    /// it — the live field, by libedit — can be wiped once written (`wipeOutputBuffer`).
+    /// stdout's is allocated once and stays with it (stdout outlives any prompt).
+    private let outputBuffer: UnsafeMutablePointer<CChar>
+    private static let outputBufferSize = 4096
+    nonisolated(unsafe) private static let standardOutputBuffer: UnsafeMutablePointer<CChar> = {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: outputBufferSize)
+        buffer.initialize(repeating: 0, count: outputBufferSize)
+        cl_set_buffer(cl_stdout(), buffer, outputBufferSize)
+        return buffer
+    }()
+
     private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {
         self.input = input
         self.output = output
         self.isStandard = isStandard
+        if isStandard {
+            outputBuffer = Self.standardOutputBuffer
+        } else {
+            outputBuffer = .allocate(capacity: Self.outputBufferSize)
+            outputBuffer.initialize(repeating: 0, count: Self.outputBufferSize)
+            cl_set_buffer(output, outputBuffer, Self.outputBufferSize)
+        }
     }
 
     deinit {
+        wipeOutputBuffer()
         if !isStandard {
             fclose(input)
             fclose(output)
+            outputBuffer.deallocate()
         }
+    }
+
+    /// Sends what is buffered and overwrites the buffer: the bytes written (the field as drawn)
+    /// are not left behind in it.
+    func wipeOutputBuffer() {
+        fflush(output)
+        cl_wipe(outputBuffer, Self.outputBufferSize)
     }
 
     /// Why no terminal could be found.

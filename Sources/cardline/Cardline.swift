@@ -103,11 +103,11 @@ struct Cardline: ParsableCommand {
             cardline replay|rules|check [<options>] ...
             """,
         discussion: """
-            With no subcommand, opens the card-entry prompt (cardline enter --help lists its options). With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine.
+            With no subcommand, opens the card-entry prompt (cardline enter --help lists its options). With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine; a line with a refused key, or whose Enter does not take its field, abandons the card being entered (line N: FIELD: reason (card abandoned)), and the next line starts a new card.
 
             Options may come before the subcommand or after it: cardline --rules DIR rules list is cardline rules list --rules DIR.
 
-            Exit status: 0 success (with --print, --print-fd or --once: a card was delivered); 1 the person gave up with no card delivered, or a card was rejected or input ended mid-card (piped input); 64 bad usage; 65 a rule file is wrong; 66 a rule folder, script, golden or input file cannot be read; 74 there is no terminal to ask on, or (every command) output could not be written: a card not delivered, standard output full or closed (a closed pipe, as with | head -1, ends it without a message), a golden not rewritten by replay --update.
+            Exit status: 0 success (with --print, --print-fd or --once: a card was delivered; piped input: every card started was delivered); 1 with --print, --print-fd or --once the person gave up (:quit, Ctrl-D) or input ended with no card delivered, or (piped input) a card was abandoned or input ended mid-card, even with other cards delivered; 64 bad usage; 65 a rule file is wrong; 66 a rule folder, script, golden or input file cannot be read; 74 there is no terminal to ask on, or (every command) output could not be written: a card not delivered, standard output full or closed (a closed pipe, as with | head -1, ends it without a message), a golden not rewritten by replay --update; 124 --timeout ran out; 130 Ctrl-C or Esc ended a prompt run with --print, --print-fd or --once (in the plain prompt Ctrl-C only cancels the card); 128+N killed by signal N. Nothing is written to standard output with 1, 124 or 130.
             """,
         version: "0.1.0",
         subcommands: [Enter.self, Replay.self, Rules.self, Check.self],
@@ -124,4 +124,8 @@ enum ExitStatus {
     /// A card or other output could not be written (stdout, a golden), or there is no
     /// terminal to ask on.
     static let ioError = ExitCode(74)
+    /// `--timeout` ran out (as `timeout(1)` and gum).
+    static let timedOut = ExitCode(124)
+    /// Ctrl-C or Esc ended a one-shot prompt (128 + SIGINT, as fzf).
+    static let cancelled = ExitCode(130)
 }

@@ -1,5 +1,4 @@
 import CardPrompt
-import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +12,14 @@ import Glibc
 /// the folder is a folder and the file a regular file with one link, both owned by this user;
 /// looser modes are tightened to 0700 and 0600. Anything else (a link, a FIFO, a folder, a file
 /// or folder of another user, one that cannot be read or written) turns history off for the
-/// rest of the run, with one warning on stderr, and nothing is written anywhere.
+/// rest of the run, with one warning (on stderr, or above the live prompt), and nothing is
+/// written anywhere.
+///
+/// Several prompts may share the file. Each line is appended with one `write` on an
+/// `O_APPEND` descriptor, and every use of the file (an append, a read and its trim) holds an
+/// exclusive `flock` on the history folder, which stays put when the file is renamed over:
+/// a trim reads and replaces the file with no append in between, so no line is lost (eight
+/// prompts appending at once while others trimmed lost a third of their lines before).
 final class CommandHistoryFile {
     let path: String
     /// Lines kept when the file is read back, and when it is trimmed.
@@ -25,13 +31,15 @@ final class CommandHistoryFile {
     static let trimmedBytes = 32 * 1024
     /// Set by the one warning: history is off for the rest of the run.
     private var isOff = false
+    /// Where the warning goes: standard error, or above the prompt while one runs
+    /// (`CardPrompt.warn`), never over it.
+    var warn: (String) -> Void = { Terminal.writeError($0 + "\n") }
 
     init(path: String) { self.path = path }
 
     static func standard() -> CommandHistoryFile {
-        let base = getenv("XDG_STATE_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-            ?? Paths.home + "/.local/state"
-        return CommandHistoryFile(path: base + "/cardline/history")
+        // A relative XDG_STATE_HOME is ignored (Paths.xdgFolder).
+        CommandHistoryFile(path: Paths.xdgFolder("XDG_STATE_HOME", default: ".local/state") + "/cardline/history")
     }
 
     private var folder: String { Paths.directory(of: path) }
@@ -42,6 +50,7 @@ final class CommandHistoryFile {
     func load() -> [String] {
         guard let folderFD = openFolder(creating: false) else { return [] }
         defer { close(folderFD) }
+        guard lock(folderFD) else { return [] }
         guard let fd = openFile(in: folderFD, flags: O_RDONLY, creating: false) else { return [] }
         defer { close(fd) }
         guard let (text, size) = readTail(fd) else { return [] }
@@ -64,12 +73,27 @@ final class CommandHistoryFile {
     func append(_ line: String) {
         guard !isOff, Self.isCommand(line), !line.contains("\n") else { return }
         guard let folderFD = openFolder(creating: true) else { return }
-        defer { close(folderFD) }
-        guard let fd = openFile(in: folderFD, flags: O_WRONLY | O_APPEND, creating: true) else { return }
+        defer { close(folderFD) }  // closing it lets go of the lock
+        // The file is opened under the lock: a trim that renamed a new file over it is done.
+        guard lock(folderFD), let fd = openFile(in: folderFD, flags: O_WRONLY | O_APPEND, creating: true) else { return }
         defer { close(fd) }
         var text = line + "\n"
-        let written = text.withUTF8 { Terminal.writeAll($0, to: fd) }
-        if !written { turnOff("cannot be written: " + String(cString: strerror(errno))) }
+        // One write: the whole line lands at the file's end at once (O_APPEND).
+        let count = text.withUTF8 { write(fd, $0.baseAddress, $0.count) }
+        if count != text.utf8.count {
+            turnOff("cannot be written: " + (count < 0 ? String(cString: strerror(errno)) : "short write"))
+        }
+    }
+
+    /// Takes the exclusive lock on the history folder (waiting for another prompt's append or
+    /// trim to end); it is let go when `folderFD` is closed. False (history off) on a failure.
+    private func lock(_ folderFD: Int32) -> Bool {
+        while flock(folderFD, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            turnOff("cannot be locked: " + String(cString: strerror(errno)))
+            return false
+        }
+        return true
     }
 
     static func isCommand(_ line: String) -> Bool {
@@ -78,11 +102,11 @@ final class CommandHistoryFile {
         line.hasPrefix(":") && !CardNumber.mayHoldCardNumber(line)
     }
 
-    /// Says once, on stderr, why history is off for the rest of the run.
+    /// Says once, through `warn`, why history is off for the rest of the run.
     private func turnOff(_ reason: String) {
         guard !isOff else { return }
         isOff = true
-        Terminal.writeError("cardline: warning: \(path.escapingControlCharacters): \(reason.escapingControlCharacters); command history is off for this run\n")
+        warn("cardline: warning: \(path.escapingControlCharacters): \(reason.escapingControlCharacters); command history is off for this run")
     }
 
     /// The history folder, checked (a folder of ours, not a link) and tightened to 0700;
@@ -90,16 +114,9 @@ final class CommandHistoryFile {
     private func openFolder(creating: Bool) -> Int32? {
         guard !isOff else { return nil }
         let folder = self.folder
-        if creating {
-            let parent = Paths.directory(of: folder)
-            if !parent.isEmpty {
-                try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
-                                                         attributes: [.posixPermissions: 0o700])
-            }
-            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
-                turnOff("its folder cannot be made: " + String(cString: strerror(errno)))
-                return nil
-            }
+        if creating, let error = Self.makeFolders(folder) {
+            turnOff("its folder cannot be made: " + String(cString: strerror(error)))
+            return nil
         }
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
@@ -125,6 +142,18 @@ final class CommandHistoryFile {
             return nil
         }
         return fd
+    }
+
+    /// Makes `folder` and every folder above it that is missing (mode 0700); nil when it
+    /// exists then, else the `errno` of the first folder that could not be made: the cause,
+    /// where the last one's error would only say that its parent is missing.
+    private static func makeFolders(_ folder: String) -> Int32? {
+        var prefix = folder.hasPrefix("/") ? "/" : ""
+        for component in folder.split(separator: "/") {
+            prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return errno }
+        }
+        return nil
     }
 
     /// The history file in the folder, never through a link (`O_NOFOLLOW`) nor blocking on a

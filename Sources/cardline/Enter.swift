@@ -30,8 +30,12 @@ struct Enter: ParsableCommand {
     @Option(help: ArgumentHelp("A line shown above the first prompt, like \"Card for order 1042\" (control characters are shown escaped).", valueName: "TEXT"))
     var title: String?
 
+    @Option(help: ArgumentHelp("End the prompt when no key (or piped input) comes for SECONDS (more than 0, at most 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.", valueName: "SECONDS"))
+    var timeout: String?
+
     func validate() throws {
         if let problem = settings.deliveryProblem { throw ValidationError(problem) }
+        if let timeout, EnterSettings.timeout(from: timeout) == nil { throw ValidationError(EnterSettings.timeoutProblem(timeout, source: "--timeout")) }
     }
 
     /// The parsed arguments as plain values.
@@ -39,7 +43,7 @@ struct Enter: ParsableCommand {
         EnterSettings(ruleFolders: options.rules.ruleFolders, noDefaultRules: options.rules.noDefaultRules,
                       retired: options.rules.retired, today: options.today, noColor: options.noColor,
                       networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
-                      once: once, title: title)
+                      once: once, title: title, timeout: timeout)
     }
 
     func run() throws { try settings.run() }
@@ -61,6 +65,8 @@ struct EnterSettings {
     var printFD: Int32?
     var once = false
     var title: String?
+    /// `--timeout`'s text, checked by `timeout(from:)`.
+    var timeout: String?
 
     /// What is wrong with `--print` / `--print-fd`, in argument-parser's words for `Enter`.
     var deliveryProblem: String? {
@@ -70,6 +76,20 @@ struct EnterSettings {
         return nil
     }
 
+    /// `--timeout` or `CARDLINE_TIMEOUT`'s value: a number of seconds, whole or with a decimal
+    /// point (`90`, `2.5`), more than 0 and at most a day (86400); nil for anything else.
+    static func timeout(from text: String) -> Duration? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let seconds = Double(text), seconds <= 86_400 else { return nil }
+        let milliseconds = Int64((seconds * 1000).rounded())
+        return milliseconds > 0 ? .milliseconds(milliseconds) : nil
+    }
+
+    /// The usage error for a timeout `timeout(from:)` refuses, from `source`.
+    static func timeoutProblem(_ text: String, source: String) -> String {
+        "\(source) takes a number of seconds, more than 0 and at most 86400, like 60 or 2.5; got '\(text)'"
+    }
 }
 
 extension EnterSettings {
@@ -129,6 +149,9 @@ extension EnterSettings {
             case "--title":
                 guard let text = value() else { return nil }
                 title = text
+            case "--timeout":
+                guard let text = value(), Self.timeout(from: text) != nil else { return nil }
+                timeout = text
             default:
                 return nil
             }
@@ -149,10 +172,33 @@ extension EnterSettings {
     /// `--today`, when given.
     var todayMonth: YearMonth? { today.flatMap(YearMonth.init(iso:)) }
 
+    /// `--timeout`, or `CARDLINE_TIMEOUT` when set and not empty; a usage error (64) for a value
+    /// `timeout(from:)` refuses.
+    func idleTimeout() throws -> Duration? {
+        let text: String, source: String
+        if let timeout {
+            (text, source) = (timeout, "--timeout")
+        } else if let value = getenv("CARDLINE_TIMEOUT"), value.pointee != 0 {
+            (text, source) = (String(cString: value), "CARDLINE_TIMEOUT")
+        } else {
+            return nil
+        }
+        guard let duration = Self.timeout(from: text) else {
+            Terminal.writeError("cardline: error: \(Self.timeoutProblem(text, source: source))\n")
+            throw ExitStatus.usage
+        }
+        return duration
+    }
+
+    /// One-shot use (`--once`, `--print`, `--print-fd`): Ctrl-C and a lone Esc end the prompt
+    /// (130), and ending with no card delivered is exit 1.
+    var oneShot: Bool { once || deliveryFD != nil }
+
     /// Where cards are written, if anywhere.
     var deliveryFD: Int32? { printCards ? 1 : printFD }
 
     func run() throws {
+        let timeout = try idleTimeout()
         if let fd = deliveryFD { try checkDeliveryTarget(fd) }
         ProcessProtection.apply(lockingMemory: true)
         let history = noHistory ? nil : CommandHistoryFile.standard()
@@ -163,7 +209,7 @@ extension EnterSettings {
                 acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: todayMonth,
                 colour: noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
-                retiredNetworks: retired))
+                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
@@ -185,31 +231,43 @@ extension EnterSettings {
             guard delivery.deliver(card) else { return .failed(delivery.failure ?? "write failed") }
             return once ? .done : .more
         }
-        let delivering = deliveryFD != nil || once
 
         if isatty(0) == 1 {
+            // A history file that cannot be written is said above the prompt, not over it.
+            history?.warn = { [weak prompt] text in
+                if let prompt { prompt.warn(text) } else { Terminal.writeError(text + "\n") }
+            }
+            let ending: CardPrompt.Ending
             do {
-                _ = try prompt.askForCards(receipts: receive)
+                ending = try prompt.askForCards(receipts: receive)
             } catch {
                 Terminal.writeError("cardline: error: \(error.description)\n")
                 throw ExitStatus.ioError
             }
             try delivery.finish()
-            if delivering && delivery.count == 0 { throw ExitStatus.rejected }
+            switch ending {
+            case .cancelled: throw ExitStatus.cancelled
+            case .timedOut: throw ExitStatus.timedOut
+            case .gaveUp, .endOfInput, .finished: break
+            }
+            // One-shot use ended (`:quit`, Ctrl-D, the terminal closed) with no card: 1.
+            if oneShot && delivery.count == 0 { throw ExitStatus.rejected }
             return
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let result = prompt.readLines(StandardInputLines(), style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD)),
-                                      write: { Terminal.write($0, to: messagesFD) }, receive: receive)
+        let result = prompt.readLines(style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD),
+                                                   ascii: Style.localeWantsASCII()),
+                                      write: { Terminal.write($0, to: messagesFD) }, receive: receive,
+                                      stop: { Terminal.outputFailed })
         try delivery.finish()
-        // A caller of --print, --print-fd or --once branches on "did I get a card": a line
-        // that failed after (or before) one was delivered is reported on the message stream.
-        if delivering {
-            if delivery.count == 0 { throw ExitStatus.rejected }
-            return
+        // A script must know that a record was lost: 1 when any card was abandoned, even with
+        // others delivered; in one-shot use, also when input ended before any card.
+        switch result {
+        case .timedOut: throw ExitStatus.timedOut
+        case .someRejected: throw ExitStatus.rejected
+        case .allAccepted: if oneShot && delivery.count == 0 { throw ExitStatus.rejected }
         }
-        if case .someRejected = result { throw ExitStatus.rejected }
     }
 
     /// Refuses a descriptor that is not open for writing, or is a terminal (the whole card would

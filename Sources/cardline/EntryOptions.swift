@@ -59,10 +59,10 @@ struct EntryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Pin today's date for expiry checks.", valueName: "YYYY-MM"))
     var today: String?
 
-    @Flag(help: "Never use colour (also off with NO_COLOR, TERM=dumb, or when the output is not a terminal).")
+    @Flag(help: "Never use colour (also off with NO_COLOR, on a terminal without colours by terminfo, TERM=dumb or unset, or when the output is not a terminal).")
     var noColor = false
 
-    @Option(name: .customLong("networks"), help: ArgumentHelp("Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.", valueName: "LIST"))
+    @Option(name: .customLong("networks"), help: ArgumentHelp("Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex; an id takes its family too: visa takes Visa Electron); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.", valueName: "LIST"))
     var networks: String?
 
     /// `--networks`, or for the prompt and `check` (`environment`) `CARDLINE_NETWORKS` when set

@@ -48,11 +48,12 @@ struct Rules: ParsableCommand {
                 Terminal.writeError("cardline: error: no network has the id `\(id)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
                 throw ExitStatus.rejected
             }
-            let advance = network.autoAdvanceLengths.map(String.init).joined(separator: ", ")
+            // A number moves on by itself only at its pattern's longest length (LengthSet.completeness).
+            let advance = network.lengths.last.map(String.init) ?? "-"
             Terminal.writeOut("""
                 \(network.id) — \(network.name)
                   file:         \(network.file.escapingControlCharacters)
-                  logo:         \(network.logo)
+                  logo:         \(network.logo)\(network.hasFamily ? "\n  family:       \(network.family) (--networks \(network.family) takes it)" : "")
                   status:       \(network.status.rawValue)\(network.status == .retired && set.network(id: network.id) == nil ? " (not matched; --retired matches it)" : "")
                   patterns:     \(network.patterns.enumerated().filter { network.patternLengths[$0.offset] == network.lengths }.map(\.element.description).joined(separator: ", "))
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
@@ -225,7 +226,7 @@ extension CardNetwork {
         let patternList = patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
         func numbers(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
         return "{\"id\": \(id.jsonQuoted), \"name\": \(name.jsonQuoted), \"logo\": \(logo.jsonQuoted), \"patterns\": [\(patternList)], "
-            + "\"lengths\": \(numbers(lengths)), \"autoAdvance\": \(numbers(autoAdvanceLengths)), \"groups\": \(numbers(groups)), "
+            + "\"lengths\": \(numbers(lengths)), \"family\": \(family.jsonQuoted), \"groups\": \(numbers(groups)), "
             + "\"cvv\": {\"name\": \(cvv.name.jsonQuoted), \"length\": \(cvv.length), \"side\": \(cvv.side.jsonQuoted)}, "
             + "\"lengthsFor\": [" + lengthsForEntries.map { "{\"patterns\": [" + $0.patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
                 + "], \"lengths\": \(numbers($0.lengths))}" }.joined(separator: ", ") + "], "
@@ -261,16 +262,24 @@ extension RuleSet {
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
         // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
         let lengths = detection.lengths
-        let lengthOK = lengths.contains(digits.count)
+        let completeness = lengths.completeness(of: digits.count)
+        let lengthOK = completeness.isComplete
         let allowedLengths = lengths.lengths.map(String.init).joined(separator: ", ")
         // "for 4026" when the lengths are the deciding pattern's own and not the network's.
         let own = decidingPatternIndex(detection, digits).map { network.patternLengths[$0] }
         let patternNote = own == lengths.lengths && own != network.lengths ? " for \(pattern)" : ""
-        lines.append("  length:    \(digits.count) — \(lengthOK ? "valid" : digits.count < lengths.max ? "incomplete" : "invalid") (\(network.name) allows \(allowedLengths)\(patternNote))")
+        let lengthWord: String
+        switch completeness {
+        case .final: lengthWord = "valid"
+        case .completeCanGrow: lengthWord = "valid, could grow to \(lengths.max)"
+        case .incomplete: lengthWord = "incomplete"
+        case .notALength: lengthWord = "invalid"
+        }
+        lines.append("  length:    \(digits.count) — \(lengthWord) (\(network.name) allows \(allowedLengths)\(patternNote))")
         let luhnOK = !network.luhn || CardNumber.passesLuhn(digits)
         lines.append("  luhn:      " + (!network.luhn ? "not checked for \(network.name)" : !lengthOK ? "not checked until the length is valid" : luhnOK ? "passes" : "fails"))
         let valid = lengthOK && luhnOK
-        lines.append("  verdict:   " + (valid ? "valid" : !lengthOK && digits.count < lengths.max ? "incomplete" : "invalid"))
+        lines.append("  verdict:   " + (valid ? "valid" : completeness == .incomplete ? "incomplete" : "invalid"))
         return (lines, valid)
     }
 }

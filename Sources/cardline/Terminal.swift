@@ -5,8 +5,8 @@ import CardPrompt
 
 /// Process-level facts about the terminal, and writing to descriptors.
 enum Terminal {
-    /// Colour unless turned off by flag, by NO_COLOR (any non-empty value), by TERM=dumb, or
-    /// because `fd` (stdout unless said) is not a terminal.
+    /// Colour unless turned off by flag, or because `fd` (stdout unless said) is not a
+    /// terminal, or as `Style.terminalWantsColour` decides (NO_COLOR, TERM, terminfo).
     static func wantsColour(disabled: Bool, fd: Int32 = 1) -> Bool {
         !disabled && isatty(fd) == 1 && Style.terminalWantsColour()
     }
@@ -68,11 +68,4 @@ enum Terminal {
         }
         return true
     }
-}
-
-/// Lines of standard input, read with `readLine` (invalid UTF-8 becomes U+FFFD, which the
-/// engine refuses like any other non-digit). They end early once standard output has failed:
-/// nobody reads the answers (`yes … | cardline | head -1` must end).
-struct StandardInputLines: Sequence, IteratorProtocol {
-    mutating func next() -> String? { Terminal.outputFailed ? nil : readLine(strippingNewline: true) }
 }

@@ -7,12 +7,12 @@ import Testing
     /// Visa as the issue describes it: 16 or 19 digits, 13 only for a few BINs; JCB with its
     /// legacy 15-digit ranges outside its main range; a retired network under Visa's `4`.
     static let visa = """
-        {"id": "visa", "name": "Visa", "logo": "VISA", "prefixes": ["4"], "lengths": [16, 19], "autoAdvance": [16],
+        {"id": "visa", "name": "Visa", "logo": "VISA", "prefixes": ["4"], "lengths": [16, 19],
          "lengthsFor": [{"prefixes": ["4026", "417500"], "ranges": [["450800", "450899"]], "lengths": [13, 16, 19]}],
          "cvv": {"name": "CVV", "length": 3}}
         """
     static let jcb = """
-        {"id": "jcb", "name": "JCB", "ranges": [["3528", "3589"]], "lengths": [16, 17, 18, 19], "autoAdvance": [16],
+        {"id": "jcb", "name": "JCB", "ranges": [["3528", "3589"]], "lengths": [16, 17, 18, 19],
          "lengthsFor": [{"prefixes": ["2131", "1800"], "lengths": [15]}], "cvv": {"name": "CAV", "length": 3}}
         """
     static let switchCard = """
@@ -69,25 +69,31 @@ import Testing
         var inside = Self.engine()
         inside.type(Self.luhnValid("402612345678"))
         #expect(inside.field == .number)
-        #expect(inside.view.progress == "13/16 (13 valid)")
+        #expect(inside.view.progress == "13/19 (13 valid)")
         #expect(inside.problem(in: .number) == nil)
         // Outside: 13 digits are not a Visa number.
         var outside = Self.engine()
         outside.type(Self.luhnValid("411112345678"))
-        #expect(outside.view.progress == "13/16")
+        #expect(outside.view.progress == "13/19")
         #expect(outside.problem(in: .number) == "a Visa number has 16 or 19 digits; this has 13")
     }
 
-    @Test func sixteenDigitsMoveOnInsideAndOutside() {
+    @Test func sixteenDigitsWaitForEnterWhereNineteenArePossible() {
         for body in ["402612345678901", "411112345678901"] {
             var engine = Self.engine()
             engine.type(Self.luhnValid(body))
+            #expect(engine.field == .number, "\(body)")
+            #expect(engine.view.progress == "16/19 (16 valid)")
+            _ = engine.handle(.enter)
             #expect(engine.field == .expiry, "\(body)")
+            var nineteen = Self.engine()
+            nineteen.type(Self.luhnValid(body + "123"))
+            #expect(nineteen.field == .expiry, "\(body)123…: 19 digits, the longest, move on")
         }
     }
 
     @Test func aPatternsLongestLengthMovesOnAndCapsTheDigits() {
-        // JCB 2131…: 15 digits is its only length: it moves on at 15 though autoAdvance says 16.
+        // JCB 2131…: 15 digits is its only length: it moves on at 15, though JCB's 35… has up to 19.
         var engine = Self.engine()
         engine.type(String(Self.luhnValid("21310000000000").dropLast()))
         #expect(engine.view.progress == "14/15")
@@ -162,7 +168,7 @@ import Testing
          "bad.json:1:91: error: pattern 4 of `x` overlaps its pattern 4 (1:39) with other lengths; make one of them more specific"),
         (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "status": "gone", "cvv": {"name": "CVV", "length": 3}}"#,
          "bad.json:1:72: error: `status` must be \"active\" or \"retired\", found \"gone\""),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "autoAdvance": [13], "lengthsFor": [{"prefixes": ["41"], "lengths": [13, 16]}], "cvv": {"name": "CVV", "length": 3}}"#,
+        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"], "lengths": [13, 16]}], "cvv": {"name": "CVV", "length": 3}}"#,
          ""),
     ])
     func brokenEntriesGetLocatedMessages(text: String, expected: String) {
@@ -173,6 +179,15 @@ import Testing
         } catch {
             #expect(error.errors.first?.description == expected, "\(error.description)")
         }
+    }
+
+    @Test func autoAdvanceListingAnEntrysLengthLoadsButHasNoEffect() throws {
+        let text = #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "autoAdvance": [13], "lengthsFor": [{"prefixes": ["41"], "lengths": [13, 16]}], "cvv": {"name": "CVV", "length": 3}}"#
+        let set = try RuleSet.load(folders: [[RuleSet.FileText(path: "x.json", bytes: Array(text.utf8))]])
+        #expect(set.warnings.map(\.description) == ["x.json:1:77: warning: `autoAdvance` has no effect: a number moves on by itself only once no longer length of its pattern is possible, and Enter takes a shorter valid one; give ranges their own lengths with `lengthsFor`"])
+        var engine = Self.engine(set)
+        engine.type(Self.luhnValid("411234567890"))
+        #expect(engine.field == .number, "13 digits under 41 wait for Enter: 16 is possible")
     }
 
     @Test func anEntryWithTheNetworksOwnLengthsIsWorthAWarning() throws {

@@ -42,7 +42,7 @@ import Testing
             if n < 5 { patterns.append(IINPattern(prefix: String(3 + n))!) }  // "3"…"7", refined by the ranges
             let lengths = n % 3 == 0 ? [16, 19] : [16]
             networks.append(CardNetwork(id: "net\(n)", name: "Net \(n)", logo: "N\(n)", patterns: patterns, lengths: lengths,
-                                        autoAdvanceLengths: [16], groups: [4, 4, 4, 4],
+                                        groups: [4, 4, 4, 4],
                                         cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "gen/net\(n).json"))
         }
         return try! RuleSet(networks: networks)
@@ -105,7 +105,7 @@ import Testing
 
     @Test func networkHiddenByMoreSpecificPatternsIsAWarning() throws {
         func network(_ id: String, _ patterns: [IINPattern]) -> CardNetwork {
-            CardNetwork(id: id, name: id, logo: id, patterns: patterns, lengths: [16], autoAdvanceLengths: [16], groups: [4, 4, 4, 4],
+            CardNetwork(id: id, name: id, logo: id, patterns: patterns, lengths: [16], groups: [4, 4, 4, 4],
                         cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "\(id).json")
         }
         let hidden = try RuleSet(networks: [

@@ -248,11 +248,12 @@ import Glibc
         #expect(!run.errors.contains("American Express"))
     }
 
-    @Test func aCardDeliveredMeansExitZeroEvenIfALaterOneFails() throws {
-        let run = try runPiped(["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n4111\n", environment: home.environment)
-        #expect(run.status == 0)
+    @Test func aCardLeftUnfinishedAfterOneDeliveredExitsOne() throws {
+        // A script must know that a record was lost, even when another was delivered.
+        let run = try runPiped(["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n4111111111111111\n", environment: home.environment)
+        #expect(run.status == 1)
         #expect(run.output.split(separator: "\n").count == 1)
-        #expect(run.errors.contains("input ended before the card was complete"))
+        #expect(run.errors.contains("input ended before the card was complete (expiry field)"))
     }
 
     @Test func aNumberTypedAsACommandNeverReachesTheHistoryFile() throws {
@@ -271,10 +272,10 @@ import Glibc
 
     @Test func networksFromTheEnvironmentApply() throws {
         let run = try runPiped(["--today", "2026-11"], input: "36\n", environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
-        #expect(run.output.contains("line 1: no accepted network starts with 3 (accepted: Visa)"))
+        #expect(run.output.contains("line 1: card number: no accepted network starts with 3 (accepted: Visa)"))
         // --networks wins over the environment.
         let amex = try runPiped(["--today", "2026-11", "--networks", "amex"], input: "36\n", environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
-        #expect(amex.output.contains("line 1: Diners Club is not accepted here (accepted: American Express)"))
+        #expect(amex.output.contains("line 1: card number: Diners Club is not accepted here (accepted: American Express)"))
         let unknown = try runPiped(["--networks", "visa,mastercad"], input: "", environment: home.environment)
         #expect(unknown.status == 64)
         #expect(unknown.errors.contains("cardline: error: --networks: unknown network `mastercad`; did you mean `mastercard`?"))

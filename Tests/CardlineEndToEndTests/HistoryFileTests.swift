@@ -193,9 +193,90 @@ import Glibc
         #expect(names(in: folder) == ["history"])
     }
 
+    /// Eight prompts started together, each appending its own 60 command lines to a file over
+    /// the trimming limit, so that they also trim it as they start: every line each appended
+    /// is in the file exactly once, in its order, and the trim kept the newest 500 old lines.
+    /// (Before appends and trims took a lock, a trim renamed its copy over lines another
+    /// prompt had appended meanwhile.)
+    @Test func concurrentPromptsLoseNoLine() throws {
+        try makeFolder()
+        let old = (1...1001).map { ":old \(String(format: "%04d", $0))" }
+        try write(old.map { $0 + "\n" }.joined(), to: historyPath, mode: 0o600)
+        let prompts = 8, linesEach = 60
+        let lines = (0..<prompts).map { prompt in (0..<linesEach).map { ":note p\(prompt) l\(String(format: "%02d", $0))" } }
+        var inputs: [String] = []
+        for (prompt, own) in lines.enumerated() {
+            let input = home.path + "/input-\(prompt)"
+            try (own.map { $0 + "\n" }.joined()).write(toFile: input, atomically: false, encoding: .utf8)
+            inputs.append(input)
+        }
+        // All started before any is waited for: they run at the same time.
+        let runs = try inputs.map { try startPiped(["--today", "2026-11"], inputFile: $0, environment: home.environment) }
+        for run in runs {
+            run.process.waitUntilExit()
+            #expect(run.process.terminationStatus == 0)
+            #expect(run.errors().isEmpty)
+        }
+        let kept = try String(contentsOfFile: historyPath, encoding: .utf8).split(separator: "\n").map(String.init)
+        var counts: [String: Int] = [:]
+        for line in kept { counts[line, default: 0] += 1 }
+        let missing = lines.joined().filter { counts[$0] != 1 }
+        #expect(missing.isEmpty, "\(missing.count) of \(prompts * linesEach) lines not in the file exactly once")
+        for own in lines {
+            #expect(kept.filter { own.contains($0) } == own, "a prompt's lines out of order")
+        }
+        #expect(kept.filter { $0.hasPrefix(":old ") } == Array(old.suffix(500)))
+        #expect(kept.count == 500 + prompts * linesEach)
+        #expect(names(in: folder) == ["history"])
+    }
+
+    /// A relative XDG_STATE_HOME or XDG_CONFIG_HOME is ignored (the XDG specification makes it
+    /// invalid): the history goes to ~/.local/state, and rules in a relative config folder
+    /// (here a broken one, which would be an error) are not read.
+    @Test func relativeXDGFoldersAreIgnored() throws {
+        let start = home.path + "/start"
+        try FileManager.default.createDirectory(atPath: start + "/config/cardline/rules", withIntermediateDirectories: true)
+        try "{\"id\": \"broken\",\n".write(toFile: start + "/config/cardline/rules/broken.json", atomically: false, encoding: .utf8)
+        let input = home.path + "/input"
+        try commands.write(toFile: input, atomically: false, encoding: .utf8)
+        var environment = home.environment
+        environment["XDG_STATE_HOME"] = "state"
+        environment["XDG_CONFIG_HOME"] = "config"
+        let run = try startPiped(["--today", "2026-11"], inputFile: input, environment: environment, directory: start)
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 0)
+        #expect(run.errors().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: start + "/state"))
+        #expect(try String(contentsOfFile: home.path + "/.local/state/cardline/history", encoding: .utf8) == commands)
+    }
+
     @Test func noHistoryWritesNothing() throws {
         let run = try runPiped(["--today", "2026-11", "--no-history"], input: commands, environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: home.path + "/state"))
     }
+}
+
+/// A cardline started on a pipe-less input (the file `inputFile`), stdout thrown away and
+/// stderr kept in a file, in `directory` (default: the test's own), not waited for.
+struct StartedRun {
+    let process: Process
+    let errorsPath: String
+    /// What the run wrote to stderr (all of it once the process has exited).
+    func errors() -> String { (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "<no stderr file>" }
+}
+
+func startPiped(_ arguments: [String], inputFile: String, environment: [String: String], directory: String? = nil) throws -> StartedRun {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: cardlineBinary)
+    process.arguments = arguments
+    process.environment = environment
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let errorsPath = inputFile + ".stderr"
+    _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
+    process.standardInput = FileHandle(forReadingAtPath: inputFile)
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle(forWritingAtPath: errorsPath)
+    try process.run()
+    return StartedRun(process: process, errorsPath: errorsPath)
 }

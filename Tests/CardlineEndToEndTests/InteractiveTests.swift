@@ -243,14 +243,20 @@ import Glibc
     @Test func aRejectedOrUnfinishedCardExitsOne() throws {
         let rejected = try runPiped(["--today", "2026-11"], input: "4111111111111111 12/30 12\n", environment: home.environment)
         #expect(rejected.status == 1)
-        #expect(rejected.output.contains("Cannot accept this card: CVV — the CVV has 3 digits; this has 2"))
-        let unfinished = try runPiped(["--today", "2026-11"], input: "4111 1111\n", environment: home.environment)
+        #expect(rejected.output.contains("line 1: CVV: the CVV has 3 digits; this has 2 (card abandoned)"))
+        let short = try runPiped(["--today", "2026-11"], input: "4111 1111\n", environment: home.environment)
+        #expect(short.status == 1)
+        #expect(short.output.contains("line 1: card number: "))
+        #expect(short.output.contains("(card abandoned)"))
+        // The number moved on by itself; the Enter on the empty expiry is not a refusal.
+        let unfinished = try runPiped(["--today", "2026-11"], input: "4111 1111 1111 1111\n", environment: home.environment)
         #expect(unfinished.status == 1)
-        #expect(unfinished.output.contains("input ended before the card was complete"))
+        #expect(unfinished.output.contains("input ended before the card was complete (expiry field)"))
+        #expect(!unfinished.output.contains("abandoned"))
         let refused = try runPiped(["--today", "2026-11"], input: "7\n\u{FF}abc\n", environment: home.environment)
         #expect(refused.output.components(separatedBy: "line 2:").count == 2, "one reason per line")
-        #expect(refused.output.contains("line 1: no card network starts with 7"))
-        #expect(refused.output.contains("line 2: only digits go in the card number"))
+        #expect(refused.output.contains("line 1: card number: no card network starts with 7"))
+        #expect(refused.output.contains("line 2: card number: only digits go in the card number"))
     }
 
     @Test func brokenRulesExit65WithALocatedMessage() throws {

@@ -2,21 +2,56 @@
 // the harness named by CARDLINE_FUZZ_TARGET (key-decoder, rule-file, session, check-record).
 // The harnesses that need rules read the bundled ones from CARDLINE_FUZZ_RULES (default
 // `rules`, from the repository's root).
-import Foundation
+//
+// No Foundation: the binary is built with swiftc from CardKit's sources and these files alone
+// (CardKit does not use Foundation either), and the toolchain's Foundation cannot be linked
+// into a -sanitize=fuzzer build. The C library reads the folder and the files.
+#if canImport(Glibc)
+import Glibc
+#endif
 
 enum Fuzz {
-    static let target = ProcessInfo.processInfo.environment["CARDLINE_FUZZ_TARGET"] ?? ""
+    static let target = environment("CARDLINE_FUZZ_TARGET") ?? ""
+
+    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// The bundled rules, read once.
     static let rules: RuleSet = {
-        let folder = ProcessInfo.processInfo.environment["CARDLINE_FUZZ_RULES"] ?? "rules"
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") && $0 != "schema.json" }
-        let files = names.sorted().compactMap { name in
-            FileManager.default.contents(atPath: folder + "/" + name).map { RuleSet.FileText(path: name, bytes: [UInt8]($0)) }
+        let folder = environment("CARDLINE_FUZZ_RULES") ?? "rules"
+        let files = jsonNames(in: folder).sorted().compactMap { name in
+            contents(of: folder + "/" + name).map { RuleSet.FileText(path: name, bytes: $0) }
         }
         guard !files.isEmpty, let set = try? RuleSet.load(folders: [files]) else { fatalError("no rules in \(folder)") }
         return set
     }()
+
+    /// The `.json` files of a folder, schema.json left out.
+    static func jsonNames(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".json") && name != "schema.json" { names.append(name) }
+        }
+        return names
+    }
+
+    /// A file's bytes, nil when it cannot be read.
+    static func contents(of path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
+        }
+    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

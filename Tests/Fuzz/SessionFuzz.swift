@@ -1,19 +1,46 @@
-// libFuzzer harness for `.session` scripts: the parser, then the replayer and the engine
-// behind it, with the bundled rules. A crash, a hang or a broken invariant is a finding:
-// every parse error names a line of the script, and no transcript holds a whole card number.
+// libFuzzer harness for `.session` scripts as `cardline replay` reads them: line by line with
+// the byte parser (`SessionScript.LineParser.next(bytes:)`), a first pass that checks the
+// script and notes which stretches an `@expect message` asks about, then the streaming
+// `Replayer` fed by a second parser, with the bundled rules. A crash, a hang or a broken
+// invariant is a finding: every parse error names a line of the script, and no transcript
+// holds a whole card number.
 
 func fuzzSession(_ input: [UInt8]) {
-    let text = String(decoding: input, as: UTF8.self)
-    let lineCount = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
-    let script: SessionScript
-    do {
-        script = try SessionScript.parse(text)
-    } catch {
-        precondition(error.line >= 1 && error.line <= max(lineCount, 1), "error outside the script: line \(error.line)")
-        return
+    var lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    if input.last == UInt8(ascii: "\n") { lines.removeLast() }  // a final line break ends the last line
+    // The first pass, as replay's: keys checked, not kept.
+    var checker = SessionScript.LineParser()
+    checker.keepingKeys = false
+    var messageChecks = Replayer.MessageChecks()
+    for line in lines {
+        do throws(SessionScript.SyntaxError) {
+            let step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in try checker.next(bytes: bytes) }
+            if let step { messageChecks.note(step.kind) }
+        } catch {
+            precondition(error.line >= 1 && error.line <= max(lines.count, 1), "error outside the script: line \(error.line)")
+            return
+        }
     }
-    let replay = Replay.run(script, rules: Fuzz.rules, today: YearMonth(year: 2026, month: 11))
-    precondition(longestDigitRun(replay.transcriptText) <= 10, "a whole number in the transcript")
+    // The replay, each line parsed again as it is read.
+    var replayer = Replayer(script: checker.header, rules: Fuzz.rules, today: YearMonth(year: 2026, month: 11),
+                            messageChecks: messageChecks)
+    var transcript: [UInt8] = []
+    let write: (UnsafeBufferPointer<UInt8>) -> Void = { line in
+        transcript.append(contentsOf: line)
+        transcript.append(UInt8(ascii: "\n"))
+    }
+    var parser = SessionScript.LineParser()
+    for line in lines {
+        let step: SessionScript.Step?
+        do throws(SessionScript.SyntaxError) {
+            step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }
+        } catch {
+            preconditionFailure("the second pass refused line \(error.line), which the first accepted")
+        }
+        if let step { replayer.perform(step, transcript: write) }
+    }
+    replayer.finish(transcript: write)
+    precondition(longestDigitRun(transcript) <= 10, "a whole number in the transcript")
 }
 
 /// The most ASCII digits in a row, counting through single spaces, dashes, dots and slashes.

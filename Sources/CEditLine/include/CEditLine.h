@@ -65,6 +65,9 @@ int cl_wait_input(int fd, int timeout_ms);
 int cl_can_suspend(void);
 /// The terminal's width in columns (TIOCGWINSZ), or 80 when it cannot be told.
 int cl_columns(int fd);
+/// The colours terminal type `term` has by its terminfo entry (`colors`): -1 when it says
+/// none, or there is no entry (libtinfo, which libedit uses, reads it).
+int cl_terminal_colours(const char *term);
 
 
 /// Handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS, on an alternate
@@ -80,5 +83,19 @@ int cl_is_dumpable(void);
 long long cl_memlock_limit(void);
 /// mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); 0 or -1 with errno.
 int cl_lock_memory(void);
+/// From now on, for the rest of the process, every block handed to free() is overwritten with
+/// zeros first (this target defines free(), in front of the C library's), and the C library's
+/// own frees are overwritten too where it can (mallopt M_PERTURB). 0, or -1 when free() is not
+/// replaced (a sanitizer's allocator is in use).
+int cl_wipe_freed_memory(void);
+/// Gives `out` a buffer of `size` bytes owned by the caller (setvbuf, line-buffered as a
+/// terminal's stream is), so that it can be wiped; NULL gives the stream back a buffer of the
+/// C library's own.
+int cl_set_buffer(FILE *out, char *buffer, size_t size);
+/// Wipes `count` bytes at `bytes` in a way the compiler cannot leave out (explicit_bzero).
+void cl_wipe(void *bytes, size_t count);
+/// EL_REFRESH: libedit draws prompt and line again in full, the cursor being at the start of
+/// the line's first row.
+int cl_refresh(EditLine *el);
 
 #endif

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// After an entry ends — accepted, cancelled, emptied, or its card removed from the tray — no
+/// copy of the card number is left in the live process's memory: not in the engine, not in
+/// libedit's line and display buffers, not in the terminal's output buffer, not in freed heap.
+/// The test reads the whole of the running prompt's memory (every readable mapping, through
+/// `/proc/PID/maps` and `/proc/PID/mem`) once the prompt is idle again, waiting for a key.
+///
+/// The prompt makes itself non-dumpable (`PR_SET_DUMPABLE` 0), so only a reader with
+/// CAP_SYS_PTRACE may open its memory: root, as in CI. Run as any other user, the test is
+/// skipped (and says so) rather than passing on memory it could not read. Under
+/// AddressSanitizer (`make test-asan`) freed memory is the sanitizer's, which cardline does not
+/// wipe (its `free` is left out of such a build), so the test is skipped there too.
+@Suite(.enabled(if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"),
+       .disabled(if: testingUnderASan, "AddressSanitizer keeps its own free(): freed memory is not wiped"))
+struct CardMemoryTests {
+    let home = TemporaryHome()
+
+    /// A Luhn-valid Visa number of digits that turn up nowhere by chance.
+    static let number = "4973682519403570"
+
+    /// Every form a copy of the number can take: its digits as typed, as shown (grouped), the
+    /// same as wide characters (libedit keeps its line and screen as 32-bit `wchar_t`), and as
+    /// digit values (0–9, as the engine keeps them); and its middle digits (7th to 12th, the
+    /// ones masking hides) alone, so that a copy of part of the number (a field typed halfway,
+    /// a display text before the last digit) counts too.
+    static let needles: [(name: String, bytes: [UInt8])] = {
+        let grouped = "4973 6825 1940 3570"
+        func wide(_ text: String) -> [UInt8] { text.unicodeScalars.flatMap { withUnsafeBytes(of: $0.value.littleEndian, Array.init) } }
+        return [("digits", Array(number.utf8)), ("grouped", Array(grouped.utf8)),
+                ("digits as wchar_t", wide(number)), ("grouped as wchar_t", wide(grouped)),
+                ("digit values", number.utf8.map { $0 - 48 }),
+                ("middle digits", Array("251940".utf8)), ("grouped middle", Array("25 1940".utf8)),
+                ("middle as wchar_t", wide("251940")), ("grouped middle as wchar_t", wide("25 1940"))]
+    }()
+
+    func start() throws -> PseudoTerminal {
+        let terminal = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--print-fd", "3"],
+                                          environment: home.environment, pipes: [3])
+        terminal.waitForRawMode()
+        terminal.expect("Card number (#### #### #### ####): ")
+        return terminal
+    }
+
+    /// Waits until the prompt shows an empty number field and is blocked reading the terminal
+    /// (its system call is the wait for a key): it is done with whatever came before.
+    func waitUntilIdle(_ t: PseudoTerminal) {
+        t.waitForScreen("the number field, empty") { $0.lines.contains { $0.hasPrefix("Card number (#### #### #### ####): ") && $0.contains("CARD 0") } }
+        #if arch(x86_64)
+        let waits = ["271 ", "7 "]  // ppoll, poll
+        #else
+        let waits = ["73 "]  // ppoll (aarch64)
+        #endif
+        var syscall = ""
+        let idle = t.waitForStatusLine("the prompt waiting for a key") { _ in
+            syscall = (try? String(contentsOfFile: "/proc/\(t.pid)/syscall", encoding: .utf8)) ?? ""
+            return waits.contains { syscall.hasPrefix($0) }
+        }
+        #expect(idle != nil, "last system call: \(syscall)")
+    }
+
+    /// Each copy of a needle in the process's readable memory: the needle's name and the
+    /// mapping it lies in. Fails the test when the memory cannot be read at all.
+    func copies(in pid: pid_t) -> [String] {
+        guard let maps = try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8) else {
+            Issue.record("cannot read /proc/\(pid)/maps")
+            return []
+        }
+        let fd = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            Issue.record("cannot open /proc/\(pid)/mem: \(String(cString: strerror(errno)))")
+            return []
+        }
+        defer { close(fd) }
+        var found: [String] = []
+        var bytesRead = 0
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, fields[1].hasPrefix("r") else { continue }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
+            guard bounds.count == 2, !line.hasSuffix("[vvar]"), !line.hasSuffix("[vsyscall]") else { continue }
+            var region = [UInt8](repeating: 0, count: Int(bounds[1] - bounds[0]))
+            let count = region.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(bounds[0])) }
+            guard count > 0 else { continue }
+            bytesRead += count
+            for needle in Self.needles {
+                if let offset = Self.firstIndex(of: needle.bytes, in: region[..<count]) {
+                    found.append("\(needle.name) at +0x\(String(offset, radix: 16)) in \(line)")
+                }
+            }
+        }
+        // A reader that saw nothing must not pass: the heap and stack alone are megabytes.
+        #expect(bytesRead > 1_000_000, "read \(bytesRead) bytes of the process's memory")
+        return found
+    }
+
+    /// Where `needle` first starts in `haystack` (memchr for its first byte, then a compare).
+    static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        haystack.withUnsafeBytes { (hay) -> Int? in
+            guard let base = hay.baseAddress, needle.count <= hay.count else { return nil }
+            var at = 0
+            while at + needle.count <= hay.count {
+                guard let hit = memchr(base + at, Int32(needle[0]), hay.count - needle.count + 1 - at) else { return nil }
+                let index = base.distance(to: UnsafeRawPointer(hit))
+                if needle.withUnsafeBytes({ memcmp(hit, $0.baseAddress!, needle.count) }) == 0 { return index }
+                at = index + 1
+            }
+            return nil
+        }
+    }
+
+    /// The scan finds the digits while the field still holds them (so an empty result later
+    /// means the copies are gone, not that the scan is blind).
+    @Test func theScanFindsTheDigitsInTheLiveField() throws {
+        let t = try start()
+        t.send(Self.partial)
+        t.expect("VISA 15/16")
+        let found = copies(in: t.pid)
+        #expect(found.contains { $0.hasPrefix("digit values") }, "the engine's digits; found: \(found)")
+        #expect(found.contains { $0.hasPrefix("grouped middle as wchar_t") }, "libedit's line; found: \(found)")
+        t.send("\u{04}")
+    }
+
+    /// The number's first fifteen digits: typed, they leave the field open (Visa has 16).
+    static let partial = String(number.dropLast())
+
+    /// How an entry ends: the keys, and the text the screen shows once they have been handled.
+    enum Ending: String, CaseIterable, CustomTestStringConvertible {
+        case accepted, cancelled, emptiedWithCtrlU, backspacedAway, removedFromTheTray, pastedThenCancelled, redrawnThenCancelled,
+             redrawnThenEmptied
+        var testDescription: String { rawValue }
+
+        /// Key presses, each sent once the screen shows the text beside it.
+        var steps: [(keys: String, then: String)] {
+            let bracketed = "\u{1B}[200~" + CardMemoryTests.partial + "\u{1B}[201~"
+            switch self {
+            case .accepted: return [(CardMemoryTests.number + "1230" + "123\r", "Success!")]
+            case .cancelled: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{03}", "Card cancelled.")]
+            case .emptiedWithCtrlU: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{15}", "CARD 0"), (":cards\r", "no cards yet")]
+            case .backspacedAway:
+                return [(CardMemoryTests.partial, "VISA 15/16"), (String(repeating: "\u{7F}", count: 15), "CARD 0"), (":cards\r", "no cards yet")]
+            case .removedFromTheTray:
+                return [(CardMemoryTests.number + "1230" + "123\r", "Success!"), (":remove 1\r", "removed Visa")]
+            case .pastedThenCancelled: return [(bracketed, "VISA 15/16"), ("\u{03}", "Card cancelled.")]
+            case .redrawnThenCancelled: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{03}", "Card cancelled.")]
+            // Ctrl-L writes the whole line at once; what follows writes little (no message).
+            case .redrawnThenEmptied: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{15}", "CARD 0")]
+            }
+        }
+    }
+
+    @Test(arguments: Ending.allCases)
+    func noCopyOnceTheEntryHasEnded(_ ending: Ending) throws {
+        let t = try start()
+        for step in ending.steps {
+            t.send(step.keys)
+            t.expect(step.then)
+        }
+        if ending == .accepted || ending == .removedFromTheTray { t.waitForPiped(3, containing: Self.number) }
+        waitUntilIdle(t)
+        let found = copies(in: t.pid)
+        #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
+    }
+}
