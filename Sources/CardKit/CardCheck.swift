@@ -406,7 +406,7 @@ struct ByteCursor {
         next += digits
     }
 
-    /// A record's number (its first 19 digits), masked to first six and last four with
+    /// A record's number (its first 19 digits), masked as `CardNumber.shownDigits` says with
     /// `masking` unless `unmasked`.
     @inline(__always) mutating func writeNumber(_ result: CardCheck.Result, unmasked: Bool, masking: UInt8) {
         let count = min(result.digitCount, 19)
@@ -415,8 +415,9 @@ struct ByteCursor {
             next[i] = UInt8(truncatingIfNeeded: value % 10) &+ 48
             value /= 10
         }
-        if !unmasked && count > 10 {
-            for i in 6..<(count - 4) { next[i] = masking }
+        if !unmasked {
+            let (first, last) = CardNumber.shownDigits(count: count)
+            for i in first..<(count - last) { next[i] = masking }
         }
         next += count
     }

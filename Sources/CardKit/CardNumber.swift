@@ -58,55 +58,6 @@ public enum CardNumber {
         groups.map { String(repeating: "#", count: $0) }.joined(separator: " ")
     }
 
-    /// First six and last four, the rest as `•`: "378282•••••0005". For text people read;
-    /// machine-readable output (`check`, a delivered card's `masked`) uses `*` instead.
-    public static func masked(_ digits: [UInt8]) -> String { maskingDigits(in: string(digits)) }
-
-    /// The text with every ASCII digit after the sixth and before the last four replaced by
-    /// `•`, other characters kept: "3782 822463 10005" → "3782 82•••• •0005". Text with ten
-    /// digits or fewer is returned as it is (first six and last four cover it).
-    public static func maskingDigits(in text: String) -> String {
-        var bytes: [UInt8] = []
-        appendMasking(text, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `maskingDigits(in: text)`'s bytes.
-    public static func appendMasking(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes in
-            var total = 0
-            for byte in bytes where byte &- 48 < 10 { total += 1 }
-            guard total > 10 else { return out += bytes }
-            out.reserveCapacity(out.count + bytes.count + (total - 10) * 2)
-            var seen = 0
-            for byte in bytes {
-                if byte &- 48 < 10 {
-                    seen += 1
-                    if seen > 6 && seen <= total - 4 {
-                        out.append(0xE2)  // •
-                        out.append(0x80)
-                        out.append(0xA2)
-                        continue
-                    }
-                }
-                out.append(byte)
-            }
-        }
-    }
-
-    /// True when `text` holds 8 or more ASCII digits in all, whatever stands between them
-    /// (`4111 1111-1111.1111`): enough to be part of a card number, so the text is never kept
-    /// or shown whole outside the live field. No `:` command needs that many digits.
-    public static func mayHoldCardNumber(_ text: String) -> Bool {
-        var count = 0
-        for byte in text.utf8 where byte &- 48 < 10 {
-            count += 1
-            if count >= 8 { return true }
-        }
-        return false
-    }
-
     /// Digit values (each 0–9, not ASCII) as text of ASCII digits: `[4, 1, 1, 1]` → "4111".
     public static func string(_ digits: some Collection<UInt8>) -> String {
         String(unsafeUninitializedCapacity: digits.count) { buffer in

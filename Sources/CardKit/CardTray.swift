@@ -10,9 +10,10 @@ public struct CardTray: Equatable, Sendable {
         public var networkID: String
         /// The network's name for people (`Visa`).
         public var networkName: String
-        /// First six and last four: `411111••••••1111`.
+        /// Masked as `CardNumber.masked` does: `411111••••••1111`.
         public var maskedNumber: String
-        /// The number's last four digits.
+        /// The number's last four digits (fewer for a number shorter than 8, as the masking
+        /// policy shows).
         public var lastFour: String
         /// The expiry month, with a four-digit year.
         public var expiry: YearMonth
@@ -55,19 +56,10 @@ public struct CardTray: Equatable, Sendable {
         let word = chunk.words[offset]
         let value = word & (1 << 34 - 1), length = Int(word >> 34 & 31)
         let month = Int(word >> 39 & 15), year = Int(word >> 43)
-        // The shown digits: all of them up to ten, else first six and last four.
-        var digits = [UInt8](repeating: 0, count: min(length, 10))
-        var rest = value
-        for i in digits.indices.reversed() {
-            digits[i] = UInt8(rest % 10)
-            rest /= 10
-        }
-        var masked = CardNumber.string(digits.prefix(6))
-        if length > 10 { masked += String(repeating: "•", count: length - 10) }
-        masked += CardNumber.string(digits.dropFirst(6))
         let network = networks[Int(networkIndex)]
-        return Card(networkID: network.id, networkName: network.name, maskedNumber: masked,
-                    lastFour: CardNumber.string(digits.suffix(4)), expiry: YearMonth(year: year, month: month))
+        return Card(networkID: network.id, networkName: network.name, maskedNumber: Self.masked(shown: value, length: length),
+                    lastFour: CardNumber.string(CardNumber.lastShownDigits(of: Self.numberDigits(shown: value, length: length))),
+                    expiry: YearMonth(year: year, month: month))
     }
 
     /// Adds a card at the end and selects it.
@@ -76,10 +68,12 @@ public struct CardTray: Equatable, Sendable {
         var digits: [UInt8] = []
         for byte in card.maskedNumber.utf8 where byte &- 48 < 10 { digits.append(byte - 48) }
         let length = card.maskedNumber.unicodeScalars.count
+        // Packed only when unpacking gives back the same card: the number masked as the
+        // masking policy does, its last four the last digits shown.
         let packs = networkIndex < Int(Self.overflowMark) && (0..<(1 << 21)).contains(card.expiry.year)
-            && (1...12).contains(card.expiry.month) && length <= 19 && digits.count == min(length, 10)
-            && card.maskedNumber.unicodeScalars.allSatisfy { $0 == "•" || $0.properties.numericType != nil && $0.isASCII }
-            && CardNumber.string(digits.suffix(4)) == card.lastFour
+            && (1...12).contains(card.expiry.month) && length <= 19 && digits.count <= 10
+            && Self.masked(shown: Self.value(digits), length: length) == card.maskedNumber
+            && CardNumber.string(CardNumber.lastShownDigits(of: Self.numberDigits(shown: Self.value(digits), length: length))) == card.lastFour
         append(word: packs ? Self.word(digits, length: length, expiry: card.expiry) : 0,
                network: packs ? UInt16(networkIndex) : Self.overflowMark, overflowing: packs ? nil : card)
     }
@@ -90,19 +84,46 @@ public struct CardTray: Equatable, Sendable {
         let networkIndex = index(of: Network(id: card.network.id, name: card.network.name))
         guard networkIndex < Int(Self.overflowMark), (0..<(1 << 21)).contains(card.expiry.year),
               (1...12).contains(card.expiry.month), digits.count <= 19 else { return add(card.trayEntry) }
-        // The shown digits (all up to ten, else first six and last four) read in place: no
-        // copy of the number is made.
+        // The digits the masking policy shows, read in place: no copy of the number is made.
+        let (first, last) = CardNumber.shownDigits(count: digits.count)
         var value: UInt64 = 0
-        for (index, digit) in digits.enumerated() where digits.count <= 10 || index < 6 || index >= digits.count - 4 {
+        for (index, digit) in digits.enumerated() where index < first || index >= digits.count - last {
             value = value * 10 + UInt64(digit)
         }
         append(word: Self.word(value: value, length: digits.count, expiry: card.expiry), network: UInt16(networkIndex), overflowing: nil)
     }
 
     private static func word(_ shown: [UInt8], length: Int, expiry: YearMonth) -> UInt64 {
+        word(value: value(shown), length: length, expiry: expiry)
+    }
+
+    private static func value(_ digits: [UInt8]) -> UInt64 {
         var value: UInt64 = 0
-        for digit in shown { value = value * 10 + UInt64(digit) }
-        return word(value: value, length: length, expiry: expiry)
+        for digit in digits { value = value * 10 + UInt64(digit) }
+        return value
+    }
+
+    /// A `length`-digit number with the digits the masking policy shows (packed in `value`)
+    /// in place and zeros where it hides digits: masking it gives back the masked number.
+    private static func numberDigits(shown value: UInt64, length: Int) -> [UInt8] {
+        let (first, last) = CardNumber.shownDigits(count: length)
+        var digits = [UInt8](repeating: 0, count: length)
+        var rest = value
+        for i in ((length - last)..<length).reversed() {
+            digits[i] = UInt8(rest % 10)
+            rest /= 10
+        }
+        for i in (0..<first).reversed() {
+            digits[i] = UInt8(rest % 10)
+            rest /= 10
+        }
+        return digits
+    }
+
+    /// The masked number of `length` digits whose shown digits pack to `value`:
+    /// "411111••••••1111".
+    private static func masked(shown value: UInt64, length: Int) -> String {
+        CardNumber.masked(numberDigits(shown: value, length: length))
     }
 
     private static func word(value: UInt64, length: Int, expiry: YearMonth) -> UInt64 {

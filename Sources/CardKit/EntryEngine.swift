@@ -393,7 +393,7 @@ public struct EntryEngine: Sendable {
             field = .cvv
             // The summary, worded only if it is read (a replay writes its bytes straight out).
             if let network = detection.network, let expiry {
-                messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: numberDigits.suffix(4), expiry: expiry)))
+                messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: CardNumber.lastShownDigits(of: numberDigits), expiry: expiry)))
             }
         case .cvv:
             return submit()
@@ -445,7 +445,7 @@ public struct EntryEngine: Sendable {
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
         tray.add(card)
         resetCard()
-        return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: card.numberDigits.suffix(4), expiry: card.expiry))],
+        return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: CardNumber.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 

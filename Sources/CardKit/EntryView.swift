@@ -17,7 +17,7 @@ public struct EntryView: Equatable, Sendable {
     public var isCommand: Bool
 
     /// The line as a plain transcript shows it: `Card number (#### …): 4111 11•• •••• 1111  [VISA 16/16]`,
-    /// with the number masked to first six and last four.
+    /// with the number masked (`maskedText`).
     public var transcriptLine: String {
         var bytes: [UInt8] = []
         appendTranscriptLine(to: &bytes)
@@ -33,7 +33,7 @@ public struct EntryView: Equatable, Sendable {
         bytes.append(UInt8(ascii: ")"))
         bytes.append(UInt8(ascii: ":"))
         bytes.append(UInt8(ascii: " "))
-        CardNumber.appendMasking(text, to: &bytes)  // a number, or a command holding one
+        appendMaskedText(to: &bytes)
         bytes.append(UInt8(ascii: " "))
         bytes.append(UInt8(ascii: " "))
         bytes.append(UInt8(ascii: "["))
@@ -45,9 +45,27 @@ public struct EntryView: Equatable, Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    /// The text as shown anywhere but the live field: digits masked to first six and last four
-    /// (a number, or a command that holds one).
-    public var maskedText: String { CardNumber.maskingDigits(in: text) }
+    /// The text as shown anywhere but the live field: the number masked as one number, a
+    /// command with any card number in it masked (`CardNumber`'s masking policy).
+    public var maskedText: String { maskedText(mask: "•") }
+
+    /// `maskedText` with `mask` for each hidden digit (`*` where only ASCII can be drawn).
+    public func maskedText(mask: Unicode.Scalar) -> String {
+        var bytes: [UInt8] = []
+        appendMaskedText(mask: mask, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `maskedText(mask:)`'s bytes.
+    func appendMaskedText(mask: Unicode.Scalar = "•", to bytes: inout [UInt8]) {
+        if isCommand {
+            CardNumber.appendMasking(text, mask: mask, to: &bytes)
+        } else if field == .number {
+            CardNumber.appendMaskingNumber(text, mask: mask, to: &bytes)
+        } else {
+            bytes.appendUTF8(text)
+        }
+    }
 
     /// The number's format hint while no single network matches.
     public static let unknownNetworkHint = CardNumber.hint(groups: [4, 4, 4, 4])
@@ -139,8 +157,9 @@ extension EntryEngine {
             bytes.append("Card number (" as StaticString)
             bytes.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
             bytes.append("): " as StaticString)
-            // Grouped as `CardNumber.grouped`, masked as `CardNumber.appendMasking`.
+            // Grouped as `CardNumber.grouped`, masked as `CardNumber.appendMaskingNumber`.
             let count = numberDigits.count
+            let (first, last) = CardNumber.shownDigits(count: count)
             let groups = network?.groups ?? [4, 4, 4, 4]
             var groupIndex = 0
             var left = groups.first ?? Int.max
@@ -150,7 +169,7 @@ extension EntryEngine {
                     groupIndex += 1
                     left = groupIndex < groups.count ? groups[groupIndex] : Int.max
                 }
-                if count > 10 && index >= 6 && index < count - 4 {
+                if index >= first && index < count - last {
                     bytes.append(0xE2)  // •
                     bytes.append(0x80)
                     bytes.append(0xA2)

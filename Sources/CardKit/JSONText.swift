@@ -1,5 +1,6 @@
 extension String {
-    /// The string as a JSON string literal, quotes included (RFC 8259 escapes).
+    /// The string as a JSON string literal, quotes included (RFC 8259 escapes; C1 and
+    /// bidirectional controls too, as `\u` escapes, so the JSON is safe on a terminal).
     public var jsonQuoted: String {
         var out = "\""
         for scalar in unicodeScalars {
@@ -9,7 +10,7 @@ extension String {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.isControl:
                 out += "\\u" + String(String(scalar.value, radix: 16).reversed()).padding(to: 4).reversed()
             default: out.unicodeScalars.append(scalar)
             }
@@ -21,13 +22,23 @@ extension String {
 }
 
 extension String {
-    /// The text safe to show on a terminal: control characters (C0, DEL and C1, which could
-    /// move the cursor, clear the screen or forge a line) written as `\n`, `\t` or `\u{1B}`.
-    public var escapingControlCharacters: String {
-        guard unicodeScalars.contains(where: \.isControl) else { return self }
+    /// Text from outside (file and rule names, `.session` text, titles, option values, error
+    /// messages that quote them) as it may be shown on a terminal: any card number in it
+    /// masked (`CardNumber.maskingDigits(in:)`), then control characters (C0, DEL, C1, which
+    /// could move the cursor, clear the screen, forge a line or write to the clipboard) and
+    /// bidirectional controls (U+202A–202E, U+2066–2069, U+200E/200F, U+061C, which reorder
+    /// what follows) written as `\n`, `\t` or `\u{1B}`. The one function for such text.
+    public var escapingControlCharacters: String { escapingControlCharacters(keepingLineBreaks: false) }
+
+    /// `escapingControlCharacters`, with line breaks (`\n`) kept when `keepingLineBreaks`
+    /// (a message of several lines, like argument-parser's errors).
+    public func escapingControlCharacters(keepingLineBreaks: Bool) -> String {
+        let text = CardNumber.maskingDigits(in: self)
+        guard text.unicodeScalars.contains(where: { $0.isControl && !(keepingLineBreaks && $0 == "\n") }) else { return text }
         var out = ""
-        for scalar in unicodeScalars {
+        for scalar in text.unicodeScalars {
             switch scalar {
+            case "\n" where keepingLineBreaks: out.unicodeScalars.append(scalar)
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
@@ -40,6 +51,12 @@ extension String {
 }
 
 extension Unicode.Scalar {
-    /// C0 controls, DEL and C1 controls.
-    var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+    /// C0 controls, DEL, C1 controls and the bidirectional controls (embeddings, overrides,
+    /// isolates, marks): none may reach a terminal from text it did not write.
+    var isControl: Bool {
+        switch value {
+        case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
 }

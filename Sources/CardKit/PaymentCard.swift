@@ -31,13 +31,13 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     public var securityCode: String { CardNumber.string(securityCodeDigits) }
     /// The last four digits of the number.
     public var lastFour: String { CardNumber.string(numberDigits.suffix(4)) }
-    /// First six and last four, the rest as `•`: `411111••••••1111`.
+    /// Masked by the one policy (`CardNumber.masked`): `411111••••••1111`.
     public var maskedNumber: String { CardNumber.masked(numberDigits) }
 
     /// The masked card, as the tray keeps it.
     public var trayEntry: CardTray.Card {
         CardTray.Card(networkID: network.id, networkName: network.name, maskedNumber: maskedNumber,
-                      lastFour: lastFour, expiry: expiry)
+                      lastFour: CardNumber.string(CardNumber.lastShownDigits(of: numberDigits)), expiry: expiry)
     }
 
     /// `Visa 411111••••••1111 12/30`: never the full number or the code.
@@ -72,9 +72,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         out += #"","last4":""#.utf8
         for digit in numberDigits.suffix(4) { out.append(digit + 48) }
         out += #"","masked":""#.utf8
-        for (index, digit) in numberDigits.enumerated() {
-            out.append(index < 6 || index >= numberDigits.count - 4 || numberDigits.count <= 10 ? digit + 48 : UInt8(ascii: "*"))
-        }
+        CardNumber.appendMasked(numberDigits, mask: "*", to: &out)
         out += #""}"#.utf8
     }
 

@@ -1,6 +1,6 @@
 /// Runs a `.session` script through the entry engine, key by key, as the REPL would, and
 /// checks its expectations. The transcript holds what the terminal would have left on screen,
-/// with card numbers masked to first six and last four and CVVs shown only as `•`.
+/// with card numbers masked (`CardNumber`'s masking policy) and CVVs shown only as `•`.
 public struct Replay: Equatable, Sendable {
     /// An expectation that did not hold.
     public struct Failure: Equatable, Sendable {
@@ -142,7 +142,8 @@ public struct Replayer {
             engine.expiryPolicy.today = month
         case .expect(let expectation):
             previousWasExpectation = true
-            if let problem = check(expectation) { failures.append(.init(line: step.line, message: problem)) }
+            // The message quotes the script's text and what was shown: masked and escaped.
+            if let problem = check(expectation) { failures.append(.init(line: step.line, message: problem.escapingControlCharacters)) }
         }
     }
 
@@ -235,8 +236,7 @@ public struct Replayer {
             return engine.field == field ? nil : "expected field \(field.rawValue), got \(engine.field.rawValue)"
         case .text(let text):
             guard view.text != text else { return nil }
-            let mask = engine.field == .number ? CardNumber.maskingDigits(in:) : { $0 }
-            return "expected text \"\(mask(text))\", got \"\(mask(view.text))\""
+            return "expected text \"\(text)\", got \"\(view.maskedText)\""
         case .network(let id):
             let actual = engine.detection.network?.id
             return actual == id ? nil : "expected network \(id ?? "none"), got \(actual ?? "none")"

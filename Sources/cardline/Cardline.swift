@@ -31,9 +31,8 @@ struct Cardline: ParsableCommand {
             } catch let code as ExitCode {
                 status = code.rawValue  // what argument-parser makes of it: no message, this status
             } catch {
-                let text = fullMessage(for: error)
                 status = exitCode(for: error).rawValue
-                if !text.isEmpty { Terminal.write(text + "\n", to: status == 0 ? 1 : 2) }
+                writeMessage(for: error, status: status)
             }
             Glibc.exit(Terminal.finishOutput(status: status))
         }
@@ -65,11 +64,20 @@ struct Cardline: ParsableCommand {
             }
             try command.run()
         } catch {
-            let text = fullMessage(for: error)
             status = exitCode(for: error).rawValue
-            if !text.isEmpty { Terminal.write(text + "\n", to: status == 0 ? 1 : 2) }
+            writeMessage(for: error, status: status)
         }
         Glibc.exit(Terminal.finishOutput(status: status))
+    }
+
+    /// argument-parser's message for `error`: help and version on stdout as they are; an error
+    /// on stderr through the one function for outside text, since argument-parser quotes the
+    /// values given (`--title`, `--timeout 4111…`): any card number in them masked, control and
+    /// bidi characters escaped.
+    static func writeMessage(for error: Error, status: Int32) {
+        let text = fullMessage(for: error)
+        guard !text.isEmpty else { return }
+        Terminal.write((status == 0 ? text : text.escapingControlCharacters(keepingLineBreaks: true)) + "\n", to: status == 0 ? 1 : 2)
     }
 
     /// For arguments argument-parser refused, the same with the options typed before the

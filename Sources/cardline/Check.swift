@@ -70,7 +70,7 @@ struct Check: ParsableCommand {
         for path in files.isEmpty ? ["-"] : files where !Terminal.outputFailed {
             let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                Terminal.writeError("cardline: error: cannot read \(path): \(String(cString: strerror(errno)))\n")
+                Terminal.writeError("cardline: error: cannot read \(path.escapingControlCharacters): \(String(cString: strerror(errno)))\n")
                 tally.unreadable += 1
                 continue
             }
@@ -117,7 +117,7 @@ struct Check: ParsableCommand {
                 progress?.advance(records: tally.records, bytes: block.count)
             }
             if !completed {
-                Terminal.writeError("cardline: error: reading \(path) failed: \(String(cString: strerror(errno)))\n")
+                Terminal.writeError("cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(errno)))\n")
                 tally.unreadable += 1
             }
         }

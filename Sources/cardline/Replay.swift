@@ -73,13 +73,13 @@ struct Replay: ParsableCommand {
                     }
                 }) else { throw Files.Failure(errno: ENOENT) }
             } catch {
-                Terminal.writeError("\(path): error: cannot read the file: \(error.reason)\n")
+                Terminal.writeError("\(path.escapingControlCharacters): error: cannot read the file: \(error.reason)\n")
                 tally.unreadable += 1
                 continue
             }
             if let error = syntaxError {
-                Terminal.writeError("\(path):\(error.line):\(error.column): error: \(error.message)\n")
-                report(path, failures: ["\(path):\(error.line):\(error.column): error: \(error.message)"], cards: nil)
+                Terminal.writeError("\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)\n")
+                report(path, failures: ["\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)"], cards: nil)
                 tally.malformed += 1
                 continue
             }
@@ -91,13 +91,13 @@ struct Replay: ParsableCommand {
             do {
                 rules = try folders == baseFolders ? baseRules : RuleSources.load(folders: folders, includeRetired: options.rules.retired)
             } catch {
-                Terminal.writeError("\(error)\n")
+                Terminal.writeError("\(error)".escapingControlCharacters(keepingLineBreaks: true) + "\n")
                 // Name the @rules line whose folder is at fault, when one is.
                 let said = "\(error)"
                 let culprit = zip(zip(script.ruleFolders, scriptFolders), script.ruleFolderLines)
                     .first { said.contains($0.0.1.escapingControlCharacters) }
-                let failure = culprit.map { "\(path):\($0.1):8: error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
-                    ?? "\(path): error: the rule files it uses are broken"
+                let failure = culprit.map { "\(path.escapingControlCharacters):\($0.1):8: error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
+                    ?? "\(path.escapingControlCharacters): error: the rule files it uses are broken"
                 if culprit != nil { Terminal.writeError(failure + "\n") }
                 report(path, failures: [failure], cards: nil)
                 tally.malformed += 1
@@ -108,8 +108,8 @@ struct Replay: ParsableCommand {
                 do throws(AcceptedNetworks.UnknownNetwork) {
                     accepted = try AcceptedNetworks.parse(list, in: rules)
                 } catch {
-                    Terminal.writeError("\(path):\(line):11: error: @networks: \(error.message)\n")
-                    report(path, failures: ["\(path):\(line):11: error: @networks: \(error.message)"], cards: nil)
+                    Terminal.writeError("\(path.escapingControlCharacters):\(line):11: error: @networks: \(error.message)\n")
+                    report(path, failures: ["\(path.escapingControlCharacters):\(line):11: error: @networks: \(error.message)"], cards: nil)
                     tally.malformed += 1
                     continue
                 }
@@ -128,15 +128,15 @@ struct Replay: ParsableCommand {
                         do throws(SessionScript.SyntaxError) {
                             if let step = try parser.next(bytes: line) { replayer.perform(step, transcript: transcript) }
                         } catch {
-                            problem = "\(path):\(error.line):\(error.column): error: \(error.message)"
+                            problem = "\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)"
                         }
                     }
                 } catch {
-                    problem = "\(path): error: cannot read the file: \(error.reason)"
+                    problem = "\(path.escapingControlCharacters): error: cannot read the file: \(error.reason)"
                 }
                 replayer.finish(transcript: transcript)
                 // (A problem here means the file changed since the first pass.)
-                return (replayer.failures.map { "\(path):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray,
+                return (replayer.failures.map { "\(path.escapingControlCharacters):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray,
                         problem == nil && !Terminal.outputFailed)
             }
             // Streamed in blocks: a generated script's transcript runs to millions of lines.
@@ -161,13 +161,13 @@ struct Replay: ParsableCommand {
                             result = replay(printing)
                         }
                     } else if let difference {
-                        goldenFailures = ["\(golden): the transcript differs (- expected, + actual):\n" + difference]
+                        goldenFailures = ["\(golden.escapingControlCharacters): the transcript differs (- expected, + actual):\n" + difference]
                     }
                 } else {
                     result = replay { line in if !json { printing(line) } }
                 }
             } catch {
-                let message = "\(golden): error: cannot read it: \(error.reason)"
+                let message = "\(golden.escapingControlCharacters): error: cannot read it: \(error.reason)"
                 Terminal.writeError(message + "\n")
                 tally.unreadableGoldens += 1
                 goldenFailures = [message]
@@ -208,7 +208,7 @@ struct Replay: ParsableCommand {
         var scripts: [String] = []
         for path in paths {
             guard let isDirectory = Paths.isDirectory(path) else {
-                Terminal.writeError("\(path): error: no such file or folder\n")
+                Terminal.writeError("\(path.escapingControlCharacters): error: no such file or folder\n")
                 tally.unreadable += 1
                 continue
             }
@@ -220,7 +220,7 @@ struct Replay: ParsableCommand {
             let found = ((try? FileManager.default.subpathsOfDirectory(atPath: base)) ?? [])
                 .filter { $0.hasSuffix(".session") }.sorted().map { base + "/" + $0 }
             if found.isEmpty {
-                Terminal.writeError("\(path): error: no .session files in this folder\n")
+                Terminal.writeError("\(path.escapingControlCharacters): error: no .session files in this folder\n")
                 tally.unreadable += 1
             }
             scripts += found
@@ -240,13 +240,13 @@ struct Replay: ParsableCommand {
             }
             // A replay cut short would leave a golden cut short: the old one stays (dropping
             // the replacement removes its temporary file).
-            guard replayed.complete else { return ["\(golden): not updated: the replay did not run to the end"] }
+            guard replayed.complete else { return ["\(golden.escapingControlCharacters): not updated: the replay did not run to the end"] }
             try replacement.commit()
-            Terminal.write("updated \(golden)\n", to: json ? 2 : 1)
+            Terminal.write("updated \(golden.escapingControlCharacters)\n", to: json ? 2 : 1)
             tally.updated += 1
             return []
         } catch {
-            let message = "\(golden): error: cannot rewrite it: \(error.reason)"
+            let message = "\(golden.escapingControlCharacters): error: cannot rewrite it: \(error.reason)"
             Terminal.writeError(message + "\n")
             tally.unwritableGoldens += 1
             return [message]
@@ -271,7 +271,7 @@ struct Replay: ParsableCommand {
             output.pending += "]}\n".utf8
             output.flush()
         } else {
-            Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty ? "PASS " : "FAIL ") + path + "\n")
+            Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty ? "PASS " : "FAIL ") + path.escapingControlCharacters + "\n")
         }
     }
 }
@@ -296,7 +296,7 @@ final class TranscriptPrinter {
     func write(_ line: UnsafeBufferPointer<UInt8>) {
         if !headed {
             headed = true
-            var heading = "== \(path)\n"
+            var heading = "== \(path.escapingControlCharacters)\n"
             heading.withUTF8 { add($0) }
         }
         if count + line.count + 3 > capacity { flush() }
@@ -458,8 +458,8 @@ struct GoldenComparison {
         var tail = 0
         let a = expectedRest, b = actualRest
         while tail < min(a.count, b.count) && a[a.count - 1 - tail] == b[b.count - 1 - tail] { tail += 1 }
-        let removed = a[..<(a.count - tail)].map { "  -" + $0 }
-        let added = b[..<(b.count - tail)].map { "  +" + $0 }
+        let removed = a[..<(a.count - tail)].map { "  -" + $0.escapingControlCharacters }
+        let added = b[..<(b.count - tail)].map { "  +" + $0.escapingControlCharacters }
         return "  @@ line \(head + 1)\n" + (removed + added).joined(separator: "\n")
     }
 }

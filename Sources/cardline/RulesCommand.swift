@@ -45,7 +45,7 @@ struct Rules: ParsableCommand {
             // By id, or by logo name ("amex" finds american-express).
             guard let network = set.anyNetwork(named: id) else {
                 let guess = closest(to: id, in: (set.networks + set.retired).map(\.id))
-                Terminal.writeError("cardline: error: no network has the id `\(id)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
+                Terminal.writeError("cardline: error: no network has the id `\(id.escapingControlCharacters)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
                 throw ExitStatus.rejected
             }
             // A number moves on by itself only at its pattern's longest length (LengthSet.completeness).
@@ -246,12 +246,15 @@ extension RuleSet {
         let allowed = text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == " " || $0 == "-") }
         let digits = text.compactMap { $0.isASCII ? $0.wholeNumberValue.map(UInt8.init) : nil }
         guard allowed, !digits.isEmpty else {
-            return (["\(CardNumber.maskingDigits(in: text))", "  error:     not a card number: only digits, spaces and dashes"], false)
+            return (["\(text.escapingControlCharacters)", "  error:     not a card number: only digits, spaces and dashes"], false)
         }
         var lines = [CardNumber.masked(digits)]
         let detection = detect(digits)
         guard detection.hasCandidates else {
-            return (lines + ["  network:   none — no network starts with \(CardNumber.string(digits.prefix(6)))", "  verdict:   invalid"], false)
+            // Named by as many first digits as the masked number shows.
+            let first = CardNumber.shownDigits(count: digits.count).first
+            let start = first == 0 ? "these digits" : CardNumber.string(digits.prefix(first))
+            return (lines + ["  network:   none — no network starts with \(start)", "  verdict:   invalid"], false)
         }
         guard let network = detection.network else {
             let candidates = self.candidates(digits)

@@ -33,7 +33,10 @@ let testingUnderASan = ProcessInfo.processInfo.environment["CARDLINE_TEST_ASAN"]
 final class TemporaryHome {
     let path: String
     init() {
-        path = NSTemporaryDirectory() + "cardline-test-" + UUID().uuidString
+        // The UUID's decimal digits spelled as letters (0 → g … 9 → p): a path with a run of
+        // eight digits would be masked, like a card number, where cardline prints it.
+        let name = UUID().uuidString.unicodeScalars.map { $0.properties.numericType != nil ? Character(Unicode.Scalar($0.value + 55)!) : Character($0) }
+        path = NSTemporaryDirectory() + "cardline-test-" + String(name)
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }

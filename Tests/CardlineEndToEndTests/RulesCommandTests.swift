@@ -128,10 +128,10 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
               network:   visa (Visa), decided by pattern 4 in
             """))
         #expect(run.output.contains("  length:    16 — valid (Visa allows 16)\n  luhn:      passes\n  verdict:   valid"))
-        #expect(run.output.contains("3782\n  network:   american-express (American Express), decided by pattern 37 in"))
+        #expect(run.output.contains("••82\n  network:   american-express (American Express), decided by pattern 37 in"))
         #expect(run.output.contains("  length:    4 — incomplete (American Express allows 15)"))
-        #expect(run.output.contains("3\n  network:   not decided yet; could still be american-express, china-t-union, diners-club, hipercard, jcb, lankapay"))
-        #expect(run.output.contains("7\n  network:   none — no network starts with 7"))
+        #expect(run.output.contains("•\n  network:   not decided yet; could still be american-express, china-t-union, diners-club, hipercard, jcb, lankapay"))
+        #expect(run.output.contains("•\n  network:   none — no network starts with these digits"))
         #expect(run.output.contains("411111••••••1112\n  network:   visa (Visa), decided by pattern 4 in"))
         #expect(run.output.contains("  luhn:      fails\n  verdict:   invalid"))
         #expect(!run.output.contains("4111111111111111") && !run.output.contains("4111 1111 1111 1111"))

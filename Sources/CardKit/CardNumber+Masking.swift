@@ -1,0 +1,217 @@
+/// The one masking policy for card numbers. Every surface but the live field and the output
+/// the caller asked for (screen lines after the field is done, messages, command echoes,
+/// transcripts, history, errors, `check`, `replay`, text from outside) masks through here.
+///
+/// - A number of 13 digits or more shows at most its first six and last four digits; a
+///   shorter one at most half of its digits, the last ones first (`shownDigits(count:)`).
+/// - In free text, a *card-number run* is 8 or more ASCII digits (ISO/IEC 7812's shortest
+///   account number) in groups joined by a single space, dash, dot or slash, however people
+///   type numbers: `4111 1111-1111.1111`, `3782 822463 10005`. `line 12:`, `12/30`, a date
+///   (`2026-11-25`, `25/11/2026`) and `:use 2` are not runs. Which
+///   digits of a run are the number is decided by `numberSpan`; digits of the run that are
+///   not part of it (an expiry or CVV typed after it with a space) are masked, and so is every
+///   digit in what follows the run up to the first character that is not a digit, space,
+///   tab, `/`, `-`, `.` or `,` (`4111111111111111 12/30 987` → `411111••••••1111 ••/•• •••`).
+extension CardNumber {
+    /// The fewest digits a run in free text needs to be taken for a card number.
+    public static let shortestNumberInText = 8
+    /// The most digits a card number has (ISO/IEC 7812).
+    public static let longestNumber = 19
+
+    /// How many digits a `count`-digit card number may show from its start and from its end:
+    /// first six and last four from 13 digits on; a shorter number at most half of its digits,
+    /// the last ones first (12 → 2 + 4, 10 → 1 + 4, 8 → 0 + 4, 4 → 0 + 2).
+    @inline(__always)
+    public static func shownDigits(count: Int) -> (first: Int, last: Int) {
+        if count >= 13 { return (6, 4) }
+        let half = count / 2
+        let last = min(4, half)
+        return (half - last, last)
+    }
+
+    /// The last digits a masked number shows (its last four; fewer below 8 digits): what
+    /// `Visa •••• 1111` and the tray's `lastFour` name a card by.
+    public static func lastShownDigits<Digits: Collection<UInt8>>(of digits: Digits) -> Digits.SubSequence {
+        digits.suffix(shownDigits(count: digits.count).last)
+    }
+
+    /// The digits (values 0–9) masked: "411111••••••1111" (`mask` `•` for text people read;
+    /// `*` where machine-readable output asks for it).
+    public static func masked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = "•") -> String {
+        var bytes: [UInt8] = []
+        appendMasked(digits, mask: mask, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `masked(digits, mask:)`'s bytes.
+    public static func appendMasked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
+        let count = digits.count
+        let (first, last) = shownDigits(count: count)
+        for (index, digit) in digits.enumerated() {
+            if index >= first && index < count - last { appendMark(mask, to: &out) } else { out.append(digit + 48) }
+        }
+    }
+
+    /// A number as a field shows it (digits in groups, nothing else: "3782 822463 10005"),
+    /// masked as one number whatever its length: "3782 82•••• •0005".
+    public static func maskingNumber(in text: String, mask: Unicode.Scalar = "•") -> String {
+        var bytes: [UInt8] = []
+        appendMaskingNumber(text, mask: mask, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `maskingNumber(in:)`'s bytes.
+    public static func appendMaskingNumber(_ text: String, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            var count = 0
+            for byte in bytes where byte &- 48 < 10 { count += 1 }
+            let (first, last) = shownDigits(count: count)
+            var seen = 0
+            for byte in bytes {
+                if byte &- 48 < 10 {
+                    defer { seen += 1 }
+                    if seen >= first && seen < count - last { appendMark(mask, to: &out); continue }
+                }
+                out.append(byte)
+            }
+        }
+    }
+
+    /// The text with every card-number run in it masked (see the policy above), other
+    /// characters kept: `unknown command ':4111111111111111 12/30 987'` →
+    /// `unknown command ':411111••••••1111 ••/•• •••'`.
+    public static func maskingDigits(in text: String, mask: Unicode.Scalar = "•") -> String {
+        guard mayHoldCardNumber(text) else { return text }
+        var bytes: [UInt8] = []
+        appendMasking(text, mask: mask, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `maskingDigits(in: text)`'s bytes.
+    public static func appendMasking(_ text: String, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendMasking($0, mask: mask, to: &out) }
+    }
+
+    /// Appends the UTF-8 `bytes` with every card-number run masked.
+    public static func appendMasking(_ bytes: UnsafeBufferPointer<UInt8>, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
+        var total = 0
+        for byte in bytes where byte &- 48 < 10 { total += 1 }
+        guard total >= shortestNumberInText else { return out.append(contentsOf: bytes) }
+        out.reserveCapacity(out.count + bytes.count + total * 2)
+        var index = 0
+        var afterNumber = false  // in the digits, spaces and punctuation that follow a number
+        // The run's groups of digits: each group's first byte and its digit count.
+        var groups: [(start: Int, count: Int)] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte &- 48 < 10 else {
+                if afterNumber && !isTrailing(byte) { afterNumber = false }
+                out.append(byte)
+                index += 1
+                continue
+            }
+            // A run: groups of digits joined by one space, dash, dot or slash.
+            groups.removeAll(keepingCapacity: true)
+            var end = index
+            while true {
+                let start = end
+                while end < bytes.count && bytes[end] &- 48 < 10 { end += 1 }
+                groups.append((start, end - start))
+                guard end + 1 < bytes.count, isJoining(bytes[end]), bytes[end + 1] &- 48 < 10 else { break }
+                end += 1
+            }
+            let digits = groups.reduce(0) { $0 + $1.count }
+            // A date (2026-11-25, 25/11/2026) is not a number, unless it follows one.
+            let isDate = groups.count == 3 && groups[1].count == 2
+                && (groups[0].count == 4 && groups[2].count == 2 || groups[0].count == 2 && groups[2].count == 4)
+            if digits < shortestNumberInText || isDate && !afterNumber {
+                // Not a number: kept, unless it follows one (its expiry or code).
+                for i in index..<end { bytes[i] &- 48 < 10 && afterNumber ? appendMark(mask, to: &out) : out.append(bytes[i]) }
+            } else {
+                // Digit positions (counted across the run) that are shown.
+                var shown = 0..<0, shownEnd = 0..<0
+                if let span = numberSpan(groups.map { UnsafeBufferPointer(rebasing: bytes[$0.start..<($0.start + $0.count)]) }) {
+                    let offset = groups[..<span.lowerBound].reduce(0) { $0 + $1.count }
+                    let count = groups[span].reduce(0) { $0 + $1.count }
+                    let (first, last) = shownDigits(count: count)
+                    shown = offset..<(offset + first)
+                    shownEnd = (offset + count - last)..<(offset + count)
+                } else if groups[0].count >= 4 {
+                    // Where the number ends is not known: only its start is shown.
+                    shown = 0..<shownDigits(count: min(digits, longestNumber)).first
+                }
+                var position = 0
+                for i in index..<end {
+                    let byte = bytes[i]
+                    if byte &- 48 < 10 {
+                        shown.contains(position) || shownEnd.contains(position) ? out.append(byte) : appendMark(mask, to: &out)
+                        position += 1
+                    } else {
+                        out.append(byte)
+                    }
+                }
+                afterNumber = true
+            }
+            index = end
+        }
+    }
+
+    /// Which groups of a card-number run make the number: the one reading that passes the
+    /// Luhn check among the whole run (8–19 digits) and the stretches of whole groups of
+    /// 12–19 digits; when none passes, the whole run if it is one group of at most 19 digits
+    /// (a number typed with a mistake). nil when it cannot be told (two readings pass, or a
+    /// failing run of several groups): the caller then shows no last digits.
+    static func numberSpan(_ groups: [UnsafeBufferPointer<UInt8>]) -> Range<Int>? {
+        let total = groups.reduce(0) { $0 + $1.count }
+        var found: Range<Int>?
+        for low in groups.indices {
+            var count = 0
+            for high in low..<groups.count {
+                count += groups[high].count
+                if count > longestNumber { break }
+                let whole = low == 0 && high == groups.count - 1
+                guard count >= 12 || whole && count >= shortestNumberInText else { continue }
+                if passesLuhn(groups[low...high].joined().map { $0 &- 48 }) {
+                    if found != nil { return nil }
+                    found = low..<(high + 1)
+                }
+            }
+        }
+        if found == nil && groups.count == 1 && total <= longestNumber { return 0..<1 }
+        return found
+    }
+
+    /// Characters that may stand, one at a time, between digits of one run.
+    @inline(__always) private static func isJoining(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x2D || byte == 0x2E || byte == 0x2F
+    }
+
+    /// Characters that may stand between a number and the expiry or code typed after it.
+    @inline(__always) private static func isTrailing(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x2F || byte == 0x2D || byte == 0x2E || byte == 0x2C
+    }
+
+    @inline(__always) private static func appendMark(_ mask: Unicode.Scalar, to out: inout [UInt8]) {
+        if mask == "•" {
+            out.append(0xE2)
+            out.append(0x80)
+            out.append(0xA2)
+        } else {
+            out.append(contentsOf: UTF8.encode(mask)!)
+        }
+    }
+
+    /// True when `text` holds 8 or more ASCII digits in all, whatever stands between them
+    /// (`4111 1111-1111.1111`): enough to be part of a card number, so the text is never kept
+    /// or shown whole outside the live field. No `:` command needs that many digits.
+    public static func mayHoldCardNumber(_ text: String) -> Bool {
+        var count = 0
+        for byte in text.utf8 where byte &- 48 < 10 {
+            count += 1
+            if count >= shortestNumberInText { return true }
+        }
+        return false
+    }
+}
