@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run release test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall man deb
+.PHONY: run release test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall man rules deb
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
@@ -58,6 +58,12 @@ run: $(RELEASE_BINARY)
 man: deps
 	man/generate.sh
 
+# Rewrites Sources/CardPrompt/BundledRuleFiles.swift, the copy of rules/*.json compiled into
+# the library (what a program built on CardPrompt, and a cardline that is not installed, reads);
+# run it after changing a rule file. `make test` fails while the copy is out of date.
+rules:
+	python3 rules/bundle.py
+
 # The tests run under a hostile personal configuration, so that neither they nor `replay`
 # read the user's rule folders or environment by accident: XDG_CONFIG_HOME and CARDLINE_RULES
 # each hold a broken rule file, and CARDLINE_NETWORKS names one network. HOME is never
@@ -80,12 +86,14 @@ test: test-deps
 	@! grep -rl '^import XCTest' Tests || { echo "make test: XCTest tests are not run (swift test --disable-xctest); use Swift Testing"; exit 1; }
 	$(SWIFT) build --build-tests
 	man/generate.sh --check
+	python3 rules/bundle.py --check
 	@$(MAKE) --no-print-directory hostile-config
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
 	$(HOSTILE_ENV) python3 Tests/check_readme.py .build/debug/cardline
 	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
 	$(HOSTILE_ENV) $(SWIFT) test --skip-build --disable-xctest
 	Tests/install-check.sh
+	Tests/library-check.sh
 	Tests/Fuzz/fuzz.sh --runs $(FUZZ_RUNS)
 
 # `make test` with everything built with AddressSanitizer (and LeakSanitizer) into its own
@@ -94,9 +102,8 @@ test: test-deps
 # only leaks that are libedit's own or the test runner's (XCTest, Foundation's Process), each
 # explained there. The end-to-end tests pass these *_OPTIONS through to every cardline they
 # start (sanitizerOptions in PseudoTerminal.swift); CARDLINE_TEST_ASAN=1 adapts the
-# bounded-memory test and the mlockall checks to an instrumented binary. The binary finds the bundled
-# rules/ as a normal debug build does, by looking upward from .build/asan/…/debug for the
-# source tree's rules/ beside Package.swift.
+# bounded-memory test and the mlockall checks to an instrumented binary. The binary reads the
+# bundled rules compiled into it, as a normal debug build does.
 ASAN_BUILD := --sanitize=address --scratch-path $(CURDIR)/.build/asan
 ASAN_ENV := env ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/asan/lsan.supp:print_suppressions=0 CARDLINE_TEST_ASAN=1

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `make install` into a temporary DESTDIR (the debug build, to spare a release build), then the
-# installed binary run from another folder: it finds its bundled rules, replays an example and
+# installed binary run from another folder: it finds its bundled rules (the installed files,
+# not the copy compiled in), replays an example and
 # takes a card from a pipe; `man` finds and renders its page without a warning; its completion
 # scripts load in bash, and in zsh and fish when they are present, and offer the rules
 # subcommands; `make uninstall` then leaves no file behind.
@@ -17,6 +18,11 @@ example="$PWD/examples/auto-advance.session"
   cd /
   networks=$(env -i HOME="$home" PATH=/usr/bin:/bin "$bin" rules list | grep -c .)
   [ "$networks" -ge 20 ] || { echo "install-check: the installed cardline lists $networks networks"; exit 1; }
+  # It reads (and names) the rule files installed with it, not the copy compiled into it.
+  files=$(env -i HOME="$home" PATH=/usr/bin:/bin "$bin" rules list --json)
+  printf '%s\n' "$files" | grep -q "\"$root/usr/local/bin/../share/cardline/rules/visa.json\"" \
+    && ! printf '%s\n' "$files" | grep -q '<bundled>' \
+    || { echo "install-check: the installed cardline does not read its installed rules: $files" | head -c 600; exit 1; }
   env -i HOME="$home" PATH=/usr/bin:/bin "$bin" replay "$example" >/dev/null \
     || { echo "install-check: the installed cardline failed to replay $example"; exit 1; }
   printf '4111 1111 1111 1111 12/30 123\n' | env -i HOME="$home" PATH=/usr/bin:/bin "$bin" --today 2026-11 \

@@ -1,6 +1,12 @@
-/// Validates card records without typing: one `NUMBER[,EXPIRY[,CVV]]` line at a time, for
-/// `cardline check`. Works on the line's bytes without allocating, so large files stream
-/// through it fast and in constant memory.
+/// Validates card records without typing, one line at a time, for `cardline check`. A plain
+/// record is `NUMBER[,EXPIRY[,CVV]]`, or on a line without a comma `NUMBER [EXPIRY [CVV]]`
+/// (fields apart by whitespace). The number is written unbroken or in groups of at most six
+/// digits, each joined to the next by one space or by dashes (`4111 1111 1111 1111`,
+/// `3782-822463-10005`); whitespace after an unbroken run of more than six digits, a tab, or
+/// a space before something that is not digits ends the number: `378282246310005 9876` is the
+/// number 378282246310005 and then a field. A line starting with `{` is a JSON object as
+/// `cardline --print` writes it (`checkJSON`). Plain records are read on the line's bytes
+/// without allocating, so large files stream through fast and in constant memory.
 public struct CardCheck: Sendable {
     /// The networks records are checked against.
     public let rules: RuleSet
@@ -127,13 +133,14 @@ public struct CardCheck: Sendable {
         }
         if commas > 2 { result.add(.recordFormat) }
         let numberEnd = commas >= 1 ? ends.0 : line.count
-        let expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
-        let codeRange = commas >= 2 ? (ends.1 + 1)..<line.count : nil
+        var expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
+        var codeRange = commas >= 2 ? (ends.1 + 1)..<line.count : nil
 
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
             var count = 0
             var badCharacter = false
-            for i in 0..<numberEnd {
+            var i = 0
+            while i < numberEnd {
                 let byte = line[i]
                 if byte &- 48 < 10 {
                     if count < 19 {
@@ -141,9 +148,20 @@ public struct CardCheck: Sendable {
                         result.numberValue = result.numberValue &* 10 &+ UInt64(byte - 48)
                     }
                     count += 1
-                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\r") {
+                } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    if count > 0 && Self.endsNumber(line, at: i, before: numberEnd) {
+                        // The rest is more fields: within a comma field nothing may follow;
+                        // on a line without commas, the expiry and the code.
+                        if !Self.splitFields(line, from: i, to: numberEnd, commaSeparated: commas >= 1,
+                                             expiry: &expiryRange, code: &codeRange) {
+                            result.add(.recordFormat)
+                        }
+                        break
+                    }
+                } else if byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") {
                     badCharacter = true
                 }
+                i += 1
             }
             result.digitCount = count
             guard count > 0 else {
@@ -185,6 +203,51 @@ public struct CardCheck: Sendable {
             }
         }
         return result
+    }
+
+    /// Whether the whitespace at `index` ends the number rather than joining two of its groups:
+    /// a tab always does, a space does after more than six digits in a row or when what follows
+    /// (up to the next whitespace) is not digits and dashes. Blank space before the end of the
+    /// field joins nothing and ends nothing.
+    /// (Off the plain records' hot loop: the digits in a row are counted back from here.)
+    private static func endsNumber(_ line: UnsafeBufferPointer<UInt8>, at index: Int, before end: Int) -> Bool {
+        if line[index] == UInt8(ascii: "\t") { return true }
+        var group = 0, back = index - 1
+        while back >= 0 && line[back] &- 48 < 10 && group <= 6 {
+            group += 1
+            back -= 1
+        }
+        if group > 6 { return true }
+        var next = index + 1
+        while next < end && line[next] != UInt8(ascii: " ") && line[next] != UInt8(ascii: "\t") {
+            let byte = line[next]
+            if byte &- 48 >= 10 && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") { return true }
+            next += 1
+        }
+        return false
+    }
+
+    /// The fields after a number that whitespace ended at `start`: in a comma-separated record
+    /// the rest of the number's field must be blank; on a line without commas its words are the
+    /// expiry and the code. False when there is more than that (a `record_format` problem).
+    private static func splitFields(_ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, commaSeparated: Bool,
+                                    expiry: inout Range<Int>?, code: inout Range<Int>?) -> Bool {
+        var words: [Range<Int>] = []
+        var i = start
+        while i < end {
+            let byte = line[i]
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
+                i += 1
+                continue
+            }
+            let wordStart = i
+            while i < end && line[i] != UInt8(ascii: " ") && line[i] != UInt8(ascii: "\t") && line[i] != UInt8(ascii: "\r") { i += 1 }
+            words.append(wordStart..<i)
+        }
+        if commaSeparated { return words.isEmpty }
+        if words.count >= 1 { expiry = words[0] }
+        if words.count >= 2 { code = words[1] }
+        return words.count <= 2
     }
 
     /// `MM/YY` or `MM/YYYY`, spaces around allowed.

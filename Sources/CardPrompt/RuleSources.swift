@@ -5,17 +5,17 @@ import Glibc
 #endif
 
 /// Where rule files come from, in priority order (later overrides earlier by id): the bundled
-/// `rules/` folder, `$XDG_CONFIG_HOME/cardline/rules` (if it exists), each folder of
+/// rules (an installed `share/cardline/rules` folder, or the copy compiled into this library), `$XDG_CONFIG_HOME/cardline/rules` (if it exists), each folder of
 /// `CARDLINE_RULES` (colon-separated), then each `--rules DIR`. `replay` leaves out the two
 /// personal sources (the user's folder and `CARDLINE_RULES`).
 public enum RuleSources {
-    /// The folders to read, in priority order: the bundled one (when `bundled` and it can be
-    /// found), the user's (when it exists) and those in `CARDLINE_RULES` (both only when
+    /// The folders to read, in priority order: the bundled one (when `bundled`: an installed
+    /// folder, or `compiledIn`), the user's (when it exists) and those in `CARDLINE_RULES` (both only when
     /// `personal`), then `extra`. `replay` passes `personal: false`: a `.session` script must
     /// replay the same on every machine, whatever its user keeps in their own folders.
     public static func folders(bundled: Bool, extra: [String], personal: Bool = true) -> [String] {
         var folders: [String] = []
-        if bundled, let folder = bundledFolder() { folders.append(folder) }
+        if bundled { folders.append(bundledFolder() ?? compiledIn) }
         if personal {
             let user = userFolder()
             if FileManager.default.fileExists(atPath: user) { folders.append(user) }
@@ -56,7 +56,7 @@ public enum RuleSources {
     /// networks are matched only when `includeRetired`.
     public static func load(folders: [String], includeRetired: Bool = false) throws(LoadError) -> RuleSet {
         guard !folders.isEmpty else {
-            throw .unreadable("no rule folders to read (the bundled rules/ folder is missing or --no-default-rules was given); pass --rules DIR")
+            throw .unreadable("no rule folders to read (--no-default-rules was given); pass --rules DIR")
         }
         var texts: [[RuleSet.FileText]] = []
         for folder in folders {
@@ -94,8 +94,20 @@ public enum RuleSources {
         public var description: String { "cannot read rule folder \(path.escapingControlCharacters): \(reason)" }
     }
 
-    /// The `*.json` files of a folder (not `schema.json`), sorted by name.
+    /// The name that stands for the rule files compiled into this library (rules/*.json of the
+    /// source tree when it was built): its files are named `<bundled>/visa.json` and so on in
+    /// `rules` listings and in errors.
+    public static let compiledIn = "<bundled>"
+
+    /// The `*.json` files of a folder (not `schema.json`), sorted by name; for `compiledIn`, the
+    /// compiled-in files.
     public static func read(folder: String) throws(UnreadableFolder) -> [RuleSet.FileText] {
+        if folder == compiledIn {
+            return compiledInFiles.map { file in
+                RuleSet.FileText(path: compiledIn + "/" + file.name,
+                                 bytes: file.text.withUTF8Buffer { [UInt8]($0) })
+            }
+        }
         guard Paths.isDirectory(folder) == true else {
             throw UnreadableFolder(path: folder, reason: "no such folder")
         }
@@ -116,23 +128,17 @@ public enum RuleSources {
         return files
     }
 
-    /// The bundled rules: `rules/` beside the executable, `../share/cardline/rules` for an
-    /// installed binary, or the repository's `rules/` above a `.build` folder.
+    /// An installed copy of the bundled rules, read in place of the compiled-in one so that an
+    /// installed `cardline` uses (and names) the files installed with it: `rules/` beside the
+    /// executable, or `../share/cardline/rules` (`make install`, the Debian package). nil
+    /// elsewhere (a build in the source tree, any program built on this library): then the
+    /// compiled-in files are read. The source tree is never looked for, so a program behaves
+    /// the same wherever it was built and whatever folder it runs in.
     public static func bundledFolder() -> String? {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        var directory = Paths.directory(of: executable)
+        let directory = Paths.directory(of: executable)
         let candidates = [directory + "/rules", directory + "/../share/cardline/rules"]
-        for candidate in candidates where FileManager.default.fileExists(atPath: candidate + "/visa.json") {
-            return candidate
-        }
-        while directory != "/" && !directory.isEmpty {
-            if FileManager.default.fileExists(atPath: directory + "/rules/visa.json")
-                && FileManager.default.fileExists(atPath: directory + "/Package.swift") {
-                return directory + "/rules"
-            }
-            directory = Paths.directory(of: directory)
-        }
-        return nil
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/visa.json") }
     }
 
     /// `$XDG_CONFIG_HOME/cardline/rules` (default `~/.config/cardline/rules`; a relative

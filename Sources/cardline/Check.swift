@@ -9,11 +9,18 @@ import Glibc
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate card records in bulk: NUMBER[,EXPIRY[,CVV]] per line, JSON Lines out.",
+        abstract: "Validate card records in bulk: NUMBER[,EXPIRY[,CVV]] or --print's JSON per line, JSON Lines out.",
         usage: "cardline check [<options>] [<FILE> ...]",
         discussion: """
-            Reads each FILE in turn (standard input when none, or for -). Spaces and dashes may \
-            stand inside the number; EXPIRY is MM/YY or MM/YYYY. Blank lines and lines starting \
+            Reads each FILE in turn (standard input when none, or for -). A record is \
+            NUMBER,EXPIRY,CVV, or on a line without a comma NUMBER EXPIRY CVV (apart by \
+            whitespace); EXPIRY and CVV may be left out. The number is written unbroken or in \
+            groups of at most six digits joined by one space or by dashes (4111 1111 1111 1111); \
+            a space after more than six digits in a row, a tab, or a space before something that \
+            is not digits ends it ('378282246310005 9876' is a number, then an expiry). EXPIRY is \
+            MM/YY or MM/YYYY. A line starting with { is a JSON object as --print writes it \
+            ("number", "expiry" {"month","year"} or "MM/YY", "cvv"); one that is not is a \
+            record_format record, with a message naming its line. Blank lines and lines starting \
             with # are skipped. One result per record, in input order; numbers masked to first \
             six and last four; security codes never printed. A summary goes to stderr.
 
@@ -21,8 +28,8 @@ struct Check: ParsableCommand {
             expired, expiry_too_far, cvv_format, cvv_length, network_not_accepted (with \
             --networks).
 
-            Exit status: 0 every record valid; 1 some record invalid; 65 some record not in the \
-            NUMBER[,EXPIRY[,CVV]] format; 66 a file cannot be read; 74 standard output could not \
+            Exit status: 0 every record valid; 1 some record invalid; 65 some record in neither \
+            format; 66 a file cannot be read; 74 standard output could not \
             be written (full, or a closed pipe: then it stops at once, with no message).
             """)
 
@@ -103,6 +110,10 @@ struct Check: ParsableCommand {
                     output.pending += second
                     output.flushIfFull()
                 }
+                if !tally.messages.isEmpty {
+                    output.messages += tally.messages
+                    tally.messages.removeAll()
+                }
                 progress?.advance(records: tally.records, bytes: block.count)
             }
             if !completed {
@@ -127,12 +138,16 @@ struct Check: ParsableCommand {
     /// Records counted so far.
     struct Tally {
         var records = 0, valid = 0, malformed = 0, unreadable = 0
+        /// Messages for stderr about records (a JSON line that is not a card record), in input
+        /// order; written with the records' output (`BufferedOutput.messages`).
+        var messages: [UInt8] = []
 
         mutating func add(_ other: Tally) {
             records += other.records
             valid += other.valid
             malformed += other.malformed
             unreadable += other.unreadable
+            messages += other.messages
         }
     }
 
@@ -167,7 +182,15 @@ struct Check: ParsableCommand {
         func check(line: UnsafeBufferPointer<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
             guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }),
                   first != UInt8(ascii: "#") else { return }
-            let result = checker.check(line, truncated: truncated)
+            let result: CardCheck.Result
+            if first == UInt8(ascii: "{") && !truncated {
+                // A JSON record, as `cardline --print` writes it (rare: not the plain records' loop).
+                let (checked, problem) = checker.checkJSON(line)
+                if let problem { tally.messages += "cardline: line \(number): \(problem)\n".utf8 }
+                result = checked
+            } else {
+                result = checker.check(line, truncated: truncated)
+            }
             tally.records += 1
             if result.valid { tally.valid += 1 }
             if result.has(.recordFormat) { tally.malformed += 1 }
@@ -318,6 +341,9 @@ struct BufferedOutput {
     let fd: Int32
     /// Bytes not written yet; append to it, then call `flushIfFull`.
     var pending: [UInt8] = []
+    /// Messages for stderr about the records pending, written after them, and only while
+    /// stdout can still be written (a reader gone away ends the run quietly).
+    var messages: [UInt8] = []
 
     init(fd: Int32) {
         self.fd = fd
@@ -325,13 +351,17 @@ struct BufferedOutput {
     }
 
     mutating func flushIfFull() {
-        if pending.count >= 64 * 1024 { flush() }
+        if pending.count >= 64 * 1024 || messages.count >= 64 * 1024 { flush() }
     }
 
     /// Writes what is pending; a failure is remembered by `Terminal` (stdout) and ends the run.
     mutating func flush() {
         pending.withUnsafeBufferPointer { Terminal.write($0, to: fd) }
         pending.removeAll(keepingCapacity: true)
+        if !messages.isEmpty && !Terminal.outputFailed {
+            Terminal.writeError(String(decoding: messages, as: UTF8.self))
+        }
+        messages.removeAll()
     }
 }
 

@@ -36,6 +36,12 @@ import Testing
         ("378282246310005,12/30,123", #"{"line":7,"network":"american-express","valid":false,"number":"378282*****0005","expiry":"2030-12","errors":["cvv_length"]}"#),
         ("6200000000000001,12/30,123", #"{"line":7,"network":"unionpay","valid":true,"number":"620000******0001","expiry":"2030-12","errors":[]}"#),
         ("41111111111111111111111", #"{"line":7,"network":"visa","valid":false,"number":"411111*********1111","errors":["length"]}"#),
+        // Whitespace after more than six digits in a row ends the number: the next word is a field.
+        ("378282246310005 9876", #"{"line":7,"network":"american-express","valid":false,"number":"378282*****0005","errors":["expiry_format"]}"#),
+        ("378282246310005 9876,12/30", #"{"line":7,"network":"american-express","valid":false,"number":"378282*****0005","expiry":"2030-12","errors":["record_format"]}"#),
+        ("4111 1111 1111 1111 12/30 123", #"{"line":7,"network":"visa","valid":true,"number":"411111******1111","expiry":"2030-12","errors":[]}"#),
+        ("4111111111111111\t12/30\t123", #"{"line":7,"network":"visa","valid":true,"number":"411111******1111","expiry":"2030-12","errors":[]}"#),
+        ("4111111111111111 12/30 123 9", #"{"line":7,"network":"visa","valid":false,"number":"411111******1111","expiry":"2030-12","errors":["record_format"]}"#),
     ])
     func eachRecordGetsItsLine(record: String, expected: String) {
         #expect(json(record) == expected + "\n")

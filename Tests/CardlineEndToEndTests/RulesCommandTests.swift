@@ -105,7 +105,8 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(amex?["patterns"] as? [String] == ["34", "37"])
         #expect(amex?["groups"] as? [Int] == [4, 6, 5])
         #expect((amex?["cvv"] as? [String: Any])?["name"] as? String == "CID")
-        #expect((amex?["file"] as? String)?.hasSuffix("/rules/american-express.json") == true)
+        // The debug build reads the copy compiled into it (an installed one, its installed files).
+        #expect(amex?["file"] as? String == "<bundled>/american-express.json")
     }
 
     @Test func showOneNetworkByIDOrLogo() throws {

@@ -1,10 +1,11 @@
 // libFuzzer harness for `cardline check`'s record parser: each input is one record (as the
-// reader hands it over, without its line break), checked and written in both output formats.
+// reader hands it over, without its line break; plain or JSON), checked and written in both output formats.
 // A crash or a broken invariant is a finding: masked output never holds a whole number.
 
 func fuzzCheckRecord(_ input: [UInt8]) {
     let checker = CardCheck(rules: Fuzz.rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
-    let result = input.withUnsafeBufferPointer { checker.check($0) }
+    // A line starting with `{` is a JSON record, as `cardline check` reads it.
+    let result = input.withUnsafeBufferPointer { CardCheck.isJSONRecord($0) ? checker.checkJSON($0).result : checker.check($0) }
     var json: [UInt8] = [], text: [UInt8] = []
     checker.appendJSON(result, line: 1, unmasked: false, to: &json)
     checker.appendText(result, line: 1, unmasked: false, to: &text)
