@@ -69,9 +69,15 @@ import Glibc
         try checkResizing(atTheTop: true, startColumns: startColumns)
     }
 
-    private func checkResizing(atTheTop: Bool, startColumns: Int) throws {
+    /// A prompt started with SIGWINCH blocked (the mask is inherited through exec, here through
+    /// tmux's server) still hears of resizes and redraws.
+    @Test func resizingIsSeenWhenTheParentBlocksSIGWINCH() throws {
+        try checkResizing(atTheTop: false, startColumns: 120, blocking: [SIGWINCH])
+    }
+
+    private func checkResizing(atTheTop: Bool, startColumns: Int, blocking: [Int32] = []) throws {
         let rows = 10
-        let tmux = try Tmux(home: home, columns: startColumns, rows: rows)
+        let tmux = try Tmux(home: home, columns: startColumns, rows: rows, blocking: blocking)
         try tmux.waitForRawMode()
         if atTheTop {
             tmux.sendKey("C-l")
@@ -131,7 +137,12 @@ final class Tmux {
     let socket = "cl-" + UUID().uuidString.prefix(8)
     let target = "cardline"
 
-    init(home: TemporaryHome, columns: Int, rows: Int, arguments: [String] = ["--today", "2026-11", "--no-color", "--no-history"]) throws {
+    /// Signals blocked in tmux's server, and so in the cardline it starts.
+    let blocking: [Int32]
+
+    init(home: TemporaryHome, columns: Int, rows: Int, arguments: [String] = ["--today", "2026-11", "--no-color", "--no-history"],
+         blocking: [Int32] = []) throws {
+        self.blocking = blocking
         // tmux's own environment: its socket folder below the temporary home, a UTF-8 locale.
         environment = ["HOME": home.path, "TMUX_TMPDIR": home.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         // cardline's: the temporary home's, with the TERM tmux gives its panes.
@@ -168,15 +179,16 @@ final class Tmux {
         let argv = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
-        // Signals as a shell would leave them: the test process blocks some (SIGWINCH among
-        // them), and a mask is inherited through tmux's server by the cardline it starts, which
-        // then never heard of a resize.
+        // Signals as a shell would leave them (but `blocking`): the test process blocks some
+        // (SIGWINCH among them), and a mask is inherited through tmux's server by the cardline
+        // it starts.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        blocking.forEach { sigaddset(&mask, $0) }
+        posix_spawnattr_setsigmask(&attributes, &mask)
         var all = sigset_t()
         sigfillset(&all)
         posix_spawnattr_setsigdefault(&attributes, &all)
