@@ -92,7 +92,7 @@ import Glibc
         }
         tmux.sendLiteral(Self.typed)
         #expect(tmux.waitFor("the number typed", history: false) { Self.liveDigits($0) == Self.typed } != nil)
-        let widths = startColumns == 120 ? [50, 40, 80] : [30, 60]
+        let widths = startColumns == 120 ? [50, 40, 80] : [30, 20, 60]
         for columns in widths {
             tmux.resize(columns: columns)
             // A key after the resize: once its effect shows, the resize has been handled.
