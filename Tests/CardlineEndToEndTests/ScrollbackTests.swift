@@ -91,7 +91,10 @@ import Glibc
             } != nil)
         }
         tmux.sendLiteral(Self.typed)
-        #expect(tmux.waitFor("the number typed", history: false) { Self.liveDigits($0) == Self.typed } != nil)
+        // Drawn in full, badge included: output still on its way to tmux when it reflows would
+        // land at the wrong place (the badge is written after the digit it counts).
+        let done = "\(Self.typed.count)/16"
+        #expect(tmux.waitFor("the number typed", history: false) { Self.liveDigits($0) == Self.typed && Self.liveLine($0)?.contains(done) == true } != nil)
         let widths = startColumns == 120 ? [50, 40, 80] : [30, 20, 60]
         for columns in widths {
             tmux.resize(columns: columns)
@@ -99,7 +102,10 @@ import Glibc
             tmux.sendKey("BSpace")
             #expect(tmux.waitFor("\(columns) columns: one digit deleted", history: false) { Self.liveDigits($0) == String(Self.typed.dropLast()) } != nil)
             tmux.sendLiteral(String(Self.typed.last!))
-            let screen = tmux.waitFor("\(columns) columns: the digit typed again", history: false) { Self.liveDigits($0) == Self.typed }
+            // Where the badge shows the count, it has moved on too: the line is drawn in full.
+            let screen = tmux.waitFor("\(columns) columns: the digit typed again", history: false) {
+                Self.liveDigits($0) == Self.typed && Self.liveLine($0)?.contains("\(Self.typed.count - 1)/16") == false
+            }
             #expect(screen != nil)
             // Drawn from a known state: one prompt on the screen, the number in full after it.
             let prompts = (screen ?? []).filter { $0.hasPrefix("Card number") || $0.hasPrefix("Number") }
@@ -117,12 +123,18 @@ import Glibc
         tmux.sendKey("C-d")
     }
 
+    /// The live line on a screen: the rows from the last prompt on, put together; nil without
+    /// a prompt.
+    static func liveLine(_ screen: [String]) -> String? {
+        guard let start = screen.lastIndex(where: { $0.contains("umber") }) else { return nil }
+        return screen[start...].joined()
+    }
+
     /// The digits of the live field on a screen: the rows from the last prompt on, put
     /// together, the field's digits after the prompt's last colon (up to the badge); nil
     /// without a prompt.
     static func liveDigits(_ screen: [String]) -> String? {
-        guard let start = screen.lastIndex(where: { $0.contains("umber") }) else { return nil }
-        let line = screen[start...].joined()
+        guard let line = liveLine(screen) else { return nil }
         guard let colon = line.lastIndex(of: ":") else { return nil }
         let field = line[line.index(after: colon)...].prefix { $0 == " " || $0.isASCII && $0.isNumber }
         return field.filter { $0 != " " }
