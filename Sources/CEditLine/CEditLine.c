@@ -265,7 +265,12 @@ int cl_wait_input(int fd, int timeout_ms) {
     } else {
         struct pollfd entry = {fd, POLLIN, 0};
         struct timespec wait = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
-        result = ppoll(&entry, 1, timeout_ms < 0 ? NULL : &wait, &previous);
+        // A resize is let in even when the caller started with SIGWINCH blocked (a mask is
+        // inherited through exec: a parent that blocks it would leave the prompt drawn for the
+        // old width, never cleared).
+        sigset_t during = previous;
+        sigdelset(&during, SIGWINCH);
+        result = ppoll(&entry, 1, timeout_ms < 0 ? NULL : &wait, &during);
         if (result < 0 && errno == EINTR && cl_resized) result = 2;
     }
     int saved = errno;

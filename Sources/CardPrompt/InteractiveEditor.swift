@@ -364,14 +364,35 @@ final class InteractiveEditor {
         }
         if resized {
             resized = false
+            // The rows above the cursor that the line took as drawn, at the old width.
+            let rowsAboveDrawn = max(0, leaveRowsAbove)
             el_resize(el)
             columns = Int(cl_columns(fileno(device.output)))
-            // The old line may be longer than the new width: clear it, then draw afresh (a dumb
-            // terminal cannot clear; libedit's redraw starts a new line there).
-            if escapes { write("\r\u{1B}[J") }
+            guard escapes else {
+                // A dumb terminal cannot clear; libedit's redraw starts a new line there.
+                updatePrompts()
+                replaceBuffer(el)
+                return redrawn(CC_REDISPLAY)
+            }
+            // The old line is cleared, every row of it, before it is drawn afresh. A terminal
+            // that reflows (tmux, VTE, kitty, iTerm2) has rewrapped it to the new width, the
+            // cursor still at its end: shrunk, it takes more rows above the cursor than it was
+            // drawn with, and clearing only the cursor's row would leave the label and the
+            // number's first groups above the new prompt, to scroll into the history. One that
+            // does not (xterm) keeps the rows as drawn, cut. Which one this is cannot be told,
+            // so the clear starts at the higher of the two first rows: a number left behind is
+            // worse than a row of earlier output erased when the guess overshoots (the upward
+            // move stops at the screen's top row).
+            let rowsAboveNow = rowsAboveCursor(columns: columns)
+            let up = max(rowsAboveDrawn, rowsAboveNow)
+            write("\r" + (up > 0 ? "\u{1B}[\(up)A" : "") + "\u{1B}[J")
             updatePrompts()
             replaceBuffer(el)
-            return redrawn(CC_REDISPLAY)
+            // libedit draws from here, the line's first column, having forgotten where it drew
+            // before (`EL_REFRESH`); its own redisplay would first move up and clear the rows it
+            // drew at the old width, counted from a cursor that is no longer where it thinks.
+            cl_refresh(el)
+            return redrawn(CC_REFRESH)
         }
         guard keyIndex < keys.count else { return UInt8(CC_NORM) }
         let key = keys[keyIndex]
@@ -687,11 +708,17 @@ final class InteractiveEditor {
     /// Tells the signal handlers what to clear: every row the line takes, the cursor being on
     /// its last.
     private func updateLeaveModes() {
-        let rowsAbove = Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shownScalars, columns: columns) - 1
+        let rowsAbove = rowsAboveCursor(columns: columns)
         guard rowsAbove != leaveRowsAbove else { return }
         leaveRowsAbove = rowsAbove
         guard escapes else { return }
         cl_set_terminal_modes(enterModes, "\r" + (rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : "") + "\u{1B}[J\u{1B}[?2004l")
+    }
+
+    /// The rows above the cursor (at the end of the line, where cardline keeps it) that the
+    /// prompt and `shownText` take on a terminal `columns` wide.
+    private func rowsAboveCursor(columns: Int) -> Int {
+        Style.Layout.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shownScalars, columns: columns) - 1
     }
 
     /// The rows a line holding `text` takes with the current prompt.
