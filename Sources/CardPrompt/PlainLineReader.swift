@@ -79,9 +79,7 @@ public struct PlainLineReader {
                     // A digit straight after a full field is one too many for it, not the first
                     // of the next field: taken so, `41111111111111111 2/30` would hand over a
                     // card expiring 12/30, which nobody typed.
-                    let started = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
-                    abandon()
-                    write(style.refusal("line \(lineNumber): \(engine.fieldName(full)): a digit too many, or no space before the next field (\(started ? "card abandoned" : "line skipped"))") + "\n")
+                    abandon(line: lineNumber, saying: "\(engine.fieldName(full)): a digit too many, or no space before the next field")
                     failed += 1
                     break
                 }
@@ -91,9 +89,7 @@ public struct PlainLineReader {
                     filledByDigit = digit && moved && engine.activeIsEmpty ? fieldBefore : nil
                 }
                 if let problem = refusal(of: key, outcome, field: fieldBefore, inCommand: inCommand) {
-                    let started = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
-                    abandon()
-                    write(style.refusal("line \(lineNumber): \(problem) (\(started ? "card abandoned" : "line skipped"))") + "\n")
+                    abandon(line: lineNumber, saying: problem)
                     failed += 1
                     break
                 }
@@ -132,6 +128,14 @@ public struct PlainLineReader {
         }
         guard let reason = outcome.refusal else { return nil }
         return "\(inCommand ? "command" : engine.fieldName(field)): \(reason)"
+    }
+
+    /// Abandons the card being entered (`abandon()`) and says why, naming the line:
+    /// `line N: FIELD: reason (card abandoned)`, or `(line skipped)` when no digit was typed.
+    private mutating func abandon(line: Int, saying problem: String) {
+        let started = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
+        abandon()
+        write(style.refusal("line \(line): \(problem) (\(started ? "card abandoned" : "line skipped"))") + "\n")
     }
 
     /// Clears the card being entered through the engine's cancel key, which overwrites its
