@@ -84,7 +84,9 @@ public struct Outcome: Equatable, Sendable {
 /// always names the key just refused; a refused key whose reason is the one just shown only
 /// rings the bell (holding down a wrong key prints one line, not a screenful). Any key that is
 /// not refused starts afresh. The REPL and the replayer both use it, so their screens and
-/// transcripts agree.
+/// transcripts agree, but for one rule only the REPL can apply: keys read from the terminal
+/// together (`reasonToShow(_:inBurst:)`) give one reason between them; a `.session` script has
+/// no reads, so the replayer takes its keys one at a time.
 public struct RefusalBurst: Sendable {
     private var lastShown: String?
 

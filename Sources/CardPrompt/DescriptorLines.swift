@@ -57,14 +57,18 @@ public final class DescriptorLines: Sequence, IteratorProtocol {
         }
     }
 
-    /// The line in `pending[..<end]`; the first `dropping` bytes are then overwritten and removed.
+    /// The line in `pending[..<end]`; the first `dropping` bytes are then removed, in place:
+    /// the rest moved to the front and the bytes freed at the end overwritten (no copy of the
+    /// rest is made, so none is left unwiped).
     private func take(upTo end: Int, dropping: Int) -> String {
         let line = String(decoding: pending[..<end], as: UTF8.self)
-        let rest = Array(pending[dropping...])
-        wipe(&pending)
-        pending.append(contentsOf: rest)
-        var restCopy = rest
-        wipe(&restCopy)
+        let count = pending.count
+        pending.withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            memmove(base, base + dropping, count - dropping)
+            explicit_bzero(base + (count - dropping), dropping)
+        }
+        pending.removeLast(dropping)
         return line
     }
 

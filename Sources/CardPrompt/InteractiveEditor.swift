@@ -418,11 +418,10 @@ final class InteractiveEditor {
                 return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
             }
             guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
-            if endsOnCancel {
-                // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
-                // short timeout) ends the prompt.
-                if case .cancel = entryKey { return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el) }
-                if case .escape = key.base, key.modifiers.isEmpty { return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el) }
+            // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
+            // short timeout) ends the prompt.
+            if endsOnCancel && (entryKey == .cancel || key == TerminalKey(.escape)) {
+                return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el)
             }
             return perform(entryKey, on: el)
         }
