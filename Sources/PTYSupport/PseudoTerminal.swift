@@ -350,6 +350,14 @@ public final class PseudoTerminal {
         return true
     }
 
+    /// Bytes typed (sent to the pty) that the program has not read yet: the terminal's input
+    /// queue. 0 once the program has read everything sent.
+    public var unreadInput: Int {
+        var count: Int32 = 0
+        guard ioctl(slave, UInt(FIONREAD), &count) == 0 else { return -1 }
+        return Int(count)
+    }
+
     /// Whether the program has the terminal in raw mode (ICANON off), as libedit sets it.
     public var inRawMode: Bool { currentSettings.c_lflag & tcflag_t(ICANON) == 0 }
 
