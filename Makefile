@@ -101,7 +101,7 @@ test: test-deps
 # built with AddressSanitizer already). Leak detection stays on: Tests/asan/lsan.supp suppresses
 # only leaks that are libedit's own or the test runner's (XCTest, Foundation's Process), each
 # explained there. The end-to-end tests pass these *_OPTIONS through to every cardline they
-# start (sanitizerOptions in PseudoTerminal.swift); CARDLINE_TEST_ASAN=1 adapts the
+# start (sanitizerOptions in Sources/PTYSupport/PseudoTerminal.swift); CARDLINE_TEST_ASAN=1 adapts the
 # bounded-memory test and the mlockall checks to an instrumented binary. The binary reads the
 # bundled rules compiled into it, as a normal debug build does.
 ASAN_BUILD := --sanitize=address --scratch-path $(CURDIR)/.build/asan

@@ -22,6 +22,9 @@ public struct ScreenModel {
     private var pendingWrap = false
     /// The SGR parameters in force now, as written since the last reset ("" when none).
     public private(set) var attributes = ""
+    /// Characters written (put in a cell) since this was last set to 0: with the cells that
+    /// changed, how much of a redraw was needed (the bench's regrouping key).
+    public var written = 0
     /// Whether bracketed paste is on (`ESC [ ? 2004 h`).
     public private(set) var bracketedPaste = false
     private var utf8: [UInt8] = []
@@ -114,6 +117,7 @@ public struct ScreenModel {
             lineFeed()
         }
         cells[row][column] = Cell(character: character, attributes: attributes)
+        written += 1
         if column == columns - 1 { pendingWrap = true } else { column += 1 }
     }
 

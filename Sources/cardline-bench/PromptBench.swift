@@ -10,7 +10,7 @@
 //   start a group). A regrouping key is the 9th digit of a number in a rule folder made for
 //   it: two networks share the prefix 70 until that digit decides between groups 4-4-4-4 and
 //   4-6-5, so the spaces move, the hint changes and the badge changes. Its figure is how
-//   many cells were written beyond those that changed, by a one-row screen model.
+//   many cells were written beyond those that changed, by the shared screen model (PTYSupport).
 // - Instructions: valgrind's callgrind on a `strip --strip-debug` copy of each program, typed
 //   at through a pty as above: once typing digits 1–6 of a number and Ctrl-U, once digits 1–12
 //   and Ctrl-U, the same number of cards; the difference divided by the extra digits is the
@@ -104,79 +104,6 @@ struct EscapeScanner {
     }
 }
 
-/// One row of a terminal, enough to tell which cells a key's output changed: characters with
-/// their colour, the cursor, and the sequences libedit and cardline write on one row.
-struct RowModel {
-    struct Cell: Equatable { var character: UInt32 = 32; var attributes = "" }
-    var cells: [Cell]
-    var column = 0
-    var attributes = ""
-    /// Printable characters written since the count was last reset.
-    var written = 0
-    private var escape: [UInt8]?
-    private var utf8: [UInt8] = []
-
-    init(columns: Int) { cells = Array(repeating: Cell(), count: columns) }
-
-    mutating func feed(_ bytes: [UInt8]) {
-        for byte in bytes {
-            if var sequence = escape {
-                sequence.append(byte)
-                if sequence.count == 1 && byte != UInt8(ascii: "[") { escape = nil; continue }
-                if sequence.count > 1 && (0x40...0x7E).contains(byte) {
-                    escape = nil
-                    csi(String(decoding: sequence.dropFirst().dropLast(), as: UTF8.self), byte)
-                } else {
-                    escape = sequence
-                }
-                continue
-            }
-            switch byte {
-            case 0x1B: escape = []
-            case 0x0D: column = 0
-            case 0x08: column = max(0, column - 1)
-            case 0x00..<0x20, 0x7F: break
-            default:
-                utf8.append(byte)
-                let lead = utf8[0]
-                let needed = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
-                guard utf8.count >= needed else { continue }
-                let scalar = String(decoding: utf8, as: UTF8.self).unicodeScalars.first!.value
-                utf8.removeAll()
-                if column < cells.count { cells[column] = Cell(character: scalar, attributes: attributes) }
-                column = min(cells.count - 1, column + 1)
-                written += 1
-            }
-        }
-    }
-
-    private mutating func csi(_ parameters: String, _ final: UInt8) {
-        guard !parameters.hasPrefix("?") else { return }
-        let first = Int(parameters.split(separator: ";").first ?? "") ?? 0
-        let count = max(1, first)
-        switch final {
-        case UInt8(ascii: "G"): column = min(cells.count - 1, count - 1)
-        case UInt8(ascii: "C"): column = min(cells.count - 1, column + count)
-        case UInt8(ascii: "D"): column = max(0, column - count)
-        case UInt8(ascii: "K"), UInt8(ascii: "J"):
-            for c in column..<cells.count { cells[c] = Cell() }
-        case UInt8(ascii: "P"):
-            let n = min(count, cells.count - column)
-            cells.removeSubrange(column..<(column + n))
-            cells += Array(repeating: Cell(), count: n)
-        case UInt8(ascii: "@"):
-            let n = min(count, cells.count - column)
-            cells.insert(contentsOf: Array(repeating: Cell(), count: n), at: column)
-            cells.removeLast(n)
-        case UInt8(ascii: "m"):
-            for part in parameters.split(separator: ";", omittingEmptySubsequences: false) {
-                attributes = part.isEmpty || part == "0" ? "" : attributes + (attributes.isEmpty ? "" : ";") + part
-            }
-        default: break
-        }
-    }
-}
-
 /// The prompt's rows, measured against `bench-bare-libedit` beside `cardline`.
 func promptBenchRows(cardline: String, work: String) -> [Row] {
     let directory = (cardline as NSString).deletingLastPathComponent
@@ -243,20 +170,20 @@ func promptBenchRows(cardline: String, work: String) -> [Row] {
         """.write(toFile: regroupRules + "/narrow.json", atomically: false, encoding: .utf8)
     var regroupBytes: [Double] = [], regroupExtra: [Int] = [], regroupChanged: [Int] = [], regroupWritten: [Int] = []
     let regrouping = PseudoTerminal.program(cardlineArguments + ["--rules", regroupRules], environment: environment)
-    var row = RowModel(columns: 100)
-    row.feed(regrouping.waitForPrompt("Card number"))
+    // Cells compared on the screen model of the shared pty driver (every row, with colours).
+    _ = regrouping.waitForPrompt("Card number")
     for _ in 0..<9 {
-        for digit in Array("70123456".utf8) { row.feed(regrouping.type(digit).bytes) }
-        let before = row.cells
-        row.written = 0
+        for digit in Array("70123456".utf8) { _ = regrouping.type(digit) }
+        let before = regrouping.screen
         let key = regrouping.type(UInt8(ascii: "7"))
-        row.feed(key.bytes)
-        let changed = zip(before, row.cells).filter { $0 != $1 }.count
+        let after = regrouping.screen
+        let changed = zip(before.cells.joined(), after.cells.joined()).filter { $0 != $1 }.count
+        let written = after.written - before.written
         regroupBytes.append(Double(key.bytes.count))
         regroupChanged.append(changed)
-        regroupWritten.append(row.written)
-        regroupExtra.append(max(0, row.written - changed))
-        row.feed(regrouping.type(0x15).bytes)
+        regroupWritten.append(written)
+        regroupExtra.append(max(0, written - changed))
+        _ = regrouping.type(0x15)
     }
     regrouping.quit()
     let extra = regroupExtra.sorted()[regroupExtra.count / 2]

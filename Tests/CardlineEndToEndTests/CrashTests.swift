@@ -13,8 +13,7 @@ import Glibc
 
     @Test(arguments: [SIGABRT, SIGSEGV, SIGILL, SIGBUS, SIGFPE, SIGTRAP])
     func aCrashMidCardPrintsNothingAndRestoresTheTerminal(signal: Int32) throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
+        let t = try PseudoTerminal.prompt(home: home)
         t.send("411111111111111")
         t.expect("VISA 15/16")
         let mark = t.raw.count
