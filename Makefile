@@ -101,7 +101,7 @@ test: test-deps
 # built with AddressSanitizer already). Leak detection stays on: Tests/asan/lsan.supp suppresses
 # only leaks that are libedit's own or the test runner's (XCTest, Foundation's Process), each
 # explained there. The end-to-end tests pass these *_OPTIONS through to every cardline they
-# start (sanitizerOptions in PseudoTerminal.swift); CARDLINE_TEST_ASAN=1 adapts the
+# start (sanitizerOptions in Sources/PTYSupport/PseudoTerminal.swift); CARDLINE_TEST_ASAN=1 adapts the
 # bounded-memory test and the mlockall checks to an instrumented binary. The binary reads the
 # bundled rules compiled into it, as a normal debug build does.
 ASAN_BUILD := --sanitize=address --scratch-path $(CURDIR)/.build/asan
@@ -155,10 +155,13 @@ deb: deps
 
 # The release build as it is installed (static Swift runtime, lld) with every bench target
 # (the empty Swift binary and the C baselines built the same way), then the benchmark suite:
-# medians next to their targets (see README).
+# medians next to their targets (see README); exits 1 when a target is missed. ONLY names the
+# sections to run, of engine, check, replay, start and prompt (`make bench ONLY=prompt`,
+# `make bench ONLY="start prompt"`); all by default.
+ONLY ?=
 bench: deps
 	$(STATIC_RELEASE)
-	.build/static/release/cardline-bench
+	.build/static/release/cardline-bench $(ONLY)
 
 clean:
 	rm -rf .build

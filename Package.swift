@@ -33,8 +33,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The pseudo-terminal driver and screen model the end-to-end tests and the bench share:
+        // the one place a program is started on a pty (no Testing: the tests add that).
+        .target(name: "PTYSupport"),
         // `make bench`: the performance figures in the README (not part of `make test`).
-        .executableTarget(name: "cardline-bench", dependencies: ["CardKit"]),
+        .executableTarget(name: "cardline-bench", dependencies: ["CardKit", "PTYSupport"]),
         // The bench's baseline for the prompt rows: a bare libedit program (el_gets, a prompt).
         .executableTarget(name: "bench-bare-libedit", dependencies: ["CLibEdit"]),
         // An empty Swift program: the baseline `make bench` compares cardline's start-up with.
@@ -45,7 +48,7 @@ let package = Package(
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),
         // Runs the built binary: through a real pseudo-terminal, on pipes, and on files it writes.
-        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "CardKit", "CardPrompt"]),
+        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "CardKit", "CardPrompt", "PTYSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -55,8 +55,8 @@ func engineNanosecondsPerKey(_ steps: [SessionScript.Step], rules: RuleSet, toda
     return (median(samples), keys)
 }
 
-/// The batch rows: check against the C loop, replay's memory and time per entry.
-func batchBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
+/// The `check` rows: check against the C loop, and its memory.
+func checkBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
     var rows: [Row] = []
     let folder = (cardline as NSString).deletingLastPathComponent
     let cLoop = folder + "/bench-c-loop"
@@ -78,9 +78,16 @@ func batchBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
     let summary = median(summaryTimes), oneCore = median(summaryOneCore), json = median(jsonTimes)
     rows.append(Row(name: "check 1,000,000, summary, 2 cores ÷ C loop", figure: String(format: "%.2f× (%.3f s)", summary / c, summary), target: "≤ 0.6×", met: summary / c <= 0.6))
     rows.append(Row(name: "check 1,000,000, summary, 1 core ÷ C loop", figure: String(format: "%.2f× (%.3f s)", oneCore / c, oneCore), target: "≤ 1.0×", met: oneCore / c <= 1.0))
-    rows.append(Row(name: "check 1,000,000, JSON Lines ÷ C loop", figure: String(format: "%.2f× (%.3f s)", json / c, json), target: "≤ 1.0×", met: json / c <= 1.0))
+    rows.append(Row(name: "check 1,000,000, JSON Lines ÷ C loop", figure: String(format: "%.2f× (%.3f s)", json / c, json), target: "≤ 0.55×", met: json / c <= 0.55))
     let checkPeak = run(checkArguments + ["json", checkInput], measuringMemory: true, executable: cardline).peakKiB
     rows.append(Row(name: "check peak memory (1,000,000 records, JSON)", figure: String(format: "%.1f MB", Double(checkPeak) * 1024 / 1e6), target: "< 30 MB", met: Double(checkPeak) * 1024 < 30e6))
+    return rows
+}
+
+/// The `replay` rows: memory and time per entry at three sizes, and a replayed key against
+/// the engine's own.
+func replayBenchmarks(bundled: RuleSet) -> [Row] {
+    var rows: [Row] = []
 
     // replay: time per entry and peak memory at three sizes (10³ mostly shows start-up, so
     // only the larger two are held to the 5 µs target).

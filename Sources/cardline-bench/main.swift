@@ -4,6 +4,7 @@
 // whole processes of the release `cardline` beside this binary. Prints medians and targets.
 import CardKit
 import Foundation
+import PTYSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -13,15 +14,10 @@ import Glibc
 
 /// Writes a line to stdout at once (unbuffered, so progress shows even when redirected).
 func say(_ text: String) {
-    var line = text + "\n"
-    line.withUTF8 { _ = write(1, $0.baseAddress, $0.count) }
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
-func now() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
+func now() -> Double { monotonicSeconds() }
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -53,9 +49,6 @@ let benchEnvironment: [String] = {
     return environment.map { "\($0.key)=\($0.value)" }.sorted()
 }()
 
-/// `benchEnvironment` as a C array for posix_spawn (free it with `freeEnvironment`).
-func spawnEnvironment() -> [UnsafeMutablePointer<CChar>?] { benchEnvironment.map { strdup($0) } + [nil] }
-func freeEnvironment(_ environment: [UnsafeMutablePointer<CChar>?]) { environment.forEach { free($0) } }
 
 /// The child's own peak resident memory so far (VmHWM, KiB). Unlike wait4's ru_maxrss it does
 /// not include this (large) process's memory, which a spawned child shares until it execs.
@@ -76,10 +69,7 @@ func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemor
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    let envp = spawnEnvironment()
-    defer { freeEnvironment(envp) }
+    let argv = CStringArray([executable] + arguments), envp = CStringArray(benchEnvironment)
     var pid: pid_t = 0
     let start = now()
     var attributes = posix_spawnattr_t()
@@ -87,7 +77,7 @@ func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemor
     defer { posix_spawnattr_destroy(&attributes) }
     posix_spawnattr_setpgroup(&attributes, 0)  // a process group of its own
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    guard posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 else { fatalError("cannot start \(executable)") }
+    guard posix_spawn(&pid, executable, &actions, &attributes, argv.pointers, envp.pointers) == 0 else { fatalError("cannot start \(executable)") }
     var status: Int32 = 0
     var peak = 0
     if measuringMemory {
@@ -101,50 +91,32 @@ func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemor
     return (now() - start, (status >> 8) & 0xFF, peak)
 }
 
-/// Seconds from spawning cardline on a pseudo-terminal until its first prompt is on screen.
+/// Seconds from spawning cardline on a pseudo-terminal (100 × 24, its own session, the bench's
+/// environment) until its first prompt is on screen.
 func timeToFirstPrompt(extraArguments: [String] = []) -> Double {
-    var master: Int32 = -1, slave: Int32 = -1
-    var size = winsize(ws_row: 24, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
-    openpty(&master, &slave, nil, nil, &size)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for fd: Int32 in 0...2 { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
-    posix_spawn_file_actions_addclose(&actions, master)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([cardline, "--no-history", "--today", "2026-11"] + extraArguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    let envp = spawnEnvironment()
-    defer { freeEnvironment(envp) }
-    var pid: pid_t = 0
-    let start = now()
-    // Its own session: on SIGTERM libedit restores the terminal and re-sends the signal to
-    // its whole process group, which must not include this program.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID (glibc)
-    let spawned = posix_spawn(&pid, cardline, &actions, &attributes, argv, envp)
-    guard spawned == 0, pid > 0 else { fatalError("cannot start \(cardline) on a pty: error \(spawned)") }
-    var seen: [UInt8] = []
-    let prompt = Array("Card number".utf8)
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    var elapsed = 0.0
-    while now() - start < 10 {
-        var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-        guard poll(&fds, 1, 100) > 0 else { continue }
-        let count = read(master, &buffer, buffer.count)
-        if count <= 0 { break }
-        seen += buffer[0..<count]
-        if seen.count >= prompt.count, (0...(seen.count - prompt.count)).contains(where: { seen[$0...].starts(with: prompt) }) {
-            elapsed = now() - start
-            break
-        }
+    var environment: [String: String] = [:]
+    for entry in benchEnvironment {
+        let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        environment[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
     }
-    kill(pid, SIGTERM)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    close(master)
-    close(slave)
+    var failed = false
+    guard let t = try? PseudoTerminal(command: [cardline, "--no-history", "--today", "2026-11"] + extraArguments, environment: environment,
+                                      columns: 100, rows: 24, onFailure: { _ in failed = true }) else {
+        fatalError("cannot start \(cardline) on a pty")
+    }
+    let prompt = Array("Card number".utf8)
+    var elapsed = 0.0
+    // The prompt's text as it arrives (checked after every read, so the time is that read's).
+    t.until("the first prompt", seconds: 10) {
+        let seen = t.raw
+        guard seen.count >= prompt.count,
+              (0...(seen.count - prompt.count)).contains(where: { seen[$0...].starts(with: prompt) }) else { return false }
+        elapsed = now() - t.spawnedAt
+        return true
+    }
+    if failed { return 0 }
+    kill(t.pid, SIGTERM)
+    t.waitForExit()
     return elapsed
 }
 
@@ -276,23 +248,23 @@ func keystrokeNanoseconds(rules: RuleSet, numbers: [[UInt8]]) -> Double {
 
 // MARK: - Main
 
-say("cardline benchmarks — \(cardline)")
+/// The sections, in the order they run; `cardline-bench SECTION…` (`make bench ONLY="…"`)
+/// runs only those named.
+let sections = ["engine", "check", "replay", "start", "prompt"]
+let chosen = Set(CommandLine.arguments.dropFirst())
+if let unknown = chosen.first(where: { !sections.contains($0) }) {
+    FileHandle.standardError.write(Data("cardline-bench: no section \"\(unknown)\"; the sections are \(sections.joined(separator: ", ")) (none named: all)\n".utf8))
+    exit(64)
+}
+func runs(_ section: String) -> Bool { chosen.isEmpty || chosen.contains(section) }
+
+say("cardline benchmarks — \(cardline)" + (chosen.isEmpty ? "" : " (only \(sections.filter(chosen.contains).joined(separator: ", ")))"))
 let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
 say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu)")
 
 let repository = FileManager.default.currentDirectoryPath
 let bundled = loadRules(repository + "/rules")
-let rangeFolder = work + "/rules-10k"
-generateRangeRules(into: rangeFolder)
-let ranged = loadRules(rangeFolder)
-let checkInput = work + "/check-1m.txt"
-say("generating inputs in \(work) …")
-generateCheckInput(checkInput, rules: bundled, count: 1_000_000)
-
-var random = SeededRandom(seed: 3)
-let bundledNumbers = (0..<500).map { _ in makeNumber(bundled.networks[Int(random.next() % UInt64(bundled.networks.count))], length: 16, breakLuhn: false, &random) }
-let rangedNumbers = (0..<500).map { _ in makeNumber(ranged.networks[Int(random.next() % UInt64(ranged.networks.count))], length: 16, breakLuhn: false, &random) }
 
 struct Row {
     var name: String
@@ -302,29 +274,49 @@ struct Row {
 }
 var rows: [Row] = []
 
-let keyBundled = keystrokeNanoseconds(rules: bundled, numbers: bundledNumbers)
-rows.append(Row(name: "keystroke, bundled rules (\(bundled.networks.count) networks)", figure: String(format: "%.2f µs", keyBundled / 1000), target: "< 2 µs", met: keyBundled < 2000))
-let keyRanged = keystrokeNanoseconds(rules: ranged, numbers: rangedNumbers)
-rows.append(Row(name: "keystroke, 10,000 ranges over 500 networks", figure: String(format: "%.2f µs", keyRanged / 1000), target: "< 10 µs", met: keyRanged < 10_000))
+if runs("engine") {
+    let rangeFolder = work + "/rules-10k"
+    generateRangeRules(into: rangeFolder)
+    let ranged = loadRules(rangeFolder)
+    var random = SeededRandom(seed: 3)
+    let bundledNumbers = (0..<500).map { _ in makeNumber(bundled.networks[Int(random.next() % UInt64(bundled.networks.count))], length: 16, breakLuhn: false, &random) }
+    let rangedNumbers = (0..<500).map { _ in makeNumber(ranged.networks[Int(random.next() % UInt64(ranged.networks.count))], length: 16, breakLuhn: false, &random) }
+    let keyBundled = keystrokeNanoseconds(rules: bundled, numbers: bundledNumbers)
+    rows.append(Row(name: "keystroke, bundled rules (\(bundled.networks.count) networks)", figure: String(format: "%.2f µs", keyBundled / 1000), target: "< 2 µs", met: keyBundled < 2000))
+    let keyRanged = keystrokeNanoseconds(rules: ranged, numbers: rangedNumbers)
+    rows.append(Row(name: "keystroke, 10,000 ranges over 500 networks", figure: String(format: "%.2f µs", keyRanged / 1000), target: "< 10 µs", met: keyRanged < 10_000))
+}
 
 // `check` against the C loop, and `replay` at three sizes: BatchBench.swift.
-rows += batchBenchmarks(bundled: bundled, checkInput: checkInput)
+if runs("check") {
+    let checkInput = work + "/check-1m.txt"
+    say("generating inputs in \(work) …")
+    generateCheckInput(checkInput, rules: bundled, count: 1_000_000)
+    rows += checkBenchmarks(bundled: bundled, checkInput: checkInput)
+}
+if runs("replay") { rows += replayBenchmarks(bundled: bundled) }
 
-// The first run of each is the coldest this harness can make without dropping the page
-// cache (which needs privileges); it is shown beside the median.
-let promptRuns = (0..<21).map { _ in timeToFirstPrompt() }
-let prompt = median(promptRuns)
-rows.append(Row(name: "start to first prompt", figure: String(format: "%.1f ms (first run %.1f)", prompt * 1000, promptRuns[0] * 1000),
-                target: "< 15 ms", met: prompt > 0 && prompt < 0.015))
-let versionRuns = (0..<31).map { _ in run(["--version"]).seconds }
-let version = median(versionRuns)
-rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms (first run %.1f)", version * 1000, versionRuns[0] * 1000),
-                target: "< 8 ms", met: version < 0.008))
+if runs("start") {
+    // The first run of each is the coldest this harness can make without dropping the page
+    // cache (which needs privileges); it is shown beside the median.
+    let promptRuns = (0..<21).map { _ in timeToFirstPrompt() }
+    let prompt = median(promptRuns)
+    rows.append(Row(name: "start to first prompt", figure: String(format: "%.1f ms (first run %.1f)", prompt * 1000, promptRuns[0] * 1000),
+                    target: "< 15 ms", met: prompt > 0 && prompt < 0.015))
+    let versionRuns = (0..<31).map { _ in run(["--version"]).seconds }
+    let version = median(versionRuns)
+    rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms (first run %.1f)", version * 1000, versionRuns[0] * 1000),
+                    target: "< 8 ms", met: version < 0.008))
+}
 
-rows += promptBenchRows(cardline: cardline, work: work)  // PromptBench.swift
+if runs("prompt") { rows += promptBenchRows(cardline: cardline, work: work) }  // PromptBench.swift
 // Start-up beside an empty Swift binary, rule loading at 10,000 and 100,000 ranges: StartupBench.swift.
-rows += startupBenchmarks()
+if runs("start") { rows += startupBenchmarks() }
 
+guard !rows.isEmpty else {
+    say("no rows: nothing was measured")
+    exit(1)
+}
 let width = rows.map(\.name.count).max()!
 let figureWidth = rows.map(\.figure.count).max()!
 say("")

@@ -13,8 +13,8 @@ import Glibc
 #endif
 
 func fail(_ message: String, status: Int32) -> Never {
-    var line = "order-desk: \(message)\n"
-    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    let line = "order-desk: \(message)\n"
+    _ = write(2, line, line.utf8.count)
     exit(status)
 }
 

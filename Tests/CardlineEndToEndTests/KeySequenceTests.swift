@@ -15,10 +15,7 @@ import Glibc
     /// cardline at a pty (no colour, no history, `--today 2026-11`, plus `extra`), once it
     /// has the terminal in raw mode.
     func start(_ extra: [String] = [], pipes: [Int32] = [], columns: Int = 140, readOnlyInput: Bool = false) throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"] + extra, environment: home.environment,
-                                   pipes: pipes, columns: columns, readOnlyInput: readOnlyInput)
-        t.waitForRawMode()
-        return t
+        try .prompt(extra, home: home, pipes: pipes, columns: columns, readOnlyInput: readOnlyInput)
     }
 
     /// Keys that must change nothing in a card number, as terminals send them (xterm, its

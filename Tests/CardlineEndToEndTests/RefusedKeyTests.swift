@@ -44,11 +44,7 @@ import Glibc
         digitRuns(PseudoTerminal.plain(raw)).contains { $0.contains(middle) }
     }
 
-    func start() throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
-        t.waitForRawMode()
-        return t
-    }
+    func start() throws -> PseudoTerminal { try .prompt(home: home) }
 
     @Test func theScanFindsTheDigitsItHunts() {
         #expect(Self.showsMiddleDigits(Array("an unknown key (ESC [ 4 5 3 9 1 4 8 8 0 3 4 3 6 4 6 7)".utf8)))

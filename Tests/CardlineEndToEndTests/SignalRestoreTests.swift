@@ -22,12 +22,7 @@ import Glibc
     /// The number typed, one digit short so that it stays in the live field.
     static let typed = String(RefusedKeyTests.number.dropLast())
 
-    func start(columns: Int = 140) throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment,
-                                   columns: columns)
-        t.waitForRawMode()
-        return t
-    }
+    func start(columns: Int = 140) throws -> PseudoTerminal { try .prompt(home: home, columns: columns) }
 
     @Test(arguments: signals)
     func aFatalSignalRestoresTheTerminalFirst(signal: Int32) throws {

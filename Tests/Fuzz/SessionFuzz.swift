@@ -6,8 +6,9 @@
 // holds a whole card number.
 
 func fuzzSession(_ input: [UInt8]) {
-    var lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-    if input.last == UInt8(ascii: "\n") { lines.removeLast() }  // a final line break ends the last line
+    // Lines as replay's ScriptReader.forEachLine hands them to the parser: every piece between
+    // line breaks, and the rest after the last one (empty when the script ends with a break).
+    let lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
     // The first pass, as replay's: keys checked, not kept.
     var checker = SessionScript.LineParser()
     checker.keepingKeys = false

@@ -2,33 +2,41 @@
 /// sequences for what libedit and cardline send (cursor movement, erasing, inserting and
 /// deleting characters, autowrap with a pending wrap, scrolling), with the SGR state of every
 /// cell. Tests compare the screen with what the engine holds, and check colours are reset.
-struct ScreenModel {
-    struct Cell: Equatable {
-        var character: Character = " "
+public struct ScreenModel {
+    public struct Cell: Equatable, Sendable {
+        public var character: Character = " "
         /// The SGR parameters in force when the character was written ("" when none).
-        var attributes: String = ""
+        public var attributes: String = ""
+
+        public init(character: Character = " ", attributes: String = "") {
+            self.character = character
+            self.attributes = attributes
+        }
     }
 
-    private(set) var columns: Int
-    let rows: Int
-    private(set) var cells: [[Cell]]
-    private(set) var row = 0
-    private(set) var column = 0
+    public private(set) var columns: Int
+    public let rows: Int
+    public private(set) var cells: [[Cell]]
+    public private(set) var row = 0
+    public private(set) var column = 0
     private var pendingWrap = false
     /// The SGR parameters in force now, as written since the last reset ("" when none).
-    private(set) var attributes = ""
+    public private(set) var attributes = ""
+    /// Characters written (put in a cell) since this was last set to 0: with the cells that
+    /// changed, how much of a redraw was needed (the bench's regrouping key).
+    public var written = 0
     /// Whether bracketed paste is on (`ESC [ ? 2004 h`).
-    private(set) var bracketedPaste = false
+    public private(set) var bracketedPaste = false
     private var utf8: [UInt8] = []
 
-    init(columns: Int, rows: Int) {
+    public init(columns: Int, rows: Int) {
         self.columns = columns
         self.rows = rows
         cells = Array(repeating: Array(repeating: Cell(), count: columns), count: rows)
     }
 
     /// The terminal was made `newColumns` wide: like xterm, rows are cut or padded, not reflowed.
-    mutating func resize(columns newColumns: Int) {
+    public mutating func resize(columns newColumns: Int) {
         for r in 0..<rows {
             if newColumns < columns { cells[r].removeLast(columns - newColumns) } else {
                 cells[r].append(contentsOf: Array(repeating: Cell(), count: newColumns - columns))
@@ -40,17 +48,17 @@ struct ScreenModel {
     }
 
     /// The text of a row, trailing blanks removed.
-    func line(_ index: Int) -> String {
+    public func line(_ index: Int) -> String {
         var text = String(cells[index].map(\.character))
         while text.last == " " { text.removeLast() }
         return text
     }
 
     /// The row the cursor is on.
-    var cursorLine: String { line(row) }
+    public var cursorLine: String { line(row) }
 
     /// Every row, trailing blank rows removed.
-    var lines: [String] {
+    public var lines: [String] {
         var all = (0..<rows).map(line)
         while all.last == "" { all.removeLast() }
         return all
@@ -59,7 +67,7 @@ struct ScreenModel {
     /// Bytes of an escape sequence cut off at the end of the last `feed`.
     private var pending: [UInt8] = []
 
-    mutating func feed(_ bytes: some Sequence<UInt8>) {
+    public mutating func feed(_ bytes: some Sequence<UInt8>) {
         let data = pending + Array(bytes)
         pending = []
         var index = 0
@@ -109,6 +117,7 @@ struct ScreenModel {
             lineFeed()
         }
         cells[row][column] = Cell(character: character, attributes: attributes)
+        written += 1
         if column == columns - 1 { pendingWrap = true } else { column += 1 }
     }
 
