@@ -16,7 +16,7 @@ import Glibc
         let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history"], environment: home.environment)
         t.waitForRawMode()
         t.send("411111111111111")
-        t.expect("VISA 15/16")
+        t.expectBadge("VISA 15/16")
         let mark = t.raw.count
         kill(t.pid, signal)
         #expect(t.waitForExit() == 128 + signal)

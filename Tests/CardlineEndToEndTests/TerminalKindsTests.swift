@@ -177,7 +177,7 @@ import Glibc
         t.send(":help\r")
         t.expect(":quit")
         t.send("3782")
-        t.expect("AMEX 4/15")
+        t.expectBadge("AMEX 4/15")
         t.send("\u{15}")  // Ctrl-U
         t.send(":rules\r")
         t.expect("visa")
