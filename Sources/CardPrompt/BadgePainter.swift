@@ -82,6 +82,8 @@ struct BadgePainter {
             Self.appendMove(from: end, to: column, into: &bytes)
             bytes += wanted[changed]
             Self.appendMove(from: column + changed.count, to: end, into: &bytes)
+            for index in changed { textOnScreen[index] = wanted[index] }
+            return true
         } else {
             if onScreen == nil && resetColour { bytes += [0x1B, 0x5B, 0x6D] }  // ESC [ m
             let clearFrom = max(end, min(onScreen?.start ?? end, start))
@@ -103,7 +105,7 @@ struct BadgePainter {
         textOnScreen.append(contentsOf: wanted)
         logoBytesOnScreen = logoBytes
         if colourOnScreen != colour { colourOnScreen = colour }
-        return !bytes.isEmpty
+        return true
     }
 
     /// The range of `wanted`'s counter that differs from the badge drawn, both being the same

@@ -12,22 +12,22 @@ import Glibc
 /// is wiped after each read and each key is blanked in the queue as it is taken.
 final class KeyReader {
     /// Turns the terminal's bytes into keys.
-    private var decoder = KeyDecoder()
+    @exclusivity(unchecked) private var decoder = KeyDecoder()
     /// Where the terminal's bytes are read, wiped after each read.
-    private var readBuffer = [UInt8](repeating: 0, count: KeyReader.readSize)
+    @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: KeyReader.readSize)
     private static let readSize = 4096
     /// Keys read from the terminal and not yet taken (one array, kept from read to read).
-    private var keys: [TerminalKey] = []
-    private var keyIndex = 0
+    @exclusivity(unchecked) private var keys: [TerminalKey] = []
+    @exclusivity(unchecked) private var keyIndex = 0
     /// A resize waits before the queued keys.
-    var resized = false
+    @exclusivity(unchecked) var resized = false
     /// The input has ended (the terminal closed): what is queued is all that comes.
-    private var inputEnded = false
+    @exclusivity(unchecked) private var inputEnded = false
     /// The idle timeout in milliseconds (nil: none), and when it runs out (`monotonicMilliseconds`),
     /// moved on by every read that brings bytes; `timedOut` is set once it has run out.
     let timeoutMilliseconds: Int64?
-    private var idleDeadline: Int64 = 0
-    private(set) var timedOut = false
+    @exclusivity(unchecked) private var idleDeadline: Int64 = 0
+    @exclusivity(unchecked) private(set) var timedOut = false
 
     /// How long an escape sequence may pause before what came is taken as it stands (a lone
     /// Esc, an Alt chord): long enough for a slow link, short enough not to be felt.

@@ -118,6 +118,9 @@ final class TerminalDevice {
     /// Writes text and flushes it.
     func write(_ text: String) { cl_write(output, text) }
 
+    /// Puts bytes in the output buffer, for the next flush to send.
+    func buffer(bytes: [UInt8]) { fwrite(bytes, 1, bytes.count, output) }
+
     /// Writes bytes and flushes them.
     func write(bytes: [UInt8]) { cl_write_bytes(output, bytes, bytes.count) }
 }
