@@ -664,24 +664,48 @@ final class InteractiveEditor {
     @exclusivity(unchecked) private var badgeLogo = ""
 
     /// `style.layoutChoice` for `view`, reusing the last choice when only the progress changed
-    /// and kept its width, and the last choice showed it whole (an ordinary digit): the choices
+    /// and kept its length, and the last choice showed it whole (an ordinary digit): the choices
     /// are made by widths alone, so they are the same.
     private func layoutChoice(_ view: EntryView) -> Style.LayoutChoice {
-        if var choice = choice, let shown = choice.progress, let last = layoutView, !view.isCommand, !last.isCommand,
-           view.field == last.field, shown == last.progress, view.progress.utf8.count == shown.utf8.count,
-           view.label == last.label, view.hint == last.hint, view.logo == last.logo, layoutColumns == terminal.columns {
-            choice.progress = view.progress
-            layoutView = view
-            return choice
-        }
-        layoutView = view
-        layoutColumns = terminal.columns
-        return style.layoutChoice(view, columns: terminal.columns)
+        if let reused = layoutMemo.reuse(choice, for: view, columns: terminal.columns) { return reused }
+        let choice = style.layoutChoice(view, columns: terminal.columns)
+        layoutMemo = LayoutMemo(choice, for: view, columns: terminal.columns)
+        return choice
     }
 
-    /// The view and width `layoutChoice` last worked out a choice for.
-    @exclusivity(unchecked) private var layoutView: EntryView?
-    @exclusivity(unchecked) private var layoutColumns = 0
+    /// What `layoutChoice` last worked a choice out for.
+    @exclusivity(unchecked) private var layoutMemo = LayoutMemo()
+
+    private struct LayoutMemo {
+        /// The choice showed the progress whole.
+        var keepsProgress = false
+        var field = Field.number
+        var progressBytes = 0
+        var columns = 0
+        var label = "", hint = "", logo = ""
+
+        init() {}
+
+        init(_ choice: Style.LayoutChoice, for view: EntryView, columns: Int) {
+            keepsProgress = !view.isCommand && choice.progress == view.progress
+            field = view.field
+            progressBytes = view.progress.utf8.count
+            self.columns = columns
+            label = view.label
+            hint = view.hint
+            logo = view.logo
+        }
+
+        /// `choice` with `view`'s progress, when `view` differs from the one it was made for
+        /// only by a progress of the same length; nil otherwise. (Mutating only so that calling it
+        /// on the editor's property does not copy the memo.)
+        mutating func reuse(_ choice: Style.LayoutChoice?, for view: EntryView, columns: Int) -> Style.LayoutChoice? {
+            guard keepsProgress, var choice, !view.isCommand, view.field == field, view.progress.utf8.count == progressBytes,
+                  columns == self.columns, view.label == label, view.hint == hint, view.logo == logo else { return nil }
+            choice.progress = view.progress
+            return choice
+        }
+    }
 
     /// Brings the badge on the line's first row up to date (`BadgePainter`); the cursor is left
     /// where libedit keeps it, at the end of the text.

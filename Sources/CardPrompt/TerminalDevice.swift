@@ -11,16 +11,16 @@ import Glibc
 /// terminal driver never echoes a digit.
 final class TerminalDevice {
     /// Where keys come from and where the prompt is drawn.
-    let input: UnsafeMutablePointer<FILE>
-    let output: UnsafeMutablePointer<FILE>
+    let input, output: UnsafeMutablePointer<FILE>  // unsafe: C stdio streams, handed to libedit
     /// True when the streams are the process's own stdin and stdout.
     let isStandard: Bool
 
     /// The output stream's buffer, ours (not the C library's), so that what was drawn through
     /// it — the live field, by libedit — can be wiped once written (`wipeOutputBuffer`).
     /// stdout's is allocated once and stays with it (stdout outlives any prompt).
-    private let outputBuffer: UnsafeMutablePointer<CChar>
+    private let outputBuffer: UnsafeMutablePointer<CChar>  // unsafe: stdio writes into it; wiped (card data)
     private static let outputBufferSize = 4096
+    // unsafe: a buffer that outlives every prompt (stdout keeps it), wiped after each key
     nonisolated(unsafe) private static let standardOutputBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: outputBufferSize)
         buffer.initialize(repeating: 0, count: outputBufferSize)
@@ -28,7 +28,7 @@ final class TerminalDevice {
         return buffer
     }()
 
-    private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {
+    private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {  // unsafe: C stdio streams
         self.input = input
         self.output = output
         self.isStandard = isStandard
