@@ -24,14 +24,15 @@ struct BadgePainter {
     private var logo = ""
     /// `ESC [ colour m` for the logo part, ready to write; empty without colour.
     private var colour: [UInt8] = []
+    /// The logo part was built again since the badge was last drawn.
+    private var logoRebuilt = true
     /// Where the badge as last drawn starts and the cells it takes (an empty badge: none); nil
     /// when unknown, after libedit redrew the line.
     private var onScreen: (start: Int, cells: Int)?
     /// The badge as last drawn (kept apart from `wanted`, so that neither array is shared and
-    /// each key refills them in place), and its logo part's bytes and colour.
+    /// each key refills them in place), and its logo part's bytes.
     private var textOnScreen: [UInt8] = []
     private var logoBytesOnScreen = 0
-    private var colourOnScreen: [UInt8] = []
     /// What the last `draw` found to write.
     private(set) var bytes: [UInt8] = []
 
@@ -50,6 +51,7 @@ struct BadgePainter {
             logoBytes = wanted.count
             colour = style.colour ? Array("\u{1B}[\(Style.badgeColour(logo))m".utf8) : []
             self.logo = logo
+            logoRebuilt = true
         } else {
             wanted.removeSubrange(logoBytes...)
         }
@@ -74,8 +76,8 @@ struct BadgePainter {
             return false
         }
         let start = wanted.isEmpty ? columns : columns - wantedCells - 2
-        if let shown = onScreen, shown.start == start, shown.cells == wantedCells, logoBytesOnScreen == logoBytes,
-           colourOnScreen == colour, let changed = changedCounter() {
+        if !logoRebuilt, let shown = onScreen, shown.start == start, shown.cells == wantedCells, logoBytesOnScreen == logoBytes,
+           let changed = changedCounter() {
             guard let changed else { return false }
             // Only the counter's characters that changed (ASCII: a byte a cell).
             let column = start + logoCells + (changed.lowerBound - logoBytes)
@@ -104,16 +106,15 @@ struct BadgePainter {
         textOnScreen.removeAll(keepingCapacity: true)
         textOnScreen.append(contentsOf: wanted)
         logoBytesOnScreen = logoBytes
-        if colourOnScreen != colour { colourOnScreen = colour }
+        logoRebuilt = false
         return true
     }
 
-    /// The range of `wanted`'s counter that differs from the badge drawn, both being the same
-    /// length, with the same logo part, and ASCII: nil inside when nothing differs; nil outside when the counter cannot be
+    /// The range of `wanted`'s counter that differs from the badge drawn (whose logo part is
+    /// the same: not `logoRebuilt`), both being the same length and ASCII: nil inside when nothing differs; nil outside when the counter cannot be
     /// updated in place (the badge is then drawn whole).
     private func changedCounter() -> Range<Int>?? {
         guard textOnScreen.count == wanted.count else { return nil }
-        for index in 0..<logoBytes where wanted[index] != textOnScreen[index] { return nil }
         var first = -1, last = -1
         for index in logoBytes..<wanted.count {
             let byte = wanted[index]

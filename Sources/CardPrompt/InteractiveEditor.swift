@@ -636,7 +636,14 @@ final class InteractiveEditor {
     /// prompt's text changed.
     @discardableResult
     private func updatePrompts(_ view: EntryView) -> Bool {
-        let next = layoutChoice(view)
+        if drawsBadge, choice != nil, layoutMemo.differsOnlyByProgress(view, columns: terminal.columns) {
+            // An ordinary digit: the same choice with the new progress, changed in place.
+            choice!.progress = view.progress
+            painter.want(logo: view.logo, progress: view.progress, style: style)
+            return false
+        }
+        let next = style.layoutChoice(view, columns: terminal.columns)
+        layoutMemo = LayoutMemo(next, for: view, columns: terminal.columns)
         let promptChanged: Bool
         if let choice {
             promptChanged = next.label != choice.label || next.hint != choice.hint || promptText == nil
@@ -663,17 +670,9 @@ final class InteractiveEditor {
     /// The logo the right prompt was last built for.
     @exclusivity(unchecked) private var badgeLogo = ""
 
-    /// `style.layoutChoice` for `view`, reusing the last choice when only the progress changed
-    /// and kept its length, and the last choice showed it whole (an ordinary digit): the choices
-    /// are made by widths alone, so they are the same.
-    private func layoutChoice(_ view: EntryView) -> Style.LayoutChoice {
-        if let reused = layoutMemo.reuse(choice, for: view, columns: terminal.columns) { return reused }
-        let choice = style.layoutChoice(view, columns: terminal.columns)
-        layoutMemo = LayoutMemo(choice, for: view, columns: terminal.columns)
-        return choice
-    }
-
-    /// What `layoutChoice` last worked a choice out for.
+    /// What the layout choice was last worked out for: an ordinary digit, which changes only
+    /// the progress and keeps its length, leaves the choices the same (they are made by widths
+    /// alone) when the last one showed the progress whole.
     @exclusivity(unchecked) private var layoutMemo = LayoutMemo()
 
     private struct LayoutMemo {
@@ -696,14 +695,12 @@ final class InteractiveEditor {
             logo = view.logo
         }
 
-        /// `choice` with `view`'s progress, when `view` differs from the one it was made for
-        /// only by a progress of the same length; nil otherwise. (Mutating only so that calling it
-        /// on the editor's property does not copy the memo.)
-        mutating func reuse(_ choice: Style.LayoutChoice?, for view: EntryView, columns: Int) -> Style.LayoutChoice? {
-            guard keepsProgress, var choice, !view.isCommand, view.field == field, view.progress.utf8.count == progressBytes,
-                  columns == self.columns, view.label == label, view.hint == hint, view.logo == logo else { return nil }
-            choice.progress = view.progress
-            return choice
+        /// True when `view` differs from the one the choice was made for only by a progress of
+        /// the same length, shown whole. (Mutating only so that calling it on the editor's
+        /// property does not copy the memo.)
+        mutating func differsOnlyByProgress(_ view: EntryView, columns: Int) -> Bool {
+            keepsProgress && !view.isCommand && view.field == field && view.progress.utf8.count == progressBytes
+                && columns == self.columns && view.label == label && view.hint == hint && view.logo == logo
         }
     }
 
