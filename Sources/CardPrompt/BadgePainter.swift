@@ -134,12 +134,12 @@ struct BadgePainter {
         out.append(0x5B)
         let number = abs(target - column)
         if number > 1 {
-            var divisor = 1
-            while divisor * 10 <= number { divisor *= 10 }
-            while divisor > 0 {
-                out.append(UInt8(48 + number / divisor % 10))
-                divisor /= 10
-            }
+            // At most five digits (a terminal's width is 16 bits); one branch per digit.
+            if number >= 10000 { out.append(UInt8(48 + number / 10000 % 10)) }
+            if number >= 1000 { out.append(UInt8(48 + number / 1000 % 10)) }
+            if number >= 100 { out.append(UInt8(48 + number / 100 % 10)) }
+            if number >= 10 { out.append(UInt8(48 + number / 10 % 10)) }
+            out.append(UInt8(48 + number % 10))
         }
         out.append(target > column ? 0x43 : 0x44)
     }
