@@ -37,8 +37,8 @@ import Glibc
 /// draws the badge as its right prompt, redrawing the whole line.
 ///
 /// The jobs are split: `KeyReader` reads and decodes the terminal's keys, `BadgePainter`
-/// draws the badge, `TerminalState` knows the terminal and how to erase the live line; this
-/// class drives libedit and the engine.
+/// draws the badge, `TerminalState` knows the terminal and how to erase the live line,
+/// `ShownLine` what libedit's line holds; this class drives libedit and the engine.
 ///
 /// Its state, and `KeyReader`'s, is touched only from libedit's callbacks on the one thread
 /// that runs the prompt, and no access to a property overlaps another (a callback finishes
@@ -71,7 +71,7 @@ final class InteractiveEditor {
     /// The engine's view after the last key (what the line shows, unless a finished line does).
     @exclusivity(unchecked) private var currentView: EntryView
     /// What libedit's buffer holds: the text last put there.
-    @exclusivity(unchecked) private var shownText = ""
+    @exclusivity(unchecked) private var shown = ShownLine()
     /// The layout choices the prompts were last built for.
     @exclusivity(unchecked) private var choice: Style.LayoutChoice?
     /// True when cardline draws the badge itself (`painter`), on every terminal that takes
@@ -79,8 +79,6 @@ final class InteractiveEditor {
     @exclusivity(unchecked) private var drawsBadge = false
     /// Drawing: the badge.
     @exclusivity(unchecked) private var painter = BadgePainter()
-    /// The columns `shownText` takes.
-    @exclusivity(unchecked) private var shownWidth = 0
     /// Warnings waiting to be shown above the prompt (`warn`).
     @exclusivity(unchecked) private var warnings: [String] = []
 
@@ -495,7 +493,7 @@ final class InteractiveEditor {
     private func pushAppendedText(_ el: OpaquePointer) -> Int {
         guard drawsBadge else { return 0 }
         let appended: Int? = currentView.text.utf8.withContiguousStorageIfAvailable { text in
-            shownText.utf8.withContiguousStorageIfAvailable { shown in
+            shown.text.utf8.withContiguousStorageIfAvailable { shown in
                 guard text.count > shown.count, text.count <= shown.count + 2 else { return 0 }
                 for index in 0..<shown.count where text[index] != shown[index] { return 0 }
                 for index in shown.count..<text.count where !(0x20...0x7E).contains(text[index]) { return 0 }
@@ -539,46 +537,14 @@ final class InteractiveEditor {
         show(text)
     }
 
-    /// Notes that libedit's buffer holds `text`.
-    /// `appending`: `text` is what the buffer held with that many printable ASCII characters
-    /// added (`pushAppendedText`), which are all that need counting.
+    /// Notes that libedit's buffer holds `text` (`ShownLine.hold`), and tells the signal
+    /// handlers how many rows the line now takes.
     private func show(_ text: String, appending: Int? = nil) {
-        shownText = text
-        defer {
-            wipeScalars = max(wipeScalars, shownScalars)
-            wipeCells = max(wipeCells, (choice?.promptWidth ?? 0) + shownScalars)
-            terminal.lineTakes(rowsAboveCursor: rowsAboveCursor())
-        }
-        if let appending {
-            shownWidth += appending
-            shownScalars += appending
-            return
-        }
-        let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: { $0 >= 0x7F }) else { return false }
-            shownWidth = bytes.count
-            shownScalars = bytes.count
-            return true
-        }
-        if ascii != true {
-            shownWidth = 0
-            shownScalars = 0
-            for scalar in text.unicodeScalars {
-                shownWidth += scalar.value < 0x7F ? 1 : max(0, Int(cl_wcwidth(Int32(bitPattern: scalar.value))))
-                shownScalars += 1
-            }
-        }
+        shown.hold(text, appending: appending, promptWidth: choice?.promptWidth ?? 0)
+        terminal.lineTakes(rowsAboveCursor: rowsAboveCursor())
     }
 
-    /// The Unicode scalars `shownText` holds.
-    @exclusivity(unchecked) private var shownScalars = 0
-
     // MARK: - Wiping
-
-    /// The most characters libedit's line has held, and the most cells prompt and line have
-    /// taken on screen, since the last wipe: what the filler must cover.
-    @exclusivity(unchecked) private var wipeScalars = 0
-    @exclusivity(unchecked) private var wipeCells = 0
 
     /// Overwrites what libedit keeps of the field: call when an entry ends (accepted,
     /// cancelled, emptied, timed out) or the field is left empty, from inside a key binding,
@@ -595,9 +561,9 @@ final class InteractiveEditor {
     @discardableResult
     func wipeEntry(_ el: OpaquePointer) -> Int? {
         let promptWidth = choice?.promptWidth ?? 0
-        let filler = max(wipeScalars, wipeCells - promptWidth)
+        let filler = shown.fillerLength(promptWidth: promptWidth)
         guard filler > 0 else { return nil }
-        let rowsUp = rows(text: shownText) - 1
+        let rowsUp = rows(text: shown.text) - 1
         let canRedraw = terminal.escapes && cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
         replaceBuffer(el, with: String(repeating: " ", count: filler))
         var rowsAbove: Int?
@@ -610,16 +576,15 @@ final class InteractiveEditor {
             rowsAbove = rowsAboveCursor()
         }
         replaceBuffer(el, with: "")
-        wipeScalars = 0
-        wipeCells = 0
+        shown.wiped()
         device.wipeOutputBuffer()
         return rowsAbove
     }
 
     /// The rows above the cursor (at the end of the line, where cardline keeps it) that the
-    /// prompt and `shownText` take.
+    /// prompt and `shown.text` take.
     private func rowsAboveCursor() -> Int {
-        terminal.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shownScalars) - 1
+        terminal.rows(promptWidth: choice?.promptWidth ?? 0, scalars: shown.scalars) - 1
     }
 
     /// The rows a line holding `text` takes with the current prompt.
@@ -707,7 +672,7 @@ final class InteractiveEditor {
     /// Brings the badge on the line's first row up to date (`BadgePainter`); the cursor is left
     /// where libedit keeps it, at the end of the text.
     private func drawBadge() {
-        let end = (choice?.promptWidth ?? 0) + shownWidth
+        let end = (choice?.promptWidth ?? 0) + shown.width
         if !painter.draw(end: end, columns: terminal.columns, resetColour: style.colour) { return }
         device.buffer(bytes: painter.bytes)  // sent by the flush that follows (`readCharacter`)
     }
