@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <wchar.h>
+#include <string.h>
 
 EditLine *cl_init(const char *program) { return el_init(program, stdin, stdout, stderr); }
 EditLine *cl_init_files(const char *program, FILE *in, FILE *out) {
@@ -100,6 +101,7 @@ int cl_wipe_freed_memory(void) { return -1; }
 
 int cl_set_buffer(FILE *out, char *buffer, size_t size) { return setvbuf(out, buffer, _IOLBF, size); }
 void cl_wipe(void *bytes, size_t count) { explicit_bzero(bytes, count); }
+void cl_wipe_written(char *buffer, size_t size) { explicit_bzero(buffer, strnlen(buffer, size)); }
 int cl_refresh(EditLine *el) { return el_set(el, EL_REFRESH); }
 
 // Signals while the prompt runs. libedit's own handling (EL_SIGNAL) re-sends a signal with

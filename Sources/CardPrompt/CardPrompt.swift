@@ -216,15 +216,12 @@ public final class CardPrompt {
         if let editor {
             editor.warn(text)
         } else {
-            var line = text + "\n"
-            line.withUTF8 { bytes in
-                var rest = UnsafeRawBufferPointer(bytes)
-                while !rest.isEmpty {
-                    let count = Glibc.write(2, rest.baseAddress, rest.count)
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { return }
-                    rest = UnsafeRawBufferPointer(rebasing: rest[count...])
-                }
+            var rest = Array((text + "\n").utf8)
+            while !rest.isEmpty {
+                let count = Glibc.write(2, rest, rest.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                rest.removeFirst(count)
             }
         }
     }

@@ -17,7 +17,8 @@ public final class DescriptorLines: Sequence, IteratorProtocol {
     private let stop: () -> Bool
     /// Bytes read and not yet made into a line.
     private var pending: [UInt8] = []
-    private var chunk = [UInt8](repeating: 0, count: 4096)
+    private var chunk = [UInt8](repeating: 0, count: DescriptorLines.chunkSize)
+    private static let chunkSize = 4096
     private var ended = false
 
     /// Lines of `fd`; `stop` is asked before each line and ends them when true (cardline's:
@@ -45,7 +46,7 @@ public final class DescriptorLines: Sequence, IteratorProtocol {
                 timedOut = true
                 return nil
             }
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = read(fd, &chunk, Self.chunkSize)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 ended = true
@@ -53,7 +54,7 @@ public final class DescriptorLines: Sequence, IteratorProtocol {
             }
             if count == 0 { ended = true; continue }
             pending.append(contentsOf: chunk[0..<count])
-            chunk.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, count) }
+            explicit_bzero(&chunk, count)
         }
     }
 
@@ -63,6 +64,7 @@ public final class DescriptorLines: Sequence, IteratorProtocol {
     private func take(upTo end: Int, dropping: Int) -> String {
         let line = String(decoding: pending[..<end], as: UTF8.self)
         let count = pending.count
+        // unsafe: the rest moved in place, so that no copy of card digits is left unwiped
         pending.withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             memmove(base, base + dropping, count - dropping)
@@ -93,7 +95,8 @@ public final class DescriptorLines: Sequence, IteratorProtocol {
     }
 
     private func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+        let count = bytes.count
+        explicit_bzero(&bytes, count)
         bytes.removeAll(keepingCapacity: true)
     }
 }

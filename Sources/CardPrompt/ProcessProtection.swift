@@ -63,7 +63,7 @@ public enum ProcessProtection {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        let count = read(fd, &buffer, 4096)
         guard count > 0 else { return false }
         // Read as bytes, not split into Strings: this runs at every start of the prompt, and
         // splitting the file cost a twentieth of the start-up work.

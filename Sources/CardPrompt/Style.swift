@@ -67,34 +67,29 @@ public struct Style: Sendable {
     /// The caller's title line (`--title`), bold, its control characters escaped.
     public func title(_ text: String) -> String { paint(text.escapingControlCharacters, "1") }
 
-    /// The logo badge and progress for the right prompt: ` VISA 12/16 `, then one plain space
-    /// (libedit drops an escape sequence that ends a right prompt, which would leave the
-    /// badge's colour on for the typed digits).
+    /// The logo badge and progress for the right prompt: ` VISA ` in the badge's colour, then
+    /// `12/16 ` plain (as cardline draws it, `BadgePainter`), then one plain space.
     public func badge(_ view: EntryView) -> String {
-        let text = view.progress.isEmpty ? " \(view.logo) " : " \(view.logo) \(view.progress) "
-        return paint(text, Self.badgeColour(view.logo)) + " "
+        paint(" \(view.logo) ", Self.badgeColour(view.logo)) + (view.progress.isEmpty ? "" : drawn(view.progress) + " ") + " "
     }
 
-    /// The badge's text as `badge` paints it, without its colour and the plain space after it
-    /// (` VISA 12/16 `), is UTF-8 written in two parts: this appends its start (` VISA`) and
-    /// returns the cells it takes (one per Unicode scalar); `appendBadgeEnd` the rest.
-    static func appendBadgeStart(logo: String, to text: inout [UInt8]) -> Int {
+    /// The badge's text as `badge` draws it, without the plain space after it (` VISA 12/16 `),
+    /// is UTF-8 written in two parts: this appends the logo part (` VISA `, the part in colour)
+    /// and returns the cells it takes (one per Unicode scalar); `appendBadgeCounter` the rest.
+    static func appendBadgeLogo(_ logo: String, to text: inout [UInt8]) -> Int {
         text.append(0x20)
         appendUTF8(logo, to: &text)
-        return 1 + logo.scalarCount
+        text.append(0x20)
+        return 2 + logo.scalarCount
     }
 
-    /// Appends the rest of the badge's text after its start (` 12/16 `, or ` ` without progress);
+    /// Appends the counter after the badge's logo part (`12/16 `, or nothing without progress);
     /// the cells it takes.
-    static func appendBadgeEnd(progress: String, to text: inout [UInt8]) -> Int {
-        var cells = 1
-        if !progress.isEmpty {
-            text.append(0x20)
-            appendUTF8(progress, to: &text)
-            cells += 1 + progress.scalarCount
-        }
+    static func appendBadgeCounter(progress: String, to text: inout [UInt8]) -> Int {
+        guard !progress.isEmpty else { return 0 }
+        appendUTF8(progress, to: &text)
         text.append(0x20)
-        return cells
+        return 1 + progress.scalarCount
     }
 
     private static func appendUTF8(_ string: String, to bytes: inout [UInt8]) {
@@ -102,39 +97,7 @@ public struct Style: Sendable {
         string.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    /// The prompt before the field's text: `Card number (#### #### #### ####): `.
-    public func prompt(_ view: EntryView) -> String {
-        paint(view.label, "1") + " " + paint("(\(view.hint))", "2") + ": "
-    }
-
-    /// The prompt and badge laid out for a terminal `columns` wide.
-    public struct Layout: Equatable, Sendable {
-        /// The left prompt, with colour codes if any.
-        public var prompt: String
-        /// The right prompt (badge), possibly empty.
-        public var badge: String
-        /// The columns the left prompt takes.
-        public var promptWidth: Int
-        /// The terminal's width it was laid out for.
-        public var columns: Int
-
-        /// The rows a line holding `text` after the prompt takes (the cursor after it included).
-        public func rows(text: String) -> Int { Self.rows(promptWidth: promptWidth, text: text, columns: columns) }
-
-        /// The rows a line holding `text` after a prompt `promptWidth` wide takes on a terminal
-        /// `columns` wide (the cursor after it included).
-        public static func rows(promptWidth: Int, text: String, columns: Int) -> Int {
-            rows(promptWidth: promptWidth, scalars: text.scalarCount, columns: columns)
-        }
-
-        /// `rows(promptWidth:text:columns:)` for a text of `scalars` Unicode scalars.
-        static func rows(promptWidth: Int, scalars: Int, columns: Int) -> Int {
-            let used = promptWidth + scalars + 1
-            return max(1, (used + columns - 1) / max(columns, 1))
-        }
-    }
-
-    /// What `layout` keeps of a view for a width, before anything is painted: cheap to work out
+    /// What `layoutChoice` keeps of a view for a width, before anything is painted: cheap to work out
     /// and to compare, so the prompt's text is built again only when it changes.
     struct LayoutChoice: Equatable {
         /// The label shown ("Card number", or "Number" on a narrow terminal).
@@ -160,16 +123,7 @@ public struct Style: Sendable {
     /// on one row of `columns` with the badge beside it. What goes, in order: the format hint,
     /// the note after the progress (`(13 valid)`), the progress, the badge, and last the long
     /// label ("Card number" becomes "Number"). Below about 32 columns the line may wrap.
-    public func layout(_ view: EntryView, columns: Int) -> Layout {
-        let choice = layoutChoice(view, columns: columns)
-        var badgeView = view
-        badgeView.progress = choice.progress ?? ""
-        return Layout(prompt: prompt(choice), badge: choice.progress == nil ? "" : badge(badgeView),
-                      promptWidth: choice.promptWidth, columns: columns)
-    }
-
-    /// The choices `layout` makes, by widths alone (no strings are built but the progress
-    /// without its note).
+    /// Decided by widths alone (no strings are built but the progress without its note).
     func layoutChoice(_ view: EntryView, columns: Int) -> LayoutChoice {
         // A rule may group its digits more finely than any bundled one: its hint is as wide.
         let hintWidth = view.hint.scalarCount

@@ -11,16 +11,16 @@ import Glibc
 /// terminal driver never echoes a digit.
 final class TerminalDevice {
     /// Where keys come from and where the prompt is drawn.
-    let input: UnsafeMutablePointer<FILE>
-    let output: UnsafeMutablePointer<FILE>
+    let input, output: UnsafeMutablePointer<FILE>  // unsafe: C stdio streams, handed to libedit
     /// True when the streams are the process's own stdin and stdout.
     let isStandard: Bool
 
     /// The output stream's buffer, ours (not the C library's), so that what was drawn through
     /// it — the live field, by libedit — can be wiped once written (`wipeOutputBuffer`).
     /// stdout's is allocated once and stays with it (stdout outlives any prompt).
-    private let outputBuffer: UnsafeMutablePointer<CChar>
+    private let outputBuffer: UnsafeMutablePointer<CChar>  // unsafe: stdio writes into it; wiped (card data)
     private static let outputBufferSize = 4096
+    // unsafe: a buffer that outlives every prompt (stdout keeps it), wiped after each key
     nonisolated(unsafe) private static let standardOutputBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: outputBufferSize)
         buffer.initialize(repeating: 0, count: outputBufferSize)
@@ -28,7 +28,7 @@ final class TerminalDevice {
         return buffer
     }()
 
-    private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {
+    private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {  // unsafe: C stdio streams
         self.input = input
         self.output = output
         self.isStandard = isStandard
@@ -50,11 +50,21 @@ final class TerminalDevice {
         }
     }
 
-    /// Sends what is buffered and overwrites the buffer: the bytes written (the field as drawn)
-    /// are not left behind in it.
+    /// Sends what is buffered and overwrites the whole buffer: the bytes written (the field as
+    /// drawn) are not left behind in it. For the end of an entry (`wipeEntry`).
     func wipeOutputBuffer() {
         fflush(output)
         cl_wipe(outputBuffer, Self.outputBufferSize)
+    }
+
+    /// `wipeOutputBuffer` for every key: overwrites only the part written since the last wipe,
+    /// up to its first NUL (`cl_wipe_written`), a few instructions where the whole 4 KiB cost
+    /// 4,000. Terminal output holds no NUL but the padding libedit writes on a terminal whose
+    /// terminfo asks for it (vt100); bytes after such padding stay until the entry's end wipes
+    /// the whole buffer.
+    func wipeWrittenOutput() {
+        fflush(output)
+        cl_wipe_written(outputBuffer, Self.outputBufferSize)
     }
 
     /// Why no terminal could be found.
@@ -108,6 +118,9 @@ final class TerminalDevice {
     /// Writes text and flushes it.
     func write(_ text: String) { cl_write(output, text) }
 
+    /// Puts bytes in the output buffer, for the next flush to send.
+    func buffer(bytes: [UInt8]) { fwrite(bytes, 1, bytes.count, output) }
+
     /// Writes bytes and flushes them.
-    func write(bytes: [UInt8]) { bytes.withUnsafeBufferPointer { cl_write_bytes(output, $0.baseAddress, $0.count) } }
+    func write(bytes: [UInt8]) { cl_write_bytes(output, bytes, bytes.count) }
 }

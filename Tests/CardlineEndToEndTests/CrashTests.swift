@@ -15,7 +15,7 @@ import Glibc
     func aCrashMidCardPrintsNothingAndRestoresTheTerminal(signal: Int32) throws {
         let t = try PseudoTerminal.prompt(home: home)
         t.send("411111111111111")
-        t.expect("VISA 15/16")
+        t.expectBadge("VISA 15/16")
         let mark = t.raw.count
         kill(t.pid, signal)
         #expect(t.waitForExit() == 128 + signal)

@@ -113,7 +113,7 @@ import Glibc
     @Test func ctrlCCancelsTheCardAndEntryGoesOn() throws {
         let t = try start()
         t.send("4111")
-        t.expect("VISA 4/16")
+        t.expectBadge("VISA 4/16")
         t.send("\u{03}")
         t.expect("Card cancelled. Start again with the card number.")
         let screen = t.redraw(expectingBadge: "CARD 0")

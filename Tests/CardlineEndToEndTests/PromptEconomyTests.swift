@@ -5,33 +5,66 @@ import Testing
 import Glibc
 #endif
 
-/// What a keystroke writes to the terminal (issue 13): a digit that only appends to the field
-/// is echoed once and the badge's logo and progress are rewritten; the prompt and the rest of
-/// the field are not drawn again. Bytes matter on a slow link (SSH from a shop, a serial console).
+/// What a keystroke writes to the terminal (issues 13 and 21): a digit that only appends to the
+/// field writes only the cells that change, the digit (after a group's space) and the badge
+/// counter's changed characters, with relative cursor motions: at most 16 bytes. The prompt,
+/// the rest of the field and the badge's logo are not drawn again. Bytes matter on a slow link
+/// (SSH from a shop, a serial console).
 @Suite struct PromptEconomyTests {
     let home = TemporaryHome()
 
-    @Test(arguments: [true, false])
-    func anOrdinaryDigitWritesItselfAndTheBadgeOnly(colour: Bool) throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + (colour ? [] : ["--no-color"]),
-                                   environment: home.environment)
+    @Test(arguments: BadgeDrawingTests.terminals)
+    func anOrdinaryDigitWritesOnlyTheCellsThatChange(terminal: [String: String?]) throws {
+        var environment = home.environment
+        for (name, value) in terminal { environment[name] = value }
+        let colour = terminal["NO_COLOR"] == nil && (terminal["TERM"] == "xterm" || terminal["COLORTERM"] != nil)
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"], environment: environment)
         t.waitForRawMode()
-        t.send("41111")
-        t.expect("VISA 5/16")
-        let mark = t.raw.count
-        t.send("1")
-        t.expect("VISA 6/16")
-        let written = Array(t.rawSince(mark))
-        #expect(PseudoTerminal.plain(written) == "1VISA 6/16", "only the digit and the badge: \(PseudoTerminal.plain(written).debugDescription)")
-        #expect(written.count <= (colour ? 40 : 24), "\(written.count) bytes: \(String(decoding: written, as: UTF8.self).debugDescription)")
-        // The screen is right: the field, and the badge in its colour with nothing left on.
-        let screen = try #require(t.waitForScreen("the digit and the badge") { $0.cursorLine.contains("4111 11") && $0.cursorLine.contains("VISA 6/16") })
-        #expect(screen.attributes.isEmpty)
-        let line = screen.cells[screen.row]
-        let badge = String(line.map(\.character)).range(of: "VISA 6/16").map { String(line.map(\.character)).distance(from: String(line.map(\.character)).startIndex, to: $0.lowerBound) }
-        let start = try #require(badge)
-        #expect(line[start..<(start + 9)].allSatisfy { $0.attributes.isEmpty != colour }, "the badge coloured only with colour on")
+        let number = Array("4111111111111111")
+        t.send(String(number.prefix(3)))
+        t.expectBadge("VISA 3/16")
+        var sizes: [Int] = []
+        for count in 4...15 {
+            let mark = t.raw.count
+            t.send(String(number[count - 1]))
+            let field = String(number.prefix(count)).grouped
+            let screen = try #require(t.waitForScreen("\(count) digits") {
+                $0.cursorLine.contains(": " + field + " ") && $0.cursorLine.hasSuffix("VISA \(count)/16")
+            })
+            // The counter grows a cell at ten digits, and the whole badge moves: not an ordinary digit.
+            guard count != 10 else { continue }
+            let written = Array(t.rawSince(mark))
+            sizes.append(written.count)
+            #expect(written.count <= 16, "digit \(count): \(written.count) bytes: \(String(decoding: written, as: UTF8.self).debugDescription)")
+            // What is written, escape sequences left out: the digit (after a group's space) and the
+            // counter's characters that changed.
+            let before = Array("\(count - 1)/16"), after = Array("\(count)/16")
+            let changed = before.indices.filter { before[$0] != after[$0] }
+            let expected = (count % 4 == 1 ? " " : "") + String(number[count - 1]) + String(after[changed.first!...changed.last!])
+            #expect(PseudoTerminal.plain(written) == expected, "digit \(count): \(PseudoTerminal.plain(written).debugDescription)")
+            // Nothing left coloured: the next digit echoed is plain.
+            #expect(screen.attributes.isEmpty)
+            // The badge's logo in its colour with colour on; its counter plain.
+            let line = screen.cells[screen.row]
+            let text = String(line.map(\.character))
+            let start = text.distance(from: text.startIndex, to: try #require(text.range(of: " VISA ")).lowerBound)
+            #expect(line[start..<(start + 6)].allSatisfy { $0.attributes.isEmpty != colour }, "the logo coloured only with colour on")
+            #expect(line[(start + 6)...].allSatisfy { $0.attributes.isEmpty }, "the counter plain")
+        }
+        #expect(sizes.count == 11)
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
+    }
+}
+
+extension String {
+    /// Digits grouped by four, as a 16-digit Visa number is shown.
+    var grouped: String {
+        var result = ""
+        for (index, character) in enumerated() {
+            if index > 0 && index % 4 == 0 { result += " " }
+            result.append(character)
+        }
+        return result
     }
 }

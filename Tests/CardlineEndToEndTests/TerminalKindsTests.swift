@@ -120,9 +120,8 @@ import Glibc
         #expect(Self.holdsSGR(t.raw) == coloured)
     }
 
-    /// On a terminal that draws the badge as libedit's right prompt (no column addressing),
-    /// the badge's colour is reset before the output under the line: no cell of the output
-    /// takes it.
+    /// On a VT100 that says it has colour (no column addressing), the badge's colour is reset
+    /// before the output under the line: no cell of the output takes it.
     @Test func theBadgeColourStopsAtTheEndOfItsLine() throws {
         let t = try start(["TERM": "vt100", "COLORTERM": "truecolor"], columns: 80)
         t.send("4111111111111111")
@@ -177,7 +176,7 @@ import Glibc
         t.send(":help\r")
         t.expect(":quit")
         t.send("3782")
-        t.expect("AMEX 4/15")
+        t.expectBadge("AMEX 4/15")
         t.send("\u{15}")  // Ctrl-U
         t.send(":rules\r")
         t.expect("visa")

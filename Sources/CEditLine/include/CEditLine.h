@@ -94,6 +94,11 @@ int cl_wipe_freed_memory(void);
 int cl_set_buffer(FILE *out, char *buffer, size_t size);
 /// Wipes `count` bytes at `bytes` in a way the compiler cannot leave out (explicit_bzero).
 void cl_wipe(void *bytes, size_t count);
+/// Overwrites the part of a stream's buffer that output has used since its last wipe: the bytes
+/// before its first NUL (a wiped buffer is all NUL, and each flush starts the next bytes again
+/// at the buffer's start, so what was written is a prefix; terminal output holds no NUL but
+/// padding, after which bytes may stay).
+void cl_wipe_written(char *buffer, size_t size);
 /// EL_REFRESH: libedit draws prompt and line again in full, the cursor being at the start of
 /// the line's first row.
 int cl_refresh(EditLine *el);

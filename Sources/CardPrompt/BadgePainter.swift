@@ -1,0 +1,146 @@
+import CardKit
+
+/// Drawing for `InteractiveEditor`: the logo badge at the right of the prompt's first row
+/// (` VISA 12/16`), drawn by cardline on every terminal that takes escape sequences, with
+/// cursor motions a VT100 has (forward `ESC [ n C`, back `ESC [ n D`, clear to the line's end
+/// `ESC [ K`), never a column address. The logo is in the badge's colour, the counter after
+/// it plain, so that a digit changes only the counter's cells and they are written without a
+/// colour: an ordinary digit costs libedit's echo of it and, here, a move to the counter's
+/// changed characters, those characters and a move back (12 bytes on a 100-column line).
+///
+/// The cursor is where libedit keeps it, at the end of the text (`end`, the column after the
+/// prompt and the field), whenever `draw` is called, and is left there.
+struct BadgePainter {
+    /// The badge wanted now, UTF-8: the logo part (` VISA `, in colour) and the counter
+    /// (`12/16 `, plain); empty for no badge.
+    private var wanted: [UInt8] = []
+    /// The cells `wanted` takes.
+    private var wantedCells = 0
+    /// The bytes and cells of the logo part at the head of `wanted` (` VISA `); 0 bytes when
+    /// `wanted` does not hold it.
+    private var logoBytes = 0
+    private var logoCells = 0
+    /// The logo `wanted` was built for.
+    private var logo = ""
+    /// `ESC [ colour m` for the logo part, ready to write; empty without colour.
+    private var colour: [UInt8] = []
+    /// The logo part was built again since the badge was last drawn.
+    private var logoRebuilt = true
+    /// Where the badge as last drawn starts and the cells it takes (an empty badge: none); nil
+    /// when unknown, after libedit redrew the line.
+    private var onScreen: (start: Int, cells: Int)?
+    /// The badge as last drawn (kept apart from `wanted`, so that neither array is shared and
+    /// each key refills them in place), and its logo part's bytes.
+    private var textOnScreen: [UInt8] = []
+    private var logoBytesOnScreen = 0
+    /// What the last `draw` found to write.
+    private(set) var bytes: [UInt8] = []
+
+    /// Sets the badge wanted: `logo` and `progress` (nil: no badge; "": the logo alone).
+    mutating func want(logo: String, progress: String?, style: Style) {
+        guard let progress else {
+            wanted.removeAll(keepingCapacity: true)
+            wantedCells = 0
+            logoBytes = 0
+            return
+        }
+        if logo != self.logo || logoBytes == 0 {
+            // The logo part is kept while the logo stays; the counter after it is written afresh.
+            wanted.removeAll(keepingCapacity: true)
+            logoCells = Style.appendBadgeLogo(style.drawn(logo), to: &wanted)
+            logoBytes = wanted.count
+            colour = style.colour ? Array("\u{1B}[\(Style.badgeColour(logo))m".utf8) : []
+            self.logo = logo
+            logoRebuilt = true
+        } else {
+            wanted.removeSubrange(logoBytes...)
+        }
+        wantedCells = logoCells + Style.appendBadgeCounter(progress: progress, to: &wanted)
+    }
+
+    /// libedit drew the line afresh: what it left of the badge is unknown.
+    mutating func forget() { onScreen = nil }
+
+    /// The bytes that bring the badge on the screen up to date on a line whose text ends at
+    /// column `end` of a terminal `columns` wide, the cursor being there: only the counter's
+    /// changed characters when the badge keeps its place and logo, else cleared from the end
+    /// of the text and drawn whole. `resetColour`: libedit's redraw may have left a colour on
+    /// (it redraws only the changed cells of the prompt), turned off before anything is drawn.
+    /// False when nothing changed; else the bytes are in `bytes`.
+    mutating func draw(end: Int, columns: Int, resetColour: Bool) -> Bool {
+        bytes.removeAll(keepingCapacity: true)
+        guard end < columns else {
+            // A wrapped line: the first row is all text, and a badge is left out (`layoutChoice`).
+            onScreen = (columns, 0)
+            textOnScreen.removeAll(keepingCapacity: true)
+            return false
+        }
+        let start = wanted.isEmpty ? columns : columns - wantedCells - 2
+        if !logoRebuilt, let shown = onScreen, shown.start == start, shown.cells == wantedCells, logoBytesOnScreen == logoBytes,
+           let changed = changedCounter() {
+            guard let changed else { return false }
+            // Only the counter's characters that changed (ASCII: a byte a cell).
+            let column = start + logoCells + (changed.lowerBound - logoBytes)
+            Self.appendMove(from: end, to: column, into: &bytes)
+            bytes += wanted[changed]
+            Self.appendMove(from: column + changed.count, to: end, into: &bytes)
+            for index in changed { textOnScreen[index] = wanted[index] }
+            return true
+        } else {
+            if onScreen == nil && resetColour { bytes += [0x1B, 0x5B, 0x6D] }  // ESC [ m
+            let clearFrom = max(end, min(onScreen?.start ?? end, start))
+            Self.appendMove(from: end, to: clearFrom, into: &bytes)
+            bytes += [0x1B, 0x5B, 0x4B]  // ESC [ K
+            var cursor = clearFrom
+            if !wanted.isEmpty {
+                Self.appendMove(from: clearFrom, to: start, into: &bytes)
+                bytes += colour
+                bytes += wanted[..<logoBytes]
+                if !colour.isEmpty { bytes += [0x1B, 0x5B, 0x6D] }
+                bytes += wanted[logoBytes...]
+                cursor = start + wantedCells
+            }
+            Self.appendMove(from: cursor, to: end, into: &bytes)
+        }
+        onScreen = (start, wantedCells)
+        textOnScreen.removeAll(keepingCapacity: true)
+        textOnScreen.append(contentsOf: wanted)
+        logoBytesOnScreen = logoBytes
+        logoRebuilt = false
+        return true
+    }
+
+    /// The range of `wanted`'s counter that differs from the badge drawn (whose logo part is
+    /// the same: not `logoRebuilt`), both being the same length and ASCII: nil inside when nothing differs; nil outside when the counter cannot be
+    /// updated in place (the badge is then drawn whole).
+    private func changedCounter() -> Range<Int>?? {
+        guard textOnScreen.count == wanted.count else { return nil }
+        var first = -1, last = -1
+        for index in logoBytes..<wanted.count {
+            let byte = wanted[index]
+            guard byte < 0x80, textOnScreen[index] < 0x80 else { return nil }
+            if byte != textOnScreen[index] {
+                if first < 0 { first = index }
+                last = index
+            }
+        }
+        return .some(first < 0 ? nil : first..<(last + 1))
+    }
+
+    /// A cursor motion along the row, VT100's: `ESC [ n C` forward, `ESC [ n D` back.
+    private static func appendMove(from column: Int, to target: Int, into out: inout [UInt8]) {
+        guard target != column else { return }
+        out.append(0x1B)
+        out.append(0x5B)
+        let number = abs(target - column)
+        if number > 1 {
+            // At most five digits (a terminal's width is 16 bits); one branch per digit.
+            if number >= 10000 { out.append(UInt8(48 + number / 10000 % 10)) }
+            if number >= 1000 { out.append(UInt8(48 + number / 1000 % 10)) }
+            if number >= 100 { out.append(UInt8(48 + number / 100 % 10)) }
+            if number >= 10 { out.append(UInt8(48 + number / 10 % 10)) }
+            out.append(UInt8(48 + number % 10))
+        }
+        out.append(target > column ? 0x43 : 0x44)
+    }
+}

@@ -1,0 +1,128 @@
+import CEditLine
+import CardKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Key input for `InteractiveEditor`: reads the terminal's bytes and turns them into whole keys
+/// with `KeyDecoder` (an escape sequence one named key, a bracketed paste one burst), waits
+/// out the pauses inside a sequence or paste, keeps the idle timeout, and notices a resize.
+/// It owns the bytes read and the keys queued, and leaves none of them behind: the read buffer
+/// is wiped after each read and each key is blanked in the queue as it is taken.
+final class KeyReader {
+    /// Turns the terminal's bytes into keys.
+    @exclusivity(unchecked) private var decoder = KeyDecoder()
+    /// Where the terminal's bytes are read, wiped after each read.
+    @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: KeyReader.readSize)
+    private static let readSize = 4096
+    /// Keys read from the terminal and not yet taken (one array, kept from read to read).
+    @exclusivity(unchecked) private var keys: [TerminalKey] = []
+    @exclusivity(unchecked) private var keyIndex = 0
+    /// A resize waits before the queued keys.
+    @exclusivity(unchecked) var resized = false
+    /// The input has ended (the terminal closed): what is queued is all that comes.
+    @exclusivity(unchecked) private var inputEnded = false
+    /// The idle timeout in milliseconds (nil: none), and when it runs out (`monotonicMilliseconds`),
+    /// moved on by every read that brings bytes; `timedOut` is set once it has run out.
+    let timeoutMilliseconds: Int64?
+    @exclusivity(unchecked) private var idleDeadline: Int64 = 0
+    @exclusivity(unchecked) private(set) var timedOut = false
+
+    /// How long an escape sequence may pause before what came is taken as it stands (a lone
+    /// Esc, an Alt chord): long enough for a slow link, short enough not to be felt.
+    private static let escapeTimeout: Int32 = 100
+    /// How long after such a pause the next bytes may still be the rest of the sequence (a key
+    /// split by a slow link), rather than keys of their own.
+    private static let cutShortTimeout: Int32 = 1000
+    /// How long a bracketed paste may pause before it is taken as ended.
+    private static let pasteTimeout: Int32 = 3000
+
+    init(timeout: Duration?) {
+        timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+    }
+
+    /// Starts the idle clock (when the prompt first waits for a key).
+    func startIdleClock() {
+        if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
+    }
+
+    /// The key taken last was read together with the one before it (part of its burst).
+    var inBurst: Bool { keyIndex > 1 }
+
+    /// Waits until a key is queued, a resize came, or the idle timeout ran out: 1 then; 0 at
+    /// the end of input; -1 on a read error.
+    func wait(on fd: Int32) -> Int32 {
+        while keyIndex == keys.count && !resized {
+            keys.removeAll(keepingCapacity: true)
+            keyIndex = 0
+            if inputEnded { return 0 }
+            var timeout = decoder.isInPaste ? Self.pasteTimeout
+                : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
+            if timeoutMilliseconds != nil {
+                // Idle time: the wait is cut at the deadline, which every read that brings bytes
+                // moves on; a sequence or paste in progress is finished first.
+                let left = max(0, idleDeadline - Self.monotonicMilliseconds())
+                if left == 0 && timeout < 0 {
+                    timedOut = true
+                    break
+                }
+                timeout = timeout < 0 ? Int32(clamping: left) : min(timeout, Int32(clamping: left))
+            }
+            let ready = cl_wait_input(fd, timeout)
+            if ready == 2 { resized = true; break }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return -1
+            }
+            if ready == 0 {
+                if decoder.isInPaste {
+                    // A paste start with no end (typed by hand, or cut): end it, so keys work again.
+                    keys += decoder.finish()
+                } else if decoder.isPending {
+                    keys += decoder.flush()
+                } else {
+                    decoder.forgetCutShort()
+                }
+                continue
+            }
+            let count = read(fd)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return -1
+            }
+            if count == 0 {
+                inputEnded = true
+                keys += decoder.finish()
+            }
+        }
+        return 1
+    }
+
+    /// One read of the terminal into the queue; the bytes read are wiped at once.
+    private func read(_ fd: Int32) -> Int {
+        let count = Glibc.read(fd, &readBuffer, Self.readSize)
+        guard count > 0 else { return count }
+        if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
+        // The decoder reads the bytes where they were read (no copy is left unwiped).
+        readBuffer.withContiguousStorageIfAvailable { decoder.feed($0.extracting(0..<count), into: &keys) }
+        explicit_bzero(&readBuffer, count)
+        return count
+    }
+
+    /// The next queued key, taken (its text is not kept in the queue); nil when none is.
+    func next() -> TerminalKey? {
+        guard keyIndex < keys.count else { return nil }
+        let key = keys[keyIndex]
+        keys[keyIndex] = TerminalKey(.control(0))
+        keyIndex += 1
+        return key
+    }
+
+    /// Milliseconds of the monotonic clock, for the idle timeout.
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
