@@ -121,13 +121,13 @@ public struct CardCheck: Sendable {
 
     /// Checks one record (a line without its line break). A `truncated` line (one too long to
     /// hold, of which only the start is given) is a `record_format` problem whatever it holds.
-    public func check(_ line: Span<UInt8>, truncated: Bool = false) -> Result {
+    @inlinable public func check(_ line: Span<UInt8>, truncated: Bool = false) -> Result {
         // unsafe: the per-record hot loop (`check`'s plain records) reads the line without
-        // bounds checks; the pointer lives only for this call.
-        line.withUnsafeBufferPointer { check($0, truncated: truncated) }
+        // bounds checks; the pointer lives only for this call. (Inlinable: no call between.)
+        line.withUnsafeBufferPointer { check(bytes: $0, truncated: truncated) }
     }
 
-    private func check(_ line: UnsafeBufferPointer<UInt8>, truncated: Bool) -> Result {  // unsafe: see above
+    @usableFromInline func check(bytes line: UnsafeBufferPointer<UInt8>, truncated: Bool) -> Result {  // unsafe: see above
         var result = Result()
         if truncated { result.add(.recordFormat) }
         // The three fields, found without an array: number, expiry, code.
@@ -305,7 +305,7 @@ public struct CardCheck: Sendable {
             bytes.write(#","network":"#)
             if result.networkIndex >= 0 {
                 bytes.write(UInt8(ascii: "\""))
-                id.withUnsafeBufferPointer { bytes.write($0) }  // unsafe: copied by the cursor
+                bytes.write(id)
                 bytes.write(UInt8(ascii: "\""))
             } else {
                 bytes.write("null")
@@ -402,10 +402,9 @@ struct ByteCursor {
         next += text.utf8CodeUnitCount
     }
 
-    // unsafe: a network id's bytes, copied at the cursor.
-    @inline(__always) mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
-        next.update(from: base, count: bytes.count)
+    /// A network id's bytes.
+    @inline(__always) mutating func write(_ bytes: [UInt8]) {
+        next.update(from: bytes, count: bytes.count)
         next += bytes.count
     }
 

@@ -129,9 +129,7 @@ struct Check: ParsableCommand {
                     // The block's first line number: those before it, counted here (a
                     // vectorised loop), so that its task need not wait for the ones before.
                     let start = lineNumber
-                    var breaks = 0
-                    for byte in block { breaks &+= Int((byte &- 10) == 0 ? 1 : 0 as UInt8) }
-                    lineNumber += breaks + (block.last == UInt8(ascii: "\n") ? 0 : 1)
+                    lineNumber += Self.lineCount(block)
                     inFlight.append((Task.detached {
                         var checked = Checked()
                         checked.output.reserveCapacity(block.count * 4)
@@ -153,6 +151,22 @@ struct Check: ParsableCommand {
         output.flush()
         progress?.finish()
         return tally
+    }
+
+    /// How many lines `block` holds (the last may lack its line break).
+    static func lineCount(_ block: [UInt8]) -> Int {
+        var lines = block.last == UInt8(ascii: "\n") || block.isEmpty ? 0 : 1
+        // unsafe: glibc's memchr finds each line break many bytes at a time (measured with
+        // callgrind: 125 instructions a record as a Swift loop over the bytes, 30 this way).
+        block.withUnsafeBytes { bytes in
+            guard var next = bytes.baseAddress else { return }
+            let end = next + bytes.count
+            while let found = memchr(next, Int32(UInt8(ascii: "\n")), end - next) {
+                lines += 1
+                next = UnsafeRawPointer(found) + 1
+            }
+        }
+        return lines
     }
 
     /// Bytes of input per block on the two-core path (each block's output stays in memory
@@ -187,20 +201,24 @@ struct Check: ParsableCommand {
         /// last of the input), numbered from `after + 1`; returns the last line's number. A line
         /// of 1 MiB or more is one `record_format` record, as `LineReader` hands it out.
         func check(lines: Span<UInt8>, after: Int, tally: inout Tally, to out: inout [UInt8]) -> Int {
-            var number = after
-            var start = 0
-            let count = lines.count
-            while start < count {
-                var end = start
-                while end < count && lines[end] != UInt8(ascii: "\n") { end += 1 }
-                number += 1
-                let length = end - start
-                let truncated = length >= LineReader.longestLine
-                let line = lines.extracting(start..<(start + (truncated ? LineReader.longestLine : length)))
-                check(line: line, truncated: truncated, number: number, tally: &tally, to: &out)
-                start = end + 1
+            // unsafe: the per-record loop finds the line breaks through a pointer (measured:
+            // the span's bounds checks cost 60 instructions a record, +3 % for `check`).
+            lines.withUnsafeBufferPointer { lines in
+                var number = after
+                var start = 0
+                let count = lines.count
+                while start < count {
+                    var end = start
+                    while end < count && lines[end] != UInt8(ascii: "\n") { end += 1 }
+                    number += 1
+                    let length = end - start
+                    let truncated = length >= LineReader.longestLine
+                    let line = UnsafeBufferPointer(rebasing: lines[start..<(start + (truncated ? LineReader.longestLine : length))])
+                    check(line: line.span, truncated: truncated, number: number, tally: &tally, to: &out)
+                    start = end + 1
+                }
+                return number
             }
-            return number
         }
 
         /// One line: skipped when blank or a comment, otherwise checked and counted.
