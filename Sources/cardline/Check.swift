@@ -76,10 +76,12 @@ struct Check: ParsableCommand {
         if invalid > 0 { throw ExitStatus.rejected }
     }
 
-    /// The records of a block of whole lines, checked: their output and their counts.
+    /// The records of a block of whole lines, checked: their output and their counts, and the
+    /// block's bytes (handed back to be read into again).
     struct Checked: Sendable {
         var output: [UInt8] = []
         var tally = Tally()
+        var input: [UInt8] = []
     }
 
     /// Checks the files in turn, writing the results in input order. In `parallel`, each block
@@ -100,13 +102,17 @@ struct Check: ParsableCommand {
             defer { if fd != 0 { close(fd) } }
             progress?.start(size: fileSize(fd))
             var lineNumber = 0
+            var spareOutputs: [[UInt8]] = []
             var reader = LineReader(fd: fd, blockSize: parallel ? Self.parallelBlock : LineReader.chunk)
             var inFlight: [(task: Task<Checked, Never>, bytes: Int)] = []
-            /// Adds a checked block's results, in input order.
+            /// Adds a checked block's results, in input order; its arrays are used again (fresh
+            /// ones for every block left the process's memory growing with the input).
             func finish(_ checked: Checked, bytes: Int) {
                 tally.add(checked.tally)
                 output.write(checked.output, messages: checked.tally.messages)
                 progress?.advance(records: tally.records, bytes: bytes)
+                reader.recycle(checked.input)
+                spareOutputs.append(checked.output)
             }
             // Stops once stdout has failed: nobody reads the results (`… | cardline check | head -1`).
             while !Terminal.outputFailed, let next = reader.next() {
@@ -130,12 +136,21 @@ struct Check: ParsableCommand {
                     // vectorised loop), so that its task need not wait for the ones before.
                     let start = lineNumber
                     lineNumber += Self.lineCount(block)
+                    // Handed over whole, so that the task's arrays are its own (no copy).
+                    let handoff = Handoff(Checked(output: spareOutputs.popLast() ?? [], input: block))
+                    let size = block.count
                     inFlight.append((Task.detached {
-                        var checked = Checked()
-                        checked.output.reserveCapacity(block.count * 4)
-                        _ = records.check(lines: block.span, after: start, tally: &checked.tally, to: &checked.output)
+                        var checked = handoff.take()
+                        var output = checked.output, tally = Tally()
+                        checked.output = []
+                        output.removeAll(keepingCapacity: true)
+                        // JSON Lines are about 4 times the records' size; reserved once.
+                        output.reserveCapacity(size * 5)
+                        _ = records.check(lines: checked.input.span, after: start, tally: &tally, to: &output)
+                        checked.output = output
+                        checked.tally = tally
                         return checked
-                    }, block.count))
+                    }, size))
                     if inFlight.count >= Self.blocksInFlight {
                         let (task, bytes) = inFlight.removeFirst()
                         finish(await task.value, bytes: bytes)
@@ -171,7 +186,7 @@ struct Check: ParsableCommand {
 
     /// Bytes of input per block on the two-core path (each block's output stays in memory
     /// until written).
-    static let parallelBlock = 256 * 1024
+    static let parallelBlock = 128 * 1024
     /// Blocks checked or waiting to be written at once on the two-core path.
     static let blocksInFlight = 3
 
@@ -268,8 +283,8 @@ struct LineReader {
     private(set) var failure: Int32?
     /// The start of a line not finished yet, read with the block before.
     private var carry: [UInt8] = []
-    /// A block handed back (`recycle`), to read the next one into.
-    private var spare: [UInt8] = []
+    /// Blocks handed back (`recycle`), to read the next ones into.
+    private var spares: [[UInt8]] = []
     private var skipping = false  // inside the rest of an over-long line
     private var atEnd = false
 
@@ -284,8 +299,7 @@ struct LineReader {
     /// `truncated` set. Nil at the end of the input, or when a read failed (`failure`).
     mutating func next() -> (bytes: [UInt8], truncated: Bool)? {
         while !atEnd {
-            var block = spare
-            spare = []
+            var block = spares.popLast() ?? []
             block.removeAll(keepingCapacity: true)
             block += carry
             carry.removeAll(keepingCapacity: true)
@@ -308,7 +322,7 @@ struct LineReader {
             if skipping {
                 // Still inside the over-long line: drop it up to its line break.
                 guard let lineBreak = block.firstIndex(of: UInt8(ascii: "\n")) else {
-                    spare = block
+                    spares.append(block)
                     continue
                 }
                 skipping = false
@@ -326,7 +340,7 @@ struct LineReader {
                     return (Array(block[start..<(start + Self.longestLine)]), true)
                 }
                 carry += block[start...]
-                spare = block
+                spares.append(block)
                 continue
             }
             carry += block[(lastBreak + 1)...]
@@ -338,7 +352,15 @@ struct LineReader {
     }
 
     /// Hands back a block `next` returned, once done with it, for the next read.
-    mutating func recycle(_ block: [UInt8]) { spare = block }
+    mutating func recycle(_ block: [UInt8]) { spares.append(block) }
+}
+
+/// A value handed to a task once: `take` leaves nothing behind, so the task holds the only
+/// reference to its arrays.
+final class Handoff<Value: Sendable>: Sendable {
+    private let slot: Mutex<Value?>
+    init(_ value: consuming Value) { slot = Mutex(value) }
+    func take() -> Value { slot.withLock { $0.take()! } }
 }
 
 /// Runs `work` on Swift's global concurrent executor and waits here until it is done.
