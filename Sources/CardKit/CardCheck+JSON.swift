@@ -22,9 +22,10 @@ extension CardCheck {
             return (result, why)
         }
         let value: JSONValue
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(line.count)
+        for index in line.indices { bytes.append(line[index]) }  // (a JSON record is rare: no hot loop)
         do {
-            var bytes: [UInt8] = []
-            bytes.append(line)
             value = try JSONValue.parse(bytes)
         } catch {
             return malformed("not a JSON object: the JSON is malformed at column \(error.location.column)")

@@ -371,11 +371,6 @@ extension [UInt8] {
     @inline(__always) mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { append(contentsOf: $0) }
     }
-
-    /// Appends the bytes of a span (arrays cannot append a span themselves).
-    @inline(__always) package mutating func append(_ bytes: Span<UInt8>) {
-        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }  // unsafe: copied at once, as memcpy
-    }
 }
 
 /// Writes bytes through a pointer into a buffer the caller sized (a JSON record is at most a

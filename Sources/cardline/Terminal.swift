@@ -95,3 +95,10 @@ enum Terminal {
         return count
     }
 }
+
+extension [UInt8] {
+    /// Appends the bytes of a span (arrays cannot append a span themselves).
+    @inline(__always) mutating func append(_ bytes: Span<UInt8>) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }  // unsafe: copied at once, as memcpy
+    }
+}
