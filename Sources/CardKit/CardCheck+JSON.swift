@@ -2,9 +2,9 @@ extension CardCheck {
     /// Whether a line is a JSON record (its first byte that is not blank is `{`) rather than a
     /// plain one.
     @inline(__always)
-    public static func isJSONRecord(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in line where byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
-            return byte == UInt8(ascii: "{")
+    public static func isJSONRecord(_ line: Span<UInt8>) -> Bool {
+        for i in line.indices where line[i] != UInt8(ascii: " ") && line[i] != UInt8(ascii: "\t") {
+            return line[i] == UInt8(ascii: "{")
         }
         return false
     }
@@ -15,15 +15,18 @@ extension CardCheck {
     /// fields are checked exactly as the plain record `NUMBER,EXPIRY,CVV` is. A line that is not
     /// such an object is a `record_format` record, and `problem` says why in words (never
     /// with any text of the line, which may hold a card).
-    public func checkJSON(_ line: UnsafeBufferPointer<UInt8>) -> (result: Result, problem: String?) {
+    public func checkJSON(_ line: Span<UInt8>) -> (result: Result, problem: String?) {
         func malformed(_ why: String) -> (Result, String?) {
             var result = Result()
             result.add(.recordFormat)
             return (result, why)
         }
         let value: JSONValue
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(line.count)
+        for index in line.indices { bytes.append(line[index]) }  // (a JSON record is rare: no hot loop)
         do {
-            value = try JSONValue.parse(Array(line))
+            value = try JSONValue.parse(bytes)
         } catch {
             return malformed("not a JSON object: the JSON is malformed at column \(error.location.column)")
         }
@@ -64,7 +67,7 @@ extension CardCheck {
         if fields.contains(where: { $0.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\n") } }) {
             return malformed("not a card record: a field holds a comma or a line break")
         }
-        let result = record.withUnsafeBufferPointer { check($0) }
+        let result = check(record.span)
         return (result, nil)
     }
 }

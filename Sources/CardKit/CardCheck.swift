@@ -121,7 +121,13 @@ public struct CardCheck: Sendable {
 
     /// Checks one record (a line without its line break). A `truncated` line (one too long to
     /// hold, of which only the start is given) is a `record_format` problem whatever it holds.
-    public func check(_ line: UnsafeBufferPointer<UInt8>, truncated: Bool = false) -> Result {
+    @inlinable public func check(_ line: Span<UInt8>, truncated: Bool = false) -> Result {
+        // unsafe: the per-record hot loop (`check`'s plain records) reads the line without
+        // bounds checks; the pointer lives only for this call. (Inlinable: no call between.)
+        line.withUnsafeBufferPointer { check(bytes: $0, truncated: truncated) }
+    }
+
+    @usableFromInline func check(bytes line: UnsafeBufferPointer<UInt8>, truncated: Bool) -> Result {  // unsafe: see above
         var result = Result()
         if truncated { result.add(.recordFormat) }
         // The three fields, found without an array: number, expiry, code.
@@ -136,6 +142,8 @@ public struct CardCheck: Sendable {
         var expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
         var codeRange = commas >= 2 ? (ends.1 + 1)..<line.count : nil
 
+        // unsafe: the digits on the stack, no allocation per record (the hot loop), and the
+        // rule matcher and the Luhn check take them as a buffer pointer.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
             var count = 0
             var badCharacter = false
@@ -169,7 +177,7 @@ public struct CardCheck: Sendable {
                 return
             }
             if badCharacter { result.add(.numberFormat) }
-            let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, 19)])
+            let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, 19)])  // unsafe: as above
             let found = rules.match(typed)
             guard found.owner >= 0 else {
                 // A prefix of some network that is not decided yet is too short; otherwise unknown.
@@ -210,7 +218,7 @@ public struct CardCheck: Sendable {
     /// (up to the next whitespace) is not digits and dashes. Blank space before the end of the
     /// field joins nothing and ends nothing.
     /// (Off the plain records' hot loop: the digits in a row are counted back from here.)
-    private static func endsNumber(_ line: UnsafeBufferPointer<UInt8>, at index: Int, before end: Int) -> Bool {
+    private static func endsNumber(_ line: UnsafeBufferPointer<UInt8>, at index: Int, before end: Int) -> Bool {  // unsafe: `check`'s line
         if line[index] == UInt8(ascii: "\t") { return true }
         var group = 0, back = index - 1
         while back >= 0 && line[back] &- 48 < 10 && group <= 6 {
@@ -230,7 +238,7 @@ public struct CardCheck: Sendable {
     /// The fields after a number that whitespace ended at `start`: in a comma-separated record
     /// the rest of the number's field must be blank; on a line without commas its words are the
     /// expiry and the code. False when there is more than that (a `record_format` problem).
-    private static func splitFields(_ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, commaSeparated: Bool,
+    private static func splitFields(_ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, commaSeparated: Bool,  // unsafe: `check`'s line
                                     expiry: inout Range<Int>?, code: inout Range<Int>?) -> Bool {
         var words: [Range<Int>] = []
         var i = start
@@ -251,7 +259,7 @@ public struct CardCheck: Sendable {
     }
 
     /// `MM/YY` or `MM/YYYY`, spaces around allowed.
-    private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {
+    private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {  // unsafe: `check`'s line
         var digits = 0, value = 0, monthDigits = -1
         for i in range {
             let byte = line[i]
@@ -289,6 +297,7 @@ public struct CardCheck: Sendable {
         // Written into a buffer on the stack with a cursor, then appended to `out` once: one
         // `append(contentsOf:)` per piece cost more than the checking itself.
         let id = result.networkIndex >= 0 ? ids[Int(result.networkIndex)] : []
+        // unsafe: the JSON Lines hot path (measured): a cursor into a stack buffer.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512 + id.count) { buffer in
             var bytes = ByteCursor(buffer.baseAddress!)
             bytes.write(#"{"line":"#)
@@ -296,7 +305,7 @@ public struct CardCheck: Sendable {
             bytes.write(#","network":"#)
             if result.networkIndex >= 0 {
                 bytes.write(UInt8(ascii: "\""))
-                id.withUnsafeBufferPointer { bytes.write($0) }
+                bytes.write(id)
                 bytes.write(UInt8(ascii: "\""))
             } else {
                 bytes.write("null")
@@ -325,7 +334,7 @@ public struct CardCheck: Sendable {
                 bytes.write(UInt8(ascii: "\""))
             }
             bytes.write("]}\n")
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))  // unsafe: the bytes written
         }
     }
 
@@ -348,6 +357,7 @@ public struct CardCheck: Sendable {
     /// The number's digits, masked to first six and last four unless `unmasked`: built in a
     /// buffer on the stack and appended in one go.
     private func appendNumber(_ result: Result, unmasked: Bool, masking: UInt8, to out: inout [UInt8]) {
+        // unsafe: the cursor that writes the JSON's number, into a stack buffer.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { buffer in
             var bytes = ByteCursor(buffer.baseAddress!)
             bytes.writeNumber(result, unmasked: unmasked, masking: masking)
@@ -366,6 +376,8 @@ extension [UInt8] {
 /// Writes bytes through a pointer into a buffer the caller sized (a JSON record is at most a
 /// few hundred bytes plus the network id: 512 and the id always suffice).
 struct ByteCursor {
+    // unsafe: `check`'s JSON Lines hot path (measured): a pointer bump per byte, no bounds or
+    // capacity checks; the caller's buffer is sized for the longest record.
     private let start: UnsafeMutablePointer<UInt8>
     private var next: UnsafeMutablePointer<UInt8>
     init(_ start: UnsafeMutablePointer<UInt8>) {
@@ -385,9 +397,9 @@ struct ByteCursor {
         next += text.utf8CodeUnitCount
     }
 
-    @inline(__always) mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
-        next.update(from: base, count: bytes.count)
+    /// A network id's bytes.
+    @inline(__always) mutating func write(_ bytes: [UInt8]) {
+        next.update(from: bytes, count: bytes.count)
         next += bytes.count
     }
 

@@ -22,21 +22,6 @@ struct Cardline: ParsableCommand {
             Terminal.writeOut(configuration.version + "\n")
             Glibc.exit(Terminal.finishOutput(status: 0))
         }
-        // The prompt with everyday options (`cardline`, `cardline --print --once`, …) is parsed
-        // here, without argument-parser's command tree: a third of the start-up work. Anything
-        // else, any doubt included, goes to argument-parser below.
-        if let settings = EnterSettings(quickParsing: Array(CommandLine.arguments.dropFirst())) {
-            var status: Int32 = 0
-            do {
-                try settings.run()
-            } catch let code as ExitCode {
-                status = code.rawValue  // what argument-parser makes of it: no message, this status
-            } catch {
-                status = exitCode(for: error).rawValue
-                writeMessage(for: error, status: status)
-            }
-            Glibc.exit(Terminal.finishOutput(status: status))
-        }
         // argument-parser's own `main`, with its messages (help on stdout, errors on stderr)
         // written through `Terminal`, so a failed write of the help is reported too; and
         // whatever the command's status, a failed write to stdout makes it 74.

@@ -1,5 +1,8 @@
 import ArgumentParser
 import CardPrompt
+import Dispatch
+import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -58,71 +61,12 @@ struct Check: ParsableCommand {
         ProcessProtection.apply(lockingMemory: true)
         let (rules, accepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: true))
         let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)
-        var output = BufferedOutput(fd: 1)
-        var tally = Tally()
-        let progress = isatty(2) == 1 ? Progress() : nil
         // Read once: property-wrapper getters inside the loop showed up in the profile.
         let records = RecordWriter(checker: checker, format: format, unmasked: unmasked)
-        // Two cores when there are two: each block of lines is cut in two at a line break and
-        // the halves are checked at once, their output written in input order.
-        let twoCores = availableProcessors() >= 2
-        var second: [UInt8] = []
-        for path in files.isEmpty ? ["-"] : files where !Terminal.outputFailed {
-            let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                Terminal.writeError("cardline: error: cannot read \(path.escapingControlCharacters): \(String(cString: strerror(errno)))\n")
-                tally.unreadable += 1
-                continue
-            }
-            defer { if fd != 0 { close(fd) } }
-            progress?.start(size: fileSize(fd))
-            var lineNumber = 0
-            let reader = LineReader(fd: fd, blockSize: twoCores ? Self.parallelBlock : LineReader.chunk)
-            // Stops once stdout has failed: nobody reads the results (`… | cardline check | head -1`).
-            let completed = reader.forEachBlock(stop: { Terminal.outputFailed }) { block, truncated in
-                if truncated {
-                    lineNumber += 1
-                    records.check(line: block, truncated: true, number: lineNumber, tally: &tally, to: &output.pending)
-                } else if !twoCores || block.count < Self.parallelBlock / 4 {
-                    lineNumber = records.check(lines: block, after: lineNumber, tally: &tally, to: &output.pending)
-                    output.flushIfFull()
-                } else {
-                    // The first half on another thread, the second here; line numbers in the
-                    // second half start after the first half's line breaks.
-                    var cut = block.count / 2
-                    while cut < block.count && block[cut - 1] != UInt8(ascii: "\n") { cut += 1 }
-                    let first = UnsafeBufferPointer(rebasing: block[..<cut]), rest = UnsafeBufferPointer(rebasing: block[cut...])
-                    var firstTally = Tally(), restTally = Tally()
-                    let start = lineNumber
-                    var end = lineNumber
-                    second.removeAll(keepingCapacity: true)
-                    runConcurrently({
-                        _ = records.check(lines: first, after: start, tally: &firstTally, to: &output.pending)
-                    }, {
-                        var lines = 0
-                        for byte in first where byte == UInt8(ascii: "\n") { lines += 1 }
-                        end = records.check(lines: rest, after: start + lines, tally: &restTally, to: &second)
-                    })
-                    lineNumber = end
-                    tally.add(firstTally)
-                    tally.add(restTally)
-                    output.flushIfFull()
-                    output.pending += second
-                    output.flushIfFull()
-                }
-                if !tally.messages.isEmpty {
-                    output.messages += tally.messages
-                    tally.messages.removeAll()
-                }
-                progress?.advance(records: tally.records, bytes: block.count)
-            }
-            if !completed {
-                Terminal.writeError("cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(errno)))\n")
-                tally.unreadable += 1
-            }
-        }
-        output.flush()
-        progress?.finish()
+        let paths = files.isEmpty ? ["-"] : files
+        // Two cores when there are two (the process's affinity: `taskset -c 0` gives one).
+        let parallel = ProcessInfo.processInfo.activeProcessorCount >= 2
+        let tally = runToCompletion { await Self.check(paths, with: records, parallel: parallel) }
         // Output failed: the counts are of an interrupted run; `Cardline.main` reports it (74).
         if Terminal.outputFailed { return }
         let invalid = tally.records - tally.valid
@@ -132,8 +76,119 @@ struct Check: ParsableCommand {
         if invalid > 0 { throw ExitStatus.rejected }
     }
 
-    /// Bytes of input per block on the two-core path (its output stays in memory until written).
-    static let parallelBlock = 512 * 1024
+    /// The records of a block of whole lines, checked: their output and their counts, and the
+    /// block's bytes (handed back to be read into again).
+    struct Checked: Sendable {
+        var output: [UInt8] = []
+        var tally = Tally()
+        var input: [UInt8] = []
+    }
+
+    /// Checks the files in turn, writing the results in input order. In `parallel`, each block
+    /// of whole lines is checked by a task of its own while the next blocks are read, up to
+    /// `Self.blocksInFlight` at once (on two cores, two check while the next is read and the
+    /// finished ones written); otherwise each block is checked here as it is read.
+    static func check(_ paths: [String], with records: RecordWriter, parallel: Bool) async -> Tally {
+        var output = BufferedOutput(fd: 1)
+        var tally = Tally()
+        let progress = isatty(2) == 1 ? Progress() : nil
+        for path in paths where !Terminal.outputFailed {
+            let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                Terminal.writeError("cardline: error: cannot read \(path.escapingControlCharacters): \(String(cString: strerror(errno)))\n")
+                tally.unreadable += 1
+                continue
+            }
+            defer { if fd != 0 { close(fd) } }
+            progress?.start(size: fileSize(fd))
+            var lineNumber = 0
+            var spareOutputs: [[UInt8]] = []
+            var reader = LineReader(fd: fd, blockSize: parallel ? Self.parallelBlock : LineReader.chunk)
+            var inFlight: [(task: Task<Checked, Never>, bytes: Int)] = []
+            /// Adds a checked block's results, in input order; its arrays are used again (fresh
+            /// ones for every block left the process's memory growing with the input).
+            func finish(_ checked: Checked, bytes: Int) {
+                tally.add(checked.tally)
+                output.write(checked.output, messages: checked.tally.messages)
+                progress?.advance(records: tally.records, bytes: bytes)
+                reader.recycle(checked.input)
+                spareOutputs.append(checked.output)
+            }
+            // Stops once stdout has failed: nobody reads the results (`… | cardline check | head -1`).
+            while !Terminal.outputFailed, let next = reader.next() {
+                let (block, truncated) = next
+                if truncated {
+                    lineNumber += 1
+                    var checked = Checked()
+                    records.check(line: block.span, truncated: true, number: lineNumber, tally: &checked.tally, to: &checked.output)
+                    let done = checked
+                    if inFlight.isEmpty { finish(done, bytes: block.count) } else { inFlight.append((Task { done }, block.count)) }
+                } else if !parallel {
+                    var counts = Tally()
+                    lineNumber = records.check(lines: block.span, after: lineNumber, tally: &counts, to: &output.pending)
+                    tally.add(counts)
+                    output.messages += counts.messages
+                    output.flushIfFull()
+                    progress?.advance(records: tally.records, bytes: block.count)
+                    reader.recycle(block)
+                } else {
+                    // The block's first line number: those before it, counted here (a
+                    // vectorised loop), so that its task need not wait for the ones before.
+                    let start = lineNumber
+                    lineNumber += Self.lineCount(block)
+                    // Handed over whole, so that the task's arrays are its own (no copy).
+                    let handoff = Handoff(Checked(output: spareOutputs.popLast() ?? [], input: block))
+                    let size = block.count
+                    inFlight.append((Task.detached {
+                        var checked = handoff.take()
+                        var output = checked.output, tally = Tally()
+                        checked.output = []
+                        output.removeAll(keepingCapacity: true)
+                        // JSON Lines are about 4 times the records' size; reserved once.
+                        output.reserveCapacity(size * 5)
+                        _ = records.check(lines: checked.input.span, after: start, tally: &tally, to: &output)
+                        checked.output = output
+                        checked.tally = tally
+                        return checked
+                    }, size))
+                    if inFlight.count >= Self.blocksInFlight {
+                        let (task, bytes) = inFlight.removeFirst()
+                        finish(await task.value, bytes: bytes)
+                    }
+                }
+            }
+            for (task, bytes) in inFlight { finish(await task.value, bytes: bytes) }
+            if let failure = reader.failure {
+                Terminal.writeError("cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(failure)))\n")
+                tally.unreadable += 1
+            }
+        }
+        output.flush()
+        progress?.finish()
+        return tally
+    }
+
+    /// How many lines `block` holds (the last may lack its line break).
+    static func lineCount(_ block: [UInt8]) -> Int {
+        var lines = block.last == UInt8(ascii: "\n") || block.isEmpty ? 0 : 1
+        // unsafe: glibc's memchr finds each line break many bytes at a time (measured with
+        // callgrind: 125 instructions a record as a Swift loop over the bytes, 30 this way).
+        block.withUnsafeBytes { bytes in
+            guard var next = bytes.baseAddress else { return }
+            let end = next + bytes.count
+            while let found = memchr(next, Int32(UInt8(ascii: "\n")), end - next) {
+                lines += 1
+                next = UnsafeRawPointer(found) + 1
+            }
+        }
+        return lines
+    }
+
+    /// Bytes of input per block on the two-core path (each block's output stays in memory
+    /// until written).
+    static let parallelBlock = 128 * 1024
+    /// Blocks checked or waiting to be written at once on the two-core path.
+    static let blocksInFlight = 3
 
     /// Records counted so far.
     struct Tally {
@@ -142,12 +197,12 @@ struct Check: ParsableCommand {
         /// order; written with the records' output (`BufferedOutput.messages`).
         var messages: [UInt8] = []
 
+        /// Adds `other`'s counts (not its messages: they go to `BufferedOutput.messages`).
         mutating func add(_ other: Tally) {
             records += other.records
             valid += other.valid
             malformed += other.malformed
             unreadable += other.unreadable
-            messages += other.messages
         }
     }
 
@@ -160,28 +215,34 @@ struct Check: ParsableCommand {
         /// Checks each line of `lines` (whole lines, each ending in a line break but perhaps the
         /// last of the input), numbered from `after + 1`; returns the last line's number. A line
         /// of 1 MiB or more is one `record_format` record, as `LineReader` hands it out.
-        func check(lines: UnsafeBufferPointer<UInt8>, after: Int, tally: inout Tally, to out: inout [UInt8]) -> Int {
-            var number = after
-            var start = 0
-            let count = lines.count
-            while start < count {
-                var end = start
-                while end < count && lines[end] != UInt8(ascii: "\n") { end += 1 }
-                number += 1
-                let length = end - start
-                let truncated = length >= LineReader.longestLine
-                let line = UnsafeBufferPointer(rebasing: lines[start..<(start + (truncated ? LineReader.longestLine : length))])
-                check(line: line, truncated: truncated, number: number, tally: &tally, to: &out)
-                start = end + 1
+        func check(lines: Span<UInt8>, after: Int, tally: inout Tally, to out: inout [UInt8]) -> Int {
+            // unsafe: the per-record loop finds the line breaks through a pointer (measured:
+            // the span's bounds checks cost 60 instructions a record, +3 % for `check`).
+            lines.withUnsafeBufferPointer { lines in
+                var number = after
+                var start = 0
+                let count = lines.count
+                while start < count {
+                    var end = start
+                    while end < count && lines[end] != UInt8(ascii: "\n") { end += 1 }
+                    number += 1
+                    let length = end - start
+                    let truncated = length >= LineReader.longestLine
+                    let line = UnsafeBufferPointer(rebasing: lines[start..<(start + (truncated ? LineReader.longestLine : length))])
+                    check(line: line.span, truncated: truncated, number: number, tally: &tally, to: &out)
+                    start = end + 1
+                }
+                return number
             }
-            return number
         }
 
         /// One line: skipped when blank or a comment, otherwise checked and counted.
         @inline(__always)
-        func check(line: UnsafeBufferPointer<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
-            guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }),
-                  first != UInt8(ascii: "#") else { return }
+        func check(line: Span<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
+            var index = 0
+            while index < line.count && (line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t") || line[index] == UInt8(ascii: "\r")) { index += 1 }
+            guard index < line.count, line[index] != UInt8(ascii: "#") else { return }
+            let first = line[index]
             let result: CardCheck.Result
             if first == UInt8(ascii: "{") && !truncated {
                 // A JSON record, as `cardline --print` writes it (rare: not the plain records' loop).
@@ -202,7 +263,7 @@ struct Check: ParsableCommand {
         }
     }
 
-    private func fileSize(_ fd: Int32) -> Int? {
+    private static func fileSize(_ fd: Int32) -> Int? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int(info.st_size)
@@ -218,122 +279,105 @@ struct LineReader {
     var blockSize = LineReader.chunk
     static let chunk = 64 * 1024
     static let longestLine = 1024 * 1024
+    /// `errno` of a read that failed, which ended the input.
+    private(set) var failure: Int32?
+    /// The start of a line not finished yet, read with the block before.
+    private var carry: [UInt8] = []
+    /// Blocks handed back (`recycle`), to read the next ones into.
+    private var spares: [[UInt8]] = []
+    private var skipping = false  // inside the rest of an over-long line
+    private var atEnd = false
 
-    /// Calls `body` with each line and whether it was truncated, until `stop` (asked before each
-    /// read) says to stop; false when a read failed.
-    func forEachLine(stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>, Bool) -> Void) -> Bool {
-        forEachBlock(stop: stop) { block, truncated in
-            if truncated { return body(block, true) }
-            var start = 0
-            while start < block.count {
-                var end = start
-                while end < block.count && block[end] != UInt8(ascii: "\n") { end += 1 }
-                let long = end - start >= Self.longestLine
-                body(UnsafeBufferPointer(rebasing: block[start..<(long ? start + Self.longestLine : end)]), long)
-                start = end + 1
-            }
-        }
+    init(fd: Int32, blockSize: Int = LineReader.chunk) {
+        self.fd = fd
+        self.blockSize = blockSize
     }
 
-    /// Calls `body` with blocks of whole lines (each ending in a line break, except perhaps
-    /// the input's last), about `blockSize` bytes at a time; a line of 1 MiB or more may be in
-    /// a block whole (its reader cuts it), or, when it does not fit, is handed out alone as its
-    /// first 1 MiB with `truncated` set. Stops when `stop` (asked before each read) says so;
-    /// false when a read failed.
-    func forEachBlock(stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>, _ truncated: Bool) -> Void) -> Bool {
-        // Twice the block, and room for the longest line: the unfinished line stays at the front.
-        var buffer = [UInt8](repeating: 0, count: max(blockSize * 2, blockSize + Self.longestLine))
-        var filled = 0
-        var skipping = false  // inside the rest of an over-long line
-        var atEnd = false
-        while !atEnd && !stop() {
+    /// The next block of whole lines (each ending in a line break, except perhaps the input's
+    /// last), about `blockSize` bytes; a line of 1 MiB or more may be in a block whole (its
+    /// reader cuts it), or, when it does not fit, is handed out alone as its first 1 MiB with
+    /// `truncated` set. Nil at the end of the input, or when a read failed (`failure`).
+    mutating func next() -> (bytes: [UInt8], truncated: Bool)? {
+        while !atEnd {
+            var block = spares.popLast() ?? []
+            block.removeAll(keepingCapacity: true)
+            block += carry
+            carry.removeAll(keepingCapacity: true)
             // Fill to a block (a pipe gives less per read), or to the end of the input.
-            let goal = min(buffer.count, filled + blockSize)
-            var end = filled
-            while end < goal {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + end, goal - end) }
+            let goal = block.count + blockSize
+            while block.count < goal {
+                let count = Terminal.read(fd, appendingTo: &block, limit: goal - block.count)
                 if count < 0 {
                     if errno == EINTR { continue }
-                    return false
+                    failure = errno
+                    atEnd = true
+                    return nil
                 }
                 if count == 0 {
                     atEnd = true
                     break
                 }
-                end += count
             }
             var start = 0
             if skipping {
                 // Still inside the over-long line: drop it up to its line break.
-                guard let lineBreak = buffer[filled..<end].firstIndex(of: UInt8(ascii: "\n")) else {
-                    filled = 0
+                guard let lineBreak = block.firstIndex(of: UInt8(ascii: "\n")) else {
+                    spares.append(block)
                     continue
                 }
                 skipping = false
                 start = lineBreak + 1
             }
             if atEnd {
-                if start < end { buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end]), false) } }
-                return true
+                guard start < block.count else { return nil }
+                if start > 0 { block.removeFirst(start) }
+                return (block, false)
             }
-            guard let lastBreak = buffer[start..<end].lastIndex(of: UInt8(ascii: "\n")) else {
-                if end - start >= Self.longestLine {
+            guard let lastBreak = block.lastIndex(of: UInt8(ascii: "\n")), lastBreak >= start else {
+                if block.count - start >= Self.longestLine {
                     // One line fills what is read: hand out its first 1 MiB, skip the rest.
-                    buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<(start + Self.longestLine)]), true) }
                     skipping = true
-                    filled = 0
-                } else {
-                    moveToFront(&buffer, start, end)
-                    filled = end - start
+                    return (Array(block[start..<(start + Self.longestLine)]), true)
                 }
+                carry += block[start...]
+                spares.append(block)
                 continue
             }
-            buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start...lastBreak]), false) }
-            moveToFront(&buffer, lastBreak + 1, end)
-            filled = end - lastBreak - 1
+            carry += block[(lastBreak + 1)...]
+            block.removeLast(block.count - lastBreak - 1)
+            if start > 0 { block.removeFirst(start) }
+            return (block, false)
         }
-        return true
+        return nil
     }
 
-    private func moveToFront(_ buffer: inout [UInt8], _ start: Int, _ end: Int) {
-        guard start > 0 && end > start else { return }
-        buffer.withUnsafeMutableBufferPointer { bytes in
-            bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
-        }
+    /// Hands back a block `next` returned, once done with it, for the next read.
+    mutating func recycle(_ block: [UInt8]) { spares.append(block) }
+}
+
+/// A value handed to a task once: `take` leaves nothing behind, so the task holds the only
+/// reference to its arrays.
+final class Handoff<Value: Sendable>: Sendable {
+    private let slot: Mutex<Value?>
+    init(_ value: consuming Value) { slot = Mutex(value) }
+    func take() -> Value { slot.withLock { $0.take()! } }
+}
+
+/// Runs `work` on Swift's global concurrent executor and waits here until it is done.
+func runToCompletion<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value {
+    let result = ResultSlot<Value>()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        let value = await work()
+        result.value.withLock { $0 = value }
+        done.signal()
     }
+    done.wait()
+    return result.value.withLock { $0! }
 }
 
-/// How many processors this process may run on (its affinity mask, so `taskset -c 0` gives 1).
-func availableProcessors() -> Int {
-    var set = cpu_set_t()
-    guard withUnsafeMutableBytes(of: &set, { processAffinity(0, $0.count, $0.baseAddress!) }) == 0 else { return 1 }
-    return withUnsafeBytes(of: &set) { bytes in bytes.reduce(0) { $0 + $1.nonzeroBitCount } }
-}
-
-/// glibc's sched_getaffinity(2), which its headers declare only with _GNU_SOURCE.
-@_silgen_name("sched_getaffinity")
-private func processAffinity(_ pid: pid_t, _ size: Int, _ mask: UnsafeMutableRawPointer) -> Int32
-
-/// Runs `first` on a new thread and `second` on this one, and returns when both are done.
-/// (Each must touch only what the other does not.) Falls back to running them in turn.
-func runConcurrently(_ first: () -> Void, _ second: () -> Void) {
-    withoutActuallyEscaping(first) { first in
-        let box = Unmanaged.passRetained(ClosureBox(first))
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<ClosureBox>.fromOpaque(context!).takeUnretainedValue().body()
-            return nil
-        }, box.toOpaque())
-        if started != 0 { first() }
-        second()
-        if started == 0 { pthread_join(thread, nil) }
-        box.release()
-    }
-}
-
-private final class ClosureBox: @unchecked Sendable {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
+private final class ResultSlot<Value: Sendable>: Sendable {
+    let value = Mutex<Value?>(nil)
 }
 
 /// Collects output and writes it in 64 KiB blocks.
@@ -350,13 +394,25 @@ struct BufferedOutput {
         pending.reserveCapacity(70 * 1024)
     }
 
+    /// Adds a block's output and its messages: written at once when nothing is pending and
+    /// it is large.
+    mutating func write(_ bytes: [UInt8], messages more: [UInt8]) {
+        if pending.isEmpty && bytes.count >= 64 * 1024 {
+            Terminal.write(bytes.span, to: fd)
+        } else {
+            pending += bytes
+        }
+        messages += more
+        flushIfFull()
+    }
+
     mutating func flushIfFull() {
         if pending.count >= 64 * 1024 || messages.count >= 64 * 1024 { flush() }
     }
 
     /// Writes what is pending; a failure is remembered by `Terminal` (stdout) and ends the run.
     mutating func flush() {
-        pending.withUnsafeBufferPointer { Terminal.write($0, to: fd) }
+        Terminal.write(pending.span, to: fd)
         pending.removeAll(keepingCapacity: true)
         if !messages.isEmpty && !Terminal.outputFailed {
             Terminal.writeError(String(decoding: messages, as: UTF8.self))

@@ -78,8 +78,9 @@ final class CommandHistoryFile {
         guard lock(folderFD), let fd = openFile(in: folderFD, flags: O_WRONLY | O_APPEND, creating: true) else { return }
         defer { close(fd) }
         var text = line + "\n"
+        text.makeContiguousUTF8()
         // One write: the whole line lands at the file's end at once (O_APPEND).
-        let count = text.withUTF8 { write(fd, $0.baseAddress, $0.count) }
+        let count = Terminal.writeOnce(text.utf8.span, to: fd)
         if count != text.utf8.count {
             turnOff("cannot be written: " + (count < 0 ? String(cString: strerror(errno)) : "short write"))
         }
@@ -200,16 +201,14 @@ final class CommandHistoryFile {
             return nil
         }
         var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while data.count < Self.maximumBytes {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = Terminal.read(fd, appendingTo: &data, limit: 16 * 1024)
             if count < 0 && errno == EINTR { continue }
             if count < 0 {
                 turnOff("cannot be read: " + String(cString: strerror(errno)))
                 return nil
             }
             if count == 0 { break }
-            data += buffer[..<count]
         }
         return (String(decoding: data.prefix(Self.maximumBytes), as: UTF8.self), size)
     }

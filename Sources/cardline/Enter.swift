@@ -49,10 +49,7 @@ struct Enter: ParsableCommand {
     func run() throws { try settings.run() }
 }
 
-/// What `enter` was asked to do, as plain values: from argument-parser's `Enter`, or, for the
-/// everyday command lines, straight from the arguments (`init?(quickParsing:)`), which skips
-/// building argument-parser's command tree (a third of the start-up work, measured with
-/// callgrind).
+/// What `enter` was asked to do, as plain values, from argument-parser's `Enter`.
 struct EnterSettings {
     var ruleFolders: [String] = []
     var noDefaultRules = false
@@ -89,74 +86,6 @@ struct EnterSettings {
     /// The usage error for a timeout `timeout(from:)` refuses, from `source`.
     static func timeoutProblem(_ text: String, source: String) -> String {
         "\(source) takes a number of seconds from 0.001 to 86400, like 60 or 2.5; got '\(text)'"
-    }
-}
-
-extension EnterSettings {
-    /// The settings for `arguments` (without the program name) when they are only `enter`'s
-    /// own flags and options, each once (`--rules` any number of times), values as separate
-    /// arguments or after `=`, and valid; nil for anything else — help, a subcommand, an
-    /// unknown or repeated option, a value that starts with `-` or is empty, a value
-    /// `validate()` would refuse — which argument-parser then handles, messages and all.
-    init?(quickParsing arguments: [String]) {
-        var seen = Set<String>()
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else { return nil }
-            var name = argument, inlineValue: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
-            guard name == "--rules" || seen.insert(name).inserted else { return nil }
-            /// The option's value: after `=`, or the next argument.
-            func value() -> String? {
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard index < arguments.count else { return nil }
-                    value = arguments[index]
-                    index += 1
-                }
-                return value.isEmpty || value.hasPrefix("-") ? nil : value
-            }
-            switch name {
-            case "--no-default-rules", "--retired", "--no-color", "--no-history", "--print", "--once":
-                guard inlineValue == nil else { return nil }
-                switch name {
-                case "--no-default-rules": noDefaultRules = true
-                case "--retired": retired = true
-                case "--no-color": noColor = true
-                case "--no-history": noHistory = true
-                case "--print": printCards = true
-                default: once = true
-                }
-            case "--rules":
-                guard let folder = value() else { return nil }
-                ruleFolders.append(folder)
-            case "--today":
-                guard let month = value(), YearMonth(iso: month) != nil else { return nil }
-                today = month
-            case "--networks":
-                guard let list = value() else { return nil }
-                networks = list
-            case "--print-fd":
-                guard let text = value(), let fd = Int32(text) else { return nil }
-                printFD = fd
-            case "--title":
-                guard let text = value() else { return nil }
-                title = text
-            case "--timeout":
-                guard let text = value(), Self.timeout(from: text) != nil else { return nil }
-                timeout = text
-            default:
-                return nil
-            }
-        }
-        guard deliveryProblem == nil else { return nil }
     }
 }
 

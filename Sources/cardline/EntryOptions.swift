@@ -73,11 +73,6 @@ struct EntryOptions: ParsableArguments {
         return (String(cString: value), "CARDLINE_NETWORKS")
     }
 
-    /// The same list split, for `CardPrompt.Options`.
-    func acceptedNetworkList(environment: Bool) -> [String]? {
-        acceptedNetworksText(environment: environment).map { $0.text.split(separator: ",").map(String.init) }
-    }
-
     func validate() throws {
         if let today, YearMonth(iso: today) == nil {
             throw ValidationError("--today takes a year and month as YYYY-MM, like 2026-11; got '\(today)'")

@@ -4,8 +4,8 @@ import CardPrompt
 import Glibc
 #endif
 
-/// Reading and replacing whole files with the reason for a failure in words ("Permission
-/// denied"), for `replay`'s scripts and goldens.
+/// Opening files to read, and replacing whole files, with the reason for a failure in words
+/// ("Permission denied"), for `replay`'s scripts and goldens.
 enum Files {
     /// Why a file could not be read or written, as `strerror` says it.
     struct Failure: Error {
@@ -17,19 +17,9 @@ enum Files {
         init(errno code: Int32 = errno) { reason = String(cString: strerror(code)) }
     }
 
-    /// The bytes of the file at `path`; nil when there is nothing at all there (not even a
-    /// dangling link); throws when something is there but cannot be read as a file: no
-    /// permission, a dangling link, a folder, a device.
-    static func read(_ path: String) throws(Failure) -> [UInt8]? {
-        guard let fd = try open(path) else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        try forEachChunk(of: fd) { bytes += $0 }
-        return bytes
-    }
-
-    /// The file at `path` opened for reading, as `read` would read it; nil when there is
-    /// nothing at all there. The caller closes it.
+    /// The file at `path` opened for reading; nil when there is nothing at all there (not even
+    /// a dangling link); throws when something is there but cannot be read as a file: no
+    /// permission, a dangling link, a folder, a device. The caller closes it.
     static func open(_ path: String) throws(Failure) -> Int32? {
         var info = stat()
         if lstat(path, &info) != 0 {
@@ -52,32 +42,27 @@ enum Files {
     }
 
     /// Reads `fd` to its end in 64 KiB chunks, handing each to `body`.
-    static func forEachChunk(of fd: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(Failure) {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    static func forEachChunk(of fd: Int32, _ body: (Span<UInt8>) -> Void) throws(Failure) {
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(64 * 1024)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            chunk.removeAll(keepingCapacity: true)
+            let count = Terminal.read(fd, appendingTo: &chunk, limit: 64 * 1024)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure()
             }
             if count == 0 { return }
-            chunk.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+            body(chunk.span)
         }
     }
 
-    /// Replaces the file at `path` with `bytes` atomically: they are written to a new file in
-    /// the same folder, flushed to disk, and renamed over `path`, so a reader (or a crash) sees
-    /// the old file or the new one, never half of one. The new file keeps the old one's
-    /// permissions. Nothing is left behind on failure.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(Failure) {
-        var replacement = try Replacement(path)
-        bytes.withUnsafeBufferPointer { replacement.write($0) }
-        try replacement.commit()
-    }
-
-    /// `replace`, with the new contents written piece by piece (a golden transcript can run to
-    /// millions of lines): `write` them, then `commit`; dropping it without a commit (or a
-    /// failed commit) leaves the old file and nothing else.
+    /// Replaces the file at `path` atomically, its new contents written piece by piece (a
+    /// golden transcript can run to millions of lines): `write` them, then `commit`. They go
+    /// to a new file in the same folder, flushed to disk and renamed over `path`, so a reader
+    /// (or a crash) sees the old file or the new one, never half of one; the new file keeps
+    /// the old one's permissions. Dropping it without a commit (or a failed commit) leaves
+    /// the old file and nothing else.
     struct Replacement: ~Copyable {
         let path: String
         private let temporary: String
@@ -90,10 +75,11 @@ enum Files {
             let directory = Paths.directory(of: path)
             let name = path.split(separator: "/").last.map(String.init) ?? path
             var template = Array(((directory.isEmpty ? "" : directory == "/" ? "/" : directory + "/") + "." + name + ".XXXXXX").utf8CString)
+            // unsafe: mkstemp(3) rewrites the template's X's in place, through its address.
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             guard fd >= 0 else { throw Failure() }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
             var old = stat()
             let mode = stat(path, &old) == 0 ? old.st_mode & 0o7777 : 0o644 & ~currentUmask()
             guard fchmod(fd, mode) == 0 else {
@@ -109,9 +95,9 @@ enum Files {
         }
 
         /// Adds bytes to the new contents (written in 64 KiB blocks; a failure shows at `commit`).
-        mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        mutating func write(_ bytes: Span<UInt8>) {
             guard failure == nil else { return }
-            pending.append(contentsOf: bytes)
+            pending.append(bytes)
             if pending.count >= 64 * 1024 { flush() }
         }
 

@@ -67,7 +67,8 @@ struct Replay: ParsableCommand {
                 guard try ScriptReader.forEachLine(of: path, { line in
                     guard syntaxError == nil else { return }
                     do throws(SessionScript.SyntaxError) {
-                        if let step = try parser.next(bytes: line) { messageChecks.note(step.kind) }
+                        // unsafe: SessionScript's line parser takes the line as a buffer pointer.
+                        if let step = try line.withUnsafeBufferPointer({ bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }) { messageChecks.note(step.kind) }
                     } catch {
                         syntaxError = error
                     }
@@ -117,7 +118,7 @@ struct Replay: ParsableCommand {
             let loader = RuleSources.loader(folders: folders, includeRetired: options.rules.retired)
             /// One replay of the script, each transcript line handed to `transcript`.
             /// `complete`: the whole script ran (not stopped by a read or syntax problem or failed output).
-            func replay(_ transcript: (UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool) {
+            func replay(_ transcript: (Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool) {
                 var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted,
                                         reloadingWith: loader, messageChecks: messageChecks)
                 var parser = SessionScript.LineParser()
@@ -126,7 +127,10 @@ struct Replay: ParsableCommand {
                     // Once stdout has failed nobody reads the transcript: stop.
                     _ = try ScriptReader.forEachLine(of: path, stop: { Terminal.outputFailed || problem != nil }) { line in
                         do throws(SessionScript.SyntaxError) {
-                            if let step = try parser.next(bytes: line) { replayer.perform(step, transcript: transcript) }
+                            // unsafe: SessionScript's line parser takes the line as a buffer pointer.
+                            if let step = try line.withUnsafeBufferPointer({ bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }) {
+                                replayer.perform(step) { transcript($0.span) }
+                            }
                         } catch {
                             problem = "\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)"
                         }
@@ -134,14 +138,14 @@ struct Replay: ParsableCommand {
                 } catch {
                     problem = "\(path.escapingControlCharacters): error: cannot read the file: \(error.reason)"
                 }
-                replayer.finish(transcript: transcript)
+                replayer.finish { transcript($0.span) }
                 // (A problem here means the file changed since the first pass.)
                 return (replayer.failures.map { "\(path.escapingControlCharacters):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray,
                         problem == nil && !Terminal.outputFailed)
             }
             // Streamed in blocks: a generated script's transcript runs to millions of lines.
             let printer = TranscriptPrinter(path: path)
-            let printing: (UnsafeBufferPointer<UInt8>) -> Void = { printer.write($0) }
+            let printing: (Span<UInt8>) -> Void = { printer.write($0) }
             let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
             var result: (failures: [String], tray: CardTray, complete: Bool)?
             var goldenFailures: [String] = []
@@ -230,13 +234,14 @@ struct Replay: ParsableCommand {
 
     /// Rewrites a golden (atomically) with a fresh replay's transcript; says so, or why not.
     /// A golden --update cannot rewrite fails the script and the run (74).
-    func rewrite(_ golden: String, with replay: ((UnsafeBufferPointer<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool),
+    func rewrite(_ golden: String, with replay: ((Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool),
                  tally: inout Tally) -> [String] {
+        let lineBreak: [UInt8] = [UInt8(ascii: "\n")]
         do throws(Files.Failure) {
             var replacement = try Files.Replacement(golden)
             let replayed = replay { line in
                 replacement.write(line)
-                withUnsafeBytes(of: UInt8(ascii: "\n")) { replacement.write($0.bindMemory(to: UInt8.self)) }
+                replacement.write(lineBreak.span)
             }
             // A replay cut short would leave a golden cut short: the old one stays (dropping
             // the replacement removes its temporary file).
@@ -277,55 +282,43 @@ struct Replay: ParsableCommand {
 }
 
 /// Prints a script's transcript to stdout, indented, after an `== path` line, in 64 KiB
-/// blocks. (Its own buffer, not an array: this runs for every transcript line.)
+/// blocks. (Its capacity reserved once: this runs for every transcript line.)
 final class TranscriptPrinter {
     private let path: String
-    private let buffer: UnsafeMutablePointer<UInt8>
+    private var buffer: [UInt8] = []
     private let capacity = 64 * 1024
-    private var count = 0
     private var headed = false
 
     init(path: String) {
         self.path = path
-        buffer = .allocate(capacity: capacity)
+        buffer.reserveCapacity(capacity)
     }
-
-    deinit { buffer.deallocate() }
 
     /// One line, without its "\n".
-    func write(_ line: UnsafeBufferPointer<UInt8>) {
+    func write(_ line: Span<UInt8>) {
         if !headed {
             headed = true
-            var heading = "== \(path.escapingControlCharacters)\n"
-            heading.withUTF8 { add($0) }
+            buffer += "== \(path.escapingControlCharacters)\n".utf8
         }
-        if count + line.count + 3 > capacity { flush() }
-        guard count + line.count + 3 <= capacity else {
+        if buffer.count + line.count + 3 > capacity { flush() }
+        guard buffer.count + line.count + 3 <= capacity else {
             // A line longer than the buffer: written as it is.
             let indent: [UInt8] = [0x20, 0x20], lineBreak: [UInt8] = [0x0A]
-            indent.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
+            Terminal.write(indent.span, to: 1)
             Terminal.write(line, to: 1)
-            lineBreak.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
+            Terminal.write(lineBreak.span, to: 1)
             return
         }
-        buffer[count] = 0x20
-        buffer[count + 1] = 0x20
-        if let base = line.baseAddress { (buffer + count + 2).update(from: base, count: line.count) }
-        buffer[count + 2 + line.count] = 0x0A
-        count += line.count + 3
-    }
-
-    private func add(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if count + bytes.count > capacity { flush() }
-        guard count + bytes.count <= capacity else { return Terminal.write(bytes, to: 1) }
-        if let base = bytes.baseAddress { (buffer + count).update(from: base, count: bytes.count) }
-        count += bytes.count
+        buffer.append(0x20)
+        buffer.append(0x20)
+        buffer.append(line)
+        buffer.append(0x0A)
     }
 
     /// Writes what is buffered.
     func flush() {
-        Terminal.write(UnsafeBufferPointer(start: buffer, count: count), to: 1)
-        count = 0
+        Terminal.write(buffer.span, to: 1)
+        buffer.removeAll(keepingCapacity: true)
     }
 }
 
@@ -333,8 +326,8 @@ final class TranscriptPrinter {
 /// in 64 KiB chunks: a line may be of any length, the file of any size.
 enum ScriptReader {
     /// Calls `body` with each line of the file at `path`, until `stop` says to stop; false
-    /// when there is nothing there at all; throws when it cannot be read (as `Files.read`).
-    static func forEachLine(of path: String, stop: () -> Bool = { false }, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(Files.Failure) -> Bool {
+    /// when there is nothing there at all; throws when it cannot be read (`Files.open`).
+    static func forEachLine(of path: String, stop: () -> Bool = { false }, _ body: (Span<UInt8>) -> Void) throws(Files.Failure) -> Bool {
         guard let fd = try Files.open(path) else { return false }
         defer { close(fd) }
         var partial: [UInt8] = []
@@ -344,20 +337,20 @@ enum ScriptReader {
             var start = 0
             for end in 0..<chunk.count where chunk[end] == UInt8(ascii: "\n") {
                 if stopped { break }
-                let piece = UnsafeBufferPointer(rebasing: chunk[start..<end])
+                let piece = chunk.extracting(start..<end)
                 if partial.isEmpty {
                     body(piece)
                 } else {
-                    partial.append(contentsOf: piece)
-                    partial.withUnsafeBufferPointer(body)
+                    partial.append(piece)
+                    body(partial.span)
                     partial.removeAll(keepingCapacity: true)
                 }
                 start = end + 1
                 stopped = stop()
             }
-            if !stopped { partial.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start...])) }
+            if !stopped { partial.append(chunk.extracting(start...)) }
         }
-        if !stopped { partial.withUnsafeBufferPointer(body) }
+        if !stopped { body(partial.span) }
         return true
     }
 }
@@ -365,7 +358,7 @@ enum ScriptReader {
 /// A golden transcript compared with the transcript as it is made, line by line, read as it is
 /// needed. Lines are equal as text (as Swift compares strings), so the verdict is the same as
 /// comparing the whole texts. From the first line that differs on, the rest of both is kept,
-/// to show the difference as `lineDiff` does.
+/// to show the difference: the lines between the common head and tail, as - and + lines.
 struct GoldenComparison {
     private let fd: Int32
     private var buffer: [UInt8] = []
@@ -403,38 +396,35 @@ struct GoldenComparison {
             }
             buffer.removeSubrange(0..<start)
             start = 0
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            let count = Terminal.read(fd, appendingTo: &buffer, limit: 64 * 1024)
             if count < 0 {
                 if errno == EINTR { continue }
                 readFailure = Files.Failure()
                 atEnd = true
             } else if count == 0 {
                 atEnd = true
-            } else {
-                buffer += chunk[0..<count]
             }
         }
     }
 
     /// Compares the next line of the transcript.
-    mutating func compare(_ line: UnsafeBufferPointer<UInt8>) {
+    mutating func compare(_ line: Span<UInt8>) {
         compare(piece: line)
     }
 
-    private mutating func compare(piece line: UnsafeBufferPointer<UInt8>) {
+    private mutating func compare(piece line: Span<UInt8>) {
         defer { lineIndex += 1 }
         if firstDifference != nil {
-            if keepingDifference { actualRest.append(String(decoding: line, as: UTF8.self)) }
+            if keepingDifference { actualRest.append(Self.text(line)) }
             return
         }
         guard let expected = nextExpected() else {
             firstDifference = lineIndex
-            if keepingDifference { actualRest.append(String(decoding: line, as: UTF8.self)) }
+            if keepingDifference { actualRest.append(Self.text(line)) }
             return
         }
-        if expected.elementsEqual(line) { return }
-        let actual = String(decoding: line, as: UTF8.self), wanted = String(decoding: expected, as: UTF8.self)
+        if expected.count == line.count && expected.indices.allSatisfy({ expected[$0] == line[$0] }) { return }
+        let actual = Self.text(line), wanted = String(decoding: expected, as: UTF8.self)
         if actual == wanted { return }
         firstDifference = lineIndex
         if keepingDifference {
@@ -443,12 +433,20 @@ struct GoldenComparison {
         }
     }
 
+    /// A transcript line as text.
+    private static func text(_ line: Span<UInt8>) -> String {
+        var bytes: [UInt8] = []
+        bytes.append(line)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Ends the comparison (the transcript ends with "\n": an empty last piece); nil when the
-    /// texts are equal, else the difference as `lineDiff` shows it (empty without `keepingDifference`).
+    /// texts are equal, else the difference (empty without `keepingDifference`).
     /// Throws when reading the golden failed part way (it cannot be compared, nor rewritten).
     consuming func finish() throws(Files.Failure) -> String? {
         defer { close(fd) }
-        compare(piece: UnsafeBufferPointer(start: nil, count: 0))
+        let nothing: [UInt8] = []
+        compare(piece: nothing.span)
         if firstDifference == nil, nextExpected() != nil { firstDifference = lineIndex }
         if let readFailure { throw readFailure }
         guard let head = firstDifference else { return nil }
@@ -462,17 +460,4 @@ struct GoldenComparison {
         let added = b[..<(b.count - tail)].map { "  +" + $0.escapingControlCharacters }
         return "  @@ line \(head + 1)\n" + (removed + added).joined(separator: "\n")
     }
-}
-
-/// The lines between the common head and tail of two texts, as - and + lines.
-func lineDiff(_ old: String, _ new: String) -> String {
-    let a = old.split(separator: "\n", omittingEmptySubsequences: false)
-    let b = new.split(separator: "\n", omittingEmptySubsequences: false)
-    var head = 0
-    while head < min(a.count, b.count) && a[head] == b[head] { head += 1 }
-    var tail = 0
-    while tail < min(a.count, b.count) - head && a[a.count - 1 - tail] == b[b.count - 1 - tail] { tail += 1 }
-    let removed = a[head..<(a.count - tail)].map { "  -" + $0 }
-    let added = b[head..<(b.count - tail)].map { "  +" + $0 }
-    return "  @@ line \(head + 1)\n" + (removed + added).joined(separator: "\n")
 }

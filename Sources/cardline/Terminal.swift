@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CardPrompt
+import Synchronization
 
 /// Process-level facts about the terminal, and writing to descriptors.
 enum Terminal {
@@ -17,9 +18,10 @@ enum Terminal {
 
     /// `errno` of the first write to standard output that failed, 0 while none has. After one
     /// fails nothing more is written there; the command stops early when it can, and
-    /// `Cardline.main` reports the failure and exits 74 (`finishOutput`). cardline writes from
-    /// one thread only.
-    nonisolated(unsafe) private(set) static var outputError: Int32 = 0
+    /// `Cardline.main` reports the failure and exits 74 (`finishOutput`). Atomic: `check`
+    /// writes from whichever thread its pipeline runs on (one at a time).
+    private static let outputErrorCode = Atomic<Int32>(0)
+    static var outputError: Int32 { outputErrorCode.load(ordering: .relaxed) }
 
     /// True once a write to standard output has failed.
     static var outputFailed: Bool { outputError != 0 }
@@ -28,13 +30,14 @@ enum Terminal {
     /// remembered (`outputError`); on other descriptors (stderr) there is nobody left to tell.
     static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { write($0, to: fd) }
+        text.makeContiguousUTF8()
+        write(text.utf8.span, to: fd)
     }
 
     /// The same for bytes.
-    static func write(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) {
+    static func write(_ bytes: Span<UInt8>, to fd: Int32) {
         if fd == 1 && outputFailed { return }
-        if !writeAll(bytes, to: fd) && fd == 1 { outputError = errno == 0 ? EIO : errno }
+        if !writeAll(bytes, to: fd) && fd == 1 { outputErrorCode.store(errno == 0 ? EIO : errno, ordering: .relaxed) }
     }
 
     /// Ignores SIGPIPE, so that writing to a reader that has gone away (`cardline check | head
@@ -57,19 +60,45 @@ enum Terminal {
     }
 
     /// Writes all of `bytes`; false (errno set) when the descriptor refuses them.
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        bytes.withUnsafeBufferPointer { writeAll($0, to: fd) }
-    }
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool { writeAll(bytes.span, to: fd) }
 
-    static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
+    static func writeAll(_ bytes: Span<UInt8>, to fd: Int32) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.write(fd, base + offset, bytes.count - offset)
+            let written = writeOnce(bytes.extracting(offset...), to: fd)
             if written < 0 && errno == EINTR { continue }
             if written <= 0 { return false }
             offset += written
         }
         return true
+    }
+
+    /// One write(2) of `bytes` to `fd`: what it returns (the count written, or -1 with errno set).
+    static func writeOnce(_ bytes: Span<UInt8>, to fd: Int32) -> Int {
+        // unsafe: write(2) takes the bytes' address; the pointer does not outlive the call.
+        bytes.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads once from `fd` into the end of `bytes`, at most `limit` bytes: what read(2)
+    /// returns (0 at the end, -1 with errno set), `bytes` grown by what was read.
+    static func read(_ fd: Int32, appendingTo bytes: inout [UInt8], limit: Int) -> Int {
+        var count = 0
+        bytes.append(addingCapacity: limit) { output in
+            // unsafe: read(2) fills the array's spare capacity through its address, and says how
+            // much it filled; the pointer does not outlive the call.
+            count = output.withUnsafeMutableBufferPointer { buffer, filled in
+                let read = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                filled = max(read, 0)
+                return read
+            }
+        }
+        return count
+    }
+}
+
+extension [UInt8] {
+    /// Appends the bytes of a span (arrays cannot append a span themselves).
+    @inline(__always) mutating func append(_ bytes: Span<UInt8>) {
+        bytes.withUnsafeBufferPointer { append(contentsOf: $0) }  // unsafe: copied at once, as memcpy
     }
 }

@@ -96,8 +96,8 @@ import Testing
         let accepted = try AcceptedNetworks.parse("visa", in: BundledRules.set)
         let checker = CardCheck(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)), accepted: accepted)
         func problems(_ record: String) -> [String] {
-            var bytes = Array(record.utf8)
-            return bytes.withUnsafeMutableBufferPointer { checker.check(UnsafeBufferPointer($0)).problems.map(\.rawValue) }
+            let bytes = Array(record.utf8)
+            return checker.check(bytes.span).problems.map(\.rawValue)
         }
         #expect(problems("4111111111111111,12/30,123") == [])
         #expect(problems("378282246310005,12/30,1234") == ["network_not_accepted"])

@@ -6,12 +6,10 @@ import Testing
     static let checker = CardCheck(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
 
     func json(_ record: String, unmasked: Bool = false) -> String {
-        var bytes = Array(record.utf8)
+        let bytes = Array(record.utf8)
         var out: [UInt8] = []
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            let result = Self.checker.check(UnsafeBufferPointer(buffer))
-            Self.checker.appendJSON(result, line: 7, unmasked: unmasked, to: &out)
-        }
+        let result = Self.checker.check(bytes.span)
+        Self.checker.appendJSON(result, line: 7, unmasked: unmasked, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -54,11 +52,9 @@ import Testing
     }
 
     @Test func textForPeople() {
-        var bytes = Array("4111111111111112,12/30".utf8)
+        let bytes = Array("4111111111111112,12/30".utf8)
         var out: [UInt8] = []
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            Self.checker.appendText(Self.checker.check(UnsafeBufferPointer(buffer)), line: 3, unmasked: false, to: &out)
-        }
+        Self.checker.appendText(Self.checker.check(bytes.span), line: 3, unmasked: false, to: &out)
         #expect(String(decoding: out, as: UTF8.self) == "line 3: 411111******1112  visa  invalid (luhn)\n")
     }
 }

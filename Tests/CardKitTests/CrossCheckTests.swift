@@ -68,9 +68,9 @@ import Testing
         #expect(candidates.contains(item.expected), "\(item.digits): candidates are \(candidates), not \(item.expected)")
 
         guard number.count >= 12, CardNumber.passesLuhn(number) else { return }
-        var record = Array((item.digits + ",12/30").utf8)
+        let record = Array((item.digits + ",12/30").utf8)
         let checker = CardCheck(rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
-        let result = record.withUnsafeMutableBufferPointer { checker.check(UnsafeBufferPointer($0)) }
+        let result = checker.check(record.span)
         let found = result.networkIndex >= 0 ? set.networks[Int(result.networkIndex)].id : "none"
         #expect(found == item.expected, "\(item.digits): check says \(found)")
         #expect(result.valid, "\(item.digits): check finds \(result.problems.map(\.rawValue))")

@@ -8,8 +8,8 @@ import Testing
     /// Whether `check` finds the number a valid one of `id`.
     static func checksAs(_ number: [UInt8], _ id: String, in rules: RuleSet) -> Bool {
         let checker = CardCheck(rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
-        var bytes = Array(CardNumber.string(number).utf8)
-        let result = bytes.withUnsafeMutableBufferPointer { checker.check(UnsafeBufferPointer($0)) }
+        let bytes = Array(CardNumber.string(number).utf8)
+        let result = checker.check(bytes.span)
         return result.valid && result.networkIndex >= 0 && rules.networks[Int(result.networkIndex)].id == id
     }
 
