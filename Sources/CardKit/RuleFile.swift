@@ -56,7 +56,7 @@ struct RuleFile {
             fail(root.location, "a rule file holds one JSON object, found \(root.kindName)")
             return nil
         }
-        var fields = Fields(keys: Self.knownFields)
+        var fields = Fields(Fields.ruleFile)
         for member in members {
             if !fields.take(member) {
                 fail(member.keyLocation, "field `\(member.key.escapingControlCharacters)` appears twice")
@@ -251,7 +251,7 @@ struct RuleFile {
                 fail(entry.location, "each `lengthsFor` entry is an object like {\"prefixes\": [\"4026\"], \"lengths\": [13, 16, 19]}, found \(entry.kindName)")
                 continue
             }
-            var fields = Fields(keys: Self.entryFields)
+            var fields = Fields(Fields.lengthsForEntry)
             for member in members {
                 if !fields.take(member) {
                     fail(member.keyLocation, "field `lengthsFor.\(member.key.escapingControlCharacters)` appears twice")
@@ -409,25 +409,48 @@ struct RuleFile {
 /// search (a rule file has a dozen members: cheaper than hashing every key into a dictionary).
 /// The last of a repeated key counts; other keys are remembered only to tell a repeat.
 private struct Fields {
-    let keys: [String]
+    /// The keys a kind of object may hold, each with its length and first two bytes: a key is
+    /// compared only with the one of its shape (comparing two different strings costs far more
+    /// than two equal ones). Made once per kind.
+    struct Keys {
+        let names: [String]
+        let shapes: [UInt32]
+        init(_ names: [String]) { (self.names, shapes) = (names, names.map(Fields.shape)) }
+    }
+    static let ruleFile = Keys(RuleFile.knownFields)
+    static let lengthsForEntry = Keys(RuleFile.entryFields)
+
+    private let keys: Keys
     private var values: [JSONValue?]
     private var others: Set<String> = []
 
-    init(keys: [String]) {
+    init(_ keys: Keys) {
         self.keys = keys
-        values = Array(repeating: nil, count: keys.count)
+        values = Array(repeating: nil, count: keys.names.count)
     }
 
-    func isKnown(_ key: String) -> Bool { keys.contains(key) }
+    static func shape(_ key: String) -> UInt32 {
+        var bytes = key.utf8.makeIterator()
+        let first = bytes.next() ?? 0, second = bytes.next() ?? 0
+        return UInt32(truncatingIfNeeded: key.utf8.count) << 16 | UInt32(first) << 8 | UInt32(second)
+    }
+
+    private func slot(_ key: String) -> Int? {
+        let shape = Self.shape(key)
+        for slot in keys.shapes.indices where keys.shapes[slot] == shape && keys.names[slot] == key { return slot }
+        return nil
+    }
+
+    func isKnown(_ key: String) -> Bool { slot(key) != nil }
 
     /// Records a member; false when its key was already there.
     mutating func take(_ member: JSONValue.Member) -> Bool {
-        guard let slot = keys.firstIndex(of: member.key) else { return others.insert(member.key).inserted }
+        guard let slot = slot(member.key) else { return others.insert(member.key).inserted }
         defer { values[slot] = member.value }
         return values[slot] == nil
     }
 
-    subscript(key: String) -> JSONValue? { keys.firstIndex(of: key).flatMap { values[$0] } }
+    subscript(key: String) -> JSONValue? { slot(key).flatMap { values[$0] } }
 }
 
 extension JSONValue: CustomStringConvertible {

@@ -118,12 +118,14 @@ extension JSONReader {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let first = i
             var value: UInt64 = 0
-            while i < text.count, case let digit = text[i] &- UInt8(ascii: "0"), digit < 10, i - first < 19 {
-                value = value &* 10 &+ UInt64(digit)
+            while i < text.count {
+                let digit = text[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                value = value &* 10 &+ UInt64(digit)  // (wraps past 19 digits, which are refused below)
                 i += 1
             }
             let length = i - first
-            guard length >= 1, take(UInt8(ascii: "\"")) else { return nil }
+            guard length >= 1, length <= 19, take(UInt8(ascii: "\"")) else { return nil }
             return (value, length)
         }
 

@@ -142,58 +142,70 @@ public struct RuleSet: Sendable {
     /// every pattern is covered by more specific patterns of others.
     public init(networks: [CardNetwork]) throws(RuleErrors) {
         var problems: [RuleError] = []
-        // By pattern length (1–19), in an array rather than a dictionary: no hashing per pattern.
-        var byLength = [PatternList](repeating: PatternList(), count: 20)
-        var counts = [Int](repeating: 0, count: 20)  // reserved first: growing 100,000 patterns by doubling faults in twice the memory
-        for network in networks { for pattern in network.patterns { counts[pattern.length] += 1 } }
-        for length in byLength.indices where counts[length] > 0 { byLength[length].reserve(counts[length]) }
-        for (owner, network) in networks.enumerated() {
-            var mask: UInt32 = 0, lengthsOf: [Int]? = nil  // the last pattern's, reused while they repeat
-            let lengths = network.patternLengths
-            for (number, pattern) in network.patterns.enumerated() {
-                if lengths[number] != lengthsOf { (mask, lengthsOf) = (LengthSet(lengths[number]).mask, lengths[number]) }
-                byLength[pattern.length].append(low: pattern.lowValue, high: pattern.highValue, owner: owner, pattern: number, mask: mask)
+        // Each network's top-level lengths as a mask: most patterns have them.
+        let topMasks = networks.map { LengthSet($0.lengths).mask }
+        func mask(_ owner: Int, _ pattern: Int) -> UInt32 {
+            let network = networks[owner], own = network.patternLengths[pattern]
+            return own == network.lengths ? topMasks[owner] : LengthSet(own).mask  // (the same array: no comparison of elements)
+        }
+        // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
+        var counts = InlineArray<20, Int>(repeating: 0)
+        var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
+        var mostPatterns = 0
+        for network in networks {
+            mostPatterns = max(mostPatterns, network.patterns.count)
+            for pattern in network.patterns {
+                counts[pattern.length] += 1
+                lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
+                highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
             }
         }
+        // A pattern as one word: its low end less the level's lowest, then its owner and its
+        // index in the owner's patterns (`reference`). Sorting the words sorts the patterns by
+        // low end, equal ones in load order, with no array of structs to build or move.
+        let patternBits = UInt64.bitWidth - UInt64(max(mostPatterns - 1, 0)).leadingZeroBitCount
+        let referenceBits = UInt64.bitWidth - UInt64(max(networks.count - 1, 0)).leadingZeroBitCount + patternBits
         let anyRetired = networks.contains { $0.status == .retired }
         var levels: [IntervalLevel] = []
-        for length in byLength.indices where byLength[length].count > 0 {
-            let list = anyRetired ? Self.yieldingToRetired(byLength[length], networks) : byLength[length]
-            byLength[length] = PatternList()  // freed as soon as its level is built
-            var level = PatternList()
-            level.reserve(list.count)
-            // In order of low end; ties: keep the interval that reaches highest so far.
-            var reach = -1
-            for next in stableOrder(ofKeys: list.lows) {
-                let i = Int(next)
-                if reach >= 0, list.lows[i] <= list.highs[reach] {
-                    if list.owners[reach] == list.owners[i] && list.masks[reach] != list.masks[i] {
-                        // One network's patterns overlapping with different lengths: which apply?
-                        let network = networks[Int(list.owners[i])]
-                        let (earlier, later) = list.patterns[reach] < list.patterns[i] ? (Int(list.patterns[reach]), Int(list.patterns[i])) : (Int(list.patterns[i]), Int(list.patterns[reach]))
-                        problems.append(RuleError(
-                            file: network.file, location: network.location(ofPattern: later),
-                            message: "pattern \(network.patterns[later]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier]) (\(network.location(ofPattern: earlier))) with other lengths; make one of them more specific"))
-                    } else if list.owners[reach] != list.owners[i] {
-                        // Reported at the network loaded later (usually the file just added).
-                        let (earlier, later) = list.owners[reach] < list.owners[i] ? (reach, i) : (i, reach)
-                        let a = networks[Int(list.owners[earlier])], b = networks[Int(list.owners[later])]
-                        let aPattern = Int(list.patterns[earlier]), bPattern = Int(list.patterns[later])
-                        problems.append(RuleError(
-                            file: b.file, location: b.location(ofPattern: bPattern),
-                            message: "pattern \(b.patterns[bPattern]) of `\(b.id)` ties with pattern \(a.patterns[aPattern]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: aPattern))); make one of them more specific"))
+        for length in 1...19 where counts[length] > 0 {
+            var level = LevelBuilder(networks: networks, reserving: counts[length])
+            let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
+            if !anyRetired && keyBits + referenceBits <= UInt64.bitWidth {
+                var words: [UInt64] = []
+                words.reserveCapacity(counts[length])
+                for (owner, network) in networks.enumerated() {
+                    for (number, pattern) in network.patterns.enumerated() where pattern.length == length {
+                        words.append((pattern.lowValue - lowest[length]) << UInt64(referenceBits) | UInt64(owner) << UInt64(patternBits) | UInt64(number))
                     }
                 }
-                if reach < 0 || list.highs[reach] < list.highs[i] { reach = i }
-                // A network's own overlapping or adjacent patterns with the same lengths become one interval.
-                let last = level.count - 1
-                if last >= 0, level.owners[last] == list.owners[i], level.masks[last] == list.masks[i], list.lows[i] <= level.highs[last] &+ 1 {
-                    level.highs[last] = max(level.highs[last], list.highs[i])
-                } else {
-                    level.append(low: list.lows[i], high: list.highs[i], owner: Int(list.owners[i]), pattern: Int(list.patterns[i]), mask: list.masks[i])
+                sortWords(&words, bits: referenceBits..<referenceBits + keyBits)
+                let patternMask = UInt64(1) << UInt64(patternBits) - 1
+                var owner = -1, network = networks.first!
+                for word in words {
+                    let thisOwner = Int(truncatingIfNeeded: word >> UInt64(patternBits) & (UInt64(1) << UInt64(referenceBits - patternBits) - 1))
+                    if thisOwner != owner { (owner, network) = (thisOwner, networks[thisOwner]) }
+                    let number = Int(truncatingIfNeeded: word & patternMask)
+                    let pattern = network.patterns[number]
+                    level.add(low: pattern.lowValue, high: pattern.highValue, owner: owner, pattern: number, mask: mask(owner, number))
+                }
+            } else {
+                // Retired networks to yield to, or patterns too far apart to share a word with
+                // their reference: a list of them, and the stable order of their low ends.
+                var list = PatternList()
+                list.reserve(counts[length])
+                for (owner, network) in networks.enumerated() {
+                    for (number, pattern) in network.patterns.enumerated() where pattern.length == length {
+                        list.append(low: pattern.lowValue, high: pattern.highValue, owner: owner, pattern: number, mask: mask(owner, number))
+                    }
+                }
+                if anyRetired { list = Self.yieldingToRetired(list, networks) }
+                for next in stableOrder(ofKeys: list.lows) {
+                    let i = Int(next)
+                    level.add(low: list.lows[i], high: list.highs[i], owner: Int(list.owners[i]), pattern: Int(list.patterns[i]), mask: list.masks[i])
                 }
             }
-            levels.append(IntervalLevel(length: length, level))
+            problems += level.problems
+            levels.append(IntervalLevel(length: length, level.intervals))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
         self.networks = networks
@@ -426,6 +438,50 @@ extension CardNetwork {
 
 // MARK: - The index
 
+/// A level's intervals, made from its patterns in order of low end: each checked against the
+/// one reaching highest so far (a tie between networks, or one network's patterns overlapping
+/// with other lengths, is a problem), and merged into the last one when both are the same
+/// network's with the same lengths (overlapping or adjacent).
+private struct LevelBuilder {
+    let networks: [CardNetwork]
+    var intervals = PatternList()
+    var problems: [RuleError] = []
+    /// The interval reaching highest so far.
+    private var reach: (high: UInt64, owner: Int, pattern: Int, mask: UInt32)?
+
+    init(networks: [CardNetwork], reserving count: Int) {
+        self.networks = networks
+        intervals.reserve(count)
+    }
+
+    mutating func add(low: UInt64, high: UInt64, owner: Int, pattern: Int, mask: UInt32) {
+        if let current = reach, low <= current.high {
+            if current.owner == owner && current.mask != mask {
+                // One network's patterns overlapping with different lengths: which apply?
+                let network = networks[owner]
+                let (earlier, later) = (min(current.pattern, pattern), max(current.pattern, pattern))
+                problems.append(RuleError(
+                    file: network.file, location: network.location(ofPattern: later),
+                    message: "pattern \(network.patterns[later]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier]) (\(network.location(ofPattern: earlier))) with other lengths; make one of them more specific"))
+            } else if current.owner != owner {
+                // Reported at the network loaded later (usually the file just added).
+                let (earlier, later) = current.owner < owner ? ((current.owner, current.pattern), (owner, pattern)) : ((owner, pattern), (current.owner, current.pattern))
+                let a = networks[earlier.0], b = networks[later.0]
+                problems.append(RuleError(
+                    file: b.file, location: b.location(ofPattern: later.1),
+                    message: "pattern \(b.patterns[later.1]) of `\(b.id)` ties with pattern \(a.patterns[earlier.1]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.1))); make one of them more specific"))
+            }
+        }
+        if reach == nil || reach!.high < high { reach = (high, owner, pattern, mask) }
+        let last = intervals.count - 1
+        if last >= 0, intervals.owners[last] == Int32(truncatingIfNeeded: owner), intervals.masks[last] == mask, low <= intervals.highs[last] &+ 1 {
+            intervals.highs[last] = max(intervals.highs[last], high)
+        } else {
+            intervals.append(low: low, high: high, owner: owner, pattern: pattern, mask: mask)
+        }
+    }
+}
+
 /// Patterns (or, in a level, intervals) of one length as parallel arrays, not an array of
 /// structs: 28 bytes a pattern while loading, and a level keeps four of the arrays as they are.
 private struct PatternList {
@@ -460,11 +516,41 @@ private struct PatternList {
     }
 }
 
-/// The indices of `keys` in ascending order of key, equal keys in index order. Each key less
-/// the smallest shares one 64-bit word with its index (above it), so the words sort alone and
-/// stably: for more than a thousand, an LSD radix sort on the key's bits only (at most 16 a
-/// pass; 100,000 eight-digit patterns take two passes), linear in their number; a merge sort
-/// of 100,000 intervals was a sixth of loading them. Keys too far apart to share a word (wide
+/// Sorts `words` into ascending order, given that they already ascend in the bits below
+/// `bits` and are zero above: only `bits` need sorting, keeping the order of words equal
+/// there. More than a thousand go through an LSD radix sort on those bits, at most 16 a pass
+/// (100,000 eight-digit patterns take two passes), linear in their number; a merge sort of
+/// 100,000 intervals was a sixth of loading them.
+func sortWords(_ words: inout [UInt64], bits: Range<Int>) {
+    let count = words.count
+    guard !bits.isEmpty, count > 1 else { return }
+    guard count > 1024 else { return words.sort() }
+    let passes = (bits.count + 15) / 16, width = (bits.count + passes - 1) / passes
+    let digitMask = UInt64(1) << UInt64(width) - 1
+    var scratch = [UInt64](repeating: 0, count: count)
+    var starts = [Int](repeating: 0, count: 1 << width)
+    for pass in 0..<passes {
+        let shift = UInt64(bits.lowerBound + pass * width)
+        do {
+            var starts = starts.mutableSpan
+            let from = words.span
+            for digit in 0..<starts.count { starts[digit] = 0 }
+            for i in 0..<count { starts[Int(truncatingIfNeeded: from[i] &>> shift & digitMask)] += 1 }
+            var total = 0
+            for digit in 0..<starts.count { (starts[digit], total) = (total, total + starts[digit]) }
+            var to = scratch.mutableSpan
+            for i in 0..<count {
+                let word = from[i], digit = Int(truncatingIfNeeded: word &>> shift & digitMask)
+                to[starts[digit]] = word
+                starts[digit] += 1
+            }
+        }
+        swap(&words, &scratch)
+    }
+}
+
+/// The indices of `keys` in ascending order of key, equal keys in index order: each key less
+/// the smallest shares a word with its index (`sortWords`). Keys too far apart for that (wide
 /// patterns of 15 digits or more, by the hundred thousand) go through a comparison sort.
 func stableOrder(ofKeys keys: [UInt64]) -> [Int32] {
     let count = keys.count
@@ -476,29 +562,8 @@ func stableOrder(ofKeys keys: [UInt64]) -> [Int32] {
     guard keyBits + indexBits <= UInt64.bitWidth else {
         return keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map { Int32(truncatingIfNeeded: $0) }
     }
-    var words = [UInt64](repeating: 0, count: count)
-    for i in 0..<count { words[i] = (keys[i] - smallest) << UInt64(indexBits) | UInt64(i) }
-    if count <= 1024 {
-        words.sort()
-    } else if keyBits > 0 {
-        let passes = (keyBits + 15) / 16, width = (keyBits + passes - 1) / passes
-        let digitMask = UInt64(1) << UInt64(width) - 1
-        var scratch = [UInt64](repeating: 0, count: count)
-        var starts = [Int](repeating: 0, count: 1 << width)
-        for pass in 0..<passes {
-            let shift = UInt64(indexBits + pass * width)
-            for digit in starts.indices { starts[digit] = 0 }
-            for word in words { starts[Int(truncatingIfNeeded: word >> shift & digitMask)] += 1 }
-            var total = 0
-            for digit in starts.indices { (starts[digit], total) = (total, total + starts[digit]) }
-            for word in words {
-                let digit = Int(truncatingIfNeeded: word >> shift & digitMask)
-                scratch[starts[digit]] = word
-                starts[digit] += 1
-            }
-            swap(&words, &scratch)
-        }
-    }
+    var words = keys.enumerated().map { (keys[$0.offset] - smallest) << UInt64(indexBits) | UInt64($0.offset) }
+    sortWords(&words, bits: indexBits..<indexBits + keyBits)
     let indexMask = UInt64(1) << UInt64(indexBits) - 1
     return words.map { Int32(truncatingIfNeeded: $0 & indexMask) }
 }
@@ -601,34 +666,37 @@ private struct RangeTables: Sendable {
         self.owners = owners
         self.masks = masks
         let count = owners.count, size = Self.blockSize
-        var fromStart: [SpanSummary] = [], toEnd: [SpanSummary] = []
-        fromStart.reserveCapacity(count)
-        for i in 0..<count {
-            let own = SpanSummary(owner: owners[i], lengths: masks[i])
-            fromStart.append(i & (size - 1) == 0 ? own : own.combined(with: fromStart[i - 1]))
-        }
-        toEnd = fromStart  // every slot written below
-        var blockEnd = count
-        for blockStart in stride(from: (count - 1) & ~(size - 1), through: 0, by: -size) {
-            var running = SpanSummary(owner: owners[blockEnd - 1], lengths: masks[blockEnd - 1])
-            toEnd[blockEnd - 1] = running
-            for i in stride(from: blockEnd - 2, through: blockStart, by: -1) {
-                running = running.combined(with: SpanSummary(owner: owners[i], lengths: masks[i]))
-                toEnd[i] = running
-            }
-            blockEnd = blockStart
-        }
         let blockCount = (count + size - 1) / size
-        var blocks: [SpanSummary] = []
-        blocks.reserveCapacity(blockCount * (Int.bitWidth - blockCount.leadingZeroBitCount))
-        for block in 0..<blockCount { blocks.append(toEnd[block * size]) }  // row 0: each whole block
-        var width = 1
-        while width * 2 <= blockCount {
-            let previous = blocks.count - blockCount
-            for i in 0..<blockCount {
-                blocks.append(i + width < blockCount ? blocks[previous + i].combined(with: blocks[previous + i + width]) : blocks[previous + i])
+        var rows = 1
+        while 1 << rows <= blockCount { rows += 1 }
+        let empty = SpanSummary(owner: 0, lengths: 0)
+        var fromStart = [SpanSummary](repeating: empty, count: count), toEnd = fromStart
+        var blocks = [SpanSummary](repeating: empty, count: rows * blockCount)
+        do {
+            let owners = owners.span, masks = masks.span
+            var fromStart = fromStart.mutableSpan, toEnd = toEnd.mutableSpan, blocks = blocks.mutableSpan
+            for blockStart in stride(from: 0, to: count, by: size) {
+                let blockEnd = min(blockStart + size, count)
+                var running = SpanSummary(owner: owners[blockStart], lengths: masks[blockStart])
+                fromStart[blockStart] = running
+                for i in blockStart + 1..<max(blockStart + 1, blockEnd) {
+                    running = running.combined(with: SpanSummary(owner: owners[i], lengths: masks[i]))
+                    fromStart[i] = running
+                }
+                blocks[blockStart / size] = running  // row 0: each whole block
+                running = SpanSummary(owner: owners[blockEnd - 1], lengths: masks[blockEnd - 1])
+                toEnd[blockEnd - 1] = running
+                for i in stride(from: blockEnd - 2, through: blockStart, by: -1) {
+                    running = running.combined(with: SpanSummary(owner: owners[i], lengths: masks[i]))
+                    toEnd[i] = running
+                }
             }
-            width *= 2
+            for row in 1..<rows {
+                let width = 1 << (row - 1), previous = (row - 1) * blockCount, base = row * blockCount
+                for i in 0..<blockCount {
+                    blocks[base + i] = i + width < blockCount ? blocks[previous + i].combined(with: blocks[previous + i + width]) : blocks[previous + i]
+                }
+            }
         }
         (fromBlockStart, toBlockEnd, self.blocks, self.blockCount) = (fromStart, toEnd, blocks, blockCount)
     }
