@@ -205,7 +205,7 @@ public struct RuleSet: Sendable {
                 }
             }
             problems += level.problems
-            levels.append(IntervalLevel(length: length, level.intervals))
+            levels.append(IntervalLevel(length: length, level))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
         self.networks = networks
@@ -381,18 +381,28 @@ public struct RuleSet: Sendable {
                 let scale = pow10[deepest - pattern.length]
                 var next = pattern.lowValue * scale
                 let end = (pattern.highValue + 1) * scale
-                var pieces: [(UInt64, UInt64)] = []
-                var sorted = true  // each level's pieces come sorted: only two levels' need a sort
-                for level in levels where level.length > pattern.length {
+                let spans = levels.compactMap { level -> (IntervalLevel, Range<Int>)? in
+                    guard level.length > pattern.length else { return nil }
                     let factor = pow10[level.length - pattern.length]
-                    guard let span = level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1) else { continue }
+                    return level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1).map { (level, $0) }
+                }
+                if spans.count == 1, let (level, span) = spans.first {
+                    // One level's intervals, already in order: the first gap answers.
                     let fill = pow10[deepest - level.length]
-                    sorted = sorted && pieces.isEmpty
+                    for i in span where level.owners[i] != Int32(index) {
+                        guard level.lows[i] * fill <= next else { return false }
+                        next = max(next, (level.highs[i] + 1) * fill)
+                    }
+                    return next >= end
+                }
+                var pieces: [(UInt64, UInt64)] = []
+                for (level, span) in spans {
+                    let fill = pow10[deepest - level.length]
                     for i in span where level.owners[i] != Int32(index) {
                         pieces.append((level.lows[i] * fill, (level.highs[i] + 1) * fill))
                     }
                 }
-                if !sorted { pieces.sort { $0.0 < $1.0 } }
+                pieces.sort { $0.0 < $1.0 }
                 for piece in pieces where piece.0 <= next { next = max(next, piece.1) }
                 return next >= end
             }
@@ -444,14 +454,20 @@ extension CardNetwork {
 /// network's with the same lengths (overlapping or adjacent).
 private struct LevelBuilder {
     let networks: [CardNetwork]
-    var intervals = PatternList()
+    var lows: [UInt64] = []
+    var highs: [UInt64] = []
+    var owners: [Int32] = []
+    var masks: [UInt32] = []
     var problems: [RuleError] = []
     /// The interval reaching highest so far.
     private var reach: (high: UInt64, owner: Int, pattern: Int, mask: UInt32)?
 
     init(networks: [CardNetwork], reserving count: Int) {
         self.networks = networks
-        intervals.reserve(count)
+        lows.reserveCapacity(count)
+        highs.reserveCapacity(count)
+        owners.reserveCapacity(count)
+        masks.reserveCapacity(count)
     }
 
     mutating func add(low: UInt64, high: UInt64, owner: Int, pattern: Int, mask: UInt32) {
@@ -473,11 +489,14 @@ private struct LevelBuilder {
             }
         }
         if reach == nil || reach!.high < high { reach = (high, owner, pattern, mask) }
-        let last = intervals.count - 1
-        if last >= 0, intervals.owners[last] == Int32(truncatingIfNeeded: owner), intervals.masks[last] == mask, low <= intervals.highs[last] &+ 1 {
-            intervals.highs[last] = max(intervals.highs[last], high)
+        let last = lows.count - 1
+        if last >= 0, owners[last] == Int32(truncatingIfNeeded: owner), masks[last] == mask, low <= highs[last] &+ 1 {
+            highs[last] = max(highs[last], high)
         } else {
-            intervals.append(low: low, high: high, owner: owner, pattern: pattern, mask: mask)
+            lows.append(low)
+            highs.append(high)
+            owners.append(Int32(truncatingIfNeeded: owner))
+            masks.append(mask)
         }
     }
 }
@@ -582,7 +601,7 @@ private final class IntervalLevel: Sendable {
 
     /// `intervals` sorted by low end, disjoint (a network's own overlapping patterns with the
     /// same lengths merged), with no overlap between different owners.
-    init(length: Int, _ intervals: PatternList) {
+    init(length: Int, _ intervals: LevelBuilder) {
         self.length = length
         lows = intervals.lows
         highs = intervals.highs
