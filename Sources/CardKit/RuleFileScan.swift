@@ -87,12 +87,14 @@ extension JSONReader {
         let text = bytes.span
         var i = index + 1, line = self.line, lineStart = self.lineStart
         var anchor = index, anchorColumn = start.column
-        // A first guess at the count, from the bytes left (a range is rarely under 16 bytes
-        // with its separators, a prefix under 4): most files need no second allocation.
-        let guess = (text.count - i) / (ranges ? 16 : 4)
+        // For ranges, a first guess at the count from the bytes left (a range with its
+        // separators is rarely under 24 bytes): a bank's file needs no second allocation. A
+        // list of prefixes is short; a guess there would only spread the heap.
         var patterns: [IINPattern] = [], locations: [SourceLocation] = []
-        patterns.reserveCapacity(guess)
-        locations.reserveCapacity(guess)
+        if ranges {
+            patterns.reserveCapacity((text.count - i) / 24)
+            locations.reserveCapacity((text.count - i) / 24)
+        }
 
         /// Past spaces, tabs and line breaks; a line break moves the anchor to the next line.
         @inline(__always) func skipWhitespace() {
