@@ -18,7 +18,7 @@ public struct RuleSet: Sendable {
     /// How many of the rule files `load(folders:)` read went through the one-pass reader
     /// (`RuleFileScan.swift`) rather than the general JSON reader: for the test that the fast
     /// path is the one taken.
-    package private(set) var filesReadInOnePass = 0
+    private(set) var filesReadInOnePass = 0
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
