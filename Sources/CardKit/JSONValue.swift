@@ -104,11 +104,11 @@ struct JSONReader {
             if columnIndex < lineStart || columnIndex > index { (columnIndex, column) = (lineStart, 1) }
             columnBytesScanned += index - columnIndex
             let (from, to) = (columnIndex, index)
-            column += bytes.withUnsafeBufferPointer { bytes in
-                var characters = 0
-                for i in from..<to where bytes[i] & 0xC0 != 0x80 { characters += 1 }
-                return characters
-            }
+            let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
+            let text = bytes.span
+            var characters = 0
+            for i in from..<to where text[i] & 0xC0 != 0x80 { characters += 1 }
+            column += characters
             columnIndex = index
             return SourceLocation(line: line, column: column)
         }
@@ -218,11 +218,9 @@ struct JSONReader {
         /// Appends `bytes[run..<upTo]` to `text`; false when it is not valid UTF-8.
         func flush(_ upTo: Int, into text: inout String) -> Bool {
             guard run < upTo else { return true }
-            let piece: String? = bytes.withUnsafeBufferPointer { all in
-                let slice = UnsafeBufferPointer(rebasing: all[run..<upTo])
-                // ASCII is valid UTF-8 as it is: the decoding initializer's fast path.
-                return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
-            }
+            let slice = bytes[run..<upTo]  // contiguous: both initializers read it in place
+            // ASCII is valid UTF-8 as it is: the decoding initializer's fast path.
+            let piece: String? = ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
             guard let piece else { return false }
             if text.isEmpty { text = piece } else { text += piece }
             return true
@@ -301,7 +299,7 @@ struct JSONReader {
             ok = digits() > 0
         }
         // Only bytes of "+-.eE0123456789" were taken: the text is ASCII.
-        let text = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        let text = String(decoding: bytes[start..<end], as: UTF8.self)
         guard ok, at == end else {
             index = start
             throw error("malformed number '\(text)'")

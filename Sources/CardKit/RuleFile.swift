@@ -26,7 +26,11 @@ struct RuleFile {
     private(set) var warnings: [RuleError] = []
 
     /// The top-level `prefixes` and `ranges` when the fast pass read them (`RuleFileScan.swift`).
-    private var scannedPatterns: [String: (patterns: [IINPattern], locations: [SourceLocation])] = [:]
+    private var scannedPrefixes: ScannedPatterns?
+    private var scannedRanges: ScannedPatterns?
+    /// Whether the one-pass reader read the file (`RuleFileScan.swift`), rather than the
+    /// general JSON reader: what `RuleSet.filesReadInOnePass` counts.
+    private(set) var readInOnePass = false
 
     init(file: String) { self.file = file }
 
@@ -38,7 +42,8 @@ struct RuleFile {
         if scanning, let scanned = scanner.scanRuleFile() {
             // Top-level patterns already read (and valid); everything else as usual.
             root = scanned.root
-            scannedPatterns = scanned.patterns
+            (scannedPrefixes, scannedRanges) = (scanned.prefixes, scanned.ranges)
+            readInOnePass = true
         } else {
             do {
                 root = try JSONValue.parse(bytes)
@@ -51,16 +56,15 @@ struct RuleFile {
             fail(root.location, "a rule file holds one JSON object, found \(root.kindName)")
             return nil
         }
-        var fields: [String: JSONValue] = [:]
+        var fields = Fields(Fields.ruleFile)
         for member in members {
-            if fields[member.key] != nil {
+            if !fields.take(member) {
                 fail(member.keyLocation, "field `\(member.key.escapingControlCharacters)` appears twice")
-            } else if !Self.knownFields.contains(member.key) {
+            } else if !fields.isKnown(member.key) {
                 var message = "unknown field `\(member.key.escapingControlCharacters)`"
                 if let guess = closest(to: member.key, in: Self.knownFields) { message += "; did you mean `\(guess)`?" }
                 fail(member.keyLocation, message)
             }
-            fields[member.key] = member.value
         }
         let objectStart = root.location
 
@@ -89,7 +93,7 @@ struct RuleFile {
 
         var patterns: [IINPattern] = []
         var patternLocations: [SourceLocation] = []
-        let patternCount = readPatterns(fields, into: &patterns, &patternLocations, scanned: scannedPatterns)
+        let patternCount = readPatterns(fields, into: &patterns, &patternLocations, prefixes: scannedPrefixes, ranges: scannedRanges)
         if patternCount == 0 && !Self.hasMalformedPatterns(fields) {
             fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
                  "a network needs at least one IIN pattern in `prefixes` or `ranges`")
@@ -102,14 +106,14 @@ struct RuleFile {
         } else {
             fail(objectStart, "missing required field `lengths`")
         }
-        lengths = Array(Set(lengths)).sorted()
+        lengths = LengthSet(lengths).lengths  // without repeats, ascending (each is 8–19 here)
         let maxLength = lengths.last ?? 16
         var patternLengths = Array(repeating: lengths, count: patterns.count)
         if let value = fields["lengthsFor"] { readLengthsFor(value, networkLengths: lengths, &patterns, &patternLocations, &patternLengths) }
         // Most patterns share the network's own lengths (one array, many references): each
         // distinct array is added once, so 100,000 patterns do not cost 100,000 set inserts.
-        var allLengths = Set(lengths)
-        for own in patternLengths where own != lengths { allLengths.formUnion(own) }
+        var allLengths = LengthSet(lengths)
+        for own in patternLengths where own != lengths { allLengths.mask |= LengthSet(own).mask }
 
         var status = CardNetwork.Status.active
         if let value = fields["status"], let text = string(value, "status") {
@@ -185,13 +189,16 @@ struct RuleFile {
 
     /// Reads `prefixes` and `ranges` of an object (the file, or a `lengthsFor` entry) into
     /// `patterns`; returns how many items they list.
-    private mutating func readPatterns(_ fields: [String: JSONValue], into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation],
-                                       scanned: [String: (patterns: [IINPattern], locations: [SourceLocation])] = [:]) -> Int {
+    private mutating func readPatterns(_ fields: Fields, into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation],
+                                       prefixes: ScannedPatterns? = nil, ranges: ScannedPatterns? = nil) -> Int {
         var patternCount = 0
-        if let read = scanned["prefixes"] {
+        /// Patterns the one-pass reader read: taken as they are when they come first (no copy).
+        func add(_ read: ScannedPatterns) {
             patternCount += read.patterns.count
-            patterns += read.patterns
-            patternLocations += read.locations
+            if patterns.isEmpty { (patterns, patternLocations) = read } else { (patterns, patternLocations) = (patterns + read.patterns, patternLocations + read.locations) }
+        }
+        if let prefixes {
+            add(prefixes)
         } else if let value = fields["prefixes"], let items = array(value, "prefixes") {
             patternCount += items.count
             for item in items {
@@ -206,10 +213,8 @@ struct RuleFile {
                 }
             }
         }
-        if let read = scanned["ranges"] {
-            patternCount += read.patterns.count
-            patterns += read.patterns
-            patternLocations += read.locations
+        if let ranges {
+            add(ranges)
         } else if let value = fields["ranges"], let items = array(value, "ranges") {
             patternCount += items.count
             for item in items {
@@ -246,16 +251,15 @@ struct RuleFile {
                 fail(entry.location, "each `lengthsFor` entry is an object like {\"prefixes\": [\"4026\"], \"lengths\": [13, 16, 19]}, found \(entry.kindName)")
                 continue
             }
-            var fields: [String: JSONValue] = [:]
+            var fields = Fields(Fields.lengthsForEntry)
             for member in members {
-                if fields[member.key] != nil {
+                if !fields.take(member) {
                     fail(member.keyLocation, "field `lengthsFor.\(member.key.escapingControlCharacters)` appears twice")
-                } else if !Self.entryFields.contains(member.key) {
+                } else if !fields.isKnown(member.key) {
                     var message = "unknown field `lengthsFor.\(member.key.escapingControlCharacters)`"
                     if let guess = closest(to: member.key, in: Self.entryFields) { message += "; did you mean `\(guess)`?" }
                     fail(member.keyLocation, message)
                 }
-                fields[member.key] = member.value
             }
             let first = patterns.count
             let count = readPatterns(fields, into: &patterns, &patternLocations)
@@ -267,7 +271,7 @@ struct RuleFile {
             if let value = fields["lengths"] {
                 lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
                 if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
-                lengths = Array(Set(lengths)).sorted()
+                lengths = LengthSet(lengths).lengths
                 if !lengths.isEmpty && lengths == networkLengths {
                     warnings.append(RuleError(file: file, location: value.location, severity: .warning,
                                               message: "this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"))
@@ -280,7 +284,7 @@ struct RuleFile {
     }
 
     /// Whether `prefixes` or `ranges` is there but not an array (already an error of its own).
-    private static func hasMalformedPatterns(_ fields: [String: JSONValue]) -> Bool {
+    private static func hasMalformedPatterns(_ fields: Fields) -> Bool {
         [fields["prefixes"], fields["ranges"]].contains { value in
             if let value, case .array = value { return false }
             return value != nil
@@ -293,13 +297,13 @@ struct RuleFile {
         problems.append(RuleError(file: file, location: location, message: message))
     }
 
-    private mutating func requiredString(_ key: String, _ fields: [String: JSONValue], _ objectStart: SourceLocation) -> (value: String, location: SourceLocation)? {
+    private mutating func requiredString(_ key: String, _ fields: Fields, _ objectStart: SourceLocation) -> (value: String, location: SourceLocation)? {
         guard let value = fields[key] else {
             fail(objectStart, "missing required field `\(key)`")
             return nil
         }
         guard let text = string(value, key) else { return nil }
-        if text.value.trimmingBlanks.isEmpty {
+        if text.value.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {  // only blanks
             fail(value.location, "`\(key)` must not be empty")
             return nil
         }
@@ -399,6 +403,54 @@ struct RuleFile {
         guard let first = id.utf8.first, first != UInt8(ascii: "-") else { return false }
         return id.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "-") }
     }
+}
+
+/// An object's members by key: one slot for each key a rule file may hold, found by a short
+/// search (a rule file has a dozen members: cheaper than hashing every key into a dictionary).
+/// The last of a repeated key counts; other keys are remembered only to tell a repeat.
+private struct Fields {
+    /// The keys a kind of object may hold, each with its length and first two bytes: a key is
+    /// compared only with the one of its shape (comparing two different strings costs far more
+    /// than two equal ones). Made once per kind.
+    struct Keys {
+        let names: [String]
+        let shapes: [UInt32]
+        init(_ names: [String]) { (self.names, shapes) = (names, names.map(Fields.shape)) }
+    }
+    static let ruleFile = Keys(RuleFile.knownFields)
+    static let lengthsForEntry = Keys(RuleFile.entryFields)
+
+    private let keys: Keys
+    private var values: [JSONValue?]
+    private var others: Set<String> = []
+
+    init(_ keys: Keys) {
+        self.keys = keys
+        values = Array(repeating: nil, count: keys.names.count)
+    }
+
+    static func shape(_ key: String) -> UInt32 {
+        var bytes = key.utf8.makeIterator()
+        let first = bytes.next() ?? 0, second = bytes.next() ?? 0
+        return UInt32(truncatingIfNeeded: key.utf8.count) << 16 | UInt32(first) << 8 | UInt32(second)
+    }
+
+    private func slot(_ key: String) -> Int? {
+        let shape = Self.shape(key)
+        for slot in keys.shapes.indices where keys.shapes[slot] == shape && keys.names[slot] == key { return slot }
+        return nil
+    }
+
+    func isKnown(_ key: String) -> Bool { slot(key) != nil }
+
+    /// Records a member; false when its key was already there.
+    mutating func take(_ member: JSONValue.Member) -> Bool {
+        guard let slot = slot(member.key) else { return others.insert(member.key).inserted }
+        defer { values[slot] = member.value }
+        return values[slot] == nil
+    }
+
+    subscript(key: String) -> JSONValue? { slot(key).flatMap { values[$0] } }
 }
 
 extension JSONValue: CustomStringConvertible {

@@ -11,10 +11,15 @@ struct ScannedRuleFile {
     /// The top-level object, with `prefixes` and `ranges` (when read here) as empty arrays at
     /// their places.
     var root: JSONValue
-    /// The patterns of `prefixes` and `ranges` read here, each with where it stands (a
-    /// prefix's string, a range's array: where the general reader puts an item's location).
-    var patterns: [String: (patterns: [IINPattern], locations: [SourceLocation])] = [:]
+    /// The patterns of `prefixes` read here, each with where it stands (a prefix's string:
+    /// where the general reader puts an item's location); nil when not read here.
+    var prefixes: ScannedPatterns?
+    /// The same for `ranges` (a range's location is its array's).
+    var ranges: ScannedPatterns?
 }
+
+/// Patterns read by the one-pass reader, and where each stands in the file.
+typealias ScannedPatterns = (patterns: [IINPattern], locations: [SourceLocation])
 
 extension JSONReader {
     /// The rule file read in one pass, or nil when the general reader should read it (see
@@ -43,10 +48,11 @@ extension JSONReader {
                     skipWhitespace()
                     let value: JSONValue
                     if (key == "prefixes" || key == "ranges") && current == UInt8(ascii: "[") {
-                        guard scanned.patterns[key] == nil else { return nil }  // twice: an error to word
+                        let ranges = key == "ranges"
+                        guard (ranges ? scanned.ranges : scanned.prefixes) == nil else { return nil }  // twice: an error to word
                         let arrayLocation = location
-                        guard let read = scanPatternArray(ranges: key == "ranges") else { return nil }
-                        scanned.patterns[key] = read
+                        guard let read = scanPatternArray(ranges: ranges) else { return nil }
+                        if ranges { scanned.ranges = read } else { scanned.prefixes = read }
                         value = .array([], arrayLocation)
                     } else {
                         value = try readValue(depth: 1)
@@ -73,104 +79,87 @@ extension JSONReader {
     /// over the bytes: each pattern, and where it stands (a prefix's string, a range's array,
     /// as the general reader places an item). Nil at the first thing that is not a plain
     /// valid pattern or the JSON around it. Everything passed inside the array is ASCII, so a
-    /// column is worked out from a known one on the same line.
-    private mutating func scanPatternArray(ranges: Bool) -> (patterns: [IINPattern], locations: [SourceLocation])? {
+    /// column is worked out from a known one on the same line (`anchor`, whose column is
+    /// `anchorColumn`).
+    private mutating func scanPatternArray(ranges: Bool) -> ScannedPatterns? {
         let start = location  // also puts `columnIndex` and `column` at the `[`
+        let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
+        let text = bytes.span
+        var i = index + 1, line = self.line, lineStart = self.lineStart
+        var anchor = index, anchorColumn = start.column
+        // For ranges, a first guess at the count from the bytes left (a range with its
+        // separators is rarely under 24 bytes): a bank's file needs no second allocation. A
+        // list of prefixes is short; a guess there would only spread the heap.
         var patterns: [IINPattern] = [], locations: [SourceLocation] = []
-        let end: PatternCursor? = bytes.withUnsafeBufferPointer { bytes in
-            var cursor = PatternCursor(bytes: bytes, at: index, line: line, lineStart: lineStart, column: start.column)
-            cursor.index += 1  // [
-            cursor.skipWhitespace()
-            if cursor.take(UInt8(ascii: "]")) { return cursor }
-            while true {
-                cursor.skipWhitespace()
-                let at = cursor.location
-                if ranges {
-                    guard cursor.take(UInt8(ascii: "[")) else { return nil }
-                    cursor.skipWhitespace()
-                    guard let (low, length) = cursor.digitString() else { return nil }
-                    cursor.skipWhitespace()
-                    guard cursor.take(UInt8(ascii: ",")) else { return nil }
-                    cursor.skipWhitespace()
-                    guard let (high, highLength) = cursor.digitString(), highLength == length, low <= high else { return nil }
-                    cursor.skipWhitespace()
-                    guard cursor.take(UInt8(ascii: "]")) else { return nil }
-                    patterns.append(IINPattern(lowValue: low, highValue: high, length: length))
+        if ranges {
+            patterns.reserveCapacity((text.count - i) / 24)
+            locations.reserveCapacity((text.count - i) / 24)
+        }
+
+        /// Past spaces, tabs and line breaks; a line break moves the anchor to the next line.
+        @inline(__always) func skipWhitespace() {
+            while i < text.count {
+                let byte = text[i]
+                if byte == UInt8(ascii: "\n") {
+                    i += 1
+                    (line, lineStart, anchor, anchorColumn) = (line + 1, i, i, 1)
+                } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
+                    i += 1
                 } else {
-                    guard let (value, length) = cursor.digitString() else { return nil }
-                    patterns.append(IINPattern(lowValue: value, highValue: value, length: length))
+                    return
+                }
+            }
+        }
+        @inline(__always) func take(_ byte: UInt8) -> Bool {
+            guard i < text.count, text[i] == byte else { return false }
+            i += 1
+            return true
+        }
+        /// A string of 1–19 ASCII digits and nothing else: its value and length.
+        @inline(__always) func digitString() -> (value: UInt64, length: Int)? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let first = i
+            var value: UInt64 = 0
+            while i < text.count {
+                let digit = text[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                value = value &* 10 &+ UInt64(digit)  // (wraps past 19 digits, which are refused below)
+                i += 1
+            }
+            let length = i - first
+            guard length >= 1, length <= 19, take(UInt8(ascii: "\"")) else { return nil }
+            return (value, length)
+        }
+
+        skipWhitespace()
+        if !take(UInt8(ascii: "]")) {
+            while true {
+                skipWhitespace()
+                let at = SourceLocation(line: line, column: anchorColumn + (i - anchor))
+                if ranges {
+                    guard take(UInt8(ascii: "[")) else { return nil }
+                    skipWhitespace()
+                    guard let low = digitString() else { return nil }
+                    skipWhitespace()
+                    guard take(UInt8(ascii: ",")) else { return nil }
+                    skipWhitespace()
+                    guard let high = digitString(), high.length == low.length, low.value <= high.value else { return nil }
+                    skipWhitespace()
+                    guard take(UInt8(ascii: "]")) else { return nil }
+                    patterns.append(IINPattern(lowValue: low.value, highValue: high.value, length: low.length))
+                } else {
+                    guard let prefix = digitString() else { return nil }
+                    patterns.append(IINPattern(lowValue: prefix.value, highValue: prefix.value, length: prefix.length))
                 }
                 locations.append(at)
-                cursor.skipWhitespace()
-                if cursor.take(UInt8(ascii: ",")) { continue }
-                return cursor.take(UInt8(ascii: "]")) ? cursor : nil
+                skipWhitespace()
+                if take(UInt8(ascii: ",")) { continue }
+                guard take(UInt8(ascii: "]")) else { return nil }
+                break
             }
         }
-        guard let end else { return nil }
-        index = end.index
-        line = end.line
-        lineStart = end.lineStart
-        setColumn(end.anchorColumn, at: end.anchor)
+        (index, self.line, self.lineStart) = (i, line, lineStart)
+        setColumn(anchorColumn, at: anchor)
         return (patterns, locations)
-    }
-}
-
-/// Where `scanPatternArray` is, over raw bytes: the byte, the line, and a place on the line
-/// whose column is known (everything it passes is ASCII, so columns follow from it).
-private struct PatternCursor {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index: Int
-    var line: Int
-    var lineStart: Int
-    var anchor: Int
-    var anchorColumn: Int
-
-    init(bytes: UnsafeBufferPointer<UInt8>, at index: Int, line: Int, lineStart: Int, column: Int) {
-        self.bytes = bytes
-        self.index = index
-        self.line = line
-        self.lineStart = lineStart
-        (anchor, anchorColumn) = (index, column)
-    }
-
-    var location: SourceLocation { SourceLocation(line: line, column: anchorColumn + (index - anchor)) }
-
-    @inline(__always)
-    mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                index += 1
-            case UInt8(ascii: "\n"):
-                index += 1
-                line += 1
-                lineStart = index
-                (anchor, anchorColumn) = (index, 1)
-            default:
-                return
-            }
-        }
-    }
-
-    @inline(__always)
-    mutating func take(_ byte: UInt8) -> Bool {
-        guard index < bytes.count, bytes[index] == byte else { return false }
-        index += 1
-        return true
-    }
-
-    /// A string of 1–19 ASCII digits and nothing else: its value and length.
-    @inline(__always)
-    mutating func digitString() -> (UInt64, Int)? {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-        var j = index + 1, value: UInt64 = 0
-        while j < bytes.count, bytes[j] &- UInt8(ascii: "0") < 10, j - index <= 19 {
-            value = value &* 10 &+ UInt64(bytes[j] &- UInt8(ascii: "0"))
-            j += 1
-        }
-        let length = j - index - 1
-        guard j < bytes.count, bytes[j] == UInt8(ascii: "\""), length >= 1 else { return nil }
-        index = j + 1
-        return (value, length)
     }
 }

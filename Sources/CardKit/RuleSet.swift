@@ -15,6 +15,10 @@ public struct RuleSet: Sendable {
     private let levels: [IntervalLevel]
     /// What an empty number says (every card starts there): worked out once.
     private var emptyDetection: Detection?
+    /// How many of the rule files `load(folders:)` read went through the one-pass reader
+    /// (`RuleFileScan.swift`) rather than the general JSON reader: for the test that the fast
+    /// path is the one taken.
+    private(set) var filesReadInOnePass = 0
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
@@ -40,6 +44,7 @@ public struct RuleSet: Sendable {
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
         var indexByID: [String: Int] = [:]  // where each id stands in `networks`
+        var readInOnePass = 0
         for folder in folders {
             var seenHere: [String: String] = [:]
             for file in folder {
@@ -47,6 +52,7 @@ public struct RuleSet: Sendable {
                 let content = decoder.decode(file.bytes)
                 problems += decoder.problems
                 warnings += decoder.warnings
+                if decoder.readInOnePass { readInOnePass += 1 }
                 let (id, location): (String, SourceLocation)
                 switch content {
                 case .network(let network): (id, location) = (network.id, network.idLocation)
@@ -91,7 +97,9 @@ public struct RuleSet: Sendable {
             throw RuleErrors(errors: problems + error.errors + warnings)
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems + warnings + set.warnings) }
-        return RuleSet(networks: set.networks, retired: retired, warnings: warnings + set.warnings, levels: set.levels)
+        var loaded = RuleSet(networks: set.networks, retired: retired, warnings: warnings + set.warnings, levels: set.levels)
+        loaded.filesReadInOnePass = readInOnePass
+        return loaded
     }
 
     /// A `family` that names no network loaded (a typo, or a family network another folder
@@ -134,44 +142,70 @@ public struct RuleSet: Sendable {
     /// every pattern is covered by more specific patterns of others.
     public init(networks: [CardNetwork]) throws(RuleErrors) {
         var problems: [RuleError] = []
-        // By pattern length (1–19), in an array rather than a dictionary: no hashing per pattern.
-        var byLength = [[Interval]](repeating: [], count: 20)
-        var counts = [Int](repeating: 0, count: 20)  // reserved first: growing 100,000 intervals by doubling faults in twice the memory
-        for network in networks { for pattern in network.patterns { counts[pattern.length] += 1 } }
-        for length in byLength.indices where counts[length] > 0 { byLength[length].reserveCapacity(counts[length]) }
-        for (index, network) in networks.enumerated() {
-            var lengths = LengthSet(mask: 0), lengthsOf: [Int] = []  // the last pattern's, reused while they repeat
-            for (number, pattern) in network.patterns.enumerated() {
-                let own = network.patternLengths[number]
-                if own != lengthsOf { (lengths, lengthsOf) = (LengthSet(own), own) }
-                byLength[pattern.length].append(Interval(pattern, owner: index, patternIndex: number, lengths: lengths))
+        // Each network's top-level lengths as a mask: most patterns have them.
+        let topMasks = networks.map { LengthSet($0.lengths).mask }
+        func mask(_ owner: Int, _ pattern: Int) -> UInt32 {
+            let network = networks[owner], own = network.patternLengths[pattern]
+            return own == network.lengths ? topMasks[owner] : LengthSet(own).mask  // (the same array: no comparison of elements)
+        }
+        // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
+        var counts = InlineArray<20, Int>(repeating: 0)
+        var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
+        var mostPatterns = 0
+        for network in networks {
+            mostPatterns = max(mostPatterns, network.patterns.count)
+            for pattern in network.patterns {
+                counts[pattern.length] += 1
+                lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
+                highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
             }
         }
+        // A pattern as one word: its low end less the level's lowest, then its owner and its
+        // index in the owner's patterns (`reference`). Sorting the words sorts the patterns by
+        // low end, equal ones in load order, with no array of structs to build or move.
+        let patternBits = UInt64.bitWidth - UInt64(max(mostPatterns - 1, 0)).leadingZeroBitCount
+        let referenceBits = UInt64.bitWidth - UInt64(max(networks.count - 1, 0)).leadingZeroBitCount + patternBits
+        let anyRetired = networks.contains { $0.status == .retired }
         var levels: [IntervalLevel] = []
-        for length in byLength.indices where !byLength[length].isEmpty {
-            let sorted = sortedByLow(Self.yieldingToRetired(byLength[length], networks))
-            // Ties: in order of low end, keep the interval that reaches highest so far.
-            var reach: Interval?
-            for interval in sorted {
-                if let current = reach, interval.low <= current.high, current.owner == interval.owner, current.lengths != interval.lengths {
-                    // One network's patterns overlapping with different lengths: which apply?
-                    let network = networks[interval.owner]
-                    let (earlier, later) = current.patternIndex < interval.patternIndex ? (current, interval) : (interval, current)
-                    problems.append(RuleError(
-                        file: network.file, location: network.location(ofPattern: later.patternIndex),
-                        message: "pattern \(network.patterns[later.patternIndex]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier.patternIndex]) (\(network.location(ofPattern: earlier.patternIndex))) with other lengths; make one of them more specific"))
+        for length in 1...19 where counts[length] > 0 {
+            var level = LevelBuilder(networks: networks, reserving: counts[length])
+            let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
+            if !anyRetired && keyBits + referenceBits <= UInt64.bitWidth {
+                var words: [UInt64] = []
+                words.reserveCapacity(counts[length])
+                for (owner, network) in networks.enumerated() {
+                    for (number, pattern) in network.patterns.enumerated() where pattern.length == length {
+                        words.append((pattern.lowValue - lowest[length]) << UInt64(referenceBits) | UInt64(owner) << UInt64(patternBits) | UInt64(number))
+                    }
                 }
-                if let current = reach, interval.low <= current.high, current.owner != interval.owner {
-                    // Reported at the network loaded later (usually the file just added).
-                    let (earlier, later) = current.owner < interval.owner ? (current, interval) : (interval, current)
-                    let a = networks[earlier.owner], b = networks[later.owner]
-                    problems.append(RuleError(
-                        file: b.file, location: b.location(ofPattern: later.patternIndex),
-                        message: "pattern \(b.patterns[later.patternIndex]) of `\(b.id)` ties with pattern \(a.patterns[earlier.patternIndex]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.patternIndex))); make one of them more specific"))
+                sortWords(&words, bits: referenceBits..<referenceBits + keyBits)
+                let patternMask = UInt64(1) << UInt64(patternBits) - 1
+                var owner = -1, network = networks.first!
+                for word in words {
+                    let thisOwner = Int(truncatingIfNeeded: word >> UInt64(patternBits) & (UInt64(1) << UInt64(referenceBits - patternBits) - 1))
+                    if thisOwner != owner { (owner, network) = (thisOwner, networks[thisOwner]) }
+                    let number = Int(truncatingIfNeeded: word & patternMask)
+                    let pattern = network.patterns[number]
+                    level.add(low: pattern.lowValue, high: pattern.highValue, owner: owner, pattern: number, mask: mask(owner, number))
                 }
-                if reach == nil || reach!.high < interval.high { reach = interval }
+            } else {
+                // Retired networks to yield to, or patterns too far apart to share a word with
+                // their reference: a list of them, and the stable order of their low ends.
+                var list = PatternList()
+                list.reserve(counts[length])
+                for (owner, network) in networks.enumerated() {
+                    for (number, pattern) in network.patterns.enumerated() where pattern.length == length {
+                        list.append(low: pattern.lowValue, high: pattern.highValue, owner: owner, pattern: number, mask: mask(owner, number))
+                    }
+                }
+                if anyRetired { list = Self.yieldingToRetired(list, networks) }
+                for next in stableOrder(ofKeys: list.lows) {
+                    let i = Int(next)
+                    level.add(low: list.lows[i], high: list.highs[i], owner: Int(list.owners[i]), pattern: Int(list.patterns[i]), mask: list.masks[i])
+                }
             }
-            levels.append(IntervalLevel(length: length, intervals: sorted))
+            problems += level.problems
+            levels.append(IntervalLevel(length: length, level))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
         self.networks = networks
@@ -183,23 +217,27 @@ public struct RuleSet: Sendable {
     /// With retired networks matched (`--retired`), a retired network's pattern wins over an
     /// active one of the same length that covers the same numbers (Laser's `6304` is also a
     /// Maestro prefix today): the active intervals lose the parts retired ones cover, so only
-    /// two retired networks can tie. Without retired networks: the intervals as they are.
-    private static func yieldingToRetired(_ intervals: [Interval], _ networks: [CardNetwork]) -> [Interval] {
-        let retired = intervals.filter { networks[$0.owner].status == .retired }
-        guard !retired.isEmpty else { return intervals }
-        var result = retired
-        for interval in intervals where networks[interval.owner].status != .retired {
-            var pieces = [interval]
-            for cut in retired where cut.low <= interval.high && interval.low <= cut.high {
-                pieces = pieces.flatMap { piece -> [Interval] in
-                    guard cut.low <= piece.high && piece.low <= cut.high else { return [piece] }
-                    var kept: [Interval] = []
-                    if piece.low < cut.low { var before = piece; before.high = cut.low - 1; kept.append(before) }
-                    if piece.high > cut.high { var after = piece; after.low = cut.high + 1; kept.append(after) }
+    /// two retired networks can tie.
+    private static func yieldingToRetired(_ list: PatternList, _ networks: [CardNetwork]) -> PatternList {
+        let isRetired = list.owners.map { networks[Int($0)].status == .retired }
+        var result = PatternList()
+        for i in 0..<list.count where isRetired[i] { result.append(list, i) }
+        let retired = result
+        guard retired.count > 0 else { return list }
+        for i in 0..<list.count where !isRetired[i] {
+            var pieces = [(low: list.lows[i], high: list.highs[i])]
+            for cut in 0..<retired.count where retired.lows[cut] <= list.highs[i] && list.lows[i] <= retired.highs[cut] {
+                pieces = pieces.flatMap { piece -> [(low: UInt64, high: UInt64)] in
+                    guard retired.lows[cut] <= piece.high && piece.low <= retired.highs[cut] else { return [piece] }
+                    var kept: [(low: UInt64, high: UInt64)] = []
+                    if piece.low < retired.lows[cut] { kept.append((piece.low, retired.lows[cut] - 1)) }
+                    if piece.high > retired.highs[cut] { kept.append((retired.highs[cut] + 1, piece.high)) }
                     return kept
                 }
             }
-            result += pieces
+            for piece in pieces {
+                result.append(low: piece.low, high: piece.high, owner: Int(list.owners[i]), pattern: Int(list.patterns[i]), mask: list.masks[i])
+            }
         }
         return result
     }
@@ -213,7 +251,7 @@ public struct RuleSet: Sendable {
     /// What the digits typed so far say about the network.
     public func detect(_ digits: [UInt8]) -> Detection {
         if digits.isEmpty, let emptyDetection { return emptyDetection }
-        let found = digits.withUnsafeBufferPointer { match(UnsafeBufferPointer(rebasing: $0.prefix(19))) }
+        let found = match(digits.span)
         let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
         return Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
                          decidingLength: found.decidingLength, lengths: found.lengths)
@@ -222,56 +260,59 @@ public struct RuleSet: Sendable {
     /// The allocation-free core of detection: the decided network's index (or -1), whether
     /// any network can still match, the longest length they allow, the deciding pattern's
     /// length, and the lengths the patterns still possible allow (once no longer pattern can
-    /// match, the deciding pattern's own).
-    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {
+    /// match, the deciding pattern's own). Digits past the 19th are not looked at.
+    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {  // unsafe: `check` reads records into a raw buffer
+        match(typed.span)  // unsafe: a view of that buffer, no copy per record
+    }
+
+    /// `match(_:)` over digits in any contiguous memory.
+    func match(_ typed: Span<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {
         // The value of each prefix of the digits, made in one pass: no division per level.
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: typed.count + 1) { prefix in
-            var typedValue: UInt64 = 0
-            prefix[0] = 0
-            for (index, digit) in typed.enumerated() {
-                typedValue = typedValue &* 10 &+ UInt64(digit)
-                prefix[index + 1] = typedValue
+        var prefix = InlineArray<20, UInt64>(repeating: 0)
+        var typedValue: UInt64 = 0
+        for index in 0..<min(typed.count, 19) {
+            typedValue = typedValue &* 10 &+ UInt64(typed[index])
+            prefix[index + 1] = typedValue
+        }
+        let levels = self.levels.span
+        // Digits past the longest pattern (every record `check` reads, most keystrokes):
+        // no level is partial, so the longest level with a full match decides alone.
+        if typed.count >= longestPattern {
+            for index in levels.indices.reversed() {
+                let level = levels[index]
+                if let found = level.index(containing: prefix[level.length]) {
+                    let set = LengthSet(mask: level.lengthMasks[found])
+                    return (level.owners[found], true, set.max, level.length, set)
+                }
             }
-            return levels.withUnsafeBufferPointer { levels in
-                // Digits past the longest pattern (every record `check` reads, most keystrokes):
-                // no level is partial, so the longest level with a full match decides alone.
-                if typed.count >= longestPattern {
-                    for index in levels.indices.reversed() {
-                        let level = levels[index]
-                        if let found = level.index(containing: prefix[level.length]) {
-                            let set = LengthSet(mask: level.lengthMasks[found])
-                            return (level.owners[found], true, set.max, level.length, set)
-                        }
-                    }
-                    return (-1, false, 0, 0, LengthSet(mask: 0))
+            return (-1, false, 0, 0, LengthSet(mask: 0))
+        }
+        var bestOwner: Int32 = -1, bestLength = 0, bestLengths: UInt32 = 0
+        var minOwner = Int32.max, maxOwner = Int32.min, lengths: UInt32 = 0
+        // Walked by index through a span: a `for … in` over the array copied (retained) each
+        // level, once per level per record or keystroke.
+        for index in levels.indices {
+            let level = levels[index]
+            if level.length <= typed.count {
+                if let found = level.index(containing: prefix[level.length]) {
+                    // Levels ascend: the longest full match wins.
+                    (bestOwner, bestLength, bestLengths) = (level.owners[found], level.length, level.lengthMasks[found])
                 }
-                var bestOwner: Int32 = -1, bestLength = 0, bestLengths: UInt32 = 0
-                var minOwner = Int32.max, maxOwner = Int32.min, lengths: UInt32 = 0
-                // Walked by index through the buffer: a `for … in` over the array copied
-                // (retained) each level, once per level per record or keystroke.
-                for index in levels.indices {
-                    let level = levels[index]
-                    if level.length <= typed.count {
-                        if let found = level.index(containing: prefix[level.length]) {
-                            // Levels ascend: the longest full match wins.
-                            (bestOwner, bestLength, bestLengths) = (level.owners[found], level.length, level.lengthMasks[found])
-                        }
-                    } else if let span = level.span(prefix: typedValue, digits: typed.count) {
-                        minOwner = min(minOwner, level.minOwner.query(span))
-                        maxOwner = max(maxOwner, level.maxOwner.query(span))
-                        lengths |= UInt32(bitPattern: level.lengthUnion.query(span))
-                    }
-                }
-                if bestOwner >= 0 {
-                    minOwner = min(minOwner, bestOwner)
-                    maxOwner = max(maxOwner, bestOwner)
-                    lengths |= bestLengths
-                }
-                let decided = bestOwner >= 0 && minOwner == maxOwner
-                let set = LengthSet(mask: lengths)
-                return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
+            } else if let span = level.span(prefix: typedValue, digits: typed.count) {
+                let summary = level.tables.query(span)
+                minOwner = min(minOwner, summary.minOwner)
+                maxOwner = max(maxOwner, summary.maxOwner)
+                lengths |= summary.lengths
             }
         }
+        if bestOwner >= 0 {
+            minOwner = min(minOwner, bestOwner)
+            maxOwner = max(maxOwner, bestOwner)
+            lengths |= bestLengths
+        }
+        let decided = bestOwner >= 0 && minOwner == maxOwner
+        let set = LengthSet(mask: lengths)
+        return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
     }
 
     /// Every network the digits could still belong to, in load order (for `rules test`).
@@ -340,16 +381,29 @@ public struct RuleSet: Sendable {
                 let scale = pow10[deepest - pattern.length]
                 var next = pattern.lowValue * scale
                 let end = (pattern.highValue + 1) * scale
-                var pieces: [(UInt64, UInt64)] = []
-                for level in levels where level.length > pattern.length {
+                let spans = levels.compactMap { level -> (IntervalLevel, Range<Int>)? in
+                    guard level.length > pattern.length else { return nil }
                     let factor = pow10[level.length - pattern.length]
-                    guard let span = level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1) else { continue }
+                    return level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1).map { (level, $0) }
+                }
+                if spans.count == 1, let (level, span) = spans.first {
+                    // One level's intervals, already in order: the first gap answers.
+                    let fill = pow10[deepest - level.length]
+                    for i in span where level.owners[i] != Int32(index) {
+                        guard level.lows[i] * fill <= next else { return false }
+                        next = max(next, (level.highs[i] + 1) * fill)
+                    }
+                    return next >= end
+                }
+                var pieces: [(UInt64, UInt64)] = []
+                for (level, span) in spans {
                     let fill = pow10[deepest - level.length]
                     for i in span where level.owners[i] != Int32(index) {
                         pieces.append((level.lows[i] * fill, (level.highs[i] + 1) * fill))
                     }
                 }
-                for piece in pieces.sorted(by: { $0.0 < $1.0 }) where piece.0 <= next { next = max(next, piece.1) }
+                pieces.sort { $0.0 < $1.0 }
+                for piece in pieces where piece.0 <= next { next = max(next, piece.1) }
                 return next >= end
             }
             if hidden {
@@ -394,62 +448,143 @@ extension CardNetwork {
 
 // MARK: - The index
 
-/// A pattern as numbers: its low and high prefixes, all of one length.
-private struct Interval {
-    var low: UInt64
-    var high: UInt64
-    var owner: Int
-    var patternIndex: Int
-    /// The pattern's valid lengths.
-    var lengths: LengthSet
+/// A level's intervals, made from its patterns in order of low end: each checked against the
+/// one reaching highest so far (a tie between networks, or one network's patterns overlapping
+/// with other lengths, is a problem), and merged into the last one when both are the same
+/// network's with the same lengths (overlapping or adjacent).
+private struct LevelBuilder {
+    let networks: [CardNetwork]
+    var lows: [UInt64] = []
+    var highs: [UInt64] = []
+    var owners: [Int32] = []
+    var masks: [UInt32] = []
+    var problems: [RuleError] = []
+    /// The interval reaching highest so far.
+    private var reach: (high: UInt64, owner: Int, pattern: Int, mask: UInt32)?
 
-    init(_ pattern: IINPattern, owner: Int, patternIndex: Int, lengths: LengthSet) {
-        low = pattern.lowValue
-        high = pattern.highValue
-        self.owner = owner
-        self.patternIndex = patternIndex
-        self.lengths = lengths
+    init(networks: [CardNetwork], reserving count: Int) {
+        self.networks = networks
+        lows.reserveCapacity(count)
+        highs.reserveCapacity(count)
+        owners.reserveCapacity(count)
+        masks.reserveCapacity(count)
     }
-}
 
-/// `intervals` sorted by low end, stably: equal lows keep their order, as with the standard
-/// library's sort, on which the order of tie messages depends. Large levels (a bank's
-/// thousands of ranges) go through a radix sort on 16-bit digits of the low end, linear in
-/// their number; a merge sort of 100,000 intervals was a sixth of loading them.
-private func sortedByLow(_ intervals: [Interval]) -> [Interval] {
-    guard intervals.count > 256 else { return intervals.sorted { $0.low < $1.low } }
-    return stableOrder(ofKeys: intervals.map(\.low)).map { intervals[Int($0)] }
-}
-
-/// The indices of `keys` in ascending order of key, equal keys in index order: an LSD radix
-/// sort on 16-bit digits, each pass stable, passes where every key has the same digit skipped.
-func stableOrder(ofKeys keys: [UInt64]) -> [Int32] {
-    let count = keys.count
-    var order = [Int32](unsafeUninitializedCapacity: count) { order, initialized in
-        for i in 0..<count { order[i] = Int32(i) }
-        initialized = count
-    }
-    var scratch = order
-    var counts = [Int](repeating: 0, count: 1 << 16 + 1)
-    keys.withUnsafeBufferPointer { keys in
-        for shift in stride(from: UInt64(0), to: 64, by: 16) {
-            for i in counts.indices { counts[i] = 0 }
-            for key in keys { counts[Int(truncatingIfNeeded: key >> shift) & 0xFFFF + 1] += 1 }
-            if counts.contains(count) { continue }  // every key has the same digit here: nothing to move
-            for i in 1..<counts.count { counts[i] += counts[i - 1] }
-            order.withUnsafeBufferPointer { order in
-                scratch.withUnsafeMutableBufferPointer { scratch in
-                    for index in order {
-                        let digit = Int(truncatingIfNeeded: keys[Int(index)] >> shift) & 0xFFFF
-                        scratch[counts[digit]] = index
-                        counts[digit] += 1
-                    }
-                }
+    mutating func add(low: UInt64, high: UInt64, owner: Int, pattern: Int, mask: UInt32) {
+        if let current = reach, low <= current.high {
+            if current.owner == owner && current.mask != mask {
+                // One network's patterns overlapping with different lengths: which apply?
+                let network = networks[owner]
+                let (earlier, later) = (min(current.pattern, pattern), max(current.pattern, pattern))
+                problems.append(RuleError(
+                    file: network.file, location: network.location(ofPattern: later),
+                    message: "pattern \(network.patterns[later]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier]) (\(network.location(ofPattern: earlier))) with other lengths; make one of them more specific"))
+            } else if current.owner != owner {
+                // Reported at the network loaded later (usually the file just added).
+                let (earlier, later) = current.owner < owner ? ((current.owner, current.pattern), (owner, pattern)) : ((owner, pattern), (current.owner, current.pattern))
+                let a = networks[earlier.0], b = networks[later.0]
+                problems.append(RuleError(
+                    file: b.file, location: b.location(ofPattern: later.1),
+                    message: "pattern \(b.patterns[later.1]) of `\(b.id)` ties with pattern \(a.patterns[earlier.1]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.1))); make one of them more specific"))
             }
-            swap(&order, &scratch)
+        }
+        if reach == nil || reach!.high < high { reach = (high, owner, pattern, mask) }
+        let last = lows.count - 1
+        if last >= 0, owners[last] == Int32(truncatingIfNeeded: owner), masks[last] == mask, low <= highs[last] &+ 1 {
+            highs[last] = max(highs[last], high)
+        } else {
+            lows.append(low)
+            highs.append(high)
+            owners.append(Int32(truncatingIfNeeded: owner))
+            masks.append(mask)
         }
     }
-    return order
+}
+
+/// Patterns (or, in a level, intervals) of one length as parallel arrays, not an array of
+/// structs: 28 bytes a pattern while loading, and a level keeps four of the arrays as they are.
+private struct PatternList {
+    var lows: [UInt64] = []
+    var highs: [UInt64] = []
+    var owners: [Int32] = []
+    /// Each one's index in its network's `patterns` (for messages).
+    var patterns: [Int32] = []
+    /// Each one's valid lengths, as `LengthSet` masks.
+    var masks: [UInt32] = []
+
+    var count: Int { lows.count }
+
+    mutating func reserve(_ count: Int) {
+        lows.reserveCapacity(count)
+        highs.reserveCapacity(count)
+        owners.reserveCapacity(count)
+        patterns.reserveCapacity(count)
+        masks.reserveCapacity(count)
+    }
+
+    mutating func append(low: UInt64, high: UInt64, owner: Int, pattern: Int, mask: UInt32) {
+        lows.append(low)
+        highs.append(high)
+        owners.append(Int32(truncatingIfNeeded: owner))
+        patterns.append(Int32(truncatingIfNeeded: pattern))
+        masks.append(mask)
+    }
+
+    mutating func append(_ other: PatternList, _ i: Int) {
+        append(low: other.lows[i], high: other.highs[i], owner: Int(other.owners[i]), pattern: Int(other.patterns[i]), mask: other.masks[i])
+    }
+}
+
+/// Sorts `words` into ascending order, given that they already ascend in the bits below
+/// `bits` and are zero above: only `bits` need sorting, keeping the order of words equal
+/// there. More than a thousand go through an LSD radix sort on those bits, at most 16 a pass
+/// (100,000 eight-digit patterns take two passes), linear in their number; a merge sort of
+/// 100,000 intervals was a sixth of loading them.
+func sortWords(_ words: inout [UInt64], bits: Range<Int>) {
+    let count = words.count
+    guard !bits.isEmpty, count > 1 else { return }
+    guard count > 1024 else { return words.sort() }
+    let passes = (bits.count + 15) / 16, width = (bits.count + passes - 1) / passes
+    let digitMask = UInt64(1) << UInt64(width) - 1
+    var scratch = [UInt64](repeating: 0, count: count)
+    var starts = [Int](repeating: 0, count: 1 << width)
+    for pass in 0..<passes {
+        let shift = UInt64(bits.lowerBound + pass * width)
+        do {
+            var starts = starts.mutableSpan
+            let from = words.span
+            for digit in 0..<starts.count { starts[digit] = 0 }
+            for i in 0..<count { starts[Int(truncatingIfNeeded: from[i] &>> shift & digitMask)] += 1 }
+            var total = 0
+            for digit in 0..<starts.count { (starts[digit], total) = (total, total + starts[digit]) }
+            var to = scratch.mutableSpan
+            for i in 0..<count {
+                let word = from[i], digit = Int(truncatingIfNeeded: word &>> shift & digitMask)
+                to[starts[digit]] = word
+                starts[digit] += 1
+            }
+        }
+        swap(&words, &scratch)
+    }
+}
+
+/// The indices of `keys` in ascending order of key, equal keys in index order: each key less
+/// the smallest shares a word with its index (`sortWords`). Keys too far apart for that (wide
+/// patterns of 15 digits or more, by the hundred thousand) go through a comparison sort.
+func stableOrder(ofKeys keys: [UInt64]) -> [Int32] {
+    let count = keys.count
+    guard count > 1 else { return count == 1 ? [0] : [] }
+    var smallest = keys[0], largest = keys[0]
+    for key in keys { (smallest, largest) = (min(smallest, key), max(largest, key)) }
+    let indexBits = Int.bitWidth - (count - 1).leadingZeroBitCount
+    let keyBits = UInt64.bitWidth - (largest - smallest).leadingZeroBitCount
+    guard keyBits + indexBits <= UInt64.bitWidth else {
+        return keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map { Int32(truncatingIfNeeded: $0) }
+    }
+    var words = keys.enumerated().map { (keys[$0.offset] - smallest) << UInt64(indexBits) | UInt64($0.offset) }
+    sortWords(&words, bits: indexBits..<indexBits + keyBits)
+    let indexMask = UInt64(1) << UInt64(indexBits) - 1
+    return words.map { Int32(truncatingIfNeeded: $0 & indexMask) }
 }
 
 /// The intervals of one pattern length, disjoint and sorted, with range tables. A class, so
@@ -461,41 +596,19 @@ private final class IntervalLevel: Sendable {
     let owners: [Int32]
     /// Each interval's valid lengths, as `LengthSet` masks.
     let lengthMasks: [UInt32]
-    let minOwner: SparseTable
-    let maxOwner: SparseTable
-    /// The union of the intervals' lengths over a span.
-    let lengthUnion: SparseTable
+    /// The smallest and largest owner and the union of the lengths over a span.
+    let tables: RangeTables
 
-    /// `intervals` sorted by low end, with no overlap between different owners (nor between
-    /// one owner's patterns with different lengths).
-    init(length: Int, intervals: [Interval]) {
-        var lows: [UInt64] = [], highs: [UInt64] = [], owners: [Int32] = [], masks: [UInt32] = []
-        lows.reserveCapacity(intervals.count)
-        highs.reserveCapacity(intervals.count)
-        owners.reserveCapacity(intervals.count)
-        masks.reserveCapacity(intervals.count)
-        for interval in intervals {
-            // A network's own overlapping or adjacent patterns with the same lengths become one interval.
-            if let last = owners.last, last == Int32(interval.owner), masks[masks.count - 1] == interval.lengths.mask,
-               interval.low <= highs[highs.count - 1] &+ 1 {
-                highs[highs.count - 1] = max(highs[highs.count - 1], interval.high)
-                continue
-            }
-            lows.append(interval.low)
-            highs.append(interval.high)
-            owners.append(Int32(interval.owner))
-            masks.append(interval.lengths.mask)
-        }
+    /// `intervals` sorted by low end, disjoint (a network's own overlapping patterns with the
+    /// same lengths merged), with no overlap between different owners.
+    init(length: Int, _ intervals: LevelBuilder) {
         self.length = length
-        self.lows = lows
-        self.highs = highs
-        self.owners = owners
-        self.lengthMasks = masks
-        minOwner = SparseTable(owners, combining: .min)
-        maxOwner = SparseTable(owners, combining: .max)
-        lengthUnion = SparseTable(masks.map { Int32(bitPattern: $0) }, combining: .union)
+        lows = intervals.lows
+        highs = intervals.highs
+        owners = intervals.owners
+        lengthMasks = intervals.masks
+        tables = RangeTables(owners: intervals.owners, masks: intervals.masks)
     }
-
     /// The index of the interval holding `value`, if one does.
     func index(containing value: UInt64) -> Int? {
         let index = firstIndex(in: lows) { $0 > value } - 1
@@ -520,103 +633,107 @@ private final class IntervalLevel: Sendable {
     /// Binary search: the first index whose element satisfies `isAfter` (which is monotonic).
     @inline(__always)
     private func firstIndex(in array: [UInt64], where isAfter: (UInt64) -> Bool) -> Int {
-        array.withUnsafeBufferPointer { array in
-            var low = 0, high = array.count
-            while low < high {
-                let middle = (low + high) / 2
-                if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
-            }
-            return low
+        let array = array.span
+        var low = 0, high = array.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
         }
+        return low
     }
 }
 
-/// Range minimum, maximum or bitwise union in O(1), built in linear time and memory: the
-/// values in blocks of 32, each value with the combination from its block's start to it and
-/// from it to its block's end, and a sparse table over whole blocks. A query is the end of
-/// its first block, the start of its last, and the blocks between; a span inside one block
-/// (at most 32 values) is combined directly. (A sparse table over every value had 17 rows for
-/// 100,000 intervals: 20 MB over three tables, whose page faults cost more than building it.)
-private struct SparseTable: Sendable {
-    /// How two values combine; each is idempotent, so overlapping halves may answer a query.
-    enum Combining: Sendable { case min, max, union }
+/// What a span of intervals holds: the smallest and largest owner and the union of the lengths.
+private struct SpanSummary: Sendable {
+    var minOwner: Int32
+    var maxOwner: Int32
+    var lengths: UInt32
 
+    init(owner: Int32, lengths: UInt32) { (minOwner, maxOwner, self.lengths) = (owner, owner, lengths) }
+
+    @inline(__always)
+    func combined(with other: SpanSummary) -> SpanSummary {
+        var result = self
+        result.minOwner = min(minOwner, other.minOwner)
+        result.maxOwner = max(maxOwner, other.maxOwner)
+        result.lengths |= other.lengths
+        return result
+    }
+}
+
+/// The `SpanSummary` of any span of a level in O(1), built in linear time and memory: the
+/// intervals in blocks of 32, each with the summary from its block's start to it and from it
+/// to its block's end, and a sparse table over whole blocks. A query is the end of its first
+/// block, the start of its last, and the blocks between; a span inside one block (at most 32
+/// intervals) is summed directly. (A sparse table over every interval had 17 rows for 100,000
+/// of them: 20 MB, whose page faults cost more than building it.)
+private struct RangeTables: Sendable {
     private static let blockShift = 5
     private static let blockSize = 1 << blockShift
 
-    private let values: [Int32]
-    /// For each value, the combination from its block's start up to it.
-    private let fromBlockStart: [Int32]
-    /// For each value, the combination from it to its block's end.
-    private let toBlockEnd: [Int32]
+    private let owners: [Int32]
+    private let masks: [UInt32]
+    /// For each interval, the summary from its block's start up to it.
+    private let fromBlockStart: [SpanSummary]
+    /// For each interval, the summary from it to its block's end.
+    private let toBlockEnd: [SpanSummary]
     /// Sparse table over whole blocks: row r (spans of 2^r blocks) starts at r × blockCount.
-    private let blocks: [Int32]
+    private let blocks: [SpanSummary]
     private let blockCount: Int
-    private let combining: Combining
 
-    init(_ values: [Int32], combining: Combining) {
-        self.values = values
-        self.combining = combining
-        let count = values.count, size = Self.blockSize
-        switch combining {
-        case .min: (fromBlockStart, toBlockEnd) = Self.scanBlocks(values) { Swift.min($0, $1) }
-        case .max: (fromBlockStart, toBlockEnd) = Self.scanBlocks(values) { Swift.max($0, $1) }
-        case .union: (fromBlockStart, toBlockEnd) = Self.scanBlocks(values) { $0 | $1 }
-        }
-        let toEnd = toBlockEnd
+    init(owners: [Int32], masks: [UInt32]) {
+        self.owners = owners
+        self.masks = masks
+        let count = owners.count, size = Self.blockSize
         let blockCount = (count + size - 1) / size
-        self.blockCount = blockCount
-        var blocks = (0..<blockCount).map { toEnd[$0 * size] }  // row 0: each whole block
-        var width = 1
-        while width * 2 <= blockCount {
-            let previous = blocks.count - blockCount
-            for i in 0..<blockCount {
-                blocks.append(i + width < blockCount ? Self.combine(blocks[previous + i], blocks[previous + i + width], combining) : blocks[previous + i])
+        var rows = 1
+        while 1 << rows <= blockCount { rows += 1 }
+        let empty = SpanSummary(owner: 0, lengths: 0)
+        var fromStart = [SpanSummary](repeating: empty, count: count), toEnd = fromStart
+        var blocks = [SpanSummary](repeating: empty, count: rows * blockCount)
+        do {
+            let owners = owners.span, masks = masks.span
+            var fromStart = fromStart.mutableSpan, toEnd = toEnd.mutableSpan, blocks = blocks.mutableSpan
+            for blockStart in stride(from: 0, to: count, by: size) {
+                let blockEnd = min(blockStart + size, count)
+                var running = SpanSummary(owner: owners[blockStart], lengths: masks[blockStart])
+                fromStart[blockStart] = running
+                for i in blockStart + 1..<max(blockStart + 1, blockEnd) {
+                    running = running.combined(with: SpanSummary(owner: owners[i], lengths: masks[i]))
+                    fromStart[i] = running
+                }
+                blocks[blockStart / size] = running  // row 0: each whole block
+                running = SpanSummary(owner: owners[blockEnd - 1], lengths: masks[blockEnd - 1])
+                toEnd[blockEnd - 1] = running
+                for i in stride(from: blockEnd - 2, through: blockStart, by: -1) {
+                    running = running.combined(with: SpanSummary(owner: owners[i], lengths: masks[i]))
+                    toEnd[i] = running
+                }
             }
-            width *= 2
-        }
-        self.blocks = blocks
-    }
-
-    /// Each value combined with those before it in its block, and with those after it.
-    @inline(__always)
-    private static func scanBlocks(_ values: [Int32], _ combine: (Int32, Int32) -> Int32) -> (fromStart: [Int32], toEnd: [Int32]) {
-        var fromStart = values, toEnd = values
-        let count = values.count
-        fromStart.withUnsafeMutableBufferPointer { fromStart in
-            toEnd.withUnsafeMutableBufferPointer { toEnd in
-                for blockStart in stride(from: 0, to: count, by: blockSize) {
-                    let blockEnd = min(blockStart + blockSize, count)
-                    for i in (blockStart + 1)..<max(blockStart + 1, blockEnd) { fromStart[i] = combine(fromStart[i - 1], fromStart[i]) }
-                    for i in stride(from: blockEnd - 2, through: blockStart, by: -1) { toEnd[i] = combine(toEnd[i], toEnd[i + 1]) }
+            for row in 1..<rows {
+                let width = 1 << (row - 1), previous = (row - 1) * blockCount, base = row * blockCount
+                for i in 0..<blockCount {
+                    blocks[base + i] = i + width < blockCount ? blocks[previous + i].combined(with: blocks[previous + i + width]) : blocks[previous + i]
                 }
             }
         }
-        return (fromStart, toEnd)
+        (fromBlockStart, toBlockEnd, self.blocks, self.blockCount) = (fromStart, toEnd, blocks, blockCount)
     }
 
-    private static func combine(_ a: Int32, _ b: Int32, _ combining: Combining) -> Int32 {
-        switch combining {
-        case .min: return min(a, b)
-        case .max: return max(a, b)
-        case .union: return a | b
-        }
-    }
-
-    func query(_ range: Range<Int>) -> Int32 {
+    func query(_ range: Range<Int>) -> SpanSummary {
         let first = range.lowerBound, last = range.upperBound - 1
         let firstBlock = first >> Self.blockShift, lastBlock = last >> Self.blockShift
         if firstBlock == lastBlock {
-            var result = values[first]
-            for i in first..<range.upperBound { result = Self.combine(result, values[i], combining) }
+            var result = SpanSummary(owner: owners[first], lengths: masks[first])
+            for i in first + 1..<range.upperBound { result = result.combined(with: SpanSummary(owner: owners[i], lengths: masks[i])) }
             return result
         }
-        var result = Self.combine(toBlockEnd[first], fromBlockStart[last], combining)
+        var result = toBlockEnd[first].combined(with: fromBlockStart[last])
         let between = lastBlock - firstBlock - 1
         if between > 0 {
             let row = Int.bitWidth - 1 - between.leadingZeroBitCount
             let base = row * blockCount
-            result = Self.combine(result, Self.combine(blocks[base + firstBlock + 1], blocks[base + lastBlock - (1 << row)], combining), combining)
+            result = result.combined(with: blocks[base + firstBlock + 1]).combined(with: blocks[base + lastBlock - (1 << row)])
         }
         return result
     }

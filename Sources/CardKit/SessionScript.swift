@@ -84,7 +84,7 @@ public struct SessionScript: Equatable, Sendable {
 
     /// The keys an ASCII line types, `<Name>` tokens included; nil when a token is unterminated
     /// or unknown (`keys(in:line:)` then says which). Empty unless `keeping`.
-    static func asciiKeys(_ bytes: UnsafeBufferPointer<UInt8>, keeping: Bool) -> [Key]? {
+    static func asciiKeys(_ bytes: Span<UInt8>, keeping: Bool) -> [Key]? {
         let table = asciiKeyTable
         var keys: [Key] = []
         if keeping { keys.reserveCapacity(bytes.count) }
@@ -163,7 +163,7 @@ public struct SessionScript: Equatable, Sendable {
         /// Parses the next line from its UTF-8 bytes (without the "\n"). A line of plain ASCII
         /// keys, the bulk of a generated script, is read straight from the bytes; any other
         /// line as by `next(_:)`.
-        public mutating func next(bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> Step? {
+        public mutating func next(bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> Step? {  // unsafe: `replay` reads script lines into a raw buffer
             var end = bytes.count
             if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             var plain = end > 0 && bytes[0] != UInt8(ascii: "@") && bytes[0] != UInt8(ascii: "#")
@@ -175,7 +175,7 @@ public struct SessionScript: Equatable, Sendable {
                 if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { blank = false }
                 index += 1
             }
-            guard plain && !blank, let keys = SessionScript.asciiKeys(UnsafeBufferPointer(rebasing: bytes[..<end]), keeping: keepingKeys) else {
+            guard plain && !blank, let keys = SessionScript.asciiKeys(bytes.span.extracting(0..<end), keeping: keepingKeys) else {
                 // Anything else, and every malformed line (for its exact message), as text.
                 return try next(Substring(String(decoding: bytes, as: UTF8.self)))
             }

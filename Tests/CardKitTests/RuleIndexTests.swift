@@ -4,35 +4,6 @@ import Testing
 /// The indexed matcher against a plain scan of every pattern, on the bundled rules and on a
 /// generated issuer-level table of 10,000 ranges over 500 networks.
 @Suite struct RuleIndexTests {
-    /// What detection must say, computed the slow, obvious way. The longest length goes by the
-    /// patterns still possible, each with its own lengths (a `lengthsFor` pattern's, such as
-    /// Visa's `401325` with 19, count only while it can still match), and the deciding one.
-    static func reference(_ set: RuleSet, _ typed: [UInt8]) -> (network: String?, candidates: [String], maxLength: Int) {
-        var bestLength = 0
-        var bestOwner: Int?
-        var bestMaxLength = 0
-        var partial = Set<Int>()
-        var partialMaxLength = 0
-        for (index, network) in set.networks.enumerated() {
-            for (patternIndex, pattern) in network.patterns.enumerated() {
-                let longest = network.patternLengths[patternIndex].max() ?? 0
-                switch pattern.match(typed) {
-                case .full where pattern.length > bestLength:
-                    bestLength = pattern.length
-                    bestOwner = index
-                    bestMaxLength = longest
-                case .partial:
-                    partial.insert(index)
-                    partialMaxLength = max(partialMaxLength, longest)
-                default: break
-                }
-            }
-        }
-        let owners = partial.union(bestOwner.map { [$0] } ?? []).sorted()
-        let decided = owners.count == 1 && owners.first == bestOwner ? set.networks[bestOwner!].id : nil
-        return (decided, owners.map { set.networks[$0].id }, max(partialMaxLength, bestMaxLength))
-    }
-
     /// 500 networks, 20 disjoint six-digit ranges each, interleaved across the 3xxxxx–8xxxxx space,
     /// plus a few shorter prefixes that the ranges refine.
     static let generated: RuleSet = {
@@ -63,11 +34,12 @@ import Testing
 
     @Test(arguments: ["bundled", "generated"])
     func indexAgreesWithAPlainScan(setName: String) {
-        let set = setName == "bundled" ? BundledRules.set : Self.generated
+        let scan = setName == "bundled" ? Self.bundledScan : Self.generatedScan
+        let set = scan.set
         var random = SeededRandom(seed: 7)
         // The plain scan is slow on 10,000 ranges in a debug build: fewer samples there.
         let samples = setName == "bundled" ? 3_000 : 400
-        var checked = 0
+        var checked = 0, decided = 0, none = 0
         for _ in 0..<samples {
             // Prefixes of numbers that start where patterns are, and anywhere at all.
             var typed: [UInt8]
@@ -80,34 +52,98 @@ import Testing
             let length = Int(random.next() % 19)
             while typed.count < length { typed.append(UInt8(random.next() % 10)) }
             typed = Array(typed.prefix(length))
-            let expected = Self.reference(set, typed)
+            let expected = scan.scan(typed)
             let detection = set.detect(typed)
-            #expect(detection.network?.id == expected.network, "\(typed)")
+            #expect(detection == expected.detection, "\(typed)")
             #expect(set.candidates(typed).map(\.id) == expected.candidates, "\(typed)")
-            #expect(detection.hasCandidates == !expected.candidates.isEmpty)
-            #expect(detection.maxLength == expected.maxLength, "\(typed)")
             checked += 1
+            if expected.detection.network != nil { decided += 1 }
+            if expected.candidates.isEmpty { none += 1 }
         }
-        #expect(checked == samples)
+        // Both kinds of answer came up often: a decided network, and no network at all.
+        #expect(checked == samples && decided > samples / 10 && none > samples / 20, "\(decided) decided, \(none) with no network")
     }
 
-    /// The engine stops detecting once the digits pass the longest pattern; at every key its
-    /// detection must still equal a fresh one.
+    /// Every pattern of a set as digit strings, for `expected(_:)`: the plain scan, with no
+    /// part of the index (nor `IINPattern.match`) in it.
+    struct PlainScan {
+        let set: RuleSet
+        let patterns: [(low: [UInt8], high: [UInt8], owner: Int, lengths: [Int])]
+
+        init(_ set: RuleSet) {
+            self.set = set
+            patterns = set.networks.indices.flatMap { owner in
+                set.networks[owner].patterns.indices.map { index in
+                    let pattern = set.networks[owner].patterns[index]
+                    return (pattern.low, pattern.high, owner, set.networks[owner].patternLengths[index])
+                }
+            }
+        }
+
+        /// The whole detection of `typed`, worked out digit string by digit string: a pattern
+        /// matches in full when the digits are at least as long and their head lies between its
+        /// ends, in part when they are shorter and lie between the ends cut to their length.
+        /// The longest full match decides when no other network is still possible; the lengths
+        /// are those of the patterns still possible and of the deciding one.
+        func expected(_ typed: [UInt8]) -> Detection { scan(typed).detection }
+
+        /// The detection and the ids of the networks still possible, in load order.
+        func scan(_ typed: [UInt8]) -> (detection: Detection, candidates: [String]) {
+            var best: (owner: Int, length: Int, lengths: [Int])?
+            var owners = Set<Int>(), lengths = Set<Int>()
+            for pattern in patterns {
+                let n = min(typed.count, pattern.low.count)
+                let head = Array(typed.prefix(n))
+                guard !head.lexicographicallyPrecedes(pattern.low.prefix(n)),
+                      !pattern.high.prefix(n).lexicographicallyPrecedes(head) else { continue }
+                if typed.count >= pattern.low.count {
+                    if pattern.low.count > best?.length ?? 0 { best = (pattern.owner, pattern.low.count, pattern.lengths) }
+                } else {
+                    owners.insert(pattern.owner)
+                    lengths.formUnion(pattern.lengths)
+                }
+            }
+            if let best {
+                owners.insert(best.owner)
+                lengths.formUnion(best.lengths)
+            }
+            let decided = best.flatMap { owners == [$0.owner] ? $0 : nil }
+            let detection = Detection(network: decided.map { set.networks[$0.owner] }, hasCandidates: !owners.isEmpty,
+                                      maxLength: lengths.max() ?? 0, decidingLength: decided?.length ?? 0, lengths: LengthSet(lengths))
+            return (detection, owners.sorted().map { set.networks[$0].id })
+        }
+    }
+
+    static let bundledScan = PlainScan(BundledRules.set)
+    static let generatedScan = PlainScan(generated)
+
+    /// The engine's detection at every key of a number (it stops looking once the digits
+    /// pass the longest pattern), against the plain scan: the network, whether any remains,
+    /// the longest and the allowed lengths, the deciding pattern's length. A wrong index, or
+    /// an engine keeping a detection it should have renewed, is caught here.
     @Test(arguments: ["bundled", "generated"])
-    func engineDetectionMatchesAFreshOneAtEveryKey(setName: String) {
-        let set = setName == "bundled" ? BundledRules.set : Self.generated
+    func engineDetectionAtEveryKeyIsThePlainScans(setName: String) {
+        let scan = setName == "bundled" ? Self.bundledScan : Self.generatedScan
+        let set = scan.set
         var random = SeededRandom(seed: 99)
-        for _ in 0..<200 {
+        // The plain scan is slow on 10,000 ranges in a debug build: fewer numbers there.
+        let numbers = setName == "bundled" ? 200 : 40
+        var compared = 0, decided = 0
+        for _ in 0..<numbers {
             var engine = EntryEngine(rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
             let network = set.networks.randomElement(using: &random)!
             var digits = network.patterns.randomElement(using: &random)!.low
             while digits.count < 19 { digits.append(UInt8(random.next() % 10)) }
-            for digit in digits where engine.field == .number {
+            for digit in digits {
                 _ = engine.handle(.character(Character(Unicode.Scalar(digit + 48))))
                 guard engine.field == .number else { break }
-                #expect(engine.detection == set.detect(engine.numberDigits), "\(engine.numberDigits)")
+                #expect(engine.detection == scan.expected(engine.numberDigits), "\(engine.numberDigits)")
+                compared += 1
+                if engine.detection.network != nil { decided += 1 }
             }
         }
+        // Each number keyed at least to its pattern's length, most of them decided on the way.
+        #expect(compared >= numbers * 6 && decided >= numbers)
         #expect(set.longestPattern >= 6)
     }
 

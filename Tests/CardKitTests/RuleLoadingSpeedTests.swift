@@ -40,6 +40,38 @@ import Testing
         #expect(fast.contains("0042") && fast.contains("0000000000000000001-9999999999999999999"), "\(fast)")
     }
 
+    /// Loading takes the one-pass reader for every well-formed file: the bundled rules, and
+    /// generated bank files (100 ranges each, indented and on one line), through the same
+    /// `RuleSet.load` the prompt, `check` and `replay` use. A file the one-pass reader hands
+    /// over (an escape in a prefix) is read by the general reader, and counted apart.
+    @Test func loadingReadsWellFormedFilesInOnePass() throws {
+        let bundled = try RuleSet.load(folders: [BundledRules.files])
+        #expect(BundledRules.files.count > 30)
+        #expect(bundled.filesReadInOnePass == BundledRules.files.count)
+
+        var random = SeededRandom(seed: 21)
+        var bank: [RuleSet.FileText] = []
+        for n in 0..<20 {
+            let ranges = (0..<100).map { r -> String in
+                let low = 30_000_000 + (r * 20 + n) * 100
+                return "[\"\(low)\", \"\(low + Int(random.next() % 100))\"]"
+            }
+            let text = n % 2 == 0
+                ? "{\n  \"id\": \"bank-\(n)\",\n  \"name\": \"Bank \(n)\",\n  \"ranges\": [\n    \(ranges.joined(separator: ",\n    "))\n  ],\n  \"lengths\": [16],\n  \"cvv\": {\"name\": \"CVV\", \"length\": 3}\n}\n"
+                : "{\"id\":\"bank-\(n)\",\"name\":\"Bank \(n)\",\"ranges\":[\(ranges.joined(separator: ","))],\"lengths\":[16],\"cvv\":{\"name\":\"CVV\",\"length\":3}}"
+            bank.append(RuleSet.FileText(path: "bank/bank-\(n).json", bytes: Array(text.utf8)))
+        }
+        let loaded = try RuleSet.load(folders: [BundledRules.files, bank])
+        #expect(loaded.networks.count == bundled.networks.count + 20)
+        #expect(loaded.filesReadInOnePass == BundledRules.files.count + 20)
+
+        // The same file with an escape in one prefix: valid, read by the general reader alone.
+        let escaped = RuleSet.FileText(path: "escaped.json", bytes: Array(#"{"id": "escaped", "name": "E", "prefixes": ["3\u0039"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#.utf8))
+        let mixed = try RuleSet.load(folders: [bank, [escaped]])
+        #expect(mixed.network(id: "escaped")?.patterns == [IINPattern(prefix: "39")!])
+        #expect(mixed.filesReadInOnePass == bank.count)
+    }
+
     /// Every single-byte change of the sample (a byte replaced by one of a set chosen to break
     /// strings, numbers, escapes and structure), and every cut: both readers agree, errors,
     /// their places and all. Most variants are errors, many inside the pattern arrays.
