@@ -45,7 +45,7 @@ import Glibc
                                    environment: home.environment, binary: "/bin/sh")
         t.waitForRawMode()
         t.send("411111111111111")
-        t.expect("VISA 15/16")
+        t.expectBadge("VISA 15/16")
         // The limit the shell raised is 0 again, soft and hard (so nothing it starts can raise it).
         let limits = try String(contentsOfFile: "/proc/\(t.pid)/limits", encoding: .utf8)
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
@@ -83,7 +83,7 @@ import Glibc
                                    environment: home.environment, binary: "/usr/bin/setpriv")
         t.waitForRawMode()
         t.send("411111111111111")
-        t.expect("VISA 15/16")
+        t.expectBadge("VISA 15/16")
         #expect(try procOwner(t.pid) == 0, "the prompt's /proc files are root's: it is not dumpable")
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
