@@ -23,6 +23,7 @@ public enum CardNumber {
 
     /// Digit values (each 0–9, not ASCII) as text of ASCII digits: `[4, 1, 1, 1]` → "4111".
     public static func string(_ digits: some Collection<UInt8>) -> String {
+        // unsafe: written in place (up to 15 digits make a small string): no array in between.
         String(unsafeUninitializedCapacity: digits.count) { buffer in
             for (index, digit) in digits.enumerated() { buffer[index] = digit + 48 }
             return digits.count

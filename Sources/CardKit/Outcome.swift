@@ -199,7 +199,7 @@ struct CardLine: Sendable {
         self.prefix = prefix
         self.network = network
         self.expiry = expiry
-        for digit in lastFour.suffix(4) {
+        for digit in lastFour.suffix(4) {  // (the value holds four digits; callers pass the last shown)
             lastFourValue = lastFourValue * 10 + UInt16(digit)
             lastFourCount += 1
         }

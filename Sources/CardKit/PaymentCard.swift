@@ -108,9 +108,10 @@ extension Array where Element == UInt8 {
     /// Sets every element to zero in the array's own storage, then empties the array keeping
     /// that storage, so digits do not linger in freed memory.
     public mutating func overwriteAndEmpty() {
+        // unsafe: wiping card data, in the array's own storage, through an opaque call
+        // (`wipeBytes`) so that the stores are not optimised away.
         withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
-            // Through a volatile-like opaque call, so the stores are not optimised away.
             wipeBytes(base, bytes.count)
         }
         removeAll(keepingCapacity: true)
@@ -127,6 +128,6 @@ extension Array where Element == UInt8 {
 /// Writes zeros over `count` bytes. Kept out of line (`@inline(never)`) so the compiler cannot
 /// see that nothing reads them afterwards and drop the stores.
 @inline(never)
-func wipeBytes(_ base: UnsafeMutableRawPointer, _ count: Int) {
+func wipeBytes(_ base: UnsafeMutableRawPointer, _ count: Int) {  // unsafe: wiping card data
     base.initializeMemory(as: UInt8.self, repeating: 0, count: count)
 }
