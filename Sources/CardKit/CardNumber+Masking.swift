@@ -48,6 +48,7 @@ extension CardNumber {
         text.withUTF8 { bytes in
             var count = 0
             for byte in bytes where byte &- 48 < 10 { count += 1 }
+            out.reserveCapacity(out.count + bytes.count + 2 * count)  // one growth at most, not one per mark
             let shown = CardPolicy.shownDigits(count: count)
             var seen = 0
             for byte in bytes {

@@ -102,9 +102,14 @@ extension EntryEngine {
     /// "13/16 (13 valid)" once the digits typed already make a complete, valid number that
     /// Enter takes (`LengthSet.completeness`: `.completeCanGrow`).
     func numberProgress(_ network: CardNetwork?) -> String {
-        let count = numberDigits.count
-        let (goal, valid) = network == nil ? (0, false) : numberGoal()
-        let length = count.decimalWidth + (network == nil ? 0 : 1 + goal.decimalWidth + (valid ? 9 + count.decimalWidth : 0))
+        guard network != nil else { return Self.progress(numberDigits.count, of: nil) }
+        let (goal, valid) = numberGoal()
+        return Self.progress(numberDigits.count, of: goal, valid: valid)
+    }
+
+    /// "8/16", "13/16 (13 valid)", or "8" with no goal: a field's progress.
+    static func progress(_ count: Int, of goal: Int?, valid: Bool = false) -> String {
+        let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (valid ? 9 + count.decimalWidth : 0) } ?? 0)
         // unsafe: written in place, to the byte (up to 15 bytes make a small string): string
         // interpolation costs more than the rest of a key's view.
         return String(unsafeUninitializedCapacity: length) { buffer in
@@ -124,7 +129,7 @@ extension EntryEngine {
                 }
             }
             put(count)
-            if network != nil {
+            if let goal {
                 put("/")
                 put(goal)
                 if valid {
@@ -141,7 +146,9 @@ extension EntryEngine {
     /// complete, valid number short of it (`CardPolicy.verdict`).
     private func numberGoal() -> (goal: Int, valid: Bool) {
         // The lengths of the pattern that decides the number (before that, of every pattern still possible).
-        (max(numberDigits.count, detection.lengths.max), detection.verdict(numberDigits) == .valid(.completeCanGrow))
+        // (The Luhn sum only for a number that can still grow: only then is it "valid" short of its goal.)
+        let count = numberDigits.count, lengths = detection.lengths
+        return (max(count, lengths.max), lengths.completeness(of: count) == .completeCanGrow && detection.verdict(numberDigits).isValid)
     }
 
     /// The active field's view.
@@ -169,17 +176,28 @@ extension EntryEngine {
             label = "Expiry"
             hint = "MM/YY"
             text = isCommand ? command! : expiryText
-            progress = isCommand ? "" : "\(expiryDigits.count)/4"
+            progress = isCommand ? "" : Self.progress(expiryDigits.count, of: 4)
         case .cvv:
             let code = securityCode
             label = code.name
-            hint = String(repeating: "#", count: code.maxLength)
-            text = isCommand ? command! : String(repeating: Character(CardPolicy.mask), count: cvvDigits.count)
+            hint = Self.repeated("#", code.maxLength)
+            text = isCommand ? command! : Self.repeated(CardPolicy.mask, cvvDigits.count)
             logo = EntryView.securityCodeLogo
-            progress = isCommand ? "" : "\(cvvDigits.count)/\(code.maxLength)"
+            progress = isCommand ? "" : Self.progress(cvvDigits.count, of: code.maxLength)
         }
         return EntryView(field: field, label: label, hint: hint, text: text, logo: logo, progress: progress, isCommand: isCommand)
     }
+}
+
+extension EntryEngine {
+    /// `String(repeating: mark, count: count)`, made once per mark and count: the security
+    /// code's hint (`###`) and masked text (`•••`) are shown on every key of the code.
+    static func repeated(_ mark: Unicode.Scalar, _ count: Int) -> String {
+        guard count < 8 else { return String(repeating: String(mark), count: count) }
+        return mark == "#" ? hashes[count] : mark == CardPolicy.mask ? masks[count] : String(repeating: String(mark), count: count)
+    }
+    private static let hashes = (0..<8).map { String(repeating: "#", count: $0) }
+    private static let masks = (0..<8).map { String(repeating: String(CardPolicy.mask), count: $0) }
 }
 
 extension Int {
