@@ -83,8 +83,8 @@ extension EntryEngine {
     /// Whether the line left on screen after a key is the field's line from before the key
     /// (`finishedView(before:)`): the field held a `:` command, or the key emptied it (a
     /// submit, cancel, `:clear`) and it shows no command now. Known from the engine's state
-    /// alone, so a replay builds the view before a key only for keys that can empty a field.
-    public func keepsLineBefore(field: Field, wasCommand: Bool) -> Bool {
+    /// alone.
+    func keepsLineBefore(field: Field, wasCommand: Bool) -> Bool {
         if wasCommand { return true }
         // The field's text after the key is empty exactly when it shows no command and has no digits.
         let showsCommand = command != nil && field == self.field
@@ -113,30 +113,17 @@ extension EntryEngine {
         // unsafe: written in place, to the byte (up to 15 bytes make a small string): string
         // interpolation costs more than the rest of a key's view.
         return String(unsafeUninitializedCapacity: length) { buffer in
-            var end = 0
-            func put(_ text: StaticString) {
-                text.withUTF8Buffer { for byte in $0 { buffer[end] = byte; end += 1 } }
-            }
-            func put(_ value: Int) {
-                var divisor = 1
-                while divisor <= value / 10 { divisor *= 10 }
-                var rest = Swift.max(value, 0)
-                while divisor > 0 {
-                    buffer[end] = UInt8(48 + rest / divisor)
-                    end += 1
-                    rest %= divisor
-                    divisor /= 10
-                }
-            }
-            put(count)
-            if let goal {
-                put("/")
-                put(goal)
-                if valid {
-                    put(" (")
-                    put(count)
-                    put(" valid)")
-                }
+            var end = buffer.writeDecimal(count, at: 0)
+            guard let goal else { return end }
+            buffer[end] = UInt8(ascii: "/")
+            end = buffer.writeDecimal(goal, at: end + 1)
+            guard valid else { return end }
+            buffer[end] = UInt8(ascii: " ")
+            buffer[end + 1] = UInt8(ascii: "(")
+            end = buffer.writeDecimal(count, at: end + 2)
+            for byte in " valid)".utf8 {
+                buffer[end] = byte
+                end += 1
             }
             return end
         }
@@ -198,6 +185,22 @@ extension EntryEngine {
     }
     private static let hashes = (0..<8).map { String(repeating: "#", count: $0) }
     private static let masks = (0..<8).map { String(repeating: String(CardPolicy.mask), count: $0) }
+}
+
+extension UnsafeMutableBufferPointer<UInt8> {  // unsafe: the in-place strings above
+    /// Writes a non-negative number's decimal digits from `start`; where they end.
+    @inline(__always)
+    func writeDecimal(_ value: Int, at start: Int) -> Int {
+        let end = start + value.decimalWidth
+        var rest = Swift.max(value, 0)
+        var index = end - 1
+        while index >= start {
+            self[index] = UInt8(48 + rest % 10)
+            rest /= 10
+            index -= 1
+        }
+        return end
+    }
 }
 
 extension Int {

@@ -161,13 +161,27 @@ public struct Replayer {
         // Ctrl-C and keys in a `:` command can empty a field, so only they need the view
         // before the key. (Not a copy of the engine: its first mutation would copy the whole tray.)
         let beforeField = engine.field
-        let beforeIsCommand = engine.command != nil
         let needsBefore: Bool
         switch key {
         case .enter, .cancel: needsBefore = true
-        default: needsBefore = beforeIsCommand
+        default: needsBefore = engine.command != nil
         }
-        let beforeView = needsBefore ? engine.view(of: beforeField) : nil
+        // The field line as left on screen, then the reason and messages printed below it.
+        if needsBefore {
+            let before = engine.view(of: beforeField)
+            guard var shown = apply(key) else { return }
+            show(engine.finishedView(before: before), transcript)
+            showMessages(&shown, transcript)
+        } else {
+            guard var shown = apply(key) else { return }
+            show(engine.view(of: beforeField), transcript)
+            showMessages(&shown, transcript)
+        }
+    }
+
+    /// Hands `key` to the engine and notes what it did; the outcome and the refusal reason to
+    /// show, or nil when the key shows nothing.
+    private mutating func apply(_ key: Key) -> (outcome: Outcome, reason: String?)? {
         var outcome = engine.handle(key, reloadingWith: loader)
         let refusal = outcome.refusal
         if refusal != nil { refusedSinceExpectation += 1 }
@@ -179,22 +193,21 @@ public struct Replayer {
         } else if case .submitFailed(let fields) = outcome.event {
             lastSubmit = .failed(fields)
         }
-        guard shownReason != nil || !outcome.messages.isEmpty else { return }
-        // The field line as left on screen, then the reason and messages printed below it.
-        if let before = beforeView, engine.keepsLineBefore(field: beforeField, wasCommand: beforeIsCommand) {
-            show(before, transcript)
-        } else {
-            show(engine.view(of: beforeField), transcript)
-        }
-        if let shownReason {
+        guard shownReason != nil || !outcome.messages.isEmpty else { return nil }
+        return (outcome, shownReason)
+    }
+
+    /// The refusal reason and the key's messages, below the field's line.
+    private mutating func showMessages(_ shown: inout (outcome: Outcome, reason: String?), _ transcript: Transcript) {
+        if let reason = shown.reason {
             line.removeAll(keepingCapacity: true)
-            Message(.error, shownReason).appendLine(to: &line)
+            Message(.error, reason).appendLine(to: &line)
             showLine(transcript)
         }
         // Each message written in place (a message copied out costs more than its line).
-        for index in outcome.messages.indices {
+        for index in shown.outcome.messages.indices {
             line.removeAll(keepingCapacity: true)
-            outcome.messages[index].appendLine(to: &line)
+            shown.outcome.messages[index].appendLine(to: &line)
             showLine(transcript)
         }
     }

@@ -242,7 +242,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(test.status == 0 && test.output.contains("verdict:   valid"), "\(test.output)")
         let short = try runPiped(["rules", "test", "7000 0000 0000 000"] + rules, input: "", environment: home.environment)
         #expect(short.status == 1 && short.output.contains("verdict:   incomplete"), "\(short.output)")
-        let check = try runPiped(["check", "--today", "2026-11"] + rules, input: "7000000000000002,12/30,1234\n7000000000000002,12/30,123\n",
+        let check = try runPiped(["check", "--today", "2026-11", "--format", "text"] + rules, input: "7000000000000002,12/30,1234\n7000000000000002,12/30,123\n",
                                  environment: home.environment)
         #expect(check.output.contains("line 1: 700000******0002  oddcard  valid"), "\(check.output)")
         #expect(check.output.contains("line 2: 700000******0002  oddcard  invalid (cvv_length)"), "\(check.output)")
