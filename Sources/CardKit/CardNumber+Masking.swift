@@ -49,15 +49,24 @@ extension CardNumber {
             var count = 0
             for byte in bytes where byte &- 48 < 10 { count += 1 }
             out.reserveCapacity(out.count + bytes.count + 2 * count)  // one growth at most, not one per mark
-            let shown = CardPolicy.shownDigits(count: count)
-            var seen = 0
-            for byte in bytes {
-                if byte &- 48 < 10 {
-                    defer { seen += 1 }
-                    if !shown.shows(seen) { appendMark(mask, to: &out); continue }
-                }
-                out.append(byte)
+            let hidden = CardPolicy.shownDigits(count: count).hidden
+            // The shown start and end are copied whole; only the hidden stretch byte by byte.
+            var seen = 0, index = 0
+            while index < bytes.count && (bytes[index] &- 48 >= 10 || seen < hidden.lowerBound) {
+                if bytes[index] &- 48 < 10 { seen += 1 }
+                index += 1
             }
+            out.append(contentsOf: bytes[..<index])
+            while index < bytes.count && (bytes[index] &- 48 >= 10 || seen < hidden.upperBound) {
+                if bytes[index] &- 48 < 10 {
+                    appendMark(mask, to: &out)
+                    seen += 1
+                } else {
+                    out.append(bytes[index])
+                }
+                index += 1
+            }
+            out.append(contentsOf: bytes[index...])
         }
     }
 

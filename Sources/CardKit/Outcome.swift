@@ -188,9 +188,9 @@ public struct Message: Equatable, Sendable {
 struct CardLine: Sendable {
     var prefix: StaticString
     var network: CardNetwork
-    /// The last (up to) four digits, 0–9 each, as one decimal value (`lastFourCount` digits
-    /// of it, leading zeros included): no array to allocate and wipe.
-    var lastFourValue: UInt16 = 0
+    /// The last (up to) four digits, 0–9 each, four bits a digit, the last in the lowest bits
+    /// (`lastFourCount` of them): no array to allocate and wipe.
+    var lastFourDigits: UInt16 = 0
     var lastFourCount = 0
     var expiry: YearMonth
 
@@ -200,7 +200,7 @@ struct CardLine: Sendable {
         self.network = network
         self.expiry = expiry
         for digit in lastFour.suffix(4) {  // (the value holds four digits; callers pass the last shown)
-            lastFourValue = lastFourValue * 10 + UInt16(digit)
+            lastFourDigits = lastFourDigits << 4 | UInt16(digit)
             lastFourCount += 1
         }
     }
@@ -211,11 +211,10 @@ struct CardLine: Sendable {
         prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.appendUTF8(network.name)
         (" •••• " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }  // the masked digits, as `CardPolicy.mask`
-        var divisor: UInt16 = 1
-        for _ in 1..<max(lastFourCount, 1) { divisor *= 10 }
-        for _ in 0..<lastFourCount {
-            bytes.append(UInt8(lastFourValue / divisor % 10) + 48)
-            divisor /= 10
+        var shift = 4 * lastFourCount
+        while shift > 0 {
+            shift -= 4
+            bytes.append(UInt8(truncatingIfNeeded: lastFourDigits >> UInt16(shift) & 0xF) + 48)
         }
         (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
         if (1...12).contains(expiry.month) && expiry.year >= 0 {

@@ -179,9 +179,15 @@ public struct Replayer {
         }
     }
 
+    /// What a key shows below the field's line.
+    private struct Shown {
+        var outcome: Outcome
+        var reason: String?
+    }
+
     /// Hands `key` to the engine and notes what it did; the outcome and the refusal reason to
     /// show, or nil when the key shows nothing.
-    private mutating func apply(_ key: Key) -> (outcome: Outcome, reason: String?)? {
+    private mutating func apply(_ key: Key) -> Shown? {
         var outcome = engine.handle(key, reloadingWith: loader)
         let refusal = outcome.refusal
         if refusal != nil { refusedSinceExpectation += 1 }
@@ -194,11 +200,11 @@ public struct Replayer {
             lastSubmit = .failed(fields)
         }
         guard shownReason != nil || !outcome.messages.isEmpty else { return nil }
-        return (outcome, shownReason)
+        return Shown(outcome: outcome, reason: shownReason)
     }
 
     /// The refusal reason and the key's messages, below the field's line.
-    private mutating func showMessages(_ shown: inout (outcome: Outcome, reason: String?), _ transcript: Transcript) {
+    private mutating func showMessages(_ shown: inout Shown, _ transcript: Transcript) {
         if let reason = shown.reason {
             line.removeAll(keepingCapacity: true)
             Message(.error, reason).appendLine(to: &line)
