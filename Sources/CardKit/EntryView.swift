@@ -109,6 +109,15 @@ extension EntryEngine {
 
     /// "8/16", "13/16 (13 valid)", or "8" with no goal: a field's progress.
     static func progress(_ count: Int, of goal: Int?, valid: Bool = false) -> String {
+        // The expiry's and the code's ("2/4", "1/3") made once.
+        if let goal, goal < smallProgress.count, count >= 0, count <= goal, !valid { return smallProgress[goal][count] }
+        return makeProgress(count, of: goal, valid: valid)
+    }
+
+    /// `progress` toward goals of up to 4 digits, by goal and count.
+    private static let smallProgress = (0...4).map { goal in (0...goal).map { makeProgress($0, of: goal, valid: false) } }
+
+    private static func makeProgress(_ count: Int, of goal: Int?, valid: Bool) -> String {
         let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (valid ? 9 + count.decimalWidth : 0) } ?? 0)
         // unsafe: written in place, to the byte (up to 15 bytes make a small string): string
         // interpolation costs more than the rest of a key's view.
