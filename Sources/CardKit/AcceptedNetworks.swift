@@ -70,7 +70,7 @@ public struct AcceptedNetworks: Equatable, Sendable {
         let candidates = rules.candidates(digits)
         guard !candidates.isEmpty, !candidates.contains(where: accepts) else { return nil }
         let accepted = "(accepted: \(names(in: rules)))"
-        let prefix = CardNumber.string(digits.prefix(6))
+        let prefix = CardNumber.string(CardPolicy.leadingShownDigits(of: digits))
         switch candidates.count {
         case 1: return "\(candidates[0].name) is not accepted here \(accepted)"
         case 2...3: return "a number starting \(prefix) is \(listing(candidates.map(\.name), joinedBy: "or")), none accepted here \(accepted)"

@@ -179,18 +179,17 @@ public struct CardCheck: Sendable {
             if badCharacter { result.add(.numberFormat) }
             let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, 19)])  // unsafe: as above
             let found = rules.match(typed)
-            guard found.owner >= 0 else {
-                // A prefix of some network that is not decided yet is too short; otherwise unknown.
-                result.add(found.hasCandidates ? .length : .unknownNetwork)
-                return
+            if found.owner >= 0 {
+                result.networkIndex = found.owner
+                if !taken[Int(found.owner)] { result.add(.networkNotAccepted) }
             }
-            result.networkIndex = found.owner
-            if !taken[Int(found.owner)] { result.add(.networkNotAccepted) }
-            let network = rules.networks[Int(found.owner)]
-            if !found.lengths.completeness(of: count).isComplete {
-                result.add(.length)
-            } else if network.luhn && !CardNumber.passesLuhn(typed) {
-                result.add(.luhn)
+            switch CardPolicy.verdict(typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,
+                                      hasCandidates: found.hasCandidates, lengths: found.lengths) {
+            case .valid: break
+            // A prefix of some network that is not decided yet is too short.
+            case .undecided, .wrongLength: result.add(.length)
+            case .noNetwork: result.add(.unknownNetwork)
+            case .failsLuhn: result.add(.luhn)
             }
         }
         guard !result.has(.recordFormat) || result.digitCount > 0 else { return result }
@@ -203,10 +202,9 @@ public struct CardCheck: Sendable {
                 let byte = line[i]
                 if byte &- 48 < 10 { length += 1 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") { digitsOnly = false }
             }
-            let expected = result.networkIndex >= 0 ? rules.networks[Int(result.networkIndex)].cvv.length : 0
             if !digitsOnly {
                 result.add(.cvvFormat)
-            } else if expected > 0 ? length != expected : !(length == 3 || length == 4) {
+            } else if !CardPolicy.securityCodeLengths(for: result.networkIndex >= 0 ? rules.networks[Int(result.networkIndex)] : nil).contains(length) {
                 result.add(.cvvLength)
             }
         }
@@ -311,7 +309,7 @@ public struct CardCheck: Sendable {
                 bytes.write("null")
             }
             bytes.write(result.valid ? #","valid":true,"number":""# : #","valid":false,"number":""#)
-            bytes.writeNumber(result, unmasked: unmasked, masking: UInt8(ascii: "*"))
+            bytes.writeNumber(result, unmasked: unmasked, masking: UInt8(ascii: CardPolicy.machineMask))
             bytes.write(UInt8(ascii: "\""))
             if let expiry = result.expiry {
                 bytes.write(#","expiry":""#)
@@ -344,7 +342,7 @@ public struct CardCheck: Sendable {
         out.append(contentsOf: "line ".utf8)
         out.appendDecimal(line)
         out.append(contentsOf: ": ".utf8)
-        appendNumber(result, unmasked: unmasked, masking: UInt8(ascii: "*"), to: &out)
+        appendNumber(result, unmasked: unmasked, masking: UInt8(ascii: CardPolicy.machineMask), to: &out)
         out.append(contentsOf: "  ".utf8)
         out.append(contentsOf: result.networkIndex >= 0 ? ids[Int(result.networkIndex)] : Array("no network".utf8))
         out.append(contentsOf: result.valid ? "  valid\n".utf8 : "  invalid (".utf8)
@@ -418,7 +416,7 @@ struct ByteCursor {
         next += digits
     }
 
-    /// A record's number (its first 19 digits), masked as `CardNumber.shownDigits` says with
+    /// A record's number (its first 19 digits), masked as `CardPolicy.shownDigits` says with
     /// `masking` unless `unmasked`.
     @inline(__always) mutating func writeNumber(_ result: CardCheck.Result, unmasked: Bool, masking: UInt8) {
         let count = min(result.digitCount, 19)
@@ -428,8 +426,7 @@ struct ByteCursor {
             value /= 10
         }
         if !unmasked {
-            let (first, last) = CardNumber.shownDigits(count: count)
-            for i in first..<(count - last) { next[i] = masking }
+            for i in CardPolicy.shownDigits(count: count).hidden { next[i] = masking }
         }
         next += count
     }

@@ -93,13 +93,13 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.family = family ?? id
         self.familyLocation = familyLocation ?? idLocation
         self.groups = groups
-        self.formatHint = CardNumber.hint(groups: groups)
+        self.formatHint = CardPolicy.hint(groups: groups)
         self.cvv = cvv
         self.luhn = luhn
         self.file = file
         self.idLocation = idLocation
         self.patternLocations = patternLocations
-        self.securityCodeHelp = "Type the \(cvv.length)-digit \(cvv.name) on the \(cvv.side) of the card; Enter submits."
+        self.securityCodeHelp = CardPolicy.securityCodeHelp(CardPolicy.securityCode(cvv), side: cvv.side)
     }
 
     /// The same network: the same object, or the same definition from the same file.
@@ -108,9 +108,6 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
                     && a.patternLengths == b.patternLengths && a.status == b.status && a.family == b.family
                     && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo)
     }
-
-    /// The longest length any pattern allows (19 if there are none).
-    public var maxLength: Int { allLengths.last ?? 19 }
 
     /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits", for the top-level lengths.
     public var lengthPhrase: String { lengthPhrase(lengths) }

@@ -1,9 +1,10 @@
-/// The one masking policy for card numbers. Every surface but the live field and the output
-/// the caller asked for (screen lines after the field is done, messages, command echoes,
-/// transcripts, history, errors, `check`, `replay`, text from outside) masks through here.
+/// The masking policy (`CardPolicy.shownDigits`) applied to numbers and to free text. Every
+/// surface but the live field and the output the caller asked for (screen lines after the field
+/// is done, messages, command echoes, transcripts, history, errors, `check`, `replay`, text from
+/// outside) masks through here or, writing bytes of its own, through `CardPolicy.shownDigits`.
 ///
-/// - A number of 13 digits or more shows at most its first six and last four digits; a
-///   shorter one at most half of its digits, the last ones first (`shownDigits(count:)`).
+/// - A number shows at most what `CardPolicy.shownDigits(count:)` allows (first six and last
+///   four; a shorter one at most half of its digits, the last ones first).
 /// - In free text, a *card-number run* is 8 or more ASCII digits (ISO/IEC 7812's shortest
 ///   account number) in groups joined by a single space, dash, dot or slash, however people
 ///   type numbers: `4111 1111-1111.1111`, `3782 822463 10005`. `line 12:`, `12/30`, a date
@@ -13,75 +14,66 @@
 ///   digit in what follows the run up to the first character that is not a digit, space,
 ///   tab, `/`, `-`, `.` or `,` (`4111111111111111 12/30 987` → `411111••••••1111 ••/•• •••`).
 extension CardNumber {
-    /// The fewest digits a run in free text needs to be taken for a card number.
-    public static let shortestNumberInText = 8
-    /// The most digits a card number has (ISO/IEC 7812).
-    public static let longestNumber = 19
-
-    /// How many digits a `count`-digit card number may show from its start and from its end:
-    /// first six and last four from 13 digits on; a shorter number at most half of its digits,
-    /// the last ones first (12 → 2 + 4, 10 → 1 + 4, 8 → 0 + 4, 4 → 0 + 2).
-    @inline(__always)
-    public static func shownDigits(count: Int) -> (first: Int, last: Int) {
-        if count >= 13 { return (6, 4) }
-        let half = count / 2
-        let last = min(4, half)
-        return (half - last, last)
-    }
-
-    /// The last digits a masked number shows (its last four; fewer below 8 digits): what
-    /// `Visa •••• 1111` and the tray's `lastFour` name a card by.
-    public static func lastShownDigits<Digits: Collection<UInt8>>(of digits: Digits) -> Digits.SubSequence {
-        digits.suffix(shownDigits(count: digits.count).last)
-    }
+    /// The fewest digits a run in free text needs to be taken for a card number: the shortest
+    /// card number.
+    public static let shortestNumberInText = CardPolicy.numberLengths.lowerBound
 
     /// The digits (values 0–9) masked: "411111••••••1111" (`mask` `•` for text people read;
     /// `*` where machine-readable output asks for it).
-    public static func masked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = "•") -> String {
+    public static func masked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = CardPolicy.mask) -> String {
         var bytes: [UInt8] = []
         appendMasked(digits, mask: mask, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `masked(digits, mask:)`'s bytes.
-    public static func appendMasked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
-        let count = digits.count
-        let (first, last) = shownDigits(count: count)
+    public static func appendMasked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]) {
+        let shown = CardPolicy.shownDigits(count: digits.count)
         for (index, digit) in digits.enumerated() {
-            if index >= first && index < count - last { appendMark(mask, to: &out) } else { out.append(digit + 48) }
+            if shown.shows(index) { out.append(digit + 48) } else { appendMark(mask, to: &out) }
         }
     }
 
     /// A number as a field shows it (digits in groups, nothing else: "3782 822463 10005"),
     /// masked as one number whatever its length: "3782 82•••• •0005".
-    public static func maskingNumber(in text: String, mask: Unicode.Scalar = "•") -> String {
+    public static func maskingNumber(in text: String, mask: Unicode.Scalar = CardPolicy.mask) -> String {
         var bytes: [UInt8] = []
         appendMaskingNumber(text, mask: mask, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `maskingNumber(in:)`'s bytes.
-    public static func appendMaskingNumber(_ text: String, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
+    public static func appendMaskingNumber(_ text: String, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
             var count = 0
             for byte in bytes where byte &- 48 < 10 { count += 1 }
-            let (first, last) = shownDigits(count: count)
-            var seen = 0
-            for byte in bytes {
-                if byte &- 48 < 10 {
-                    defer { seen += 1 }
-                    if seen >= first && seen < count - last { appendMark(mask, to: &out); continue }
-                }
-                out.append(byte)
+            out.reserveCapacity(out.count + bytes.count + 2 * count)  // one growth at most, not one per mark
+            let hidden = CardPolicy.shownDigits(count: count).hidden
+            // The shown start and end are copied whole; only the hidden stretch byte by byte.
+            var seen = 0, index = 0
+            while index < bytes.count && (bytes[index] &- 48 >= 10 || seen < hidden.lowerBound) {
+                if bytes[index] &- 48 < 10 { seen += 1 }
+                index += 1
             }
+            out.append(contentsOf: bytes[..<index])
+            while index < bytes.count && (bytes[index] &- 48 >= 10 || seen < hidden.upperBound) {
+                if bytes[index] &- 48 < 10 {
+                    appendMark(mask, to: &out)
+                    seen += 1
+                } else {
+                    out.append(bytes[index])
+                }
+                index += 1
+            }
+            out.append(contentsOf: bytes[index...])
         }
     }
 
     /// The text with every card-number run in it masked (see the policy above), other
     /// characters kept: `unknown command ':4111111111111111 12/30 987'` →
     /// `unknown command ':411111••••••1111 ••/•• •••'`.
-    public static func maskingDigits(in text: String, mask: Unicode.Scalar = "•") -> String {
+    public static func maskingDigits(in text: String, mask: Unicode.Scalar = CardPolicy.mask) -> String {
         guard mayHoldCardNumber(text) else { return text }
         var bytes: [UInt8] = []
         appendMasking(text, mask: mask, to: &bytes)
@@ -89,13 +81,14 @@ extension CardNumber {
     }
 
     /// Appends `maskingDigits(in: text)`'s bytes.
-    public static func appendMasking(_ text: String, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
+    public static func appendMasking(_ text: String, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { appendMasking($0, mask: mask, to: &out) }
     }
 
     /// Appends the UTF-8 `bytes` with every card-number run masked.
-    public static func appendMasking(_ bytes: UnsafeBufferPointer<UInt8>, mask: Unicode.Scalar = "•", to out: inout [UInt8]) {
+    static func appendMasking<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, mask: Unicode.Scalar = CardPolicy.mask,
+                                                                    to out: inout [UInt8]) where Bytes.Index == Int {
         var total = 0
         for byte in bytes where byte &- 48 < 10 { total += 1 }
         guard total >= shortestNumberInText else { return out.append(contentsOf: bytes) }
@@ -132,15 +125,15 @@ extension CardNumber {
             } else {
                 // Digit positions (counted across the run) that are shown.
                 var shown = 0..<0, shownEnd = 0..<0
-                if let span = numberSpan(groups.map { UnsafeBufferPointer(rebasing: bytes[$0.start..<($0.start + $0.count)]) }) {
+                if let span = numberSpan(bytes, groups) {
                     let offset = groups[..<span.lowerBound].reduce(0) { $0 + $1.count }
                     let count = groups[span].reduce(0) { $0 + $1.count }
-                    let (first, last) = shownDigits(count: count)
-                    shown = offset..<(offset + first)
-                    shownEnd = (offset + count - last)..<(offset + count)
+                    let policy = CardPolicy.shownDigits(count: count)
+                    shown = offset..<(offset + policy.first)
+                    shownEnd = (offset + count - policy.last)..<(offset + count)
                 } else if groups[0].count >= 4 {
                     // Where the number ends is not known: only its start is shown.
-                    shown = 0..<shownDigits(count: min(digits, longestNumber)).first
+                    shown = 0..<CardPolicy.shownDigits(count: min(digits, CardPolicy.longestNumber)).first
                 }
                 var position = 0
                 for i in index..<end {
@@ -163,23 +156,25 @@ extension CardNumber {
     /// 12–19 digits; when none passes, the whole run if it is one group of at most 19 digits
     /// (a number typed with a mistake). nil when it cannot be told (two readings pass, or a
     /// failing run of several groups): the caller then shows no last digits.
-    static func numberSpan(_ groups: [UnsafeBufferPointer<UInt8>]) -> Range<Int>? {
+    static func numberSpan<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ groups: [(start: Int, count: Int)]) -> Range<Int>?
+    where Bytes.Index == Int {
         let total = groups.reduce(0) { $0 + $1.count }
         var found: Range<Int>?
         for low in groups.indices {
             var count = 0
             for high in low..<groups.count {
                 count += groups[high].count
-                if count > longestNumber { break }
+                if count > CardPolicy.longestNumber { break }
                 let whole = low == 0 && high == groups.count - 1
                 guard count >= 12 || whole && count >= shortestNumberInText else { continue }
-                if passesLuhn(groups[low...high].joined().map { $0 &- 48 }) {
+                let digits = groups[low...high].flatMap { bytes[$0.start..<($0.start + $0.count)] }.map { $0 &- 48 }
+                if passesLuhn(digits) {
                     if found != nil { return nil }
                     found = low..<(high + 1)
                 }
             }
         }
-        if found == nil && groups.count == 1 && total <= longestNumber { return 0..<1 }
+        if found == nil && groups.count == 1 && total <= CardPolicy.longestNumber { return 0..<1 }
         return found
     }
 
@@ -193,8 +188,8 @@ extension CardNumber {
         byte == 0x20 || byte == 0x09 || byte == 0x2F || byte == 0x2D || byte == 0x2E || byte == 0x2C
     }
 
-    @inline(__always) private static func appendMark(_ mask: Unicode.Scalar, to out: inout [UInt8]) {
-        if mask == "•" {
+    @inline(__always) static func appendMark(_ mask: Unicode.Scalar, to out: inout [UInt8]) {
+        if mask == CardPolicy.mask {
             out.append(0xE2)
             out.append(0x80)
             out.append(0xA2)

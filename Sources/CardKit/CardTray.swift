@@ -58,7 +58,7 @@ public struct CardTray: Equatable, Sendable {
         let month = Int(word >> 39 & 15), year = Int(word >> 43)
         let network = networks[Int(networkIndex)]
         return Card(networkID: network.id, networkName: network.name, maskedNumber: Self.masked(shown: value, length: length),
-                    lastFour: CardNumber.string(CardNumber.lastShownDigits(of: Self.numberDigits(shown: value, length: length))),
+                    lastFour: CardNumber.string(CardPolicy.lastShownDigits(of: Self.numberDigits(shown: value, length: length))),
                     expiry: YearMonth(year: year, month: month))
     }
 
@@ -71,9 +71,9 @@ public struct CardTray: Equatable, Sendable {
         // Packed only when unpacking gives back the same card: the number masked as the
         // masking policy does, its last four the last digits shown.
         let packs = networkIndex < Int(Self.overflowMark) && (0..<(1 << 21)).contains(card.expiry.year)
-            && (1...12).contains(card.expiry.month) && length <= 19 && digits.count <= 10
+            && (1...12).contains(card.expiry.month) && length <= CardPolicy.longestNumber && digits.count <= 10
             && Self.masked(shown: Self.value(digits), length: length) == card.maskedNumber
-            && CardNumber.string(CardNumber.lastShownDigits(of: Self.numberDigits(shown: Self.value(digits), length: length))) == card.lastFour
+            && CardNumber.string(CardPolicy.lastShownDigits(of: Self.numberDigits(shown: Self.value(digits), length: length))) == card.lastFour
         append(word: packs ? Self.word(digits, length: length, expiry: card.expiry) : 0,
                network: packs ? UInt16(networkIndex) : Self.overflowMark, overflowing: packs ? nil : card)
     }
@@ -83,11 +83,11 @@ public struct CardTray: Equatable, Sendable {
         let digits = card.numberDigits
         let networkIndex = index(of: Network(id: card.network.id, name: card.network.name))
         guard networkIndex < Int(Self.overflowMark), (0..<(1 << 21)).contains(card.expiry.year),
-              (1...12).contains(card.expiry.month), digits.count <= 19 else { return add(card.trayEntry) }
+              (1...12).contains(card.expiry.month), digits.count <= CardPolicy.longestNumber else { return add(card.trayEntry) }
         // The digits the masking policy shows, read in place: no copy of the number is made.
-        let (first, last) = CardNumber.shownDigits(count: digits.count)
+        let shown = CardPolicy.shownDigits(count: digits.count)
         var value: UInt64 = 0
-        for (index, digit) in digits.enumerated() where index < first || index >= digits.count - last {
+        for (index, digit) in digits.enumerated() where shown.shows(index) {
             value = value * 10 + UInt64(digit)
         }
         append(word: Self.word(value: value, length: digits.count, expiry: card.expiry), network: UInt16(networkIndex), overflowing: nil)
@@ -106,14 +106,10 @@ public struct CardTray: Equatable, Sendable {
     /// A `length`-digit number with the digits the masking policy shows (packed in `value`)
     /// in place and zeros where it hides digits: masking it gives back the masked number.
     private static func numberDigits(shown value: UInt64, length: Int) -> [UInt8] {
-        let (first, last) = CardNumber.shownDigits(count: length)
+        let shown = CardPolicy.shownDigits(count: length)
         var digits = [UInt8](repeating: 0, count: length)
         var rest = value
-        for i in ((length - last)..<length).reversed() {
-            digits[i] = UInt8(rest % 10)
-            rest /= 10
-        }
-        for i in (0..<first).reversed() {
+        for i in (0..<length).reversed() where shown.shows(i) {
             digits[i] = UInt8(rest % 10)
             rest /= 10
         }

@@ -99,8 +99,8 @@ public struct EntryEngine: Sendable {
         undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
         // Room for the longest number and code up front: growing an array would leave the
         // digits typed so far behind in freed memory.
-        numberDigits.reserveCapacity(Self.maxNumberDigits)
-        cvvDigits.reserveCapacity(4)
+        numberDigits.reserveCapacity(CardPolicy.longestNumber)
+        cvvDigits.reserveCapacity(CardPolicy.securityCodeLengths.upperBound)
     }
 
     /// `CARD`, or with accepted networks their logos: `VISA/MASTERCARD/AMEX` (up to four;
@@ -109,9 +109,6 @@ public struct EntryEngine: Sendable {
         guard let networks = accepted?.networks(in: rules), !networks.isEmpty, networks.count <= 4 else { return EntryView.genericLogo }
         return networks.map(\.logo).joined(separator: "/")
     }
-
-    /// The most digits a card number can have (ISO/IEC 7812).
-    static let maxNumberDigits = 19
 
     // MARK: - The one door
 
@@ -202,7 +199,7 @@ public struct EntryEngine: Sendable {
             if character == "\t" && !numberDigits.isEmpty && problem(in: .number) == nil { return moveForward() }
             return .refused("only digits go in the card number, not \(quoted(character))")
         }
-        guard numberDigits.count < Self.maxNumberDigits else {
+        guard numberDigits.count < CardPolicy.longestNumber else {
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused("no card network has numbers longer than \(numberDigits.count) digits")
         }
@@ -213,7 +210,8 @@ public struct EntryEngine: Sendable {
         let kept = numberDigits.count > rules.longestPattern
         let next = kept ? detection : rules.detect(numberDigits)
         if !next.hasCandidates {
-            let reason = "no card network starts with \(CardNumber.string(numberDigits.prefix(6)))\(numberDigits.count > 6 ? "…" : "")"
+            let named = CardPolicy.leadingShownDigits(of: numberDigits)
+            let reason = "no card network starts with \(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")"
             numberDigits.overwriteLast()
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
@@ -234,18 +232,18 @@ public struct EntryEngine: Sendable {
         if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
-        guard let network = next.network else { return .accepted }
-        let completeness = next.lengths.completeness(of: length)
-        guard completeness.isComplete else { return .accepted }
-        if network.luhn && !CardNumber.passesLuhn(numberDigits) {
-            return completeness == .final ? Outcome(messages: [.init(.error, Self.invalidNumberMessage)]) : .accepted
-        }
-        // Moves on by itself only when the number cannot grow into a longer valid one: a
-        // 16-digit Maestro may be a 19-digit one still being typed, so the person decides.
-        guard completeness == .final else {
+        switch CardPolicy.verdict(numberDigits, count: length, network: next.network, hasCandidates: true, lengths: next.lengths) {
+        case .failsLuhn(.final):
+            return Outcome(messages: [.init(.error, Self.invalidNumberMessage)])
+        case .valid(.completeCanGrow):
+            // Moves on by itself only when the number cannot grow into a longer valid one: a
+            // 16-digit Maestro may be a 19-digit one still being typed, so the person decides.
             return Outcome(messages: [.init(.help, Self.completeCanGrowMessage(upTo: next.lengths.max))])
+        case .valid:
+            return moveForward()
+        default:
+            return .accepted
         }
-        return moveForward()
     }
 
     static let invalidNumberMessage = "card number is not valid — check the digits"
@@ -342,8 +340,8 @@ public struct EntryEngine: Sendable {
     }
 
     private mutating func typeCVV(_ character: Character, digit: UInt8?) -> Outcome {
-        // The longest code without building `securityCode` (its lengths array) on every key.
-        let maxLength = detection.network?.cvv.length ?? 4
+        // The longest code without making `securityCode` (its name) on every key.
+        let maxLength = CardPolicy.securityCodeLengths(for: detection.network).upperBound
         guard let digit else {
             return .refused("the \(securityCode.name) takes digits only, not \(quoted(character))")
         }
@@ -398,7 +396,7 @@ public struct EntryEngine: Sendable {
             field = .cvv
             // The summary, worded only if it is read (a replay writes its bytes straight out).
             if let network = detection.network, let expiry {
-                messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: CardNumber.lastShownDigits(of: numberDigits), expiry: expiry)))
+                messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
             }
         case .cvv:
             return submit()
@@ -413,14 +411,14 @@ public struct EntryEngine: Sendable {
         case .number:
             if numberDigits.isEmpty { return "the card number is empty" }
             guard let network = detection.network else {
-                return "no single card network matches \(CardNumber.string(numberDigits.prefix(6)))… yet; keep typing"
+                return "no single card network matches \(CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits)))… yet; keep typing"
             }
             if let acceptedNetworks, !acceptedNetworks.accepts(network) { return "\(network.name) is not accepted here" }
-            if !detection.lengths.completeness(of: numberDigits.count).isComplete {
-                return "\(network.lengthPhrase(detection.lengths.lengths)); this has \(numberDigits.count)"
+            switch detection.verdict(numberDigits) {
+            case .valid: return nil
+            case .failsLuhn: return Self.invalidNumberMessage
+            default: return "\(network.lengthPhrase(detection.lengths.lengths)); this has \(numberDigits.count)"
             }
-            if network.luhn && !CardNumber.passesLuhn(numberDigits) { return Self.invalidNumberMessage }
-            return nil
         case .expiry:
             guard let expiry else { return "the expiry needs a month and a year, as MM/YY" }
             switch expiryPolicy.check(expiry) {
@@ -429,13 +427,7 @@ public struct EntryEngine: Sendable {
             case .tooFar: return "an expiry of \(expiry.cardText) is more than \(expiryPolicy.maxYearsAhead) years ahead"
             }
         case .cvv:
-            // The network's code length, or 3 or 4 while the network is unknown (as
-            // `securityCode`, without making its array on every submit).
-            let code = detection.network?.cvv
-            let count = cvvDigits.count
-            if count == 0 { return "the \(code?.name ?? "CVV") is empty" }
-            guard let code else { return count == 3 || count == 4 ? nil : "the CVV has 3 or 4 digits; this has \(count)" }
-            return count == code.length ? nil : "the \(code.name) has \(code.length) digits; this has \(count)"
+            return securityCode.problem(count: cvvDigits.count)
         }
     }
 
@@ -450,7 +442,7 @@ public struct EntryEngine: Sendable {
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
         tray.add(card)
         resetCard()
-        return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: CardNumber.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
+        return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 
@@ -562,7 +554,7 @@ public struct EntryEngine: Sendable {
         case ("rules", 1):
             let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)).", "The others are detected, then refused."] } ?? []
             outcome = info(heading + rules.networks.map { network in
-                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(Self.lengthRuns(network.allLengths)) digits, \(network.cvv.name) \(network.cvv.length)"
+                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(Self.lengthRuns(network.allLengths)) digits, \(network.securityCodeSummary)"
                 return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
             })
         case ("quit", 1), ("q", 1), ("exit", 1):
@@ -702,11 +694,9 @@ public struct EntryEngine: Sendable {
         }
     }
 
-    /// The security code asked for: the network's, or 3 or 4 digits while the network is unknown.
-    var securityCode: (name: String, lengths: [Int], maxLength: Int) {
-        guard let code = detection.network?.cvv else { return ("CVV", [3, 4], 4) }
-        return (code.name, [code.length], code.length)
-    }
+    /// The security code asked for: the network's, or any length a rule file may give one
+    /// while the network is unknown.
+    var securityCode: CardPolicy.SecurityCode { CardPolicy.securityCode(for: detection.network) }
 
     /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).
     public func fieldName(_ field: Field) -> String {
@@ -716,6 +706,9 @@ public struct EntryEngine: Sendable {
         case .cvv: return securityCode.name
         }
     }
+
+    /// The security-code field's help while the network is unknown.
+    static let unknownSecurityCodeHelp = CardPolicy.securityCodeHelp(CardPolicy.securityCode(for: nil), side: nil)
 
     /// The one-line help for the active field, 80 columns at most (with many accepted
     /// networks, `:rules` names them).
@@ -732,8 +725,7 @@ public struct EntryEngine: Sendable {
         case .expiry:
             return "Type the expiry date as MM/YY, as printed on the card."
         case .cvv:
-            if let network = detection.network { return network.securityCodeHelp }
-            return "Type the 3- or 4-digit security code; Enter submits."
+            return detection.network?.securityCodeHelp ?? Self.unknownSecurityCodeHelp
         }
     }
 }

@@ -17,7 +17,8 @@ public struct EntryView: Equatable, Sendable {
     public var isCommand: Bool
 
     /// The line as a plain transcript shows it: `Card number (#### …): 4111 11•• •••• 1111  [VISA 16/16]`,
-    /// with the number masked (`maskedText`).
+    /// with the number masked (`maskedText`): the prompt's line without its colour. The one
+    /// transcript renderer: replay writes every field line through it.
     public var transcriptLine: String {
         var bytes: [UInt8] = []
         appendTranscriptLine(to: &bytes)
@@ -27,16 +28,11 @@ public struct EntryView: Equatable, Sendable {
     /// Appends `transcriptLine`'s bytes (the replayer writes hundreds of thousands of them).
     public func appendTranscriptLine(to bytes: inout [UInt8]) {
         bytes.appendUTF8(label)
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(UInt8(ascii: "("))
+        bytes.append(" (" as StaticString)
         bytes.appendUTF8(hint)
-        bytes.append(UInt8(ascii: ")"))
-        bytes.append(UInt8(ascii: ":"))
-        bytes.append(UInt8(ascii: " "))
+        bytes.append("): " as StaticString)
         appendMaskedText(to: &bytes)
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(UInt8(ascii: "["))
+        bytes.append("  [" as StaticString)
         bytes.appendUTF8(logo)
         if !progress.isEmpty {
             bytes.append(UInt8(ascii: " "))
@@ -47,7 +43,7 @@ public struct EntryView: Equatable, Sendable {
 
     /// The text as shown anywhere but the live field: the number masked as one number, a
     /// command with any card number in it masked (`CardNumber`'s masking policy).
-    public var maskedText: String { maskedText(mask: "•") }
+    public var maskedText: String { maskedText(mask: CardPolicy.mask) }
 
     /// `maskedText` with `mask` for each hidden digit (`*` where only ASCII can be drawn).
     public func maskedText(mask: Unicode.Scalar) -> String {
@@ -57,7 +53,7 @@ public struct EntryView: Equatable, Sendable {
     }
 
     /// Appends `maskedText(mask:)`'s bytes.
-    func appendMaskedText(mask: Unicode.Scalar = "•", to bytes: inout [UInt8]) {
+    func appendMaskedText(mask: Unicode.Scalar = CardPolicy.mask, to bytes: inout [UInt8]) {
         if isCommand {
             CardNumber.appendMasking(text, mask: mask, to: &bytes)
         } else if field == .number {
@@ -68,12 +64,12 @@ public struct EntryView: Equatable, Sendable {
     }
 
     /// The number's format hint while no single network matches.
-    public static let unknownNetworkHint = CardNumber.hint(groups: [4, 4, 4, 4])
+    public static let unknownNetworkHint = CardPolicy.hint(groups: CardPolicy.unknownNetworkGroups)
 
     /// The logo shown while no single network matches.
     public static let genericLogo = "CARD"
     /// The logo shown in the security-code field.
-    public static let securityCodeLogo = "CVV"
+    public static let securityCodeLogo = CardPolicy.unknownSecurityCodeName
 }
 
 extension EntryEngine {
@@ -81,17 +77,24 @@ extension EntryEngine {
     /// key: the field that was active, with the key applied (the digit that completed it), or
     /// as it was when the key emptied it (cancel, `:clear`) or it held a `:` command.
     public func finishedView(before: EntryView) -> EntryView {
-        // The field's text after the key is empty exactly when it shows no command and has no
-        // digits: known without building the view (a replay asks after every submit).
-        if before.isCommand { return before }
-        let showsCommand = command != nil && before.field == field
+        keepsLineBefore(field: before.field, wasCommand: before.isCommand) ? before : view(of: before.field)
+    }
+
+    /// Whether the line left on screen after a key is the field's line from before the key
+    /// (`finishedView(before:)`): the field held a `:` command, or the key emptied it (a
+    /// submit, cancel, `:clear`) and it shows no command now. Known from the engine's state
+    /// alone.
+    func keepsLineBefore(field: Field, wasCommand: Bool) -> Bool {
+        if wasCommand { return true }
+        // The field's text after the key is empty exactly when it shows no command and has no digits.
+        let showsCommand = command != nil && field == self.field
         let digits: Int
-        switch before.field {
+        switch field {
         case .number: digits = numberDigits.count
         case .expiry: digits = expiryDigits.count
         case .cvv: digits = cvvDigits.count
         }
-        return !showsCommand && digits == 0 ? before : view(of: before.field)
+        return !showsCommand && digits == 0
     }
 
     /// "8/16": digits typed, out of the length that moves on by itself, the longest the
@@ -99,126 +102,49 @@ extension EntryEngine {
     /// "13/16 (13 valid)" once the digits typed already make a complete, valid number that
     /// Enter takes (`LengthSet.completeness`: `.completeCanGrow`).
     func numberProgress(_ network: CardNetwork?) -> String {
-        // Built from bytes: string interpolation costs more than the rest of a key's view.
-        let count = numberDigits.count
-        // Built in a stack buffer: string interpolation costs more than the rest of a key's
-        // view, and up to 15 bytes make a small string (no allocation).
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            var end = 0
-            func put(_ text: StaticString) {
-                for byte in UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount) { buffer[end] = byte; end += 1 }
+        guard network != nil else { return Self.progress(numberDigits.count, of: nil) }
+        let (goal, valid) = numberGoal()
+        return Self.progress(numberDigits.count, of: goal, valid: valid)
+    }
+
+    /// "8/16", "13/16 (13 valid)", or "8" with no goal: a field's progress.
+    static func progress(_ count: Int, of goal: Int?, valid: Bool = false) -> String {
+        // The expiry's and the code's ("2/4", "1/3") made once.
+        if let goal, goal < smallProgress.count, count >= 0, count <= goal, !valid { return smallProgress[goal][count] }
+        return makeProgress(count, of: goal, valid: valid)
+    }
+
+    /// `progress` toward goals of up to 4 digits, by goal and count.
+    private static let smallProgress = (0...4).map { goal in (0...goal).map { makeProgress($0, of: goal, valid: false) } }
+
+    private static func makeProgress(_ count: Int, of goal: Int?, valid: Bool) -> String {
+        let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (valid ? 9 + count.decimalWidth : 0) } ?? 0)
+        // unsafe: written in place, to the byte (up to 15 bytes make a small string): string
+        // interpolation costs more than the rest of a key's view.
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var end = buffer.writeDecimal(count, at: 0)
+            guard let goal else { return end }
+            buffer[end] = UInt8(ascii: "/")
+            end = buffer.writeDecimal(goal, at: end + 1)
+            guard valid else { return end }
+            buffer[end] = UInt8(ascii: " ")
+            buffer[end + 1] = UInt8(ascii: "(")
+            end = buffer.writeDecimal(count, at: end + 2)
+            for byte in " valid)".utf8 {
+                buffer[end] = byte
+                end += 1
             }
-            func put(_ value: Int) {
-                var divisor = 1
-                while divisor <= value / 10 { divisor *= 10 }
-                var rest = Swift.max(value, 0)
-                while divisor > 0 {
-                    buffer[end] = UInt8(48 + rest / divisor)
-                    end += 1
-                    rest %= divisor
-                    divisor /= 10
-                }
-            }
-            put(count)
-            if let network {
-                let (goal, valid) = numberGoal(network)
-                put("/")
-                put(goal)
-                if valid {
-                    put(" (")
-                    put(count)
-                    put(" valid)")
-                }
-            }
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<end]), as: UTF8.self)
+            return end
         }
     }
 
     /// The length the number counts toward, and whether the digits typed are already a
-    /// complete, valid number short of it.
-    private func numberGoal(_ network: CardNetwork) -> (goal: Int, valid: Bool) {
-        let count = numberDigits.count
+    /// complete, valid number short of it (`CardPolicy.verdict`).
+    private func numberGoal() -> (goal: Int, valid: Bool) {
         // The lengths of the pattern that decides the number (before that, of every pattern still possible).
-        let lengths = detection.lengths
-        let goal = max(count, lengths.max)
-        let valid = lengths.completeness(of: count) == .completeCanGrow && (!network.luhn || CardNumber.passesLuhn(numberDigits))
-        return (goal, valid)
-    }
-
-    /// Appends `view(of: field).transcriptLine`'s bytes, made straight from the engine's state
-    /// without building the view's strings (a replay writes a line like it several times per
-    /// card). The `transcriptLineMatchesTheView` test holds the two together.
-    public func appendTranscriptLine(of field: Field, to bytes: inout [UInt8]) {
-        let showsCommand = command != nil && field == self.field
-        guard !showsCommand else { return view(of: field).appendTranscriptLine(to: &bytes) }
-        let network = detection.network
-        switch field {
-        case .number:
-            bytes.append("Card number (" as StaticString)
-            bytes.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
-            bytes.append("): " as StaticString)
-            // Grouped as `CardNumber.grouped`, masked as `CardNumber.appendMaskingNumber`.
-            let count = numberDigits.count
-            let (first, last) = CardNumber.shownDigits(count: count)
-            let groups = network?.groups ?? [4, 4, 4, 4]
-            var groupIndex = 0
-            var left = groups.first ?? Int.max
-            for (index, digit) in numberDigits.enumerated() {
-                if left == 0 {
-                    bytes.append(UInt8(ascii: " "))
-                    groupIndex += 1
-                    left = groupIndex < groups.count ? groups[groupIndex] : Int.max
-                }
-                if index >= first && index < count - last {
-                    bytes.append(0xE2)  // •
-                    bytes.append(0x80)
-                    bytes.append(0xA2)
-                } else {
-                    bytes.append(digit + 48)
-                }
-                left -= 1
-            }
-            bytes.append("  [" as StaticString)
-            bytes.appendUTF8(network?.logo ?? undecidedLogo)
-            bytes.append(UInt8(ascii: " "))
-            bytes.appendDecimal(count)
-            if let network {
-                let (goal, valid) = numberGoal(network)
-                bytes.append(UInt8(ascii: "/"))
-                bytes.appendDecimal(goal)
-                if valid {
-                    bytes.append(" (" as StaticString)
-                    bytes.appendDecimal(count)
-                    bytes.append(" valid)" as StaticString)
-                }
-            }
-        case .expiry:
-            bytes.append("Expiry (MM/YY): " as StaticString)
-            for (index, digit) in expiryDigits.enumerated() {
-                if index == 2 { bytes.append(UInt8(ascii: "/")) }
-                bytes.append(digit + 48)
-            }
-            if expiryDigits.count == 2 { bytes.append(UInt8(ascii: "/")) }
-            bytes.append("  [" as StaticString)
-            bytes.appendUTF8(network?.logo ?? undecidedLogo)
-            bytes.append(UInt8(ascii: " "))
-            bytes.appendDecimal(expiryDigits.count)
-            bytes.append("/4" as StaticString)
-        case .cvv:
-            let name = network?.cvv.name ?? "CVV", maxLength = network?.cvv.length ?? 4
-            bytes.appendUTF8(name)
-            bytes.append(" (" as StaticString)
-            for _ in 0..<maxLength { bytes.append(UInt8(ascii: "#")) }
-            bytes.append("): " as StaticString)
-            for _ in cvvDigits { bytes.append(contentsOf: [0xE2, 0x80, 0xA2]) }  // •
-            bytes.append("  [" as StaticString)
-            bytes.appendUTF8(EntryView.securityCodeLogo)
-            bytes.append(UInt8(ascii: " "))
-            bytes.appendDecimal(cvvDigits.count)
-            bytes.append(UInt8(ascii: "/"))
-            bytes.appendDecimal(maxLength)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        // (The Luhn sum only for a number that can still grow: only then is it "valid" short of its goal.)
+        let count = numberDigits.count, lengths = detection.lengths
+        return (max(count, lengths.max), lengths.completeness(of: count) == .completeCanGrow && detection.verdict(numberDigits).isValid)
     }
 
     /// The active field's view.
@@ -240,22 +166,61 @@ extension EntryEngine {
         case .number:
             label = "Card number"
             hint = network?.formatHint ?? EntryView.unknownNetworkHint
-            text = isCommand ? command! : CardNumber.grouped(numberDigits, groups: network?.groups ?? [4, 4, 4, 4])
+            text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
             progress = isCommand ? "" : numberProgress(network)
         case .expiry:
             label = "Expiry"
             hint = "MM/YY"
             text = isCommand ? command! : expiryText
-            progress = isCommand ? "" : "\(expiryDigits.count)/4"
+            progress = isCommand ? "" : Self.progress(expiryDigits.count, of: 4)
         case .cvv:
             let code = securityCode
             label = code.name
-            hint = String(repeating: "#", count: code.maxLength)
-            text = isCommand ? command! : String(repeating: "•", count: cvvDigits.count)
+            hint = Self.repeated("#", code.maxLength)
+            text = isCommand ? command! : Self.repeated(CardPolicy.mask, cvvDigits.count)
             logo = EntryView.securityCodeLogo
-            progress = isCommand ? "" : "\(cvvDigits.count)/\(code.maxLength)"
+            progress = isCommand ? "" : Self.progress(cvvDigits.count, of: code.maxLength)
         }
         return EntryView(field: field, label: label, hint: hint, text: text, logo: logo, progress: progress, isCommand: isCommand)
+    }
+}
+
+extension EntryEngine {
+    /// `String(repeating: mark, count: count)`, made once per mark and count: the security
+    /// code's hint (`###`) and masked text (`•••`) are shown on every key of the code.
+    static func repeated(_ mark: Unicode.Scalar, _ count: Int) -> String {
+        guard count < 8 else { return String(repeating: String(mark), count: count) }
+        return mark == "#" ? hashes[count] : mark == CardPolicy.mask ? masks[count] : String(repeating: String(mark), count: count)
+    }
+    private static let hashes = (0..<8).map { String(repeating: "#", count: $0) }
+    private static let masks = (0..<8).map { String(repeating: String(CardPolicy.mask), count: $0) }
+}
+
+extension UnsafeMutableBufferPointer<UInt8> {  // unsafe: the in-place strings above
+    /// Writes a non-negative number's decimal digits from `start`; where they end.
+    @inline(__always)
+    func writeDecimal(_ value: Int, at start: Int) -> Int {
+        let end = start + value.decimalWidth
+        var rest = Swift.max(value, 0)
+        var index = end - 1
+        while index >= start {
+            self[index] = UInt8(48 + rest % 10)
+            rest /= 10
+            index -= 1
+        }
+        return end
+    }
+}
+
+extension Int {
+    /// How many decimal digits a non-negative number has (1 for 0).
+    var decimalWidth: Int {
+        var width = 1, rest = self
+        while rest >= 10 {
+            rest /= 10
+            width += 1
+        }
+        return width
     }
 }
 

@@ -188,20 +188,20 @@ public struct Message: Equatable, Sendable {
 struct CardLine: Sendable {
     var prefix: StaticString
     var network: CardNetwork
-    /// The last (up to) four digits, 0–9 each, in `lastFourDigits[0..<lastFourCount]`.
-    var lastFourDigits: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+    /// The last (up to) four digits, 0–9 each, four bits a digit, the last in the lowest bits
+    /// (`lastFourCount` of them): no array to allocate and wipe.
+    var lastFourDigits: UInt16 = 0
     var lastFourCount = 0
     var expiry: YearMonth
 
+    /// `lastFour` are the digits the masking policy shows last (`CardPolicy.lastShownDigits`).
     init(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) {
         self.prefix = prefix
         self.network = network
         self.expiry = expiry
-        withUnsafeMutableBytes(of: &lastFourDigits) { buffer in
-            for digit in lastFour.suffix(4) {
-                buffer[lastFourCount] = digit
-                lastFourCount += 1
-            }
+        for digit in lastFour.suffix(4) {  // (the value holds four digits; callers pass the last shown)
+            lastFourDigits = lastFourDigits << 4 | UInt16(digit)
+            lastFourCount += 1
         }
     }
 
@@ -210,9 +210,11 @@ struct CardLine: Sendable {
         bytes.reserveCapacity(bytes.count + 48 + network.name.utf8.count)
         prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.appendUTF8(network.name)
-        (" •••• " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: lastFourDigits) { digits in
-            for index in 0..<lastFourCount { bytes.append(digits[index] + 48) }
+        (" •••• " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }  // the masked digits, as `CardPolicy.mask`
+        var shift = 4 * lastFourCount
+        while shift > 0 {
+            shift -= 4
+            bytes.append(UInt8(truncatingIfNeeded: lastFourDigits >> UInt16(shift) & 0xF) + 48)
         }
         (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
         if (1...12).contains(expiry.month) && expiry.year >= 0 {

@@ -29,15 +29,16 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     public var number: String { CardNumber.string(numberDigits) }
     /// The full security code: `123`.
     public var securityCode: String { CardNumber.string(securityCodeDigits) }
-    /// The last four digits of the number.
-    public var lastFour: String { CardNumber.string(numberDigits.suffix(4)) }
+    /// The last digits of the number a masked number shows (`CardPolicy.lastShownDigits`: its
+    /// last four).
+    public var lastFour: String { CardNumber.string(CardPolicy.lastShownDigits(of: numberDigits)) }
     /// Masked by the one policy (`CardNumber.masked`): `411111••••••1111`.
     public var maskedNumber: String { CardNumber.masked(numberDigits) }
 
     /// The masked card, as the tray keeps it.
     public var trayEntry: CardTray.Card {
         CardTray.Card(networkID: network.id, networkName: network.name, maskedNumber: maskedNumber,
-                      lastFour: CardNumber.string(CardNumber.lastShownDigits(of: numberDigits)), expiry: expiry)
+                      lastFour: lastFour, expiry: expiry)
     }
 
     /// `Visa 411111••••••1111 12/30`: never the full number or the code.
@@ -70,9 +71,9 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         out += #"},"cvv":""#.utf8
         for digit in securityCodeDigits { out.append(digit + 48) }
         out += #"","last4":""#.utf8
-        for digit in numberDigits.suffix(4) { out.append(digit + 48) }
+        for digit in CardPolicy.lastShownDigits(of: numberDigits) { out.append(digit + 48) }
         out += #"","masked":""#.utf8
-        CardNumber.appendMasked(numberDigits, mask: "*", to: &out)
+        CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
         out += #""}"#.utf8
     }
 
@@ -82,7 +83,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         var probe: [UInt8] = []
         // The shape without the digits, measured on an empty card of this network.
         PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: []).appendJSON(to: &probe)
-        count = probe.count + 2 * numberDigits.count + securityCodeDigits.count + min(4, numberDigits.count)
+        count = probe.count + 2 * numberDigits.count + securityCodeDigits.count + CardPolicy.lastShownDigits(of: numberDigits).count
         return count
     }
 
@@ -94,11 +95,12 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         securityCodeDigits.overwriteAndEmpty()
     }
 
+    /// A copy in storage of its own (an array assigned is shared until written to).
     private static func ownCopy(_ digits: [UInt8]) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: digits.count) { buffer, count in
-            for (index, digit) in digits.enumerated() { buffer[index] = digit }
-            count = digits.count
-        }
+        var copy: [UInt8] = []
+        copy.reserveCapacity(digits.count)
+        copy.append(contentsOf: digits)
+        return copy
     }
 }
 
@@ -106,9 +108,10 @@ extension Array where Element == UInt8 {
     /// Sets every element to zero in the array's own storage, then empties the array keeping
     /// that storage, so digits do not linger in freed memory.
     public mutating func overwriteAndEmpty() {
+        // unsafe: wiping card data, in the array's own storage, through an opaque call
+        // (`wipeBytes`) so that the stores are not optimised away.
         withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
-            // Through a volatile-like opaque call, so the stores are not optimised away.
             wipeBytes(base, bytes.count)
         }
         removeAll(keepingCapacity: true)
@@ -125,6 +128,6 @@ extension Array where Element == UInt8 {
 /// Writes zeros over `count` bytes. Kept out of line (`@inline(never)`) so the compiler cannot
 /// see that nothing reads them afterwards and drop the stores.
 @inline(never)
-func wipeBytes(_ base: UnsafeMutableRawPointer, _ count: Int) {
+func wipeBytes(_ base: UnsafeMutableRawPointer, _ count: Int) {  // unsafe: wiping card data
     base.initializeMemory(as: UInt8.self, repeating: 0, count: count)
 }

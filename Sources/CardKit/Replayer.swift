@@ -38,7 +38,7 @@ public struct Replay: Equatable, Sendable {
                            reloadingWith loader: EntryEngine.RuleLoader? = nil) -> Replay {
         var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted, reloadingWith: loader)
         var replay = Replay()
-        let write: (UnsafeBufferPointer<UInt8>) -> Void = { line in
+        let write: Replayer.Transcript = { line in
             replay.transcriptText.append(contentsOf: line)
             replay.transcriptText.append(UInt8(ascii: "\n"))
         }
@@ -54,6 +54,11 @@ public struct Replay: Equatable, Sendable {
 /// caller as it is made: nothing grows with the script but the tray (ten bytes a card) and the
 /// failures. `Replay.run` is the same over a whole parsed script.
 public struct Replayer {
+    /// Receives each transcript line as it is made (UTF-8, no "\n"), valid only during the
+    /// call. (unsafe: a pointer to the replayer's own line buffer, not a copy: a generated
+    /// script writes millions of lines, and the caller copies them into its output blocks.)
+    public typealias Transcript = (UnsafeBufferPointer<UInt8>) -> Void
+
     /// The engine the keys go to; its tray holds the cards accepted so far.
     public private(set) var engine: EntryEngine
     /// The expectations that did not hold so far, in script order.
@@ -81,8 +86,6 @@ public struct Replayer {
     private var stretch = 0
     /// The line being made, reused.
     private var line: [UInt8] = []
-    /// The field's line before a key that may empty it (Enter, Ctrl-C, a command), reused.
-    private var beforeLine: [UInt8] = []
 
     /// A replayer for a script with this header (its steps are passed to `perform` one by one);
     /// `messageChecks`, from a first pass over the script, lets it forget message lines no
@@ -93,7 +96,6 @@ public struct Replayer {
         self.loader = loader
         self.messageChecks = messageChecks
         line.reserveCapacity(256)
-        beforeLine.reserveCapacity(256)
     }
 
     /// The stretches of keys (between expectations) after which an `@expect message` looks at
@@ -128,7 +130,7 @@ public struct Replayer {
     }
 
     /// Replays one step; `transcript` receives each line the step leaves on screen (no "\n").
-    public mutating func perform(_ step: SessionScript.Step, transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
+    public mutating func perform(_ step: SessionScript.Step, transcript: Transcript) {
         switch step.kind {
         case .keys(let keys):
             if previousWasExpectation {
@@ -148,30 +150,44 @@ public struct Replayer {
     }
 
     /// The last line: the field as left on screen when the script ends.
-    public mutating func finish(transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
-        line.removeAll(keepingCapacity: true)
-        engine.view.appendTranscriptLine(to: &line)
-        line.withUnsafeBufferPointer(transcript)
+    public mutating func finish(transcript: Transcript) {
+        show(engine.view, transcript)
     }
 
     /// One key, with the same output rules as the REPL.
-    private mutating func type(_ key: Key, _ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
-        // The line left on screen is the field with the key applied, except after Enter (a
-        // submit resets the card), Ctrl-C and `:` commands: only then is the view before the
-        // key needed. (Not a copy of the engine: its first mutation would copy the whole tray.)
+    private mutating func type(_ key: Key, _ transcript: Transcript) {
+        // The line left on screen is the prompt's (`EntryEngine.finishedView(before:)`): the
+        // field with the key applied, or as it was before a key that emptied it. Only Enter,
+        // Ctrl-C and keys in a `:` command can empty a field, so only they need the view
+        // before the key. (Not a copy of the engine: its first mutation would copy the whole tray.)
         let beforeField = engine.field
-        let beforeIsCommand = engine.command != nil
         let needsBefore: Bool
         switch key {
         case .enter, .cancel: needsBefore = true
-        default: needsBefore = beforeIsCommand
+        default: needsBefore = engine.command != nil
         }
-        // The line before the key, written from the engine's state (it equals
-        // `engine.view.transcriptLine`, without building the view's strings).
+        // The field line as left on screen, then the reason and messages printed below it.
         if needsBefore {
-            beforeLine.removeAll(keepingCapacity: true)
-            engine.appendTranscriptLine(of: beforeField, to: &beforeLine)
+            let before = engine.view(of: beforeField)
+            guard var shown = apply(key) else { return }
+            show(engine.finishedView(before: before), transcript)
+            showMessages(&shown, transcript)
+        } else {
+            guard var shown = apply(key) else { return }
+            show(engine.view(of: beforeField), transcript)
+            showMessages(&shown, transcript)
         }
+    }
+
+    /// What a key shows below the field's line.
+    private struct Shown {
+        var outcome: Outcome
+        var reason: String?
+    }
+
+    /// Hands `key` to the engine and notes what it did; the outcome and the refusal reason to
+    /// show, or nil when the key shows nothing.
+    private mutating func apply(_ key: Key) -> Shown? {
         var outcome = engine.handle(key, reloadingWith: loader)
         let refusal = outcome.refusal
         if refusal != nil { refusedSinceExpectation += 1 }
@@ -183,46 +199,40 @@ public struct Replayer {
         } else if case .submitFailed(let fields) = outcome.event {
             lastSubmit = .failed(fields)
         }
-        guard shownReason != nil || !outcome.messages.isEmpty else { return }
-        // The field line as left on screen, then the reason and messages printed below it.
-        if needsBefore && keepsLineBefore(field: beforeField, wasCommand: beforeIsCommand) {
-            beforeLine.withUnsafeBufferPointer(transcript)
-        } else {
+        guard shownReason != nil || !outcome.messages.isEmpty else { return nil }
+        return Shown(outcome: outcome, reason: shownReason)
+    }
+
+    /// The refusal reason and the key's messages, below the field's line.
+    private mutating func showMessages(_ shown: inout Shown, _ transcript: Transcript) {
+        if let reason = shown.reason {
             line.removeAll(keepingCapacity: true)
-            engine.appendTranscriptLine(of: beforeField, to: &line)
-            line.withUnsafeBufferPointer(transcript)
-        }
-        if let shownReason {
-            line.removeAll(keepingCapacity: true)
-            Message(.error, shownReason).appendLine(to: &line)
+            Message(.error, reason).appendLine(to: &line)
             showLine(transcript)
         }
         // Each message written in place (a message copied out costs more than its line).
-        for index in outcome.messages.indices {
+        for index in shown.outcome.messages.indices {
             line.removeAll(keepingCapacity: true)
-            outcome.messages[index].appendLine(to: &line)
+            shown.outcome.messages[index].appendLine(to: &line)
             showLine(transcript)
         }
     }
 
-    /// Whether the line left on screen is the one from before the key, as
-    /// `EntryEngine.finishedView(before:)` decides: the field held a `:` command, or the key
-    /// emptied it (a submit, cancel, `:clear`) and it shows no command now.
-    private func keepsLineBefore(field: Field, wasCommand: Bool) -> Bool {
-        if wasCommand { return true }
-        let showsCommand = engine.command != nil && field == engine.field
-        let digits: Int
-        switch field {
-        case .number: digits = engine.numberDigits.count
-        case .expiry: digits = engine.expiryDigits.count
-        case .cvv: digits = engine.cvvDigits.count
-        }
-        return !showsCommand && digits == 0
+    /// Hands on a field's line, drawn by the one transcript renderer (`EntryView.appendTranscriptLine`).
+    private mutating func show(_ view: EntryView, _ transcript: Transcript) {
+        line.removeAll(keepingCapacity: true)
+        view.appendTranscriptLine(to: &line)
+        emit(transcript)
+    }
+
+    /// Hands `line` to `transcript`.
+    private func emit(_ transcript: Transcript) {
+        line.withUnsafeBufferPointer(transcript)  // unsafe: lends the line's own storage, no copy
     }
 
     /// Hands on `line`, a message line just made, and keeps it if an `@expect message` may ask.
-    private mutating func showLine(_ transcript: (UnsafeBufferPointer<UInt8>) -> Void) {
-        line.withUnsafeBufferPointer(transcript)
+    private mutating func showLine(_ transcript: Transcript) {
+        emit(transcript)
         if messageChecks?.contains(stretch) ?? true {
             shownSinceExpectation.append(String(decoding: line, as: UTF8.self))
         }

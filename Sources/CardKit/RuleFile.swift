@@ -9,7 +9,7 @@ struct RuleFile {
     /// Fields a file that disables a network may hold.
     static let disablingFields: Set = ["$schema", "id", "disabled", "source", "note"]
     /// The most digits a pattern may have (the longest card number).
-    static let maxPatternLength = 19
+    static let maxPatternLength = CardPolicy.longestNumber
 
     /// What a valid rule file says.
     enum Content {
@@ -17,7 +17,7 @@ struct RuleFile {
         /// `{"id": "maestro", "disabled": true}`: drop that network from earlier folders.
         case disable(id: String, location: SourceLocation)
     }
-    static let validLengths = 8...19
+    static let validLengths = CardPolicy.numberLengths
 
     let file: String
     /// Errors: the file is refused when there is one.
@@ -151,8 +151,8 @@ struct RuleFile {
             }
         }
 
-        var groups = Array(repeating: 4, count: (maxLength + 3) / 4)
-        if let value = fields["groups"], let listed = integers(value, "groups", allowed: 1...19) {
+        var groups = CardPolicy.groupsOfFour(upTo: maxLength)
+        if let value = fields["groups"], let listed = integers(value, "groups", allowed: 1...CardPolicy.longestNumber) {
             let total = listed.reduce(0, +)
             if listed.isEmpty {
                 fail(value.location, "`groups` must list at least one group size")
@@ -359,6 +359,9 @@ struct RuleFile {
         return ok ? numbers : nil
     }
 
+    /// "3 or 4": the lengths a rule file may give a security code (`CardPolicy.securityCodeLengths`).
+    static let securityCodeLengthWords = CardPolicy.securityCode(nil).lengthWords
+
     private mutating func securityCode(_ value: JSONValue) -> CardNetwork.SecurityCode? {
         guard case .object(let members, let location) = value else {
             fail(value.location, "`cvv` must be an object like {\"name\": \"CVV\", \"length\": 3}, found \(value.kindName)")
@@ -373,9 +376,9 @@ struct RuleFile {
                 if let text = string(member.value, "cvv.name") { name = text.value; checkShown(text, "cvv.name") }
             case "length":
                 if case .number(let text, let at) = member.value, let number = Int(text) {
-                    if number == 3 || number == 4 { length = number } else { fail(at, "cvv length \(number) must be 3 or 4") }
+                    if CardPolicy.securityCodeLengths.contains(number) { length = number } else { fail(at, "cvv length \(number) must be \(Self.securityCodeLengthWords)") }
                 } else {
-                    fail(member.value.location, "`cvv.length` must be 3 or 4, found \(member.value.kindName)")
+                    fail(member.value.location, "`cvv.length` must be \(Self.securityCodeLengthWords), found \(member.value.kindName)")
                 }
             case "side":
                 if let text = string(member.value, "cvv.side") {

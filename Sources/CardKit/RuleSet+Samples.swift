@@ -71,7 +71,7 @@ extension RuleSet {
     private func sampleNumber(owner: Int, patternIndex: Int, length: Int, _ random: inout SeededRandom) -> [UInt8]? {
         let network = networks[owner]
         let pattern = network.patterns[patternIndex]
-        guard length >= pattern.length, length <= 19 else { return nil }
+        guard length >= pattern.length, length <= CardPolicy.longestNumber else { return nil }
         // The pattern's numbers of this length, less those longer patterns take: the gaps.
         let scale = pow10[length - pattern.length]
         var gaps: [(low: UInt64, high: UInt64)] = []
@@ -89,11 +89,8 @@ extension RuleSet {
         for attempt in 0..<(gaps.count + 8) {
             let gap = attempt < 8 ? gaps[Int(random.next() % UInt64(gaps.count))] : gaps[attempt - 8]
             guard let candidate = number(in: gap, length: length, luhn: network.luhn, &random) else { continue }
-            let detection = detect(candidate)
-            if detection.network === network && detection.lengths.contains(length)
-                && (!network.luhn || CardNumber.passesLuhn(candidate)) {
-                return candidate
-            }
+            let found = verdict(for: candidate)
+            if found.detection.network === network && found.verdict.isValid { return candidate }
         }
         return nil
     }

@@ -110,12 +110,13 @@ public struct Style: Sendable {
         var promptWidth: Int
     }
 
-    /// The widest text each field can hold: 19 digits in up to 5 groups, MM/YY, a 4-digit code.
+    /// The widest text each field can hold: the longest number in groups of four, MM/YY, the
+    /// longest security code (`CardPolicy`).
     static func widestText(_ field: Field) -> Int {
         switch field {
-        case .number: return 23
+        case .number: return CardPolicy.widestUnknownNumber
         case .expiry: return 5
-        case .cvv: return 4
+        case .cvv: return CardPolicy.securityCodeLengths.upperBound
         }
     }
 

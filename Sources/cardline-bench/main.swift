@@ -178,8 +178,8 @@ func generateCheckInput(_ path: String, rules: RuleSet, count: Int) {
         let text = CardNumber.string(digits)
         switch random.next() % 3 {
         case 0: out += text.utf8
-        case 1: out += CardNumber.grouped(digits, groups: network.groups).utf8
-        default: out += CardNumber.grouped(digits, groups: network.groups).replacingOccurrences(of: " ", with: "-").utf8
+        case 1: out += CardPolicy.grouped(digits, groups: network.groups).utf8
+        default: out += CardPolicy.grouped(digits, groups: network.groups).replacingOccurrences(of: " ", with: "-").utf8
         }
         if random.next() % 4 != 0 {
             let month = 1 + Int(random.next() % 12)

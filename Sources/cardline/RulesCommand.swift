@@ -25,7 +25,7 @@ struct Rules: ParsableCommand {
             }
             let rows = [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]] + networks.map { network in
                 [network.id, network.name + (network.status == .retired ? " (retired)" : ""), network.patternSummary, network.lengthSummary,
-                 "\(network.cvv.name) \(network.cvv.length)", network.file.escapingControlCharacters]
+                 network.securityCodeSummary, network.file.escapingControlCharacters]
             }
             let widths = (0..<5).map { column in rows.map { $0[column].count }.max()! }
             Terminal.writeOut(rows.map { row in
@@ -58,7 +58,7 @@ struct Rules: ParsableCommand {
                   patterns:     \(network.patterns.enumerated().filter { network.patternLengths[$0.offset] == network.lengths }.map(\.element.description).joined(separator: ", "))
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
                   groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
-                  code:         \(network.cvv.name), \(network.cvv.length) digits, on the \(network.cvv.side)
+                  code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
                   luhn:         \(network.luhn ? "checked" : "not checked")
 
                 """)
@@ -249,14 +249,14 @@ extension RuleSet {
             return (["\(text.escapingControlCharacters)", "  error:     not a card number: only digits, spaces and dashes"], false)
         }
         var lines = [CardNumber.masked(digits)]
-        let detection = detect(digits)
-        guard detection.hasCandidates else {
+        let (detection, verdict) = self.verdict(for: digits)
+        guard verdict != .noNetwork else {
             // Named by as many first digits as the masked number shows.
-            let first = CardNumber.shownDigits(count: digits.count).first
+            let first = CardPolicy.shownDigits(count: digits.count).first
             let start = first == 0 ? "these digits" : CardNumber.string(digits.prefix(first))
             return (lines + ["  network:   none — no network starts with \(start)", "  verdict:   invalid"], false)
         }
-        guard let network = detection.network else {
+        guard let network = detection.network, let completeness = verdict.completeness else {
             let candidates = self.candidates(digits)
             return (lines + ["  network:   not decided yet; could still be \(candidates.map(\.id).joined(separator: ", "))",
                              "  verdict:   incomplete"], false)
@@ -265,8 +265,6 @@ extension RuleSet {
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
         // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
         let lengths = detection.lengths
-        let completeness = lengths.completeness(of: digits.count)
-        let lengthOK = completeness.isComplete
         let allowedLengths = lengths.lengths.map(String.init).joined(separator: ", ")
         // "for 4026" when the lengths are the deciding pattern's own and not the network's.
         let own = decidingPatternIndex(detection, digits).map { network.patternLengths[$0] }
@@ -279,10 +277,15 @@ extension RuleSet {
         case .notALength: lengthWord = "invalid"
         }
         lines.append("  length:    \(digits.count) — \(lengthWord) (\(network.name) allows \(allowedLengths)\(patternNote))")
-        let luhnOK = !network.luhn || CardNumber.passesLuhn(digits)
-        lines.append("  luhn:      " + (!network.luhn ? "not checked for \(network.name)" : !lengthOK ? "not checked until the length is valid" : luhnOK ? "passes" : "fails"))
-        let valid = lengthOK && luhnOK
-        lines.append("  verdict:   " + (valid ? "valid" : completeness == .incomplete ? "incomplete" : "invalid"))
-        return (lines, valid)
+        let luhnWord: String
+        switch verdict {
+        case _ where !network.luhn: luhnWord = "not checked for \(network.name)"
+        case .wrongLength: luhnWord = "not checked until the length is valid"
+        case .failsLuhn: luhnWord = "fails"
+        default: luhnWord = "passes"
+        }
+        lines.append("  luhn:      " + luhnWord)
+        lines.append("  verdict:   " + (verdict.isValid ? "valid" : completeness == .incomplete ? "incomplete" : "invalid"))
+        return (lines, verdict.isValid)
     }
 }

@@ -35,24 +35,42 @@ import Testing
     }
 }
 
-/// The replayer writes field lines straight from the engine; they must be the view's lines.
+/// Replay has no renderer of its own: each field line it writes is the line the prompt leaves
+/// on screen (`EntryEngine.finishedView(before:)` of the view before the key) drawn by the one
+/// transcript renderer (`EntryView.transcriptLine`).
 @Suite struct TranscriptLineTests {
     @Test(arguments: [
         "", "4", "41111", "4111111111111", "4111111111111111", "41111111111111111", "3782822463", "378282246310005",
         "4111111111111111 1", "4111111111111111 12", "4111111111111111 123", "4111111111111111 12/3", "4111111111111111 12/30",
         "4111111111111111 12/30 12", "378282246310005 12/30 123", "6", "62", "5", "2221", "3622720627166", "36227206271667",
-        "4111111111111111 12/30 123\n", "4111111111111111 :ca", "4111 1111 1111 1111 12/30 :",
+        "4111111111111111 12/30 123<Enter>", "4111111111111111 :ca", "4111 1111 1111 1111 12/30 :", "4111<Enter>",
+        "4111111111111111 12/30 12<Enter>", "4111111111111111 12/30 1234", "41111<C-c>", "4111111111111111 12<C-c>",
+        "4111111111111111 :clear<Enter>", ":cards<Enter>", "4111111111111111 12/30 :xyz<Enter>", "4111111111111111 1<BS><BS><BS>",
+        "378282246310005 12/30 123<Enter>4111111111111111 12/30 123<Enter>:cards<Enter>", "x", "4111111111111111 12/30 12x<Enter>",
     ])
-    func transcriptLineMatchesTheView(typed: String) {
+    func replayWritesThePromptsFinishedLines(typed: String) throws {
+        let script = try SessionScript.parse("@today 2026-11\n" + typed + "\n")
         for accepted in [nil, "visa,american-express"] {
             var engine = accepted.map { AcceptedNetworksTests.engine($0) } ?? BundledRules.engine()
-            _ = engine.type(typed.replacingOccurrences(of: "\n", with: ""))
-            if typed.hasSuffix("\n") { _ = engine.handle(.enter) }
-            for field in Field.allCases {
-                var bytes: [UInt8] = []
-                engine.appendTranscriptLine(of: field, to: &bytes)
-                #expect(String(decoding: bytes, as: UTF8.self) == engine.view(of: field).transcriptLine, "\(typed) \(field)")
+            let networks = accepted.map { try! AcceptedNetworks.parse($0, in: BundledRules.set) }
+            // The prompt's way: the view before every key, its finished view after.
+            var expected: [String] = []
+            var refusals = RefusalBurst()
+            for step in script.steps {
+                guard case .keys(let keys) = step.kind else { continue }
+                for key in keys {
+                    let before = engine.view
+                    let outcome = engine.handle(key)
+                    let reason = refusals.reasonToShow(outcome)
+                    guard reason != nil || !outcome.messages.isEmpty else { continue }
+                    expected.append(engine.finishedView(before: before).transcriptLine)
+                    if let reason { expected.append(Message(.error, reason).line) }
+                    expected += outcome.messages.map(\.line)
+                }
             }
+            expected.append(engine.view.transcriptLine)
+            let replay = Replay.run(script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11), accepted: networks)
+            #expect(replay.transcript == expected, "\(typed) \(accepted ?? "all")")
         }
     }
 }

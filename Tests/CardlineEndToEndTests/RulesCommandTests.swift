@@ -217,3 +217,38 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(t.waitForExit() == 0)
     }
 }
+
+/// A network with an unusual security code (a 4-digit `CVX`) and no Luhn check, told the same
+/// by `rules list`, `rules show`, `rules test`, `check` and the prompt: each asks `CardPolicy`,
+/// none has a CVV of 3 or a Luhn check of its own.
+@Suite struct PolicySurfacesTests {
+    let home = TemporaryHome()
+
+    @Test func anUnusualSecurityCodeAndValidityAreToldTheSameEverywhere() throws {
+        let folder = home.path + "/odd"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+            {"id": "oddcard", "name": "Oddcard", "logo": "ODD", "prefixes": ["70"], "lengths": [16], "luhn": false,
+             "groups": [5, 6, 5], "cvv": {"name": "CVX", "length": 4, "side": "front"}}
+
+            """.write(toFile: folder + "/oddcard.json", atomically: true, encoding: .utf8)
+        let rules = ["--no-default-rules", "--rules", folder]
+        let list = try runPiped(["rules", "list"] + rules, input: "", environment: home.environment)
+        #expect(list.status == 0 && list.output.contains("CVX 4"), "\(list.output)")
+        let show = try runPiped(["rules", "show", "oddcard"] + rules, input: "", environment: home.environment)
+        #expect(show.output.contains("CVX, 4 digits, on the front"), "\(show.output)")
+        // Not Luhn-valid, and valid here: the network does not check Luhn.
+        let test = try runPiped(["rules", "test", "7000 0000 0000 0002"] + rules, input: "", environment: home.environment)
+        #expect(test.status == 0 && test.output.contains("verdict:   valid"), "\(test.output)")
+        let short = try runPiped(["rules", "test", "7000 0000 0000 000"] + rules, input: "", environment: home.environment)
+        #expect(short.status == 1 && short.output.contains("verdict:   incomplete"), "\(short.output)")
+        let check = try runPiped(["check", "--today", "2026-11", "--format", "text"] + rules, input: "7000000000000002,12/30,1234\n7000000000000002,12/30,123\n",
+                                 environment: home.environment)
+        #expect(check.output.contains("line 1: 700000******0002  oddcard  valid"), "\(check.output)")
+        #expect(check.output.contains("line 2: 700000******0002  oddcard  invalid (cvv_length)"), "\(check.output)")
+        let short3 = try runPiped(["--today", "2026-11"] + rules, input: "7000 0000 0000 0002 12/30 123\n", environment: home.environment)
+        #expect(short3.status != 0 && short3.output.contains("the CVX has 4 digits; this has 3"), "\(short3.output) \(short3.errors)")
+        let whole = try runPiped(["--today", "2026-11"] + rules, input: "7000 0000 0000 0002 12/30 1234\n", environment: home.environment)
+        #expect(whole.output.contains("Success! Oddcard •••• 0002"), "\(whole.output) \(whole.errors)")
+    }
+}
