@@ -28,6 +28,13 @@ if [ "$(readlink "$work/cardline" 2>/dev/null)" != "$cardline" ]; then
   rm -rf "$work/desk/.build"
   ln -sfn "$cardline" "$work/cardline"
 fi
+# So does a source file added to or removed from cardline: SwiftPM does not plan a path
+# dependency's targets again when their files change, and the build would miss a new file.
+(cd "$cardline" && find Sources Package.swift -type f | LC_ALL=C sort) >"$run/files"
+if ! cmp -s "$run/files" "$work/files" 2>/dev/null; then
+  rm -rf "$work/desk/.build"
+  cp "$run/files" "$work/files"
+fi
 python3 - "$here/README.md" "$work/desk" <<'PY'
 import re, sys
 readme = open(sys.argv[1], encoding="utf-8").read()
