@@ -30,6 +30,41 @@ public enum Paths {
         return home + "/" + fallback
     }
 
+    /// Reads once from `fd` into the end of `bytes`, at most `limit` bytes: what read(2)
+    /// returns (0 at the end, -1 with errno set), `bytes` grown by what was read. The one home
+    /// of reading a descriptor into bytes (the executable's readers use it too).
+    public static func read(_ fd: Int32, appendingTo bytes: inout [UInt8], limit: Int) -> Int {
+        var count = 0
+        bytes.append(addingCapacity: limit) { output in
+            // unsafe: read(2) fills the array's spare capacity through its address, and says how
+            // much it filled; the pointer does not outlive the call.
+            count = output.withUnsafeMutableBufferPointer { buffer, filled in
+                let read = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                filled = max(read, 0)
+                return read
+            }
+        }
+        return count
+    }
+
+    /// The whole of a file, read straight into bytes (no Foundation `Data` to copy from); nil
+    /// when it cannot be opened or read.
+    public static func contents(of path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        // One read of the whole file when its size is known (one more byte to see the end).
+        let size = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 0
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size + 1)
+        while true {
+            let count = read(fd, appendingTo: &bytes, limit: bytes.count <= size ? size + 1 - bytes.count : 64 * 1024)
+            if count == 0 { return bytes }
+            if count < 0 && errno != EINTR { return nil }
+        }
+    }
+
     /// $HOME, or the user database's home folder.
     public static var home: String {
         if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }

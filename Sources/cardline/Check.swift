@@ -306,7 +306,7 @@ struct LineReader {
             // Fill to a block (a pipe gives less per read), or to the end of the input.
             let goal = block.count + blockSize
             while block.count < goal {
-                let count = Terminal.read(fd, appendingTo: &block, limit: goal - block.count)
+                let count = Paths.read(fd, appendingTo: &block, limit: goal - block.count)
                 if count < 0 {
                     if errno == EINTR { continue }
                     failure = errno

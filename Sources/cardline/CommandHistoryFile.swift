@@ -202,7 +202,7 @@ final class CommandHistoryFile {
         }
         var data: [UInt8] = []
         while data.count < Self.maximumBytes {
-            let count = Terminal.read(fd, appendingTo: &data, limit: 16 * 1024)
+            let count = Paths.read(fd, appendingTo: &data, limit: 16 * 1024)
             if count < 0 && errno == EINTR { continue }
             if count < 0 {
                 turnOff("cannot be read: " + String(cString: strerror(errno)))

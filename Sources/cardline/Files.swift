@@ -47,7 +47,7 @@ enum Files {
         chunk.reserveCapacity(64 * 1024)
         while true {
             chunk.removeAll(keepingCapacity: true)
-            let count = Terminal.read(fd, appendingTo: &chunk, limit: 64 * 1024)
+            let count = Paths.read(fd, appendingTo: &chunk, limit: 64 * 1024)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure()

@@ -396,7 +396,7 @@ struct GoldenComparison {
             }
             buffer.removeSubrange(0..<start)
             start = 0
-            let count = Terminal.read(fd, appendingTo: &buffer, limit: 64 * 1024)
+            let count = Paths.read(fd, appendingTo: &buffer, limit: 64 * 1024)
             if count < 0 {
                 if errno == EINTR { continue }
                 readFailure = Files.Failure()

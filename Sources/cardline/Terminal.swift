@@ -78,22 +78,6 @@ enum Terminal {
         // unsafe: write(2) takes the bytes' address; the pointer does not outlive the call.
         bytes.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count) }
     }
-
-    /// Reads once from `fd` into the end of `bytes`, at most `limit` bytes: what read(2)
-    /// returns (0 at the end, -1 with errno set), `bytes` grown by what was read.
-    static func read(_ fd: Int32, appendingTo bytes: inout [UInt8], limit: Int) -> Int {
-        var count = 0
-        bytes.append(addingCapacity: limit) { output in
-            // unsafe: read(2) fills the array's spare capacity through its address, and says how
-            // much it filled; the pointer does not outlive the call.
-            count = output.withUnsafeMutableBufferPointer { buffer, filled in
-                let read = Glibc.read(fd, buffer.baseAddress, buffer.count)
-                filled = max(read, 0)
-                return read
-            }
-        }
-        return count
-    }
 }
 
 extension [UInt8] {
