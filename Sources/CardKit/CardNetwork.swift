@@ -40,7 +40,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public let idLocation: SourceLocation
     /// Where each pattern stands in the file, in `patterns` order (may be empty).
     public let patternLocations: [SourceLocation]
-    /// The help shown in the security-code field (made once: it is shown for every card).
+    /// The help shown in the security-code field (made once: it is shown for every card; the
+    /// usual ones shared, `CardPolicy.securityCodeHelp(for:)`).
     public let securityCodeHelp: String
 
     /// Whether a network still issues cards (`"status"` in its rule file).
@@ -99,7 +100,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.file = file
         self.idLocation = idLocation
         self.patternLocations = patternLocations
-        self.securityCodeHelp = CardPolicy.securityCodeHelp(CardPolicy.securityCode(cvv), side: cvv.side)
+        self.securityCodeHelp = CardPolicy.securityCodeHelp(for: cvv)
     }
 
     /// The same network: the same object, or the same definition from the same file.
