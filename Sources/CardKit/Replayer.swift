@@ -220,10 +220,12 @@ public struct Replayer {
             Message(.error, reason).appendLine(to: &line)
             showLine(transcript)
         }
-        // Each message written in place (a message copied out costs more than its line).
-        for index in shown.outcome.messages.indices {
+        // Each message written in place, read through a span (an array's subscript copied
+        // every message out, a retain and a release each).
+        let messages = shown.outcome.messages.span
+        for index in messages.indices {
             line.removeAll(keepingCapacity: true)
-            shown.outcome.messages[index].appendLine(to: &line)
+            messages[index].appendLine(to: &line)
             showLine(transcript)
         }
     }
