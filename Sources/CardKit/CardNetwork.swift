@@ -87,9 +87,13 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         let perPattern = patternLengths.count == patterns.count
             ? patternLengths : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
         self.patternLengths = perPattern
-        var all = Set(lengths)
-        for own in perPattern where own != lengths { all.formUnion(own) }  // most are `lengths` itself
-        self.allLengths = all.sorted()
+        if perPattern.allSatisfy({ $0 == lengths }) && zip(lengths, lengths.dropFirst()).allSatisfy({ $0 < $1 }) {
+            self.allLengths = lengths  // the usual case, without a set (1,000 networks at load)
+        } else {
+            var all = Set(lengths)
+            for own in perPattern where own != lengths { all.formUnion(own) }  // most are `lengths` itself
+            self.allLengths = all.sorted()
+        }
         self.status = status
         self.family = family ?? id
         self.familyLocation = familyLocation ?? idLocation
