@@ -27,7 +27,7 @@ public struct EntryView: Equatable, Sendable {
 
     /// Appends `transcriptLine`'s bytes.
     public func appendTranscriptLine(to bytes: inout [UInt8]) {
-        Self.appendTranscriptLine(label: label, hint: hint, logo: logo, to: &bytes) { bytes in
+        Self.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(label) } hint: { $0.appendUTF8(hint) } text: { bytes in
             appendMaskedText(to: &bytes)
         } progress: { bytes in
             guard !progress.isEmpty else { return }
@@ -41,11 +41,11 @@ public struct EntryView: Equatable, Sendable {
     /// strings; the replayer writes the engine's state through `EntryEngine.appendTranscriptLine(of:to:)`
     /// without making a view (the replayer writes hundreds of thousands of lines).
     @inline(__always)
-    static func appendTranscriptLine(label: String, hint: String, logo: String, to bytes: inout [UInt8],
+    static func appendTranscriptLine(to bytes: inout [UInt8], logo: String, label: (inout [UInt8]) -> Void, hint: (inout [UInt8]) -> Void,
                                      text: (inout [UInt8]) -> Void, progress: (inout [UInt8]) -> Void) {
-        bytes.appendUTF8(label)
+        label(&bytes)
         bytes.append(" (" as StaticString)
-        bytes.appendUTF8(hint)
+        hint(&bytes)
         bytes.append("): " as StaticString)
         text(&bytes)
         bytes.append("  [" as StaticString)
@@ -119,8 +119,9 @@ extension EntryEngine {
         let network = detection.network
         switch field {
         case .number:
-            EntryView.appendTranscriptLine(label: Self.numberLabel, hint: network?.formatHint ?? EntryView.unknownNetworkHint,
-                                           logo: network?.logo ?? undecidedLogo, to: &bytes) { bytes in
+            EntryView.appendTranscriptLine(to: &bytes, logo: network?.logo ?? undecidedLogo) { $0.append(Self.numberLabelText) } hint: {
+                $0.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
+            } text: { bytes in
                 // `CardNumber.appendMaskingNumber` of the grouped text, without the text.
                 let hidden = CardPolicy.shownDigits(count: numberDigits.count).hidden
                 bytes.reserveCapacity(bytes.count + 3 * numberDigits.count + 8)
@@ -137,7 +138,9 @@ extension EntryEngine {
                 Self.writeProgress(numberDigits.count, of: goal, valid: valid, into: &bytes)
             }
         case .expiry:
-            EntryView.appendTranscriptLine(label: Self.expiryLabel, hint: Self.expiryHint, logo: network?.logo ?? undecidedLogo, to: &bytes) { bytes in
+            EntryView.appendTranscriptLine(to: &bytes, logo: network?.logo ?? undecidedLogo) { $0.append(Self.expiryLabelText) } hint: {
+                $0.append(Self.expiryHintText)
+            } text: { bytes in
                 bytes.appendUTF8(expiryText)
             } progress: { bytes in
                 bytes.append(UInt8(ascii: " "))
@@ -145,7 +148,9 @@ extension EntryEngine {
             }
         case .cvv:
             let code = securityCode
-            EntryView.appendTranscriptLine(label: code.name, hint: Self.repeated("#", code.maxLength), logo: EntryView.securityCodeLogo, to: &bytes) { bytes in
+            EntryView.appendTranscriptLine(to: &bytes, logo: EntryView.securityCodeLogo) { $0.appendUTF8(code.name) } hint: {
+                $0.appendUTF8(Self.repeated("#", code.maxLength))
+            } text: { bytes in
                 bytes.appendUTF8(Self.repeated(CardPolicy.mask, cvvDigits.count))
             } progress: { bytes in
                 bytes.append(UInt8(ascii: " "))
@@ -154,9 +159,13 @@ extension EntryEngine {
         }
     }
 
-    static let numberLabel = "Card number"
-    static let expiryLabel = "Expiry"
-    static let expiryHint = "MM/YY"
+    // The fixed labels and hint, as literals the transcript copies without a string.
+    static let numberLabelText: StaticString = "Card number"
+    static let expiryLabelText: StaticString = "Expiry"
+    static let expiryHintText: StaticString = "MM/YY"
+    static let numberLabel = numberLabelText.description
+    static let expiryLabel = expiryLabelText.description
+    static let expiryHint = expiryHintText.description
 
     /// "8/16": digits typed, out of the length that moves on by itself, the longest the
     /// patterns still possible allow (a Visa `4136…` counts toward 16, a Maestro toward 19);
