@@ -323,6 +323,9 @@ extension [UInt8] {
 
     /// Appends a string's UTF-8 bytes in one copy (`+= text.utf8` walked them one by one).
     @inline(__always) mutating func appendUTF8(_ text: String) {
+        // Read in place (a copy to call `withUTF8` on cost a retain and a release); a string
+        // not stored as UTF-8 (bridged) is made so.
+        if text.utf8.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) != nil { return }
         var text = text
         text.withUTF8 { append(contentsOf: $0) }
     }
