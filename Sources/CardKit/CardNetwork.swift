@@ -40,7 +40,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public let idLocation: SourceLocation
     /// Where each pattern stands in the file, in `patterns` order (may be empty).
     public let patternLocations: [SourceLocation]
-    /// The help shown in the security-code field (made once: it is shown for every card).
+    /// The help shown in the security-code field (made once: it is shown for every card; the
+    /// usual ones shared, `CardPolicy.securityCodeHelp(for:)`).
     public let securityCodeHelp: String
 
     /// Whether a network still issues cards (`"status"` in its rule file).
@@ -86,9 +87,13 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         let perPattern = patternLengths.count == patterns.count
             ? patternLengths : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
         self.patternLengths = perPattern
-        var all = Set(lengths)
-        for own in perPattern where own != lengths { all.formUnion(own) }  // most are `lengths` itself
-        self.allLengths = all.sorted()
+        if perPattern.allSatisfy({ $0 == lengths }) && zip(lengths, lengths.dropFirst()).allSatisfy({ $0 < $1 }) {
+            self.allLengths = lengths  // the usual case, without a set (1,000 networks at load)
+        } else {
+            var all = Set(lengths)
+            for own in perPattern where own != lengths { all.formUnion(own) }  // most are `lengths` itself
+            self.allLengths = all.sorted()
+        }
         self.status = status
         self.family = family ?? id
         self.familyLocation = familyLocation ?? idLocation
@@ -99,7 +104,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.file = file
         self.idLocation = idLocation
         self.patternLocations = patternLocations
-        self.securityCodeHelp = CardPolicy.securityCodeHelp(CardPolicy.securityCode(cvv), side: cvv.side)
+        self.securityCodeHelp = CardPolicy.securityCodeHelp(for: cvv)
     }
 
     /// The same network: the same object, or the same definition from the same file.

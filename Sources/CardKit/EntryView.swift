@@ -25,19 +25,32 @@ public struct EntryView: Equatable, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `transcriptLine`'s bytes (the replayer writes hundreds of thousands of them).
+    /// Appends `transcriptLine`'s bytes.
     public func appendTranscriptLine(to bytes: inout [UInt8]) {
-        bytes.appendUTF8(label)
-        bytes.append(" (" as StaticString)
-        bytes.appendUTF8(hint)
-        bytes.append("): " as StaticString)
-        appendMaskedText(to: &bytes)
-        bytes.append("  [" as StaticString)
-        bytes.appendUTF8(logo)
-        if !progress.isEmpty {
+        Self.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(label) } hint: { $0.appendUTF8(hint) } text: { bytes in
+            appendMaskedText(to: &bytes)
+        } progress: { bytes in
+            guard !progress.isEmpty else { return }
             bytes.append(UInt8(ascii: " "))
             bytes.appendUTF8(progress)
         }
+    }
+
+    /// The one transcript renderer: the line's layout, with the masked text and the progress
+    /// (a space before it, nothing without one) written by the caller. A view writes its
+    /// strings; the replayer writes the engine's state through `EntryEngine.appendTranscriptLine(of:to:)`
+    /// without making a view (the replayer writes hundreds of thousands of lines).
+    @inline(__always)
+    static func appendTranscriptLine(to bytes: inout [UInt8], logo: String, label: (inout [UInt8]) -> Void, hint: (inout [UInt8]) -> Void,
+                                     text: (inout [UInt8]) -> Void, progress: (inout [UInt8]) -> Void) {
+        label(&bytes)
+        bytes.append(" (" as StaticString)
+        hint(&bytes)
+        bytes.append("): " as StaticString)
+        text(&bytes)
+        bytes.append("  [" as StaticString)
+        bytes.appendUTF8(logo)
+        progress(&bytes)
         bytes.append(UInt8(ascii: "]"))
     }
 
@@ -64,7 +77,7 @@ public struct EntryView: Equatable, Sendable {
     }
 
     /// The number's format hint while no single network matches.
-    public static let unknownNetworkHint = CardPolicy.hint(groups: CardPolicy.unknownNetworkGroups)
+    public static let unknownNetworkHint = CardPolicy.unknownNetworkHint
 
     /// The logo shown while no single network matches.
     public static let genericLogo = "CARD"
@@ -97,6 +110,63 @@ extension EntryEngine {
         return !showsCommand && digits == 0
     }
 
+    /// Appends `view(of: field).transcriptLine`'s bytes, written from the engine's state
+    /// through the one renderer (`EntryView.appendTranscriptLine`) without making the view's
+    /// strings: the number grouped and masked in one pass, the progress as digits.
+    public func appendTranscriptLine(of field: Field, to bytes: inout [UInt8]) {
+        // A `:` command is rare: its view's line.
+        if command != nil && field == self.field { return view(of: field).appendTranscriptLine(to: &bytes) }
+        let network = detection.network
+        switch field {
+        case .number:
+            EntryView.appendTranscriptLine(to: &bytes, logo: network?.logo ?? undecidedLogo) { $0.append(Self.numberLabelText) } hint: {
+                $0.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
+            } text: { bytes in
+                // `CardNumber.appendMaskingNumber` of the grouped text, without the text.
+                let hidden = CardPolicy.shownDigits(count: numberDigits.count).hidden
+                bytes.reserveCapacity(bytes.count + 3 * numberDigits.count + 8)
+                var index = 0
+                CardPolicy.forEachGrouped(numberDigits, groups: CardPolicy.groups(for: network)) { byte in
+                    guard byte != UInt8(ascii: " ") else { return bytes.append(byte) }
+                    if hidden.contains(index) { CardNumber.appendMark(CardPolicy.mask, to: &bytes) } else { bytes.append(byte) }
+                    index += 1
+                }
+            } progress: { bytes in
+                bytes.append(UInt8(ascii: " "))
+                guard network != nil else { return Self.writeProgress(numberDigits.count, of: nil, valid: false, into: &bytes) }
+                let (goal, valid) = numberGoal()
+                Self.writeProgress(numberDigits.count, of: goal, valid: valid, into: &bytes)
+            }
+        case .expiry:
+            EntryView.appendTranscriptLine(to: &bytes, logo: network?.logo ?? undecidedLogo) { $0.append(Self.expiryLabelText) } hint: {
+                $0.append(Self.expiryHintText)
+            } text: { bytes in
+                bytes.appendUTF8(expiryText)
+            } progress: { bytes in
+                bytes.append(UInt8(ascii: " "))
+                Self.writeProgress(expiryDigits.count, of: 4, valid: false, into: &bytes)
+            }
+        case .cvv:
+            let code = securityCode
+            EntryView.appendTranscriptLine(to: &bytes, logo: EntryView.securityCodeLogo) { $0.appendUTF8(code.name) } hint: {
+                $0.appendUTF8(Self.repeated("#", code.maxLength))
+            } text: { bytes in
+                bytes.appendUTF8(Self.repeated(CardPolicy.mask, cvvDigits.count))
+            } progress: { bytes in
+                bytes.append(UInt8(ascii: " "))
+                Self.writeProgress(cvvDigits.count, of: code.maxLength, valid: false, into: &bytes)
+            }
+        }
+    }
+
+    // The fixed labels and hint, as literals the transcript copies without a string.
+    static let numberLabelText: StaticString = "Card number"
+    static let expiryLabelText: StaticString = "Expiry"
+    static let expiryHintText: StaticString = "MM/YY"
+    static let numberLabel = numberLabelText.description
+    static let expiryLabel = expiryLabelText.description
+    static let expiryHint = expiryHintText.description
+
     /// "8/16": digits typed, out of the length that moves on by itself, the longest the
     /// patterns still possible allow (a Visa `4136…` counts toward 16, a Maestro toward 19);
     /// "13/16 (13 valid)" once the digits typed already make a complete, valid number that
@@ -122,20 +192,24 @@ extension EntryEngine {
         // unsafe: written in place, to the byte (up to 15 bytes make a small string): string
         // interpolation costs more than the rest of a key's view.
         return String(unsafeUninitializedCapacity: length) { buffer in
-            var end = buffer.writeDecimal(count, at: 0)
-            guard let goal else { return end }
-            buffer[end] = UInt8(ascii: "/")
-            end = buffer.writeDecimal(goal, at: end + 1)
-            guard valid else { return end }
-            buffer[end] = UInt8(ascii: " ")
-            buffer[end + 1] = UInt8(ascii: "(")
-            end = buffer.writeDecimal(count, at: end + 2)
-            for byte in " valid)".utf8 {
-                buffer[end] = byte
-                end += 1
-            }
-            return end
+            var sink = BufferSink(buffer: buffer)
+            writeProgress(count, of: goal, valid: valid, into: &sink)
+            return sink.end
         }
+    }
+
+    /// Writes `progress(count, of: goal, valid:)`'s bytes: the view's string and the transcript's line.
+    @inline(__always)
+    static func writeProgress<Sink: ByteSink>(_ count: Int, of goal: Int?, valid: Bool, into sink: inout Sink) {
+        sink.writeDecimal(count)
+        guard let goal else { return }
+        sink.write(UInt8(ascii: "/"))
+        sink.writeDecimal(goal)
+        guard valid else { return }
+        sink.write(UInt8(ascii: " "))
+        sink.write(UInt8(ascii: "("))
+        sink.writeDecimal(count)
+        for byte in " valid)".utf8 { sink.write(byte) }
     }
 
     /// The length the number counts toward, and whether the digits typed are already a
@@ -164,13 +238,13 @@ extension EntryEngine {
         var logo = network?.logo ?? undecidedLogo
         switch field {
         case .number:
-            label = "Card number"
+            label = Self.numberLabel
             hint = network?.formatHint ?? EntryView.unknownNetworkHint
             text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
             progress = isCommand ? "" : numberProgress(network)
         case .expiry:
-            label = "Expiry"
-            hint = "MM/YY"
+            label = Self.expiryLabel
+            hint = Self.expiryHint
             text = isCommand ? command! : expiryText
             progress = isCommand ? "" : Self.progress(expiryDigits.count, of: 4)
         case .cvv:
@@ -196,19 +270,38 @@ extension EntryEngine {
     private static let masks = (0..<8).map { String(repeating: String(CardPolicy.mask), count: $0) }
 }
 
-extension UnsafeMutableBufferPointer<UInt8> {  // unsafe: the in-place strings above
-    /// Writes a non-negative number's decimal digits from `start`; where they end.
-    @inline(__always)
-    func writeDecimal(_ value: Int, at start: Int) -> Int {
-        let end = start + value.decimalWidth
+/// Where a view's parts are written byte by byte: a transcript's line (`[UInt8]`) or a
+/// string made in place (`BufferSink`).
+protocol ByteSink {
+    mutating func write(_ byte: UInt8)
+}
+
+extension ByteSink {
+    /// Writes a non-negative number's decimal digits.
+    @inline(__always) mutating func writeDecimal(_ value: Int) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
         var rest = Swift.max(value, 0)
-        var index = end - 1
-        while index >= start {
-            self[index] = UInt8(48 + rest % 10)
-            rest /= 10
-            index -= 1
+        while divisor > 0 {
+            write(UInt8(48 + rest / divisor))
+            rest %= divisor
+            divisor /= 10
         }
-        return end
+    }
+}
+
+extension [UInt8]: ByteSink {
+    @inline(__always) mutating func write(_ byte: UInt8) { append(byte) }
+}
+
+/// The bytes of a string being made in place, written from the start.
+struct BufferSink: ByteSink {
+    let buffer: UnsafeMutableBufferPointer<UInt8>  // unsafe: the in-place strings above
+    /// Bytes written so far.
+    var end = 0
+    @inline(__always) mutating func write(_ byte: UInt8) {
+        buffer[end] = byte
+        end += 1
     }
 }
 
@@ -226,19 +319,13 @@ extension Int {
 
 extension [UInt8] {
     /// Appends a non-negative number's decimal digits.
-    @inline(__always) mutating func appendDecimal(_ value: Int) {
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var rest = Swift.max(value, 0)
-        while divisor > 0 {
-            append(UInt8(48 + rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
-    }
+    @inline(__always) mutating func appendDecimal(_ value: Int) { writeDecimal(value) }
 
     /// Appends a string's UTF-8 bytes in one copy (`+= text.utf8` walked them one by one).
     @inline(__always) mutating func appendUTF8(_ text: String) {
+        // Read in place (a copy to call `withUTF8` on cost a retain and a release); a string
+        // not stored as UTF-8 (bridged) is made so.
+        if text.utf8.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) != nil { return }
         var text = text
         text.withUTF8 { append(contentsOf: $0) }
     }

@@ -154,8 +154,8 @@ public struct Message: Equatable, Sendable {
     /// Appends `line`'s bytes without making the string.
     public func appendLine(to bytes: inout [UInt8]) {
         switch kind {
-        case .error: bytes.append(contentsOf: [0xE2, 0x9C, 0x97, 0x20])  // "✗ "
-        case .success: bytes.append(contentsOf: [0xE2, 0x9C, 0x93, 0x20])  // "✓ "
+        case .error: bytes.append("✗ " as StaticString)
+        case .success: bytes.append("✓ " as StaticString)
         case .help, .info: break
         }
         switch storage {

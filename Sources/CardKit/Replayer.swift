@@ -86,6 +86,8 @@ public struct Replayer {
     private var stretch = 0
     /// The line being made, reused.
     private var line: [UInt8] = []
+    /// The field's line before a key that may empty it (`EntryEngine.keepsLineBefore`).
+    private var lineBefore: [UInt8] = []
 
     /// A replayer for a script with this header (its steps are passed to `perform` one by one);
     /// `messageChecks`, from a first pass over the script, lets it forget message lines no
@@ -151,7 +153,7 @@ public struct Replayer {
 
     /// The last line: the field as left on screen when the script ends.
     public mutating func finish(transcript: Transcript) {
-        show(engine.view, transcript)
+        show(engine.field, transcript)
     }
 
     /// One key, with the same output rules as the REPL.
@@ -168,13 +170,21 @@ public struct Replayer {
         }
         // The field line as left on screen, then the reason and messages printed below it.
         if needsBefore {
-            let before = engine.view(of: beforeField)
+            // `finishedView(before:)`'s choice, each line written from the engine's state.
+            let wasCommand = engine.command != nil
+            lineBefore.removeAll(keepingCapacity: true)
+            engine.appendTranscriptLine(of: beforeField, to: &lineBefore)
             guard var shown = apply(key) else { return }
-            show(engine.finishedView(before: before), transcript)
+            if engine.keepsLineBefore(field: beforeField, wasCommand: wasCommand) {
+                swap(&line, &lineBefore)
+                emit(transcript)
+            } else {
+                show(beforeField, transcript)
+            }
             showMessages(&shown, transcript)
         } else {
             guard var shown = apply(key) else { return }
-            show(engine.view(of: beforeField), transcript)
+            show(beforeField, transcript)
             showMessages(&shown, transcript)
         }
     }
@@ -210,18 +220,21 @@ public struct Replayer {
             Message(.error, reason).appendLine(to: &line)
             showLine(transcript)
         }
-        // Each message written in place (a message copied out costs more than its line).
-        for index in shown.outcome.messages.indices {
+        // Each message written in place, read through a span (an array's subscript copied
+        // every message out, a retain and a release each).
+        let messages = shown.outcome.messages.span
+        for index in messages.indices {
             line.removeAll(keepingCapacity: true)
-            shown.outcome.messages[index].appendLine(to: &line)
+            messages[index].appendLine(to: &line)
             showLine(transcript)
         }
     }
 
-    /// Hands on a field's line, drawn by the one transcript renderer (`EntryView.appendTranscriptLine`).
-    private mutating func show(_ view: EntryView, _ transcript: Transcript) {
+    /// Hands on a field's line, drawn by the one transcript renderer (`EntryView.appendTranscriptLine`)
+    /// from the engine's state.
+    private mutating func show(_ field: Field, _ transcript: Transcript) {
         line.removeAll(keepingCapacity: true)
-        view.appendTranscriptLine(to: &line)
+        engine.appendTranscriptLine(of: field, to: &line)
         emit(transcript)
     }
 
