@@ -216,13 +216,7 @@ public final class CardPrompt {
         if let editor {
             editor.warn(text)
         } else {
-            var rest = Array((text + "\n").utf8)
-            while !rest.isEmpty {
-                let count = Glibc.write(2, rest, rest.count)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                rest.removeFirst(count)
-            }
+            _ = Paths.writeAll(Array((text + "\n").utf8).span, to: 2)
         }
     }
 

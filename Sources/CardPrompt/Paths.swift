@@ -47,6 +47,21 @@ public enum Paths {
         return count
     }
 
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false (errno set) when
+    /// the descriptor refuses them. The one home of writing bytes to a descriptor (the
+    /// executable's output and the library's warnings use it).
+    public static func writeAll(_ bytes: Span<UInt8>, to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            // unsafe: write(2) takes the bytes' address; the pointer does not outlive the call.
+            let written = bytes.extracting(offset...).withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
     /// The whole of a file, read straight into bytes (no Foundation `Data` to copy from); nil
     /// when it cannot be opened or read.
     public static func contents(of path: String) -> [UInt8]? {

@@ -59,21 +59,14 @@ enum Terminal {
         return ExitStatus.ioError.rawValue
     }
 
-    /// Writes all of `bytes`; false (errno set) when the descriptor refuses them.
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool { writeAll(bytes.span, to: fd) }
+    /// Writes all of `bytes`; false (errno set) when the descriptor refuses them
+    /// (`Paths.writeAll`, the one writer the library's warnings use too).
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool { Paths.writeAll(bytes.span, to: fd) }
 
-    static func writeAll(_ bytes: Span<UInt8>, to fd: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = writeOnce(bytes.extracting(offset...), to: fd)
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return false }
-            offset += written
-        }
-        return true
-    }
+    static func writeAll(_ bytes: Span<UInt8>, to fd: Int32) -> Bool { Paths.writeAll(bytes, to: fd) }
 
-    /// One write(2) of `bytes` to `fd`: what it returns (the count written, or -1 with errno set).
+    /// One write(2) of `bytes` to `fd`: what it returns (the count written, or -1 with errno
+    /// set), for a record that must reach a file in one write or not at all (the history).
     static func writeOnce(_ bytes: Span<UInt8>, to fd: Int32) -> Int {
         // unsafe: write(2) takes the bytes' address; the pointer does not outlive the call.
         bytes.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count) }
