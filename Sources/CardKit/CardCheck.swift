@@ -108,7 +108,7 @@ public struct CardCheck: Sendable {
 
         /// The (first 19) digits of the number.
         public var digits: [UInt8] {
-            let shown = min(digitCount, 19)
+            let shown = min(digitCount, CardPolicy.longestNumber)
             var value = numberValue
             var digits = [UInt8](repeating: 0, count: shown)
             for i in stride(from: shown - 1, through: 0, by: -1) {
@@ -144,14 +144,14 @@ public struct CardCheck: Sendable {
 
         // unsafe: the digits on the stack, no allocation per record (the hot loop), and the
         // rule matcher and the Luhn check take them as a buffer pointer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber) { digits in
             var count = 0
             var badCharacter = false
             var i = 0
             while i < numberEnd {
                 let byte = line[i]
                 if byte &- 48 < 10 {
-                    if count < 19 {
+                    if count < CardPolicy.longestNumber {
                         digits[count] = byte - 48
                         result.numberValue = result.numberValue &* 10 &+ UInt64(byte - 48)
                     }
@@ -177,7 +177,7 @@ public struct CardCheck: Sendable {
                 return
             }
             if badCharacter { result.add(.numberFormat) }
-            let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, 19)])  // unsafe: as above
+            let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
             let found = rules.match(typed)
             if found.owner >= 0 {
                 result.networkIndex = found.owner
@@ -356,7 +356,7 @@ public struct CardCheck: Sendable {
     /// buffer on the stack and appended in one go.
     private func appendNumber(_ result: Result, unmasked: Bool, masking: UInt8, to out: inout [UInt8]) {
         // unsafe: the cursor that writes the JSON's number, into a stack buffer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { buffer in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber) { buffer in
             var bytes = ByteCursor(buffer.baseAddress!)
             bytes.writeNumber(result, unmasked: unmasked, masking: masking)
             out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))
@@ -419,7 +419,7 @@ struct ByteCursor {
     /// A record's number (its first 19 digits), masked as `CardPolicy.shownDigits` says with
     /// `masking` unless `unmasked`.
     @inline(__always) mutating func writeNumber(_ result: CardCheck.Result, unmasked: Bool, masking: UInt8) {
-        let count = min(result.digitCount, 19)
+        let count = min(result.digitCount, CardPolicy.longestNumber)
         var value = result.numberValue
         for i in stride(from: count - 1, through: 0, by: -1) {
             next[i] = UInt8(truncatingIfNeeded: value % 10) &+ 48

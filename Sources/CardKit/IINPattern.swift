@@ -12,7 +12,7 @@ public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible
     public let length: Int
 
     /// The most digits a pattern can have: 19 (the longest card number, and the most that fit in 64 bits).
-    private static let maxDigits = 19
+    private static let maxDigits = CardPolicy.longestNumber
 
     /// Lowest and highest prefix, as digit values 0–9, both of `length` digits.
     public var low: [UInt8] { Self.digits(lowValue, count: length) }

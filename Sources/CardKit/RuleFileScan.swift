@@ -127,7 +127,7 @@ extension JSONReader {
                 i += 1
             }
             let length = i - first
-            guard length >= 1, length <= 19, take(UInt8(ascii: "\"")) else { return nil }
+            guard length >= 1, length <= CardPolicy.longestNumber, take(UInt8(ascii: "\"")) else { return nil }
             return (value, length)
         }
 

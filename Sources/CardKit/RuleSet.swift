@@ -167,7 +167,7 @@ public struct RuleSet: Sendable {
         let referenceBits = UInt64.bitWidth - UInt64(max(networks.count - 1, 0)).leadingZeroBitCount + patternBits
         let anyRetired = networks.contains { $0.status == .retired }
         var levels: [IntervalLevel] = []
-        for length in 1...19 where counts[length] > 0 {
+        for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
             var level = LevelBuilder(networks: networks, reserving: counts[length])
             let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
             if !anyRetired && keyBits + referenceBits <= UInt64.bitWidth {
@@ -270,7 +270,7 @@ public struct RuleSet: Sendable {
         // The value of each prefix of the digits, made in one pass: no division per level.
         var prefix = InlineArray<20, UInt64>(repeating: 0)
         var typedValue: UInt64 = 0
-        for index in 0..<min(typed.count, 19) {
+        for index in 0..<min(typed.count, CardPolicy.longestNumber) {
             typedValue = typedValue &* 10 &+ UInt64(typed[index])
             prefix[index + 1] = typedValue
         }
@@ -317,7 +317,7 @@ public struct RuleSet: Sendable {
 
     /// Every network the digits could still belong to, in load order (for `rules test`).
     public func candidates(_ digits: some Collection<UInt8>) -> [CardNetwork] {
-        let typed = Array(digits.prefix(19))
+        let typed = Array(digits.prefix(CardPolicy.longestNumber))
         var owners = Set<Int32>()
         var best: (owner: Int32, length: Int)?
         for level in levels {
