@@ -151,8 +151,9 @@ public struct EntryEngine: Sendable {
         return Outcome(messages: [.init(.info, "Goodbye: \(cards) not kept after cardline ends.")], event: .quit)
     }
 
-    /// True when no digit of a card has been typed in any field.
-    private var cardIsEmpty: Bool { numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty }
+    /// True when no digit of a card has been typed in any field (Ctrl-D quitting only between
+    /// cards, and the plain-line reader's "card abandoned" and "input ended" ask this).
+    public var cardIsEmpty: Bool { numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty }
 
     /// Reads the rule folders again (front ends do the file reading CardKit never does).
     public typealias RuleLoader = () -> Result<RuleSet, RuleErrors>

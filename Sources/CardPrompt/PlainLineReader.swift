@@ -133,7 +133,7 @@ public struct PlainLineReader {
     /// Abandons the card being entered (`abandon()`) and says why, naming the line:
     /// `line N: FIELD: reason (card abandoned)`, or `(line skipped)` when no digit was typed.
     private mutating func abandon(line: Int, saying problem: String) {
-        let started = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
+        let started = !engine.cardIsEmpty
         abandon()
         write(style.refusal("line \(line): \(problem) (\(started ? "card abandoned" : "line skipped"))") + "\n")
     }
@@ -145,7 +145,7 @@ public struct PlainLineReader {
     }
 
     private mutating func result(accepted: Int, failed: Int) -> Result {
-        let unfinished = !engine.numberDigits.isEmpty || !engine.expiryDigits.isEmpty || !engine.cvvDigits.isEmpty
+        let unfinished = !engine.cardIsEmpty
         if unfinished {
             write(style.message(Message(.error, "input ended before the card was complete (\(engine.fieldName(engine.field)) field)")) + "\n")
             abandon()
