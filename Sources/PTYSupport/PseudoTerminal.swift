@@ -34,6 +34,26 @@ public func monotonicSeconds() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
+/// Everything `fd` gives until its end (EINTR retried): a child's output pipe.
+public func readToEnd(_ fd: Int32) -> [UInt8] {
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = read(fd, &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { return output }
+        output += buffer[0..<count]
+    }
+}
+
+/// Waits for child `pid` (EINTR retried): its exit status, or 128 + the signal that ended it.
+public func exitStatus(of pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let signal = status & 0x7F
+    return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+}
+
 /// Strings as the NUL-terminated C array `execve` and `posix_spawn` take (`argv`, `envp`),
 /// freed when the value is dropped.
 public final class CStringArray {

@@ -127,16 +127,6 @@ func runWritingTo(_ output: OutputTarget, _ arguments: [String], input: String =
     close(errorPipe[1])
     if case .closedPipe = output { close(outputPipe[1]) }
     guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-    var errors: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = read(errorPipe[0], &buffer, buffer.count)
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { break }
-        errors += buffer[0..<count]
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let signal = status & 0x7F
-    return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, String(decoding: errors, as: UTF8.self))
+    let errors = readToEnd(errorPipe[0])
+    return (exitStatus(of: pid), String(decoding: errors, as: UTF8.self))
 }

@@ -64,9 +64,7 @@ import Glibc
                     .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
             }
         }
-        var exitStatus: Int32 = 0
-        waitpid(pid, &exitStatus, 0)
-        return ((exitStatus >> 8) & 0xFF, peak, received)
+        return (exitStatus(of: pid), peak, received)
     }
 
     @Test func aLargeScriptIsReadLineByLine() throws {

@@ -188,9 +188,8 @@ final class Tmux {
         }
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         for fd in Int32(3)..<256 { posix_spawn_file_actions_addclose(&actions, fd) }
-        let argv = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        let argv = CStringArray(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments)
+        let envp = CStringArray(environment.map { "\($0.key)=\($0.value)" })
         // Signals as a shell would leave them (but `blocking`): the test process blocks some
         // (SIGWINCH among them), and a mask is inherited through tmux's server by the cardline
         // it starts.
@@ -206,21 +205,12 @@ final class Tmux {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, argv, envp)
+        let result = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, argv.pointers, envp.pointers)
         close(ends[1])
         defer { close(ends[0]) }
         guard result == 0 else { return (-1, "") }
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while reading {
-            let count = read(ends[0], &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            output += buffer[0..<count]
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return ((status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
+        let output = reading ? readToEnd(ends[0]) : []
+        return (exitStatus(of: pid), String(decoding: output, as: UTF8.self))
     }
 
     func sendLiteral(_ text: String) { run(["send-keys", "-t", target, "-l", text]) }
