@@ -54,6 +54,14 @@ public func exitStatus(of pid: pid_t) -> Int32 {
     return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
 }
 
+/// The child's own peak resident memory so far (VmHWM, KiB). Unlike wait4's ru_maxrss it does
+/// not include this (large) process's memory, which a spawned child shares until it execs.
+public func peakResidentKiB(_ pid: pid_t) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+}
+
 /// Strings as the NUL-terminated C array `execve` and `posix_spawn` take (`argv`, `envp`),
 /// freed when the value is dropped.
 public final class CStringArray {

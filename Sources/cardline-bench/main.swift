@@ -49,15 +49,6 @@ let benchEnvironment: [String] = {
     return environment.map { "\($0.key)=\($0.value)" }.sorted()
 }()
 
-
-/// The child's own peak resident memory so far (VmHWM, KiB). Unlike wait4's ru_maxrss it does
-/// not include this (large) process's memory, which a spawned child shares until it execs.
-func peakResidentKiB(_ pid: pid_t) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-    return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-}
-
 /// Runs cardline with stdout to `stdoutPath` (or /dev/null); returns seconds, exit status, and,
 /// when asked, its peak memory in KiB (sampled every millisecond, which costs a little CPU, so
 /// timed runs do not sample).

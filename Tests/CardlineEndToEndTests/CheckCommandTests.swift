@@ -17,9 +17,8 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
     posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv = ([cardlineBinary] + arguments).map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    let argv = CStringArray([cardlineBinary] + arguments)
+    let envp = CStringArray(environment.map { "\($0.key)=\($0.value)" })
     var pid: pid_t = 0
     // A process group of its own (pgroup 0: the child's pid), like every cardline a test starts.
     var attributes = posix_spawnattr_t()
@@ -27,20 +26,16 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
     defer { posix_spawnattr_destroy(&attributes) }
     posix_spawnattr_setpgroup(&attributes, 0)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    let result = posix_spawn(&pid, cardlineBinary, &actions, &attributes, argv, envp)
+    let result = posix_spawn(&pid, cardlineBinary, &actions, &attributes, argv.pointers, envp.pointers)
     close(pipeEnds[0])
     guard result == 0 else { throw POSIXError(.EIO) }
     feed(pipeEnds[1])
     // The child's own high-water mark, read while it still waits for the end of its input.
     // (Not wait4's ru_maxrss: posix_spawn's child runs in the test process's memory until it
     // execs, so that figure can be the whole test runner's.)
-    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-    let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+    let peak = peakResidentKiB(pid) ?? 0
     close(pipeEnds[1])
-    var exitStatus: Int32 = 0
-    waitpid(pid, &exitStatus, 0)
-    return ((exitStatus >> 8) & 0xFF, peak)
+    return (exitStatus(of: pid), peak)
 }
 
 @Suite struct CheckCommandTests {

@@ -36,16 +36,15 @@ import Glibc
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([cardlineBinary, "replay", script] as [String]).map { strdup($0) } + [nil]
-        let envp = home.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        let argv = CStringArray([cardlineBinary, "replay", script])
+        let envp = CStringArray(home.environment.map { "\($0.key)=\($0.value)" })
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, cardlineBinary, &actions, &attributes, argv, envp)
+        let spawned = posix_spawn(&pid, cardlineBinary, &actions, &attributes, argv.pointers, envp.pointers)
         close(pipeEnds[1])
         defer { close(pipeEnds[0]) }
         guard spawned == 0 else { throw POSIXError(.EIO) }
@@ -59,9 +58,7 @@ import Glibc
             received += count
             if peak == 0 && received >= readBefore {
                 // The replay is blocked on the full pipe (or still writing): alive, mid-stream.
-                let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-                peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-                    .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+                peak = peakResidentKiB(pid) ?? 0
             }
         }
         return (exitStatus(of: pid), peak, received)
