@@ -154,18 +154,19 @@ final class InteractiveEditor {
             editLine = nil
         }
         cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
+        Self.running = (el, Unmanaged.passUnretained(self))
+        defer { Self.running = nil }
         cl_set_editor(el, "emacs")
         // Not EL_SIGNAL: cl_signals_begin handles signals for this process only.
         cl_set_tty_flag(el, "-d", "-isig")
-        cl_set_prompt(el, { el in InteractiveEditor.from(el)?.promptText }, Self.invisible)
+        cl_set_prompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.promptText } }, Self.invisible)
         drawsBadge = terminal.escapes && cl_terminal_string(el, "ce") != nil
         if !drawsBadge {
-            cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
+            cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.rightPromptText } }, Self.invisible)
         }
         installBindings(el)
         cl_set_getcfn(el) { el, character in
-            guard let editor = InteractiveEditor.from(el) else { return -1 }
-            let status = editor.readCharacter()
+            let status = InteractiveEditor.with(el, -1) { editor, _ in editor.readCharacter() }
             if status == 1 { character?.pointee = Action.inputKey }
             return status
         }
@@ -207,8 +208,8 @@ final class InteractiveEditor {
         /// The C function libedit calls; it cannot capture, so it finds the editor by client data.
         var function: cl_key_fn {
             switch self {
-            case .input: return { el, _ in InteractiveEditor.from(el)?.nextInput(el!) ?? UInt8(CC_ERROR) }
-            case .flush: return { el, _ in InteractiveEditor.from(el)?.flush(el!) ?? UInt8(CC_ERROR) }
+            case .input: return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.nextInput(el) } }
+            case .flush: return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.flush(el) } }
             }
         }
     }
@@ -233,6 +234,7 @@ final class InteractiveEditor {
         // on (the reset at the span's end is unchanged, so not sent), and the next digit it
         // echoes would take that colour: reset it here.
         if drawsBadge {
+            finishAppend()
             drawBadge()
         } else if style.colour {
             write("\u{1B}[0m")
@@ -381,13 +383,31 @@ final class InteractiveEditor {
         return true
     }
 
-    private static func from(_ el: OpaquePointer?) -> InteractiveEditor? {
-        guard let el, let data = cl_client_data(el) else { return nil }
-        return Unmanaged<InteractiveEditor>.fromOpaque(data).takeUnretainedValue()
+    /// The running prompt's EditLine and editor (one prompt runs at a time in a process): a
+    /// callback finds its editor here without an `el_get` for the client data (100
+    /// instructions a call, two calls a key).
+    @exclusivity(unchecked) nonisolated(unsafe) private static var running: (el: OpaquePointer, editor: Unmanaged<InteractiveEditor>)?
+
+    /// Calls `body` with the editor of `el` (its client data), or returns `fallback` when it has
+    /// none. The editor is not retained and released around the call (170 instructions a call):
+    /// it outlives its EditLine (`run` ends it).
+    @inline(__always)
+    private static func with<Result>(_ el: OpaquePointer?, _ fallback: Result,
+                                     _ body: (InteractiveEditor, OpaquePointer) -> Result) -> Result {
+        guard let el else { return fallback }
+        let editor: Unmanaged<InteractiveEditor>
+        if let running, running.el == el {
+            editor = running.editor
+        } else {
+            guard let data = cl_client_data(el) else { return fallback }
+            editor = Unmanaged<InteractiveEditor>.fromOpaque(data)
+        }
+        return editor._withUnsafeGuaranteedRef { body($0, el) }
     }
 
     /// The flush binding: prints the output a key left pending, below the line it drew.
     private func flush(_ el: OpaquePointer) -> UInt8 {
+        finishAppend()
         guard let output = pendingOutput else { return UInt8(CC_NORM) }
         pendingOutput = nil
         // The line above the output is finished: its badge is drawn before the output. libedit,
@@ -419,6 +439,7 @@ final class InteractiveEditor {
 
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
+        finishAppend()  // (done already when libedit read the key: `readCharacter`)
         // The view before the keys, moved out as the new one goes in.
         var viewBefore = engine.currentView()
         swap(&viewBefore, &currentView)
@@ -434,34 +455,43 @@ final class InteractiveEditor {
             }
         }
 
-        var lines: [String] = []
         // A key read with the one before it is part of its burst: one reason for the burst.
-        if let reason = refusals.reasonToShow(outcome, inBurst: reader.inBurst) {
-            lines.append(style.refusal(reason))
-        } else if outcome.refusal != nil {
+        let reason = refusals.reasonToShow(outcome, inBurst: reader.inBurst)
+        if reason == nil && outcome.refusal != nil {
             replaceBuffer(el)
             return UInt8(CC_ERROR)  // the bell; the reason is already on screen
         }
-        lines += outcome.messages.map(style.message)
-        // Warnings that came while the key was handled (the command history could not be
-        // written, say), above the prompt like the messages.
-        lines += warnings.map { style.message(Message(.info, $0)) }
-        warnings.removeAll()
         // The field is empty again (accepted, cancelled, emptied, a command run): nothing it
         // held stays in libedit's buffers.
         if currentView.text.isEmpty { _ = wipeEntry(el) }
 
-        guard !lines.isEmpty else {
+        guard reason != nil || !outcome.messages.isEmpty || !warnings.isEmpty else {
+            if drawsBadge, choice != nil, layoutMemo.differsOnlyByProgress(currentView, columns: terminal.columns),
+               case let appended = pushAppendedText(el), appended > 0 {
+                // An ordinary digit: only characters added at the end, the prompt and the layout
+                // the same. libedit's own insert path writes them and nothing else, and keeps its
+                // picture of the screen right. The badge waits until libedit has echoed them
+                // (`readCharacter`): between the key and its echo there is only the engine. (What
+                // the line holds is noted at once: the signal handlers erase by it.)
+                show(currentView.text, appending: appended)
+                badgeWaitsForEcho = true
+                return UInt8(CC_NORM)
+            }
             let promptChanged = updatePrompts()
             if !promptChanged, case let appended = pushAppendedText(el), appended > 0 {
-                // Only characters added at the end: libedit's own insert path writes them and
-                // nothing else, and keeps its picture of the screen right.
                 show(currentView.text, appending: appended)
                 return UInt8(CC_NORM)
             }
             replaceBuffer(el)
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
+        var lines: [String] = []
+        if let reason { lines.append(style.refusal(reason)) }
+        lines += outcome.messages.map(style.message)
+        // Warnings that came while the key was handled (the command history could not be
+        // written, say), above the prompt like the messages.
+        lines += warnings.map { style.message(Message(.info, $0)) }
+        warnings.removeAll()
         // First let libedit draw the line as it stands with this key applied (the digit that
         // completed the field), then print below it when the pushed flush key comes round. The
         // line left above is no longer the live field, so a number on it is masked.
@@ -511,6 +541,19 @@ final class InteractiveEditor {
 
     /// Where `pushAppendedText` puts the characters it pushes (two and the terminating 0).
     @exclusivity(unchecked) private var pushCharacters: [wchar_t] = [0, 0, 0]
+
+    /// An ordinary digit was pushed to libedit's insert path (`present`): the layout's progress
+    /// and the badge wanted wait until libedit has echoed it.
+    @exclusivity(unchecked) private var badgeWaitsForEcho = false
+
+    /// After an ordinary digit's echo: the layout's progress and the badge wanted brought up to
+    /// date (what `updatePrompts` does for other keys).
+    private func finishAppend() {
+        guard badgeWaitsForEcho else { return }
+        badgeWaitsForEcho = false
+        choice!.progress = currentView.progress
+        painter.want(logo: currentView.logo, progress: currentView.progress, style: style)
+    }
 
     /// `result`, for a key after which libedit redraws the line: the badge is then drawn whole.
     private func redrawn(_ result: Int32) -> UInt8 {
