@@ -52,10 +52,28 @@ struct BadgePainter {
             colour = style.colour ? Array("\u{1B}[\(Style.badgeColour(logo))m".utf8) : []
             self.logo = logo
             logoRebuilt = true
+        } else if replaceCounter(with: progress) {
+            return
         } else {
-            wanted.removeSubrange(logoBytes...)
+            while wanted.count > logoBytes { wanted.removeLast() }
         }
         wantedCells = logoCells + Style.appendBadgeCounter(progress: progress, to: &wanted)
+    }
+
+    /// Overwrites the counter in `wanted` with `progress` and its space, in place, when
+    /// `progress` is ASCII and as long as the counter there (every digit but the one that widens
+    /// it): true then. (Cheaper than removing the counter and appending it again.)
+    private mutating func replaceCounter(with progress: String) -> Bool {
+        let start = logoBytes, length = wanted.count - logoBytes
+        let replaced: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count + 1 == length else { return false }
+            for byte in bytes where byte >= 0x80 { return false }
+            for index in 0..<bytes.count { wanted[start + index] = bytes[index] }
+            return true
+        }
+        guard replaced == true else { return false }
+        wantedCells = logoCells + length  // ASCII: a cell a byte
+        return true
     }
 
     /// libedit drew the line afresh: what it left of the badge is unknown.
@@ -68,7 +86,7 @@ struct BadgePainter {
     /// (it redraws only the changed cells of the prompt), turned off before anything is drawn.
     /// False when nothing changed; else the bytes are in `bytes`.
     mutating func draw(end: Int, columns: Int, resetColour: Bool) -> Bool {
-        bytes.removeAll(keepingCapacity: true)
+        while bytes.popLast() != nil {}  // (`removeAll(keepingCapacity:)` costs more for a few bytes)
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layoutChoice`).
             onScreen = (columns, 0)
@@ -82,9 +100,11 @@ struct BadgePainter {
             // Only the counter's characters that changed (ASCII: a byte a cell).
             let column = start + logoCells + (changed.lowerBound - logoBytes)
             Self.appendMove(from: end, to: column, into: &bytes)
-            bytes += wanted[changed]
+            for index in changed {
+                bytes.append(wanted[index])
+                textOnScreen[index] = wanted[index]
+            }
             Self.appendMove(from: column + changed.count, to: end, into: &bytes)
-            for index in changed { textOnScreen[index] = wanted[index] }
             return true
         } else {
             if onScreen == nil && resetColour { bytes += [0x1B, 0x5B, 0x6D] }  // ESC [ m

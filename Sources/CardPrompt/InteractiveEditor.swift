@@ -235,12 +235,13 @@ final class InteractiveEditor {
         // echoes would take that colour: reset it here.
         if drawsBadge {
             finishAppend()
-            drawBadge()
         } else if style.colour {
             write("\u{1B}[0m")
         }
         // Everything drawn is written: the field's characters are not left in the buffer.
         device.wipeWrittenOutput()
+        // The badge after it, straight to the terminal (it holds no card digit).
+        if drawsBadge { drawBadge() }
         return reader.wait(on: fileno(device.input))
     }
 
@@ -413,7 +414,12 @@ final class InteractiveEditor {
         // The line above the output is finished: its badge is drawn before the output. libedit,
         // drawing it as its right prompt, may have left its colour on (see `readCharacter`):
         // off, so that the output does not take it.
-        if drawsBadge { drawBadge() } else if style.colour { write("\u{1B}[0m") }
+        if drawsBadge {
+            device.wipeWrittenOutput()  // (libedit's drawing first: the badge is written past the stream)
+            drawBadge()
+        } else if style.colour {
+            write("\u{1B}[0m")
+        }
         if endAfterOutput || quitRequested {
             // The card went to the caller, or the session ends: the output is the last thing shown.
             write(output)
@@ -440,9 +446,25 @@ final class InteractiveEditor {
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
         finishAppend()  // (done already when libedit read the key: `readCharacter`)
+        var view = engine.currentView()
+        if drawsBadge, choice != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
+           outcome.messages.isEmpty, warnings.isEmpty, layoutMemo.differsOnlyByProgress(view, columns: terminal.columns),
+           case let appended = pushAppendedText(view.text, el), appended > 0 {
+            // An ordinary digit: taken with nothing to show, only characters added at the end,
+            // the prompt and the layout the same. libedit's own insert path writes them and
+            // nothing else, and keeps its picture of the screen right. The badge waits until
+            // libedit has echoed them (`readCharacter`): between the key and its echo there is
+            // only the engine. (What the line holds is noted at once: the signal handlers erase
+            // by it.)
+            _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
+            swap(&view, &currentView)
+            show(currentView.text, appending: appended)
+            badgeWaitsForEcho = true
+            return UInt8(CC_NORM)
+        }
         // The view before the keys, moved out as the new one goes in.
-        var viewBefore = engine.currentView()
-        swap(&viewBefore, &currentView)
+        swap(&view, &currentView)
+        let viewBefore = consume view
         if let command = outcome.command { onCommand(command) }
         if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
@@ -466,19 +488,8 @@ final class InteractiveEditor {
         if currentView.text.isEmpty { _ = wipeEntry(el) }
 
         guard reason != nil || !outcome.messages.isEmpty || !warnings.isEmpty else {
-            if drawsBadge, choice != nil, layoutMemo.differsOnlyByProgress(currentView, columns: terminal.columns),
-               case let appended = pushAppendedText(el), appended > 0 {
-                // An ordinary digit: only characters added at the end, the prompt and the layout
-                // the same. libedit's own insert path writes them and nothing else, and keeps its
-                // picture of the screen right. The badge waits until libedit has echoed them
-                // (`readCharacter`): between the key and its echo there is only the engine. (What
-                // the line holds is noted at once: the signal handlers erase by it.)
-                show(currentView.text, appending: appended)
-                badgeWaitsForEcho = true
-                return UInt8(CC_NORM)
-            }
             let promptChanged = updatePrompts()
-            if !promptChanged, case let appended = pushAppendedText(el), appended > 0 {
+            if !promptChanged, case let appended = pushAppendedText(currentView.text, el), appended > 0 {
                 show(currentView.text, appending: appended)
                 return UInt8(CC_NORM)
             }
@@ -520,9 +531,9 @@ final class InteractiveEditor {
     /// Pushes to libedit what the engine's text adds at the end of its buffer, when that is all
     /// that changed and it is one or two printable ASCII characters (a digit, or a group's
     /// space and a digit): how many; 0, pushing nothing, otherwise.
-    private func pushAppendedText(_ el: OpaquePointer) -> Int {
+    private func pushAppendedText(_ text: String, _ el: OpaquePointer) -> Int {
         guard drawsBadge else { return 0 }
-        let appended: Int? = currentView.text.utf8.withContiguousStorageIfAvailable { text in
+        let appended: Int? = text.utf8.withContiguousStorageIfAvailable { text in
             shown.text.utf8.withContiguousStorageIfAvailable { shown in
                 guard text.count > shown.count, text.count <= shown.count + 2 else { return 0 }
                 for index in 0..<shown.count where text[index] != shown[index] { return 0 }
@@ -713,11 +724,12 @@ final class InteractiveEditor {
     }
 
     /// Brings the badge on the line's first row up to date (`BadgePainter`); the cursor is left
-    /// where libedit keeps it, at the end of the text.
+    /// where libedit keeps it, at the end of the text. Written past the output stream, whose
+    /// buffer must be empty (`TerminalDevice.writeDirectly`).
     private func drawBadge() {
         let end = (choice?.promptWidth ?? 0) + shown.width
         if !painter.draw(end: end, columns: terminal.columns, resetColour: style.colour) { return }
-        device.buffer(bytes: painter.bytes)  // sent by the flush that follows (`readCharacter`)
+        device.writeDirectly(painter.bytes)
     }
 
     /// Wraps each escape sequence in the invisible-marker character libedit was given.
