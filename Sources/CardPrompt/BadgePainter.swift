@@ -33,8 +33,11 @@ struct BadgePainter {
     /// each key refills them in place), and its logo part's bytes.
     private var textOnScreen: [UInt8] = []
     private var logoBytesOnScreen = 0
-    /// What the last `draw` found to write.
-    private(set) var bytes: [UInt8] = []
+    /// What the last `draw` found to write: the whole badge in `bytes`, or (`inPlace`) the
+    /// counter's changed characters in `counterBytes`, which needs no array.
+    private var bytes: [UInt8] = []
+    private var counterBytes = ShortBytes()
+    private var inPlace = false
 
     /// Sets the badge wanted: `logo` and `progress` (nil: no badge; "": the logo alone).
     mutating func want(logo: String, progress: String?, style: Style) {
@@ -86,7 +89,6 @@ struct BadgePainter {
     /// (it redraws only the changed cells of the prompt), turned off before anything is drawn.
     /// False when nothing changed; else the bytes are in `bytes`.
     mutating func draw(end: Int, columns: Int, resetColour: Bool) -> Bool {
-        while bytes.popLast() != nil {}  // (`removeAll(keepingCapacity:)` costs more for a few bytes)
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layoutChoice`).
             onScreen = (columns, 0)
@@ -99,14 +101,18 @@ struct BadgePainter {
             guard let changed else { return false }
             // Only the counter's characters that changed (ASCII: a byte a cell).
             let column = start + logoCells + (changed.lowerBound - logoBytes)
-            Self.appendMove(from: end, to: column, into: &bytes)
+            inPlace = true
+            counterBytes.count = 0
+            Self.appendMove(from: end, to: column, into: &counterBytes)
             for index in changed {
-                bytes.append(wanted[index])
+                counterBytes.append(wanted[index])
                 textOnScreen[index] = wanted[index]
             }
-            Self.appendMove(from: column + changed.count, to: end, into: &bytes)
+            Self.appendMove(from: column + changed.count, to: end, into: &counterBytes)
             return true
         } else {
+            inPlace = false
+            bytes.removeAll(keepingCapacity: true)
             if onScreen == nil && resetColour { bytes += [0x1B, 0x5B, 0x6D] }  // ESC [ m
             let clearFrom = max(end, min(onScreen?.start ?? end, start))
             Self.appendMove(from: end, to: clearFrom, into: &bytes)
@@ -130,11 +136,22 @@ struct BadgePainter {
         return true
     }
 
+    /// Writes what the last `draw` found to `fd`. (Mutating only so that calling it on the
+    /// editor's property does not copy the painter.)
+    mutating func write(to fd: Int32) {
+        if inPlace {
+            _ = Paths.writeAll(counterBytes.storage.span.extracting(0..<counterBytes.count), to: fd)
+        } else {
+            _ = Paths.writeAll(bytes.span, to: fd)
+        }
+    }
+
     /// The range of `wanted`'s counter that differs from the badge drawn (whose logo part is
     /// the same: not `logoRebuilt`), both being the same length and ASCII: nil inside when nothing differs; nil outside when the counter cannot be
     /// updated in place (the badge is then drawn whole).
     private func changedCounter() -> Range<Int>?? {
-        guard textOnScreen.count == wanted.count else { return nil }
+        // (A counter too long for `counterBytes`, with the moves, is drawn whole.)
+        guard textOnScreen.count == wanted.count, wanted.count - logoBytes <= ShortBytes.capacity - 20 else { return nil }
         var first = -1, last = -1
         for index in logoBytes..<wanted.count {
             let byte = wanted[index]
@@ -148,7 +165,7 @@ struct BadgePainter {
     }
 
     /// A cursor motion along the row, VT100's: `ESC [ n C` forward, `ESC [ n D` back.
-    private static func appendMove(from column: Int, to target: Int, into out: inout [UInt8]) {
+    private static func appendMove(from column: Int, to target: Int, into out: inout some ByteAppending) {
         guard target != column else { return }
         out.append(0x1B)
         out.append(0x5B)
@@ -162,5 +179,25 @@ struct BadgePainter {
             out.append(UInt8(48 + number % 10))
         }
         out.append(target > column ? 0x43 : 0x44)
+    }
+}
+
+/// Where `BadgePainter` puts bytes: an array, or `ShortBytes`.
+protocol ByteAppending {
+    mutating func append(_ byte: UInt8)
+}
+
+extension [UInt8]: ByteAppending {}
+
+/// Up to `capacity` bytes without an array (no allocation, no uniqueness check per byte): an
+/// ordinary digit's counter update, written after every digit.
+struct ShortBytes: ByteAppending {
+    static let capacity = 48
+    var storage = InlineArray<48, UInt8>(repeating: 0)
+    var count = 0
+
+    @inline(__always) mutating func append(_ byte: UInt8) {
+        storage[count] = byte
+        count += 1
     }
 }

@@ -729,7 +729,7 @@ final class InteractiveEditor {
     private func drawBadge() {
         let end = (choice?.promptWidth ?? 0) + shown.width
         if !painter.draw(end: end, columns: terminal.columns, resetColour: style.colour) { return }
-        device.writeDirectly(painter.bytes)
+        painter.write(to: device.outputDescriptor)
     }
 
     /// Wraps each escape sequence in the invisible-marker character libedit was given.

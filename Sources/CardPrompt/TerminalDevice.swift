@@ -118,10 +118,10 @@ final class TerminalDevice {
     /// Writes text and flushes it.
     func write(_ text: String) { cl_write(output, text) }
 
-    /// Writes bytes to the terminal's descriptor at once, past the output stream (whose buffer
-    /// must be empty: flushed by libedit before it reads a key, or by `wipeWrittenOutput`), for
-    /// bytes that hold no card digit (the badge): no stdio call, no buffer to wipe.
-    func writeDirectly(_ bytes: [UInt8]) { _ = Paths.writeAll(bytes.span, to: fileno(output)) }
+    /// The output stream's descriptor, for bytes written past the stream (whose buffer must be
+    /// empty then: flushed by libedit before it reads a key, or by `wipeWrittenOutput`) that
+    /// hold no card digit (the badge): no stdio call, no buffer to wipe.
+    var outputDescriptor: Int32 { fileno(output) }
 
     /// Writes bytes and flushes them.
     func write(bytes: [UInt8]) { cl_write_bytes(output, bytes, bytes.count) }
