@@ -33,6 +33,7 @@ struct BadgePainter {
     /// each key refills them in place), and its logo part's bytes.
     private var textOnScreen: [UInt8] = []
     private var logoBytesOnScreen = 0
+    private var colourOnScreen: [UInt8] = []
     /// What the last `draw` found to write: the whole badge in `bytes`, or (`inPlace`) the
     /// counter's changed characters in `counterBytes`, which needs no array.
     private var bytes: [UInt8] = []
@@ -128,12 +129,41 @@ struct BadgePainter {
             }
             Self.appendMove(from: cursor, to: end, into: &bytes)
         }
+        noteDrawn(at: start)
+        return true
+    }
+
+    /// The badge wanted is on screen from column `start`.
+    private mutating func noteDrawn(at start: Int) {
         onScreen = (start, wantedCells)
         textOnScreen.removeAll(keepingCapacity: true)
         textOnScreen.append(contentsOf: wanted)
         logoBytesOnScreen = logoBytes
+        colourOnScreen = colour
         logoRebuilt = false
-        return true
+    }
+
+    /// Puts the badge as it is on screen into `row`; false when that is not known (libedit
+    /// redrew the line) or does not fit.
+    func putOnScreen(into row: inout LineCells) -> Bool {
+        guard let shown = onScreen else { return false }
+        guard shown.cells > 0 else { return true }
+        guard shown.start > row.end else { return false }
+        return row.put(badge: textOnScreen[...], logoBytes: logoBytesOnScreen, colour: colourOnScreen, at: shown.start)
+    }
+
+    /// Puts the badge wanted into `row` (a terminal `columns` wide), where `draw` would draw it;
+    /// false when it does not fit after the text ending at `end`.
+    func putWanted(into row: inout LineCells, end: Int, columns: Int) -> Bool {
+        guard !wanted.isEmpty else { return true }
+        let start = columns - wantedCells - 2
+        guard end < start else { return false }
+        return row.put(badge: wanted[...], logoBytes: logoBytes, colour: colour, at: start)
+    }
+
+    /// The badge wanted was drawn (with the row it is on, `LineCells`) on a terminal `columns` wide.
+    mutating func noteDrawn(columns: Int) {
+        noteDrawn(at: wanted.isEmpty ? columns : columns - wantedCells - 2)
     }
 
     /// Writes what the last `draw` found to `fd`. (Mutating only so that calling it on the
@@ -165,7 +195,7 @@ struct BadgePainter {
     }
 
     /// A cursor motion along the row, VT100's: `ESC [ n C` forward, `ESC [ n D` back.
-    private static func appendMove(from column: Int, to target: Int, into out: inout some ByteAppending) {
+    static func appendMove(from column: Int, to target: Int, into out: inout some ByteAppending) {
         guard target != column else { return }
         out.append(0x1B)
         out.append(0x5B)

@@ -54,6 +54,8 @@ final class InteractiveEditor {
     /// Receives each accepted card, whole, and says whether to go on.
     private let onAccepted: (PaymentCard) -> CardPrompt.Receipt
     @exclusivity(unchecked) private var editLine: OpaquePointer?
+    /// The left prompt as drawn (with its escape sequences), for `redrawInPlace`.
+    @exclusivity(unchecked) private var promptString = ""
     /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
     @exclusivity(unchecked) private var promptText, rightPromptText: UnsafeMutablePointer<CChar>?  // libedit reads them when it draws
     /// A burst of refused keys prints one reason (the same rule as replay's transcript).
@@ -488,11 +490,13 @@ final class InteractiveEditor {
         if currentView.text.isEmpty { _ = wipeEntry(el) }
 
         guard reason != nil || !outcome.messages.isEmpty || !warnings.isEmpty else {
+            let promptBefore = promptString, textBefore = shown.text
             let promptChanged = updatePrompts()
             if !promptChanged, case let appended = pushAppendedText(currentView.text, el), appended > 0 {
                 show(currentView.text, appending: appended)
                 return UInt8(CC_NORM)
             }
+            if let drawn = redrawInPlace(promptBefore: promptBefore, textBefore: textBefore, el) { return drawn }
             replaceBuffer(el)
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
@@ -515,6 +519,30 @@ final class InteractiveEditor {
         pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows
         el_push(el, Action.flushKey)
         return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
+    }
+
+    /// Brings a line that takes one row up to date by writing only the cells that changed
+    /// (`LineCells`): the prompt drawn was `promptBefore` and the text `textBefore`, the badge is
+    /// the one `painter` drew. libedit's buffer gets the engine's text and libedit is told what
+    /// the screen now shows without drawing (`cl_refresh_silently`). nil, having done nothing,
+    /// where cardline does not draw the badge (TERM=dumb), or the line wraps, holds a character
+    /// not one cell wide, or the badge's place is not known: libedit then redraws.
+    private func redrawInPlace(promptBefore: String, textBefore: String, _ el: OpaquePointer) -> UInt8? {
+        guard drawsBadge else { return nil }
+        let columns = terminal.columns, text = style.drawn(currentView.text)
+        var before = LineCells(columns: columns), after = LineCells(columns: columns)
+        guard before.put(prompt: promptBefore, text: textBefore, before: columns - 1), painter.putOnScreen(into: &before),
+              after.put(prompt: promptString, text: text, before: columns - 1),
+              painter.putWanted(into: &after, end: after.end, columns: columns) else { return nil }
+        replaceBuffer(el)
+        // Through the output stream (the row holds the field): wiped with it as the next key is read.
+        device.write(bytes: after.bytes(from: before))
+        guard cl_refresh_silently(el, device.output) == 0 else {
+            // libedit's picture of the screen is not known: it draws the line afresh.
+            return redrawn(CC_REDISPLAY)
+        }
+        painter.noteDrawn(columns: columns)
+        return UInt8(CC_NORM)
     }
 
     /// How libedit redraws after the left prompt changed. With colour, libedit keeps each of
@@ -671,7 +699,8 @@ final class InteractiveEditor {
         }
         if promptChanged {
             free(promptText)
-            promptText = strdup(invisibleEscapes(style.prompt(next)))
+            promptString = style.prompt(next)
+            promptText = strdup(invisibleEscapes(promptString))
         }
         if drawsBadge {
             painter.want(logo: view.logo, progress: next.progress, style: style)
