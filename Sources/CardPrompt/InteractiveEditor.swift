@@ -31,13 +31,17 @@ import Glibc
 /// prompt: libedit then draws only the prompt and the field, so a key that only appends to the
 /// field goes through libedit's own insert path (the key is pushed back to it, and libedit
 /// writes the character and nothing else), and the badge is brought up to date by rewriting
-/// just the counter's characters that changed. Any other change replaces libedit's buffer and
-/// lets libedit redraw the difference; the badge is then drawn whole, since libedit's redraw
-/// may have moved or erased it. On a terminal without escape sequences (TERM=dumb) libedit
-/// draws the badge as its right prompt, redrawing the whole line.
+/// just the counter's characters that changed, after libedit's echo (nothing but the engine
+/// stands between the key and the echo). Any other change on a line that takes one row (a
+/// regrouping digit, a backspace) is drawn by cardline too, writing only the cells that differ
+/// (`LineCells`), and libedit is told the new screen without drawing (`cl_refresh_silently`).
+/// Otherwise (a line that wraps, output above it) libedit's buffer is replaced and libedit
+/// redraws; the badge is then drawn whole, since libedit's redraw may have moved or erased it.
+/// On a terminal without escape sequences (TERM=dumb) libedit draws the badge as its right
+/// prompt, redrawing the whole line.
 ///
 /// The jobs are split: `KeyReader` reads and decodes the terminal's keys, `BadgePainter`
-/// draws the badge, `TerminalState` knows the terminal and how to erase the live line,
+/// draws the badge, `LineCells` the cells of a one-row line that changed, `TerminalState` knows the terminal and how to erase the live line,
 /// `ShownLine` what libedit's line holds; this class drives libedit and the engine.
 ///
 /// Its state, and `KeyReader`'s, is touched only from libedit's callbacks on the one thread
