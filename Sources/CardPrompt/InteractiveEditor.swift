@@ -41,8 +41,9 @@ import Glibc
 /// prompt, redrawing the whole line.
 ///
 /// The jobs are split: `KeyReader` reads and decodes the terminal's keys, `BadgePainter`
-/// draws the badge, `LineCells` the cells of a one-row line that changed, `TerminalState` knows the terminal and how to erase the live line,
-/// `ShownLine` what libedit's line holds; this class drives libedit and the engine.
+/// draws the badge, `LineCells` works out the cells of a one-row line that changed,
+/// `TerminalState` knows the terminal and how to erase the live line, `ShownLine` what
+/// libedit's line holds; this class drives libedit and the engine.
 ///
 /// Its state, and `KeyReader`'s, is touched only from libedit's callbacks on the one thread
 /// that runs the prompt, and no access to a property overlaps another (a callback finishes
