@@ -179,13 +179,16 @@ extension EntryEngine {
 
     /// "8/16", "13/16 (13 valid)", or "8" with no goal: a field's progress.
     static func progress(_ count: Int, of goal: Int?, valid: Bool = false) -> String {
-        // The expiry's and the code's ("2/4", "1/3") made once.
+        // Every count toward a goal up to the longest number ("2/4", "12/16") made once: the
+        // number's progress is shown after every digit.
         if let goal, goal < smallProgress.count, count >= 0, count <= goal, !valid { return smallProgress[goal][count] }
         return makeProgress(count, of: goal, valid: valid)
     }
 
-    /// `progress` toward goals of up to 4 digits, by goal and count.
-    private static let smallProgress = (0...4).map { goal in (0...goal).map { makeProgress($0, of: goal, valid: false) } }
+    /// `progress` toward goals of up to the longest number's digits, by goal and count.
+    private static let smallProgress = (0...CardPolicy.longestNumber).map { goal in
+        (0...goal).map { makeProgress($0, of: goal, valid: false) }
+    }
 
     private static func makeProgress(_ count: Int, of goal: Int?, valid: Bool) -> String {
         let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (valid ? 9 + count.decimalWidth : 0) } ?? 0)
@@ -235,11 +238,13 @@ extension EntryEngine {
         let network = detection.network
         let isCommand = command != nil && field == self.field
         let label: String, hint: String, text: String, progress: String
-        var logo = network?.logo ?? undecidedLogo
+        // (`if let`, not `??`: no optional string made and freed.)
+        var logo: String
+        if let network { logo = network.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
             label = Self.numberLabel
-            hint = network?.formatHint ?? EntryView.unknownNetworkHint
+            if let network { hint = network.formatHint } else { hint = EntryView.unknownNetworkHint }
             text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
             progress = isCommand ? "" : numberProgress(network)
         case .expiry:
