@@ -4,6 +4,49 @@
 extension RuleSources {
     /// Every bundled rule file, by name, with its exact text (UTF-8, as in rules/).
     static let compiledInFiles: [(name: String, text: StaticString)] = [
+        ("alelo.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "alelo",
+  "name": "Alelo",
+  "logo": "ALELO",
+  "prefixes": ["506706", "506716", "506752", "506773", "509887"],
+  "ranges": [
+    ["506699", "506704"],
+    ["506713", "506714"],
+    ["506749", "506750"],
+    ["506754", "506756"],
+    ["506758", "506767"],
+    ["506770", "506771"],
+    ["509015", "509019"],
+    ["509880", "509882"],
+    ["509884", "509885"],
+    ["509987", "509992"]
+  ],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Meal and benefit cards (Brazil), from the BIN ranges Alelo mails to acquirers as activemerchant's ALELO_RANGES keeps them. Its ranges inside Braintree's Elo ranges 506699-506778 and 509000-509999 are Alelo's (Elo's own BIN table, as activemerchant's ELO_RANGES keeps it, leaves them out), so elo.json is cut around them. Alelo's BINs under 4 (402588, 404347, 405876, 405882, 405884, 405886, 430471, 438061, 438064, 470063-470066, 496067) run on Visa's rails and stay Visa, as activemerchant names them (its test_should_detect_alelo_number_beginning_with_4_as_visa)."
+}
+
+"""#),
+        ("alia.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "alia",
+  "name": "Alia",
+  "logo": "ALIA",
+  "prefixes": ["504997", "505874", "505878", "601030", "601073"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "luhn": false,
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Ecuador). activemerchant takes 16 digits of these BINs without a Luhn check (valid_by_algorithm? is true for alia; its test validates random numbers of 505874), so Luhn is off here too. More specific than Maestro's 5 and 6."
+}
+
+"""#),
         ("american-express.json", #"""
 {
   "$schema": "./schema.json",
@@ -15,6 +58,22 @@ extension RuleSources {
   "groups": [4, 6, 5],
   "cvv": {"name": "CID", "length": 4, "side": "front"},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11"
+}
+
+"""#),
+        ("anda.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "anda",
+  "name": "Anda",
+  "logo": "ANDA",
+  "prefixes": ["603199"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "luhn": false,
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Uruguay). activemerchant takes 16 digits without Luhn. More specific than Maestro's 6."
 }
 
 """#),
@@ -50,6 +109,59 @@ extension RuleSources {
 }
 
 """#),
+        ("bp-plus.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "bp-plus",
+  "name": "BP Plus",
+  "logo": "BP PLUS",
+  "prefixes": ["705"],
+  "lengths": [17],
+  "groups": [5, 9, 3],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Fleet fuel card (BP, Australia). activemerchant takes 17 digits starting 705 in two printed layouts (70501 501021600 378 and 7050 15605297 00114); cardline takes the digits alone. Its check digit is Luhn over the 17 digits (all five valid test numbers pass, 70502 111111111 111 fails). The card carries no printed security code that activemerchant asks for; cardline's rule files need one, so the usual 3 digits are asked."
+}
+
+"""#),
+        ("cabal.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "cabal",
+  "name": "Cabal",
+  "logo": "CABAL",
+  "ranges": [
+    ["58965700", "58965799"],
+    ["60352200", "60352299"],
+    ["60420100", "60440099"],
+    ["65008700", "65008700"],
+    ["65027200", "65027299"],
+    ["65090000", "65090099"]
+  ],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Argentine and Paraguayan network. activemerchant's CABAL_RANGES, eight digits each: more specific than Maestro's 5 and 6, Discover's 65 and Elo's six-digit ranges, so they win. 60420100-60440099 starts right after UkrCard's 60400100-60420099. 16 digits, Luhn."
+}
+
+"""#),
+        ("carnet.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "carnet",
+  "name": "Carnet",
+  "logo": "CARNET",
+  "prefixes": ["286900", "502275", "588772", "606333", "627535", "636318", "636379", "639388", "639484", "639559", "50633601", "50633606", "58877274", "60462203", "60462204", "62753500"],
+  "ranges": [["506199", "506499"]],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Mexican network (Prosa). activemerchant's CARNET_RANGES and CARNET_BINS; each is more specific than the Maestro, UnionPay, InterPayment and InstaPayment patterns around it (286900 lies outside every other network). 506199-506499 starts right after Verve's 506099-506198. 16 digits; activemerchant checks Luhn, and its five brand tests (5062280000000000 and others) fail it, so cardline names them Carnet and finds them invalid, as activemerchant's valid_number? does."
+}
+
+"""#),
         ("china-t-union.json", #"""
 {
   "$schema": "./schema.json",
@@ -65,6 +177,38 @@ extension RuleSources {
 }
 
 """#),
+        ("confiable.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "confiable",
+  "name": "Confiable",
+  "logo": "CONFIABLE",
+  "prefixes": ["560718"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "luhn": false,
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Ecuador). activemerchant takes 16 digits without a Luhn check (its test validates random numbers of 560718). More specific than Maestro's 56."
+}
+
+"""#),
+        ("creditel.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "creditel",
+  "name": "Creditel",
+  "logo": "CREDITEL",
+  "prefixes": ["601933"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "luhn": false,
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Uruguay). activemerchant checks its own check digit (valid_creditel_algo?), not Luhn: its valid test number 6019330047539016 fails Luhn. cardline has no rule for that check digit, so Luhn is off and any 16-digit number of 601933 is taken. More specific than Maestro's 6."
+}
+
+"""#),
         ("dankort.json", #"""
 {
   "$schema": "./schema.json",
@@ -77,6 +221,22 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11",
   "note": "Inside Maestro's 50 (Braintree) and wins by being more specific. Visa/Dankort co-brands (4571, Wikipedia) are Visa cards and stay Visa."
+}
+
+"""#),
+        ("debit-mastercard.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "debit-mastercard",
+  "name": "Debit Mastercard",
+  "family": "mastercard",
+  "logo": "DEBIT MC",
+  "prefixes": ["581877", "589004", "589283", "677179"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVC", "length": 3},
+  "source": "cardline issue 22: the binlist-derived IIN table it checked names these BINs Debit Mastercard; Turkish bank BIN tables list 581877 (Aktif Yatirim Bankasi) and 589004 (Akbank) as debit BINs of domestic banks, read 2026-11",
+  "note": "Mastercard's debit brand, in the Mastercard family (--networks mastercard takes it; the JSON says \"family\": \"mastercard\"). These BINs lie in Maestro's 58 and 67 and would be Maestro by every range table; the IIN table names them Debit Mastercard, and as six-digit BINs they win. Debit Mastercard BINs in 51-55 and 2221-2720 stay plain Mastercard (no table separates them)."
 }
 
 """#),
@@ -129,33 +289,59 @@ extension RuleSources {
 }
 
 """#),
+        ("edenred.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "edenred",
+  "name": "Edenred (Ticket)",
+  "logo": "TICKET",
+  "prefixes": ["637483"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Meal and benefit cards of Edenred (Ticket in Brazil). 637483 lies in InstaPayment's 637 and wins by being more specific. 16 digits with a Luhn check digit (activemerchant's valid_luhn_non_zero_check_digit? is Luhn on the 16 digits: its test 6374830000000369 passes, 6374830000000111 fails)."
+}
+
+"""#),
         ("elo.json", #"""
 {
   "$schema": "./schema.json",
   "id": "elo",
   "name": "Elo",
   "logo": "ELO",
-  "prefixes": ["401178", "401179", "431274", "438935", "451416", "457393", "457631", "457632", "504175", "627780", "636297", "636368"],
+  "prefixes": ["431274", "438935", "451416", "457393", "504175", "506705", "506715", "506751", "506753", "506757", "506772", "509883", "509886", "627780", "636368"],
   "ranges": [
-    ["506699", "506778"],
-    ["509000", "509999"],
+    ["401178", "401179"],
+    ["457631", "457632"],
+    ["506707", "506712"],
+    ["506717", "506748"],
+    ["506768", "506769"],
+    ["506774", "506778"],
+    ["509000", "509014"],
+    ["509020", "509879"],
+    ["509888", "509986"],
+    ["509993", "509999"],
+    ["636297", "636298"],
     ["650031", "650033"],
     ["650035", "650051"],
+    ["650057", "650081"],
     ["650405", "650439"],
     ["650485", "650538"],
     ["650541", "650598"],
     ["650700", "650718"],
     ["650720", "650727"],
-    ["650901", "650978"],
-    ["651652", "651679"],
+    ["650901", "650922"],
+    ["650924", "650978"],
+    ["651652", "651704"],
     ["655000", "655019"],
     ["655021", "655058"]
   ],
   "lengths": [16],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVE", "length": 3},
-  "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; cross-check: jessepollak/payment src/index.coffee (commit b0c98ef), read 2026-11",
-  "note": "Not in Wikipedia's table; Braintree's list is followed exactly. Elo BINs inside Visa 4, Maestro 50, UnionPay 62, InterPayment 636 and Discover 65 win by being more specific. Issue 11's Troy example 650923 is an Elo BIN in Braintree's list (650901-650978)."
+  "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; cross-check: jessepollak/payment src/index.coffee (commit b0c98ef), read 2026-11; braintree/credit-card-type src/lib/card-types.ts, release 10.3.0 (commit fbd8ed8), read 2026-11; Elo's BIN table (dev.elo.com.br/apis/tabela-de-bins) as activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11 keeps it (ELO_RANGES)",
+  "note": "The union of Braintree's Elo list and Elo's own BIN table as activemerchant keeps it (which adds 636298, 650057-650081, 651680-651704 and reaches 650485-650538 and 650552-650598 in several pieces), less the BINs other networks' own tables claim: Alelo's (506699-506704, 506706, 506713-506714, 506716, 506749-506750, 506752, 506754-506756, 506758-506767, 506770-506771, 506773, 509015-509019, 509880-509885, 509887, 509987-509992, which Elo's table also leaves out) and Troy's 650923 (Braintree 10.3.0). Elo BINs inside Visa 4, Maestro 50, UnionPay 62, InterPayment 636 and Discover 65 win by being more specific. Luhn is checked: Elo's table and every library read (Braintree's card-validator, activemerchant) check it, and no published Elo test number fails it; the issue's report of Luhn-failing Elo numbers valid elsewhere names no such source, so none is followed."
 }
 
 """#),
@@ -199,8 +385,8 @@ extension RuleSources {
   "lengths": [16],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
-  "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11",
-  "note": "Braintree only; inside InstaPayment's 637 (Wikipedia) and wins by being more specific."
+  "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit ca45b1b), read 2026-11",
+  "note": "Braintree only; inside InstaPayment's 637 (Wikipedia) and wins by being more specific. activemerchant lists 637095, 637568, 637599 and 637609 as Mastercard (MASTERCARD_RANGES, checked before its Hipercard list) and 637612 as Hipercard; cardline follows Braintree (Hiper), the brand printed on the card: a documented difference."
 }
 
 """#),
@@ -214,8 +400,8 @@ extension RuleSources {
   "lengths": [16, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
-  "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
-  "note": "606282 (Braintree, Wikipedia); 384100, 384140, 384160 (Wikipedia). 19 digits from Wikipedia; Braintree 16. jessepollak/payment's catch-all 60 (not 6011) for Hipercard is not followed: Stripe gives 60 to Discover."
+  "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit ca45b1b), read 2026-11",
+  "note": "606282 (Braintree, Wikipedia); 384100, 384140, 384160 (Wikipedia). 19 digits from Wikipedia; Braintree 16. jessepollak/payment's catch-all 60 (not 6011) for Hipercard is not followed: Stripe gives 60 to Discover. activemerchant lists 606282 as Mastercard (MASTERCARD_RANGES, checked before its Hipercard list, which also has 637095-637612: Hiper here) and validates Hipercard without Luhn; cardline follows Braintree (Hipercard, Luhn checked: every published Hipercard test number passes it): a documented difference."
 }
 
 """#),
@@ -270,15 +456,22 @@ extension RuleSources {
   "name": "JCB",
   "logo": "JCB",
   "prefixes": ["35"],
-  "ranges": [["3528", "3589"]],
+  "ranges": [
+    ["3528", "3589"],
+    ["3088", "3094"],
+    ["3096", "3102"],
+    ["3112", "3120"],
+    ["3158", "3159"],
+    ["3337", "3349"]
+  ],
   "lengths": [16, 17, 18, 19],
   "lengthsFor": [
     {"prefixes": ["2131", "1800"], "lengths": [15, 16, 17, 18, 19]}
   ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CAV", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit 00401af), read 2026-11; test cards: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Worldpay, \"Card payment testing\" (developer.worldpay.com, Access Worldpay, test card numbers table, updated 2024-12-04), read 2026-11",
-  "note": "3528-3589 (all tables); 35 as a whole from Stripe's iOS table and jquery.payment. Legacy 2131 and 1800 (Braintree) were 15-digit numbers; Braintree gives them 16-19, so both are allowed there. 1800 lies inside UATP's 1 and wins by being more specific. Wikipedia's RuPay 353 and 356 (JCB co-branded) stay JCB. LankaPay 357111 is more specific and wins. Lengths by range: Braintree (16-19) and Wikipedia (16-19) give their lengths to all of 3528-3589, Stripe and activemerchant 16 to all; no table ties 17-19 to particular BINs and Adyen's and Worldpay's JCB test cards are 16 digits, so 35... keeps 16-19 and a 16-digit 3530... waits for Enter."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit 00401af), read 2026-11; test cards: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Worldpay, \"Card payment testing\" (developer.worldpay.com, Access Worldpay, test card numbers table, updated 2024-12-04), read 2026-11; the 3088-3349 ranges: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11 (JCB_RANGES) and Authorize.Net's JCB test card 3088000000000017 (developer.authorize.net testing guide, as copied in gist tleen/6382987), read 2026-11",
+  "note": "3528-3589 (all tables); 3088-3094, 3096-3102, 3112-3120, 3158-3159 and 3337-3349 are JCB's published acquiring ranges as activemerchant keeps them (its tests name 3088..., 3094..., 3102..., 3120..., 3159... and 3349... JCB), more specific than Diners Club's 30 and China T-Union's 31, so they win (3095 stays Diners Club). China T-Union's 19-digit numbers in 3100-3102, 3112-3120 and 3158-3159 are named JCB but never refused, since 19 is a JCB length too; Wikipedia names the whole of 31 China T-Union and gives no sub-range, so the more specific JCB ranges are preferred. 35 as a whole from Stripe's iOS table and jquery.payment. Legacy 2131 and 1800 (Braintree) were 15-digit numbers; Braintree gives them 16-19, so both are allowed there. 1800 lies inside UATP's 1 and wins by being more specific. Wikipedia's RuPay 353 and 356 (JCB co-branded) stay JCB. LankaPay 357111 is more specific and wins. Lengths by range: Braintree (16-19) and Wikipedia (16-19) give their lengths to all of 3528-3589, Stripe and activemerchant 16 to all; no table ties 17-19 to particular BINs and Adyen's and Worldpay's JCB test cards are 16 digits, so 35... keeps 16-19 and a 16-digit 3530... waits for Enter."
 }
 
 """#),
@@ -313,6 +506,22 @@ extension RuleSources {
 }
 
 """#),
+        ("mada.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "mada",
+  "name": "mada",
+  "logo": "MADA",
+  "prefixes": ["504300", "506968", "508160", "585265", "588848", "588850", "589005", "589206", "604906", "605141", "636120", "968211"],
+  "ranges": [["588982", "588983"], ["968201", "968209"]],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Saudi Arabia's domestic network (Saudi Payments). These mada-only BINs are activemerchant's MADA_RANGES: more specific than Maestro's 5 and 6, RuPay's 508, InterPayment's 636; 9682 is mada's alone. 16 digits, Luhn."
+}
+
+"""#),
         ("maestro.json", #"""
 {
   "$schema": "./schema.json",
@@ -334,12 +543,13 @@ extension RuleSources {
   "id": "mastercard",
   "name": "Mastercard",
   "logo": "MASTERCARD",
+  "prefixes": ["605272"],
   "ranges": [["51", "55"], ["2221", "2720"], ["22", "27"]],
   "lengths": [16],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11",
-  "note": "Assigned ranges 51-55 and 2221-2720 (Wikipedia, Braintree). Stripe's iOS table and jquery.payment give all of 22-27 to Mastercard, so 2200-2220 and 2721-2799 are accepted as Mastercard rather than refused; Mir (2200-2204) and BORICA (2205) are more specific and win. Stripe also reports 50 and 56-59 and 67 as Mastercard because its SDKs have no Maestro brand; cardline ships Maestro, so those go to Maestro. Diners Club US & Canada cards (54, 55; Wikipedia) are Mastercard."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11 (MASTERCARD_RANGES, after Mastercard's rules, page 73)",
+  "note": "Assigned ranges 51-55 and 2221-2720 (Wikipedia, Braintree). Stripe's iOS table and jquery.payment give all of 22-27 to Mastercard, so 2200-2220 and 2721-2799 are accepted as Mastercard rather than refused; Mir (2200-2204) and BORICA (2205) are more specific and win. Stripe also reports 50 and 56-59 and 67 as Mastercard because its SDKs have no Maestro brand; cardline ships Maestro, so those go to Maestro. Diners Club US & Canada cards (54, 55; Wikipedia) are Mastercard. 605272 is a Mastercard BIN in activemerchant's MASTERCARD_RANGES (from Mastercard's published rules; its test 6052721000000000 is Mastercard), more specific than Maestro's 6, so it wins. The same table lists the Hipercard and Hiper BINs 606282, 637095, 637568, 637599-637600 and 637609 as Mastercard; cardline keeps them Hipercard and Hiper (Braintree, Wikipedia), the brand on the card, and says so in those files."
 }
 
 """#),
@@ -403,6 +613,81 @@ extension RuleSources {
 }
 
 """#),
+        ("olimpica.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "olimpica",
+  "name": "Olímpica",
+  "logo": "OLIMPICA",
+  "prefixes": ["636853"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Colombia). More specific than InterPayment's 636. 16 digits, Luhn (activemerchant checks Luhn; its brand test 6368530000000000 fails it and is found invalid here too)."
+}
+
+"""#),
+        ("panal.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "panal",
+  "name": "Panal",
+  "logo": "PANAL",
+  "prefixes": ["602049"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Colombia). 16 digits, Luhn (activemerchant's brand test 6020490000000000 fails Luhn and is invalid here). More specific than Maestro's 6."
+}
+
+"""#),
+        ("passcard.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "passcard",
+  "name": "Passcard",
+  "logo": "PASSCARD",
+  "prefixes": ["628026"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Fleet card (Passcard, Brazil). 628026 lies in UnionPay's 62 and wins by being more specific. 16 digits, Luhn (activemerchant: 6280260025383009 passes, 6280260025380991 fails)."
+}
+
+"""#),
+        ("patagonia-365.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "patagonia-365",
+  "name": "Patagonia 365",
+  "logo": "PATAGONIA 365",
+  "prefixes": ["504656"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Banco Patagonia, Argentina). 16 digits, Luhn (activemerchant: 5046562602769006 valid, 5046562602769005 invalid). More specific than Maestro's 50."
+}
+
+"""#),
+        ("routex.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "routex",
+  "name": "Routex",
+  "logo": "ROUTEX",
+  "prefixes": ["700674", "700676", "700678"],
+  "lengths": [18, 19],
+  "groups": [4, 4, 4, 4, 3],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Fleet fuel card (Routex: BP/Aral, Eni, OMV, Circle K). activemerchant takes 700674, 700676 and 700678 with 18 or 19 digits and checks Luhn; its 19-digit tests pass Luhn, some 18-digit brand tests (700676000000000000) do not, and cardline finds those invalid as activemerchant's valid_number? does."
+}
+
+"""#),
         ("rupay.json", #"""
 {
   "$schema": "./schema.json",
@@ -421,6 +706,21 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); NPCI RuPay six-digit ranges as published in open-source validators (606985-607984, 608001-608500, 652150-653149, 817200-820199)",
   "note": "Wikipedia lists 60, 65, 81, 82, 508, 353 and 356. 508 and 82 are RuPay's alone and are followed (Braintree gives 508 to Maestro). 60 and 65 stay Discover and 81 UnionPay except the six-digit ranges RuPay issues from; 353 and 356 (JCB co-branded) stay JCB."
+}
+
+"""#),
+        ("sodexo.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "sodexo",
+  "name": "Pluxee (Sodexo)",
+  "logo": "PLUXEE",
+  "prefixes": ["505864", "505865", "600818", "603389", "606068", "606069", "606070", "606071", "60607601", "60607606", "60607607", "60894400", "60894410", "60894420"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Meal and benefit cards (Sodexo Benefícios, now Pluxee, Brazil). activemerchant's SODEXO_BINS, six- and eight-digit; each is more specific than Maestro's 5 and 6 ranges and Forbrugsforeningen's 600 and wins. 16 digits (activemerchant checks 16 only). Luhn is checked except on 505864 and 505865, which activemerchant validates without it (SODEXO_NO_LUHN; its test 5058655584812145 fails Luhn and is valid)."
 }
 
 """#),
@@ -456,18 +756,107 @@ extension RuleSources {
 }
 
 """#),
+        ("synchrony.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "synchrony",
+  "name": "Synchrony",
+  "logo": "SYNCHRONY",
+  "prefixes": ["700600"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label cards issued by Synchrony (US). 16 digits, Luhn (activemerchant's brand test 7006000000000000 fails Luhn and is invalid here, as its valid_number? says)."
+}
+
+"""#),
+        ("tarjeta-d.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "tarjeta-d",
+  "name": "Tarjeta D",
+  "logo": "TARJETA D",
+  "prefixes": ["601828"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "luhn": false,
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Créditos Directos, Uruguay). activemerchant takes 16 digits without Luhn (its test 6018282227431033 fails Luhn). More specific than Maestro's 6."
+}
+
+"""#),
+        ("tarjeta-sol.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "tarjeta-sol",
+  "name": "Tarjeta Sol",
+  "logo": "SOL",
+  "prefixes": ["504639"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Argentina). 16 digits, Luhn (activemerchant: 5046391746825544 valid, 5046390000000001 invalid). More specific than Maestro's 50."
+}
+
+"""#),
         ("troy.json", #"""
 {
   "$schema": "./schema.json",
   "id": "troy",
   "name": "Troy",
   "logo": "TROY",
-  "prefixes": ["9792"],
+  "prefixes": ["9792", "650052", "650092", "650161", "650170", "650173", "650175", "650268", "650271", "650836", "650923", "650987", "650990", "654997", "657366", "657998", "658758", "65086000", "65875009", "65875200", "65875501", "65875601", "65875900", "65876110", "65876500", "65877700", "65879800", "65880800", "65880900"],
+  "ranges": [
+    ["650082", "650083"],
+    ["650273", "650274"],
+    ["650456", "650457"],
+    ["650846", "650850"],
+    ["658767", "658768"],
+    ["65083700", "65083704"],
+    ["65085800", "65085804"],
+    ["65085900", "65085901"],
+    ["65086100", "65086105"],
+    ["65086200", "65086203"],
+    ["65875000", "65875003"],
+    ["65875101", "65875104"],
+    ["65876000", "65876002"],
+    ["65876100", "65876103"],
+    ["65876115", "65876116"],
+    ["65876200", "65876201"],
+    ["65876504", "65876505"],
+    ["65876600", "65876602"],
+    ["65877100", "65877101"],
+    ["65877600", "65877602"],
+    ["65877801", "65877802"],
+    ["65878200", "65878202"],
+    ["65878300", "65878311"],
+    ["65878400", "65878405"],
+    ["65878500", "65878505"],
+    ["65878600", "65878601"]
+  ],
   "lengths": [16],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); cross-check: DemChing/card src/coffee/payment.coffee (commit 5d6fe76), read 2026-11",
-  "note": "Wikipedia lists 65 and 9792. Troy cards in 65 are issued inside Discover's range (Troy-Discover agreement) and no public table lists which 65 BINs are Troy, so 65 stays Discover (issue 11's 650274 is Discover here, 650923 Elo). The earlier file had only 979200-979289; the whole 9792 is now accepted."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts, release 10.3.0 (commit fbd8ed8), read 2026-11 (the Troy BINs inside 65, added in pull request 202)",
+  "note": "Wikipedia lists 65 and 9792; Braintree 10.3.0 lists 9792 and which BINs inside 65 are Troy's (six- and eight-digit; Troy cards are issued inside Discover's 65 under the Troy-Discover agreement). They are followed exactly: each is more specific than Discover's 65 and wins, and the rest of 65 stays Discover. 650923 was Elo in Braintree's older Elo range 650901-650978; Braintree 10.3.0 lists it under both, Elo's own table (as activemerchant's ELO_RANGES keeps it: 650901-650922, 650928) leaves it out, so it is Troy and elo.json is cut around it. 16 digits (Braintree), Luhn."
+}
+
+"""#),
+        ("tuya.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "tuya",
+  "name": "Tuya",
+  "logo": "TUYA",
+  "prefixes": ["588800"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Private-label card (Colombia). 16 digits, Luhn (activemerchant: 5888001211111111 valid). More specific than Maestro's 58."
 }
 
 """#),
@@ -531,18 +920,35 @@ extension RuleSources {
 }
 
 """#),
+        ("v-pay.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "v-pay",
+  "name": "V Pay",
+  "family": "visa",
+  "logo": "V PAY",
+  "prefixes": ["401325"],
+  "lengths": [16, 19],
+  "groups": [4, 4, 4, 4, 3],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit a8604b1), read 2026-11",
+  "note": "Visa Europe's chip-and-PIN debit brand, in the Visa family: every merchant that takes Visa takes V Pay (--networks visa takes it; the JSON says \"family\": \"visa\"). Adyen lists 4013 2500 0000 0000 006 as a V Pay test card (Poland); visa.json held this BIN before with the same lengths (16 or 19). Wikipedia's text under its table says V Pay BINs may have 13 to 19 digits but names none; no public table lists other V Pay BINs, which stay Visa."
+}
+
+"""#),
         ("verve.json", #"""
 {
   "$schema": "./schema.json",
   "id": "verve",
   "name": "Verve",
   "logo": "VERVE",
+  "prefixes": ["627309", "627903", "628051", "636625", "637058", "637634", "639245", "639383"],
   "ranges": [["506099", "506198"], ["650002", "650027"], ["507865", "507964"]],
-  "lengths": [16, 18, 19],
+  "lengths": [16, 17, 18, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11",
-  "note": "Wikipedia's three ranges. Braintree lists a subset of 506099-506198 and 507865-507964 and gives the rest to Maestro; cardline keeps Wikipedia's whole ranges as Verve."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11 (VERVE_RANGES)",
+  "note": "Wikipedia's three ranges. Braintree lists a subset of 506099-506198 and 507865-507964 and gives the rest to Maestro; cardline keeps Wikipedia's whole ranges as Verve. The single BINs 627309, 627903, 628051, 636625, 637058, 637634, 639245 and 639383 are Verve in activemerchant's VERVE_RANGES (its test names 637058100000000000 Verve); they are more specific than UnionPay's 62, InterPayment's 636 and InstaPayment's 637-639 and win. Lengths 16 to 19: activemerchant takes 16-19, Braintree 16, 18 and 19; the union is kept so no number is refused."
 }
 
 """#),
@@ -572,15 +978,56 @@ extension RuleSources {
   "name": "Visa",
   "logo": "VISA",
   "prefixes": ["4"],
-  "lengths": [16],
-  "lengthsFor": [
-    {"prefixes": ["413600", "444509", "444550", "450603", "450617", "450636", "450662", "463100", "476142", "476143", "491183", "492920", "492923", "492937", "492939", "492960"], "ranges": [["450628", "450629"], ["450640", "450641"], ["492901", "492902"], ["492928", "492930"]], "lengths": [13, 16]},
-    {"prefixes": ["401325"], "lengths": [16, 19]}
-  ],
+  "lengths": [13, 16],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; lengths by BIN: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers, V Pay section) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Worldpay, \"Card payment testing\" (developer.worldpay.com, Access Worldpay, test card numbers table, updated 2024-12-04), read 2026-11",
-  "note": "Lengths by BIN, so the common ranges move on by themselves at 16: 4... is 16 digits (every table; Stripe's Android and iOS tables give every 4... BIN 16 alone). Longer lengths only where a public table ties them to a BIN: 401325 16 or 19 (Adyen's V Pay test card 4013 2500 0000 0000 006, Poland; Wikipedia's text under its table says V Pay BINs may specify 13 to 19 digits); Worldpay's 19-digit Visa Debit 4917610000000000003 lies in Visa Electron's 4917 (see that file). Braintree's blanket 18 and 19 and Wikipedia's 19 are not followed for the whole of 4: no table names the other BINs that issue them (Braintree took 18 from a 2016 blog post, which names none; a 19-digit example in a Visa document quoted in Braintree's pull request 39 is not a table), and a length possible under all of 4 would keep every common 16-digit Visa waiting for Enter. So a 19-digit Visa of any other BIN is refused at its 17th digit until a rule folder adds its BIN with lengthsFor ([16, 19]). 13 digits only for the BINs Stripe's iOS table lists as 13-digit and Worldpay's 13-digit test Visa 4911830000000 (491183, which with --retired now beats Switch's 4911 by being longer); Wikipedia's blanket 13 for every 4... BIN is not followed, so a 16-digit card is not offered as complete after 13 digits. More specific networks inside 4 win: Elo's BINs (Braintree), Maestro 493698 (Braintree), Visa Electron (Wikipedia). Co-badged Visa cards stay Visa: Dankort/Visa 4571 (Wikipedia lists it under Dankort) and Naranja's Visa BINs such as 402918 (no table we follow lists them as Naranja)."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; lengths by BIN: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers, V Pay section) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Worldpay, \"Card payment testing\" (developer.worldpay.com, Access Worldpay, test card numbers table, updated 2024-12-04), read 2026-11; 13-digit test numbers: Authorize.Net (4007000000027, 4012888818888; developer.authorize.net testing guide, as copied in gist tleen/6382987), Braintree's and Stripe's card-validator tests and activemerchant (its visa detector takes 13, 16 or 19 digits: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11), read 2026-11",
+  "note": "Lengths 13 and 16 for the whole of 4: Wikipedia, activemerchant and the published 13-digit test numbers (4222222222222, 4007000000027, 4012888818888) make 13 a Visa length, and a common 16-digit number still moves on by itself at 16; after 13 digits a number is complete but can grow, so Enter takes it and typing goes on (before, 13 was allowed only for the BINs Stripe's iOS table lists as 13-digit, and the published 13-digit test numbers were refused). 19 only where a public table ties it to a BIN: Worldpay's 19-digit Visa Debit 4917610000000000003 lies in Visa Electron's 4917 (see that file) and Adyen's 19-digit V Pay card 4013 2500 0000 0000 006 in v-pay.json (401325, in the Visa family). Braintree's blanket 18 and 19 and Wikipedia's and activemerchant's 19 are not followed for the whole of 4: no table names the other BINs that issue them (Braintree took 18 from a 2016 blog post, which names none), and a length possible under all of 4 would keep every common 16-digit Visa waiting for Enter. So a 19-digit Visa of any other BIN is refused at its 17th digit until a rule folder adds its BIN with lengthsFor ([13, 16, 19]). More specific networks inside 4 win: Elo's BINs (Braintree), Maestro 493698 (Braintree), Visa Electron (Wikipedia), V Pay 401325 (Adyen). Co-badged Visa cards stay Visa: Dankort/Visa 4571 (Wikipedia lists it under Dankort), Naranja's Visa BINs such as 402918 (no table we follow lists them as Naranja), and Alelo's Visa BINs (activemerchant names them Visa)."
+}
+
+"""#),
+        ("voyager.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "voyager",
+  "name": "Voyager",
+  "logo": "VOYAGER",
+  "prefixes": ["8699"],
+  "lengths": [15],
+  "groups": [4, 6, 5],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "The BIN table of the widely copied credit-card number generator (Graham King's getcreditcardnumbers.com, e.g. VOYAGER_PREFIX_LIST in duleitony/bday-greeting src/main/java/com/tony/credit/card/BINTable.java): Voyager 8699, 15 digits, Luhn, read 2026-11",
+  "note": "Fleet card (Voyager, US Bank). Only the generator's table lists its prefix and length; 8699 overlaps no other network."
+}
+
+"""#),
+        ("vr.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "vr",
+  "name": "VR Benefícios",
+  "logo": "VR",
+  "prefixes": ["627416", "637036"],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Meal and benefit cards (Brazil). 627416 lies in UnionPay's 62 and 637036 in InstaPayment's 637: both more specific, they win. activemerchant checks 16 digits and Luhn; its two test numbers (6370364495764400, 6274160000000001) are named VR there but fail Luhn, so cardline names them VR and finds them invalid, as activemerchant's valid_number? does."
+}
+
+"""#),
+        ("wex.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "wex",
+  "name": "WEX",
+  "logo": "WEX",
+  "prefixes": ["690046", "690047"],
+  "lengths": [16, 17, 18, 19],
+  "groups": [4, 4, 4, 4, 3],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "Gasboy (Gilbarco), \"Fleet Head Office System User's Manual\" MDE-4821, appendix D.3 (fleet cards: the WEX identifier code 690046 or 690047 read from the card), read 2026-11",
+  "note": "Fleet card (WEX, formerly Wright Express, US). The manual names only the six-digit identifier; no public table gives the length, so 16 to 19 digits are taken (none refused; a number waits for Enter before 19) with Luhn, as for other ISO 7812 numbers. Both BINs lie in Maestro's catch-all 6 and win by being more specific."
 }
 
 """#),
