@@ -9,6 +9,7 @@ extension RuleSources {
   "$schema": "./schema.json",
   "id": "alelo",
   "name": "Alelo",
+  "family": "elo",
   "logo": "ALELO",
   "prefixes": ["506706", "506716", "506752", "506773", "509887"],
   "ranges": [
@@ -27,7 +28,7 @@ extension RuleSources {
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Meal and benefit cards (Brazil), from the BIN ranges Alelo mails to acquirers as activemerchant's ALELO_RANGES keeps them. Its ranges inside Braintree's Elo ranges 506699-506778 and 509000-509999 are Alelo's (Elo's own BIN table, as activemerchant's ELO_RANGES keeps it, leaves them out), so elo.json is cut around them. Alelo's BINs under 4 (402588, 404347, 405876, 405882, 405884, 405886, 430471, 438061, 438064, 470063-470066, 496067) run on Visa's rails and stay Visa, as activemerchant names them (its test_should_detect_alelo_number_beginning_with_4_as_visa)."
+  "note": "Meal and benefit cards (Brazil) that run on Elo's rails, so in the Elo family (--networks elo takes them; the JSON says \"family\": \"elo\"; Braintree's test names 5066991111111118 Elo). BINs from the BIN ranges Alelo mails to acquirers as activemerchant's ALELO_RANGES keeps them. Its ranges inside Braintree's Elo ranges 506699-506778 and 509000-509999 are Alelo's (Elo's own BIN table, as activemerchant's ELO_RANGES keeps it, leaves them out), so elo.json is cut around them. Alelo's BINs under 4 (402588, 404347, 405876, 405882, 405884, 405886, 430471, 438061, 438064, 470063-470066, 496067) run on Visa's rails and stay Visa, as activemerchant names them (its test_should_detect_alelo_number_beginning_with_4_as_visa)."
 }
 
 """#),
@@ -159,6 +160,28 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
   "note": "Mexican network (Prosa). activemerchant's CARNET_RANGES and CARNET_BINS; each is more specific than the Maestro, UnionPay, InterPayment and InstaPayment patterns around it (286900 lies outside every other network). 506199-506499 starts right after Verve's 506099-506198. 16 digits; activemerchant checks Luhn, and its five brand tests (5062280000000000 and others) fail it, so cardline names them Carnet and finds them invalid, as activemerchant's valid_number? does."
+}
+
+"""#),
+        ("cartes-bancaires.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "cartes-bancaires",
+  "name": "Cartes Bancaires",
+  "logo": "CB",
+  "prefixes": ["507597", "560408", "581752"],
+  "ranges": [
+    ["507589", "507590"],
+    ["507593", "507595"],
+    ["585402", "585405"],
+    ["585501", "585505"],
+    ["585577", "585582"]
+  ],
+  "lengths": [16],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "France's domestic network (Groupement des Cartes Bancaires). The CB-only BINs are activemerchant's CARTES_BANCAIRES_RANGES (16 digits, Luhn), more specific than Maestro's 50, 56 and 58; 581752 is the one BIN Mastercard's Maestro ranges leave out (581700-581751, 581753-581800). Most CB cards are co-badged with Visa or Mastercard and carry those networks' BINs."
 }
 
 """#),
@@ -528,12 +551,24 @@ extension RuleSources {
   "id": "maestro",
   "name": "Maestro",
   "logo": "MAESTRO",
-  "prefixes": ["50", "56", "57", "58", "59", "6", "63", "67", "493698", "502", "503", "506", "5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763", "676770", "676774"],
+  "prefixes": ["50", "56", "57", "58", "59", "6", "63", "67", "493698", "502", "503", "506", "5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763", "676770", "676774", "601070", "601452", "601628", "601638", "602050", "602648", "603326", "603450", "603689", "604983", "606126", "608710", "627339", "627453", "627454", "627973", "636117", "636380", "636422", "636502", "636639", "637046", "637529", "637756", "639130", "639229", "639350", "62183"],
+  "ranges": [
+    ["600297", "600314"],
+    ["600316", "600335"],
+    ["600337", "600362"],
+    ["600364", "600382"],
+    ["601232", "601254"],
+    ["601256", "601276"],
+    ["601640", "601652"],
+    ["601689", "601700"],
+    ["602011", "602048"],
+    ["639000", "639099"]
+  ],
   "lengths": [12, 13, 14, 15, 16, 17, 18, 19],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit 00401af), read 2026-11; test cards: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Worldpay, \"Card payment testing\" (developer.worldpay.com, Access Worldpay, test card numbers table, updated 2024-12-04), read 2026-11",
-  "note": "The union of Wikipedia's Maestro and Maestro UK rows (5018, 5020, 5038, 5893, 6304, 6759, 6761-6763, 676770, 676774), Braintree's (493698, 500000-508999 less Elo, 56-59, 63, 67 and the catch-all 6) and jquery.payment's (502, 503, 506, 56, 58, 67). Braintree's 500000-508999 is written as 50: Dankort 5019, Elo, Verve and RuPay 508 are more specific and win (Braintree gives 508 and the Verve BINs outside its Verve list to Maestro). Stripe reports 50, 56-59 and 67 as Mastercard (it has no Maestro brand); cardline says Maestro. The catch-all 6 loses to every more specific pattern under 6 (Discover 60/64/65, UnionPay 62, InterPayment 636, InstaPayment 637-639, ...). jquery.payment's 639 stays InstaPayment and 6220 UnionPay. 6304 and 6759 are also the retired Laser and Switch prefixes. Lengths by range: no table gives them (Wikipedia, Braintree and activemerchant allow 12-19 for all of Maestro), and test cards of one range come in several lengths (Adyen's Bancontact/Maestro 6703 4444 4444 4449 and 6703 0000 0000 0000 003; Worldpay's 6759649826438453 beside the 19-digit 6759649826438453003), so every range keeps 12-19."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit 00401af), read 2026-11; test cards: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Worldpay, \"Card payment testing\" (developer.worldpay.com, Access Worldpay, test card numbers table, updated 2024-12-04), read 2026-11; activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11 (MAESTRO_BINS, and MAESTRO_RANGES after Mastercard's rules, page 79)",
+  "note": "The union of Wikipedia's Maestro and Maestro UK rows (5018, 5020, 5038, 5893, 6304, 6759, 6761-6763, 676770, 676774), Braintree's (493698, 500000-508999 less Elo, 56-59, 63, 67 and the catch-all 6) and jquery.payment's (502, 503, 506, 56, 58, 67). Braintree's 500000-508999 is written as 50: Dankort 5019, Elo, Verve and RuPay 508 are more specific and win (Braintree gives 508 and the Verve BINs outside its Verve list to Maestro). Stripe reports 50, 56-59 and 67 as Mastercard (it has no Maestro brand); cardline says Maestro. The catch-all 6 loses to every more specific pattern under 6 (Discover 60/64/65, UnionPay 62, InterPayment 636, InstaPayment 637-639, ...). jquery.payment's 639 stays InstaPayment and 6220 UnionPay. 6304 and 6759 are also the retired Laser and Switch prefixes. Lengths by range: no table gives them (Wikipedia, Braintree and activemerchant allow 12-19 for all of Maestro), and test cards of one range come in several lengths (Adyen's Bancontact/Maestro 6703 4444 4444 4449 and 6703 0000 0000 0000 003; Worldpay's 6759649826438453 beside the 19-digit 6759649826438453003), so every range keeps 12-19. activemerchant's Maestro BINs and ranges (MAESTRO_BINS; MAESTRO_RANGES from Mastercard's rules) that lie under broader patterns of other networks are listed here as six-digit BINs and ranges, so they win: in Stripe's Discover 60 (600297-600382 around Forbrugsforeningen's 600, 601070, 601232-601276, 601452, 601628, 601638, 601640-601700, 602011-602048, 602050, 602648, 603326, 603450, 603689, 604983, 606126, 608710), in UnionPay's 62 where Braintree's UnionPay list leaves gaps (627339, 627453, 627454, 627973), in InterPayment's 636 (636117, 636380, 636422, 636502, 636639) and InstaPayment's 637-639 (637046, 637529, 637756, 639000-639099, 639130, 639229, 639350); its tests name a number of each Maestro. 637568 and 637600 from the same list stay Hiper and InstaPayment (Braintree's Hiper BIN; activemerchant itself names both Mastercard first). 677179 (in 67) is Debit Mastercard, see that file. Many new networks' BINs lie inside Maestro's 5 and 6 and win by being more specific: meal, fleet and private-label cards (Pluxee, Alelo, Edenred, Cabal, Carnet, mada, Alia, Tuya ...). 62183 is Maestro in Braintree 10.3.0 (its UnionPay list skips it: 62100-62182, 62184-62187, and its test names 62183 Maestro), more specific than UnionPay's 62."
 }
 
 """#),
@@ -593,8 +628,9 @@ extension RuleSources {
   "lengths": [16],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11)",
-  "note": "Inside Braintree's Maestro 58/59 and wins by being more specific. Naranja's co-branded Visa and Mastercard cards (issue 11 names 402918 and 527572) are Visa and Mastercard cards, run on those networks with their CVV and lengths; they stay Visa and Mastercard so that the badge names the network the card is processed on. Only the proprietary 589562 range is Naranja here."
+  "luhn": false,
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
+  "note": "Inside Braintree's Maestro 58/59 and wins by being more specific. Naranja's co-branded Visa and Mastercard cards (issue 11 names 402918 and 527572) are Visa and Mastercard cards, run on those networks with their CVV and lengths; they stay Visa and Mastercard so that the badge names the network the card is processed on. Only the proprietary 589562 range is Naranja here. Luhn is not checked: Naranja numbers carry Naranja's own check digit (a weighted sum modulo 11, which activemerchant checks before falling back to Luhn), and two of activemerchant's three valid Naranja test numbers (5895627823453005, 5895627087232438) fail Luhn; cardline has no rule for Naranja's check digit, so it takes any 16-digit number of 589562 (Braintree's card-validator, which checks Luhn, would refuse those two)."
 }
 
 """#),

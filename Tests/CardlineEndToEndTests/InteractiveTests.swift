@@ -175,8 +175,8 @@ import Glibc
                                    environment: home.environment.merging(environment) { $1 })
         t.waitForRawMode()
         t.expect("Card number")
-        t.send("7")
-        t.expect("no card network starts with 7")
+        t.send("0")
+        t.expect("no card network starts with 0")
         let red = Array("\u{1B}[31m".utf8)
         let raw = Array(t.rawSince(0))
         let hasRed = (0...(raw.count - red.count)).contains { raw[$0...].starts(with: red) }
@@ -253,9 +253,9 @@ import Glibc
         #expect(unfinished.status == 1)
         #expect(unfinished.output.contains("input ended before the card was complete (expiry field)"))
         #expect(!unfinished.output.contains("abandoned"))
-        let refused = try runPiped(["--today", "2026-11"], input: "7\n\u{FF}abc\n", environment: home.environment)
+        let refused = try runPiped(["--today", "2026-11"], input: "0\n\u{FF}abc\n", environment: home.environment)
         #expect(refused.output.components(separatedBy: "line 2:").count == 2, "one reason per line")
-        #expect(refused.output.contains("line 1: card number: no card network starts with 7"))
+        #expect(refused.output.contains("line 1: card number: no card network starts with 0"))
         #expect(refused.output.contains("line 2: card number: only digits go in the card number"))
     }
 
