@@ -233,7 +233,8 @@ public struct EntryEngine: Sendable {
         if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
-        switch CardPolicy.verdict(numberDigits, count: length, network: next.network, hasCandidates: true, lengths: next.lengths) {
+        switch CardPolicy.verdict(numberDigits, count: length, network: next.network, hasCandidates: true, lengths: next.lengths,
+                                  decidingLength: next.decidingLength) {
         case .failsLuhn(.final):
             return Outcome(messages: [.init(.error, Self.invalidNumberMessage)])
         case .valid(.completeCanGrow):
