@@ -53,6 +53,12 @@ public struct AcceptedNetworks: Equatable, Sendable {
         ids.contains(network.id) || (network.hasFamily && ids.contains(network.family))
     }
 
+    /// Whether cards of `network` are taken here, or some of them may be: those its
+    /// `coBadged` entries share with an accepted network.
+    func mayBeAccepted(_ network: CardNetwork, _ rules: RuleSet) -> Bool {
+        accepts(network) || network.coBadges.contains { $0.with.contains { rules.network(id: $0).map(accepts) ?? false } }
+    }
+
     /// The accepted networks that `rules` defines, in the order given (a family's members not
     /// listed: `visa` stands for Visa Electron too).
     public func networks(in rules: RuleSet) -> [CardNetwork] { ids.compactMap { rules.network(id: $0) } }
@@ -62,13 +68,20 @@ public struct AcceptedNetworks: Equatable, Sendable {
     public func names(in rules: RuleSet) -> String { listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: "and") }
 
     /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
-    /// accepted network or could still grow into one.
+    /// accepted network or could still grow into one. A co-badged card is taken when one of
+    /// its networks is (`Detection.networks`); while the number is undecided, a network
+    /// whose `coBadged` entries name an accepted one counts as possibly accepted.
     func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet) -> String? {
         if let network = detection.network {
+            guard detection.coBadged.isEmpty else {
+                let all = detection.networks
+                return all.contains(where: accepts) ? nil
+                    : "\(listing(all.map(\.name), joinedBy: "and")) are not accepted here (accepted: \(names(in: rules)))"
+            }
             return accepts(network) ? nil : "\(network.name) is not accepted here (accepted: \(names(in: rules)))"
         }
         let candidates = rules.candidates(digits)
-        guard !candidates.isEmpty, !candidates.contains(where: accepts) else { return nil }
+        guard !candidates.isEmpty, !candidates.contains(where: { mayBeAccepted($0, rules) }) else { return nil }
         let accepted = "(accepted: \(names(in: rules)))"
         let prefix = CardNumber.string(CardPolicy.leadingShownDigits(of: digits))
         switch candidates.count {

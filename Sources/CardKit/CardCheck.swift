@@ -184,7 +184,7 @@ public struct CardCheck: Sendable {
                 if !taken[Int(found.owner)] { result.add(.networkNotAccepted) }
             }
             switch CardPolicy.verdict(typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,
-                                      hasCandidates: found.hasCandidates, lengths: found.lengths) {
+                                      hasCandidates: found.hasCandidates, lengths: found.lengths, decidingLength: found.decidingLength) {
             case .valid: break
             // A prefix of some network that is not decided yet is too short.
             case .undecided, .wrongLength: result.add(.length)
