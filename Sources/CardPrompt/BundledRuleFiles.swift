@@ -44,7 +44,7 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "luhn": false,
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Private-label card (Ecuador). activemerchant takes 16 digits of these BINs without a Luhn check (valid_by_algorithm? is true for alia; its test validates random numbers of 505874), so Luhn is off here too. More specific than Maestro's 5 and 6."
+  "note": "Private-label card (Ecuador). activemerchant takes 16 digits of these BINs without a Luhn check (valid_by_algorithm? is true for alia; its test validates random numbers of 505874), so Luhn is off here too. More specific than Maestro's 5 and 6. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
 }
 
 """#),
@@ -74,7 +74,26 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "luhn": false,
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Private-label card (Uruguay). activemerchant takes 16 digits without Luhn. More specific than Maestro's 6."
+  "note": "Private-label card (Uruguay). activemerchant takes 16 digits without Luhn. More specific than Maestro's 6. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
+}
+
+"""#),
+        ("bancontact.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "bancontact",
+  "name": "Bancontact",
+  "logo": "BANCONTACT",
+  "prefixes": ["606005"],
+  "lengths": [16, 17, 18, 19],
+  "coBadged": [
+    {"with": ["maestro"], "prefixes": ["6703"]},
+    {"with": ["visa"], "prefixes": ["479658", "487104"], "lengths": [16]}
+  ],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "Adyen/adyen-android core/src/main/java/com/adyen/checkout/core/common/CardType.kt (commit 956ab46: BCMC is 6703 with up to 19 digits, 479658 and 606005), read 2026-11; Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit a8604b1), read 2026-11",
+  "note": "Belgium's domestic network. Adyen's card detection names 6703 (16 to 19 digits), 479658 and 606005 Bancontact; its test cards are 6703 4444 4444 4449 (\"Bancontact (BCMC) / Maestro\") and 4871 0499 9999 9910 (\"Bancontact (BCMC) / Visa Debit\"). 6703 is co-badged with Maestro (inside Maestro's 67) and 479658 and 487104 with Visa (inside Visa's 4, 16 digits): such cards are reported as Maestro or Visa, with Bancontact in alsoNetworks, and the person may choose Bancontact (EU Regulation 2015/751 art. 8). 606005, inside Discover's 60 (Stripe), is Bancontact alone. Lengths 16 to 19 (Adyen); Luhn."
 }
 
 """#),
@@ -159,7 +178,7 @@ extension RuleSources {
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Mexican network (Prosa). activemerchant's CARNET_RANGES and CARNET_BINS; each is more specific than the Maestro, UnionPay, InterPayment and InstaPayment patterns around it (286900 lies outside every other network). 506199-506499 starts right after Verve's 506099-506198. 16 digits; activemerchant checks Luhn, and its five brand tests (5062280000000000 and others) fail it, so cardline names them Carnet and finds them invalid, as activemerchant's valid_number? does."
+  "note": "Mexican network (Prosa). activemerchant's CARNET_RANGES and CARNET_BINS; each is more specific than the Maestro, UnionPay, InterPayment and InstaPayment patterns around it (286900 lies outside every other network). 506199-506499 starts right after Verve's 506099-506198. 16 digits; activemerchant checks Luhn, and its five brand tests (5062280000000000 and others) fail it, so cardline names them Carnet and finds them invalid, as activemerchant's valid_number? does. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
 }
 
 """#),
@@ -178,10 +197,13 @@ extension RuleSources {
     ["585577", "585582"]
   ],
   "lengths": [16],
+  "coBadged": [
+    {"with": ["visa"], "prefixes": ["403550", "436000"]}
+  ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
-  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "France's domestic network (Groupement des Cartes Bancaires). The CB-only BINs are activemerchant's CARTES_BANCAIRES_RANGES (16 digits, Luhn), more specific than Maestro's 50, 56 and 58; 581752 is the one BIN Mastercard's Maestro ranges leave out (581700-581751, 581753-581800). Most CB cards are co-badged with Visa or Mastercard and carry those networks' BINs."
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11; co-badged BINs: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit a8604b1), read 2026-11",
+  "note": "France's domestic network (Groupement des Cartes Bancaires). The CB-only BINs are activemerchant's CARTES_BANCAIRES_RANGES (16 digits, Luhn), more specific than Maestro's 50, 56 and 58; 581752 is the one BIN Mastercard's Maestro ranges leave out (581700-581751, 581753-581800). Most CB cards are co-badged with Visa or Mastercard and carry those networks' BINs. Co-badged with Visa: 403550 and 436000, Adyen's Cartes Bancaires test cards (4035 5014 2814 6300, 4360 0000 0100 0005; 4035 5010 0000 0008 as \"Cartes Bancaires / Visa Debit\"). Such a card is reported as Visa, the scheme processors name, with Cartes Bancaires in alsoNetworks, and the person may choose CB (EU Regulation 2015/751 art. 8). No public table lists the many other French Visa and Mastercard BINs that carry CB; they stay plain Visa and Mastercard (a rule folder can add them)."
 }
 
 """#),
@@ -228,7 +250,7 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "luhn": false,
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Private-label card (Uruguay). activemerchant checks its own check digit (valid_creditel_algo?), not Luhn: its valid test number 6019330047539016 fails Luhn. cardline has no rule for that check digit, so Luhn is off and any 16-digit number of 601933 is taken. More specific than Maestro's 6."
+  "note": "Private-label card (Uruguay). activemerchant checks its own check digit (valid_creditel_algo?), not Luhn: its valid test number 6019330047539016 fails Luhn. cardline has no rule for that check digit, so Luhn is off and any 16-digit number of 601933 is taken. More specific than Maestro's 6. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
 }
 
 """#),
@@ -240,10 +262,13 @@ extension RuleSources {
   "logo": "DANKORT",
   "prefixes": ["5019"],
   "lengths": [16],
+  "coBadged": [
+    {"with": ["visa"], "prefixes": ["4571"]}
+  ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11",
-  "note": "Inside Maestro's 50 (Braintree) and wins by being more specific. Visa/Dankort co-brands (4571, Wikipedia) are Visa cards and stay Visa."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit a8604b1), read 2026-11",
+  "note": "5019 is Dankort alone, inside Maestro's 50 (Braintree), and wins by being more specific. Visa/Dankort cards (4571: Wikipedia lists it under Dankort; Adyen's test card 4571 0000 0000 0001, \"Dankort / Visa\") are co-badged: reported as Visa, the scheme processors name (Braintree, Stripe and activemerchant say Visa), with Dankort in alsoNetworks, and the person may choose Dankort (EU Regulation 2015/751 art. 8)."
 }
 
 """#),
@@ -324,6 +349,41 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
   "note": "Meal and benefit cards of Edenred (Ticket in Brazil). 637483 lies in InstaPayment's 637 and wins by being more specific. 16 digits with a Luhn check digit (activemerchant's valid_luhn_non_zero_check_digit? is Luhn on the 16 digits: its test 6374830000000369 passes, 6374830000000111 fails)."
+}
+
+"""#),
+        ("eftpos.json", #"""
+{
+  "$schema": "./schema.json",
+  "id": "eftpos",
+  "name": "eftpos",
+  "logo": "EFTPOS",
+  "prefixes": ["501007", "501803", "502125", "502811", "502949", "504574", "504897", "560251", "560254", "560265", "560267", "560279", "560284", "579883", "579886", "579889", "579897", "579900", "579903", "579905", "579912", "579928", "579932", "579942", "579993", "579995", "579999", "581801", "581855", "586195", "588595", "588994", "589536", "589868", "601335", "608698", "638947"],
+  "ranges": [
+    ["502118", "502119"],
+    ["507729", "507734"],
+    ["507736", "507740"],
+    ["579894", "579895"],
+    ["579934", "579935"],
+    ["579972", "579974"],
+    ["579988", "579989"],
+    ["581696", "581699"],
+    ["581810", "581814"],
+    ["584001", "584007"],
+    ["589554", "589555"],
+    ["636887", "636894"]
+  ],
+  "lengths": [16],
+  "coBadged": [
+    {"with": ["visa"], "prefixes": ["400609", "401795", "402979", "402993", "404137", "404342", "404887", "404940", "405221", "406587", "407220", "407264", "408967", "409771", "409774", "412978", "413306", "413309", "413312", "413326", "413333", "413335", "413337", "413339", "413542", "414146", "415436", "415700", "418243", "425135", "426011", "429321", "430330", "433687", "433696", "433770", "434402", "434968", "436531", "438875", "443084", "443402", "443405", "443408", "443427", "443441", "443455", "443458", "443463", "443469", "443488", "443499", "445010", "445012", "445014", "445088", "450606", "450647", "450788", "450949", "453030", "453224", "453767", "456004", "456061", "456075", "456403", "456409", "456430", "456432", "456436", "456438", "456450", "456457", "456482", "456485", "456489", "456494", "458524", "458858", "460184", "461953", "461955", "461957", "461961", "461974", "462239", "462263", "462949", "463925", "464579", "466144", "468229", "470568", "471514", "471572", "472245", "472248", "472678", "472690", "476330", "476339", "476357", "482883", "482885", "482887", "483740", "483805", "483820", "483867", "488903", "490292", "493130", "493191", "493414", "494005", "494097", "496692"], "ranges": [["405497", "405498"], ["413302", "413303"], ["413323", "413324"], ["413328", "413330"], ["423953", "423954"], ["426529", "426530"], ["429317", "429318"], ["429761", "429762"], ["433616", "433617"], ["439239", "439242"], ["443410", "443418"], ["443420", "443421"], ["443431", "443432"], ["443436", "443438"], ["443445", "443453"], ["443460", "443461"], ["443474", "443478"], ["443481", "443482"], ["443485", "443486"], ["443495", "443496"], ["452479", "452480"], ["453150", "453151"], ["455701", "455703"], ["456441", "456443"], ["456461", "456469"], ["456471", "456472"], ["456474", "456475"], ["456479", "456480"], ["458594", "458595"], ["461976", "461977"], ["462481", "462482"], ["466168", "466169"], ["470564", "470565"], ["472694", "472697"], ["477360", "477361"], ["483822", "483824"], ["489981", "489982"], ["494052", "494053"]]},
+    {"with": ["visa-electron"], "prefixes": ["402608"]},
+    {"with": ["mastercard"], "prefixes": ["512127", "514813", "516310", "516315", "516335", "516337", "516345", "516355", "516375", "516385", "517497", "518182", "518840", "518868", "519244", "521729", "522961", "522980", "528013", "530453", "531683", "532655", "532737", "536763", "537196", "540403", "540482", "543568", "543793", "545818", "548171", "550124", "551344", "551439", "551521", "552033", "552282", "552294", "552411", "552638", "555003", "555005", "555522", "558701", "558850", "559741"], "ranges": [["516319", "516321"], ["516323", "516326"], ["516328", "516330"], ["516339", "516340"], ["516349", "516350"], ["516359", "516361"], ["516365", "516366"], ["516369", "516370"], ["516379", "516380"], ["516389", "516391"], ["535316", "535319"], ["543048", "543049"], ["552350", "552351"], ["558320", "558321"], ["558601", "558602"]]},
+    {"with": ["unionpay"], "prefixes": ["621364", "621394"], "ranges": [["621293", "621294"], ["621342", "621343"]]}
+  ],
+  "groups": [4, 4, 4, 4],
+  "cvv": {"name": "CVV", "length": 3},
+  "source": "maibik/eftpos-bin binList.js (the Australian eftpos BIN table, updated 19 May 2025; commit 1595a79), read 2026-11",
+  "note": "Australia's domestic debit network. The eftpos BIN table lists 403 BINs: those under Visa's 4 (228) are Visa debit cards co-badged with eftpos (402608, in Visa Electron's 4026, with Visa Electron), those in Mastercard's 51-55 (84) Mastercard debit, those in UnionPay's 62 (6) UnionPay; such cards are reported as the international scheme with eftpos in alsoNetworks, and the person may choose eftpos (least-cost routing). The other 85 are eftpos-only cards (in Maestro's 50, 56-58, Discover's 60, InterPayment's 636 and InstaPayment's 637-639, more specific, so they win). 16 digits, Luhn (no length is given in the table; Australian debit cards are 16 digits)."
 }
 
 """#),
@@ -424,7 +484,7 @@ extension RuleSources {
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
   "source": "braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit ca45b1b), read 2026-11",
-  "note": "606282 (Braintree, Wikipedia); 384100, 384140, 384160 (Wikipedia). 19 digits from Wikipedia; Braintree 16. jessepollak/payment's catch-all 60 (not 6011) for Hipercard is not followed: Stripe gives 60 to Discover. activemerchant lists 606282 as Mastercard (MASTERCARD_RANGES, checked before its Hipercard list, which also has 637095-637612: Hiper here) and validates Hipercard without Luhn; cardline follows Braintree (Hipercard, Luhn checked: every published Hipercard test number passes it): a documented difference."
+  "note": "606282 (Braintree, Wikipedia); 384100, 384140, 384160 (Wikipedia). 19 digits from Wikipedia; Braintree 16. jessepollak/payment's catch-all 60 (not 6011) for Hipercard is not followed: Stripe gives 60 to Discover. activemerchant lists 606282 as Mastercard (MASTERCARD_RANGES, checked before its Hipercard list, which also has 637095-637612: Hiper here) and validates Hipercard without Luhn; cardline follows Braintree (Hipercard, Luhn checked: every published Hipercard test number passes it): a documented difference. 384100, 384140 and 384160 lie in Diners Club's 38 (Wikipedia) and win by being more specific."
 }
 
 """#),
@@ -541,7 +601,7 @@ extension RuleSources {
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Saudi Arabia's domestic network (Saudi Payments). These mada-only BINs are activemerchant's MADA_RANGES: more specific than Maestro's 5 and 6, RuPay's 508, InterPayment's 636; 9682 is mada's alone. 16 digits, Luhn."
+  "note": "Saudi Arabia's domestic network (Saudi Payments). These mada-only BINs are activemerchant's MADA_RANGES: more specific than Maestro's 5 and 6, RuPay's 508, InterPayment's 636; 9682 is mada's alone. 16 digits, Luhn. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
 }
 
 """#),
@@ -565,10 +625,13 @@ extension RuleSources {
     ["639000", "639099"]
   ],
   "lengths": [12, 13, 14, 15, 16, 17, 18, 19],
+  "lengthsFor": [
+    {"prefixes": ["501080", "501081", "501082"], "lengths": [12, 13, 14, 15, 16, 17, 18, 19], "luhn": false}
+  ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit 00401af), read 2026-11; test cards: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Worldpay, \"Card payment testing\" (developer.worldpay.com, Access Worldpay, test card numbers table, updated 2024-12-04), read 2026-11; activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11 (MAESTRO_BINS, and MAESTRO_RANGES after Mastercard's rules, page 79)",
-  "note": "The union of Wikipedia's Maestro and Maestro UK rows (5018, 5020, 5038, 5893, 6304, 6759, 6761-6763, 676770, 676774), Braintree's (493698, 500000-508999 less Elo, 56-59, 63, 67 and the catch-all 6) and jquery.payment's (502, 503, 506, 56, 58, 67). Braintree's 500000-508999 is written as 50: Dankort 5019, Elo, Verve and RuPay 508 are more specific and win (Braintree gives 508 and the Verve BINs outside its Verve list to Maestro). Stripe reports 50, 56-59 and 67 as Mastercard (it has no Maestro brand); cardline says Maestro. The catch-all 6 loses to every more specific pattern under 6 (Discover 60/64/65, UnionPay 62, InterPayment 636, InstaPayment 637-639, ...). jquery.payment's 639 stays InstaPayment and 6220 UnionPay. 6304 and 6759 are also the retired Laser and Switch prefixes. Lengths by range: no table gives them (Wikipedia, Braintree and activemerchant allow 12-19 for all of Maestro), and test cards of one range come in several lengths (Adyen's Bancontact/Maestro 6703 4444 4444 4449 and 6703 0000 0000 0000 003; Worldpay's 6759649826438453 beside the 19-digit 6759649826438453003), so every range keeps 12-19. activemerchant's Maestro BINs and ranges (MAESTRO_BINS; MAESTRO_RANGES from Mastercard's rules) that lie under broader patterns of other networks are listed here as six-digit BINs and ranges, so they win: in Stripe's Discover 60 (600297-600382 around Forbrugsforeningen's 600, 601070, 601232-601276, 601452, 601628, 601638, 601640-601700, 602011-602048, 602050, 602648, 603326, 603450, 603689, 604983, 606126, 608710), in UnionPay's 62 where Braintree's UnionPay list leaves gaps (627339, 627453, 627454, 627973), in InterPayment's 636 (636117, 636380, 636422, 636502, 636639) and InstaPayment's 637-639 (637046, 637529, 637756, 639000-639099, 639130, 639229, 639350); its tests name a number of each Maestro. 637568 and 637600 from the same list stay Hiper and InstaPayment (Braintree's Hiper BIN; activemerchant itself names both Mastercard first). 677179 (in 67) is Debit Mastercard, see that file. Many new networks' BINs lie inside Maestro's 5 and 6 and win by being more specific: meal, fleet and private-label cards (Pluxee, Alelo, Edenred, Cabal, Carnet, mada, Alia, Tuya ...). 62183 is Maestro in Braintree 10.3.0 (its UnionPay list skips it: 62100-62182, 62184-62187, and its test names 62183 Maestro), more specific than UnionPay's 62."
+  "note": "The union of Wikipedia's Maestro and Maestro UK rows (5018, 5020, 5038, 5893, 6304, 6759, 6761-6763, 676770, 676774), Braintree's (493698, 500000-508999 less Elo, 56-59, 63, 67 and the catch-all 6) and jquery.payment's (502, 503, 506, 56, 58, 67). Braintree's 500000-508999 is written as 50: Dankort 5019, Elo, Verve and RuPay 508 are more specific and win (Braintree gives 508 and the Verve BINs outside its Verve list to Maestro). Stripe reports 50, 56-59 and 67 as Mastercard (it has no Maestro brand); cardline says Maestro. The catch-all 6 loses to every more specific pattern under 6 (Discover 60/64/65, UnionPay 62, InterPayment 636, InstaPayment 637-639, ...). jquery.payment's 639 stays InstaPayment and 6220 UnionPay. 6304 and 6759 are also the retired Laser and Switch prefixes. Lengths by range: no table gives them (Wikipedia, Braintree and activemerchant allow 12-19 for all of Maestro), and test cards of one range come in several lengths (Adyen's Bancontact/Maestro 6703 4444 4444 4449 and 6703 0000 0000 0000 003; Worldpay's 6759649826438453 beside the 19-digit 6759649826438453003), so every range keeps 12-19. activemerchant's Maestro BINs and ranges (MAESTRO_BINS; MAESTRO_RANGES from Mastercard's rules) that lie under broader patterns of other networks are listed here as six-digit BINs and ranges, so they win: in Stripe's Discover 60 (600297-600382 around Forbrugsforeningen's 600, 601070, 601232-601276, 601452, 601628, 601638, 601640-601700, 602011-602048, 602050, 602648, 603326, 603450, 603689, 604983, 606126, 608710), in UnionPay's 62 where Braintree's UnionPay list leaves gaps (627339, 627453, 627454, 627973), in InterPayment's 636 (636117, 636380, 636422, 636502, 636639) and InstaPayment's 637-639 (637046, 637529, 637756, 639000-639099, 639130, 639229, 639350); its tests name a number of each Maestro. 637568 and 637600 from the same list stay Hiper and InstaPayment (Braintree's Hiper BIN; activemerchant itself names both Mastercard first). 677179 (in 67) is Debit Mastercard, see that file. Many new networks' BINs lie inside Maestro's 5 and 6 and win by being more specific: meal, fleet and private-label cards (Pluxee, Alelo, Edenred, Cabal, Carnet, mada, Alia, Tuya ...). 62183 is Maestro in Braintree 10.3.0 (its UnionPay list skips it: 62100-62182, 62184-62187, and its test names 62183 Maestro), more specific than UnionPay's 62. 501080-501082 are Maestro without a Luhn check (activemerchant's maestro_no_luhn, 12 to 19 digits: its tests validate random numbers there), so Luhn is off for those three BINs alone."
 }
 
 """#),
@@ -584,7 +647,7 @@ extension RuleSources {
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
   "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11 (MASTERCARD_RANGES, after Mastercard's rules, page 73)",
-  "note": "Assigned ranges 51-55 and 2221-2720 (Wikipedia, Braintree). Stripe's iOS table and jquery.payment give all of 22-27 to Mastercard, so 2200-2220 and 2721-2799 are accepted as Mastercard rather than refused; Mir (2200-2204) and BORICA (2205) are more specific and win. Stripe also reports 50 and 56-59 and 67 as Mastercard because its SDKs have no Maestro brand; cardline ships Maestro, so those go to Maestro. Diners Club US & Canada cards (54, 55; Wikipedia) are Mastercard. 605272 is a Mastercard BIN in activemerchant's MASTERCARD_RANGES (from Mastercard's published rules; its test 6052721000000000 is Mastercard), more specific than Maestro's 6, so it wins. The same table lists the Hipercard and Hiper BINs 606282, 637095, 637568, 637599-637600 and 637609 as Mastercard; cardline keeps them Hipercard and Hiper (Braintree, Wikipedia), the brand on the card, and says so in those files."
+  "note": "Assigned ranges 51-55 and 2221-2720 (Wikipedia, Braintree). Stripe's iOS table and jquery.payment give all of 22-27 to Mastercard, so 2200-2220 and 2721-2799 are accepted as Mastercard rather than refused; Mir (2200-2204) and BORICA (2205) are more specific and win. Stripe also reports 50 and 56-59 and 67 as Mastercard because its SDKs have no Maestro brand; cardline ships Maestro, so those go to Maestro. Diners Club US & Canada cards (54, 55; Wikipedia) are Mastercard. 605272 is a Mastercard BIN in activemerchant's MASTERCARD_RANGES (from Mastercard's published rules; its test 6052721000000000 is Mastercard), more specific than Discover's 60 (Stripe's) and Maestro's 6, so it wins. The same table lists the Hipercard and Hiper BINs 606282, 637095, 637568, 637599-637600 and 637609 as Mastercard; cardline keeps them Hipercard and Hiper (Braintree, Wikipedia), the brand on the card, and says so in those files."
 }
 
 """#),
@@ -675,7 +738,7 @@ extension RuleSources {
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Private-label card (Colombia). 16 digits, Luhn (activemerchant's brand test 6020490000000000 fails Luhn and is invalid here). More specific than Maestro's 6."
+  "note": "Private-label card (Colombia). 16 digits, Luhn (activemerchant's brand test 6020490000000000 fails Luhn and is invalid here). More specific than Maestro's 6. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
 }
 
 """#),
@@ -751,12 +814,15 @@ extension RuleSources {
   "id": "sodexo",
   "name": "Pluxee (Sodexo)",
   "logo": "PLUXEE",
-  "prefixes": ["505864", "505865", "600818", "603389", "606068", "606069", "606070", "606071", "60607601", "60607606", "60607607", "60894400", "60894410", "60894420"],
+  "prefixes": ["600818", "603389", "606068", "606069", "606070", "606071", "60607601", "60607606", "60607607", "60894400", "60894410", "60894420"],
   "lengths": [16],
+  "lengthsFor": [
+    {"prefixes": ["505864", "505865"], "lengths": [16], "luhn": false}
+  ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Meal and benefit cards (Sodexo Benefícios, now Pluxee, Brazil). activemerchant's SODEXO_BINS, six- and eight-digit; each is more specific than Maestro's 5 and 6 ranges and Forbrugsforeningen's 600 and wins. 16 digits (activemerchant checks 16 only). Luhn is checked except on 505864 and 505865, which activemerchant validates without it (SODEXO_NO_LUHN; its test 5058655584812145 fails Luhn and is valid)."
+  "note": "Meal and benefit cards (Sodexo Benefícios, now Pluxee, Brazil). activemerchant's SODEXO_BINS, six- and eight-digit; each is more specific than Maestro's 5 and 6 ranges and Forbrugsforeningen's 600 and wins. 16 digits (activemerchant checks 16 only). Luhn is checked except on 505864 and 505865, which activemerchant validates without it (SODEXO_NO_LUHN; its test 5058655584812145 fails Luhn and is valid). Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
 }
 
 """#),
@@ -819,7 +885,7 @@ extension RuleSources {
   "cvv": {"name": "CVV", "length": 3},
   "luhn": false,
   "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Private-label card (Créditos Directos, Uruguay). activemerchant takes 16 digits without Luhn (its test 6018282227431033 fails Luhn). More specific than Maestro's 6."
+  "note": "Private-label card (Créditos Directos, Uruguay). activemerchant takes 16 digits without Luhn (its test 6018282227431033 fails Luhn). More specific than Maestro's 6. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
 }
 
 """#),
@@ -931,13 +997,16 @@ extension RuleSources {
   "id": "unionpay",
   "name": "UnionPay",
   "logo": "UNIONPAY",
-  "prefixes": ["62", "81", "88"],
+  "prefixes": ["62", "88"],
   "lengths": [14, 15, 16, 17, 18, 19],
+  "lengthsFor": [
+    {"prefixes": ["81"], "lengths": [14, 15, 16, 17, 18, 19], "luhn": true}
+  ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVN", "length": 3},
   "luhn": false,
-  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit 00401af), read 2026-11; test cards: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Stripe, \"Testing\" (docs.stripe.com/testing, UnionPay test cards), read 2026-11",
-  "note": "62 and 81 (Wikipedia, Stripe; Braintree lists sub-ranges of both); 88 only in jquery.payment, kept so no such card is refused. Lengths 14-19 (Braintree; Wikipedia and Stripe 16-19). Luhn off: some real UnionPay numbers do not pass it; so a 16-digit number cannot be known complete and only 19 digits move on by themselves (16 waits for Enter; before, auto-advance at 16 made 19-digit cards such as Stripe's 621598 impossible to type). 622126-622925 (Discover co-branded) stays UnionPay; Elo 627780, RuPay 817200-820199 are more specific and win. jquery.payment's Maestro 6220 stays UnionPay. Lengths by range: Stripe ties 19 to 621598 (iOS) and 6216828050-6216828059 (Android, re-read at commit 1ea91ad) and gives the rest of 62 and 81 16, but 19-digit test cards lie in those 16-digit ranges too (Adyen's 8171 9999 0000 0000 021 beside its 16-digit 8171 9999 2766 0000; Stripe's 6205500000000000004), so a BIN does not tell the length and every range keeps 14-19."
+  "source": "Wikipedia, \"Payment card number\", IIN table (revision read 2026-11); braintree/credit-card-type src/lib/card-types.ts (v10.x, commit 0bac61c; also behind braintree/card-validator), read 2026-11; stripe/stripe-android payments-core CardBrand.kt (commit 034cd36) and DefaultStaticCardAccountRanges.kt (commit 9404f8d), read 2026-11; stripe/stripe-ios StripePayments STPBINController.swift (built-in BIN ranges), read 2026-11; stripe-archive/jquery.payment src/jquery.payment.coffee (v3, commit 2608b30, archived), read 2026-11; cross-check: activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit 00401af), read 2026-11; test cards: Adyen, \"Test card numbers\" (docs.adyen.com/development-resources/test-cards-and-credentials/test-card-numbers) and adyen-examples/adyen-testcards-extension data/cards.json (commit 051890e), read 2026-11; Stripe, \"Testing\" (docs.stripe.com/testing, UnionPay test cards), read 2026-11; braintree/card-validator (UnionPay numbers are not Luhn-checked unless luhnValidateUnionPay); activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (commit ca45b1b; checks Luhn on UnionPay's 62 and 81 ranges), read 2026-11",
+  "note": "62 and 81 (Wikipedia, Stripe; Braintree lists sub-ranges of both); 88 only in jquery.payment, kept so no such card is refused. Lengths 14-19 (Braintree; Wikipedia and Stripe 16-19). Luhn per range: off for 62 and 88, where Braintree's card-validator does not check it by default (some Chinese domestic UnionPay numbers do not pass it) although activemerchant does; on for 81, UnionPay International's newer series, where every published test number passes it (Adyen's 8171 9999 2766 0000 and 8171 9999 0000 0000 021, activemerchant's 814400000000000000) and both libraries would check it. Without Luhn on 62 a 16-digit number cannot be known complete and only 19 digits move on by themselves (16 waits for Enter; before, auto-advance at 16 made 19-digit cards such as Stripe's 621598 impossible to type). 622126-622925 (Discover co-branded) stays UnionPay; Elo 627780, RuPay 817200-820199 are more specific and win. jquery.payment's Maestro 6220 stays UnionPay. Lengths by range: Stripe ties 19 to 621598 (iOS) and 6216828050-6216828059 (Android, re-read at commit 1ea91ad) and gives the rest of 62 and 81 16, but 19-digit test cards lie in those 16-digit ranges too (Adyen's 8171 9999 0000 0000 021 beside its 16-digit 8171 9999 2766 0000; Stripe's 6205500000000000004), so a BIN does not tell the length and every range keeps 14-19."
 }
 
 """#),

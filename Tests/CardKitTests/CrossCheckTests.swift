@@ -9,7 +9,8 @@ import Testing
 /// Each case: `digits`, `network` (the id the named `sources` give), `sources`, `valid` where
 /// the sources judge the whole number valid or invalid, and, where cardline deliberately
 /// answers otherwise, `expect` (the id asserted instead) or `expectValid` with `why`. A source
-/// naming a family (`visa`) agrees with a network of that family (Visa Electron, V Pay).
+/// naming a family (`visa`) agrees with a network of that family (Visa Electron, V Pay), and a
+/// source naming one network of a co-badged card with the card (Dankort/Visa).
 /// For every case, typing the digits one by one is never refused and stays in the number
 /// field until the last digit, and the network (or one of its family) is among the candidates
 /// for the digits. When the digits are a whole number (12 digits or more), `check` names that
@@ -99,7 +100,8 @@ import Testing
         }
         #expect(engine.numberDigits == number || engine.field != .number)
 
-        let candidates = set.candidates(number).map(\.id)
+        // With the partners of a co-badged pattern that decides the digits.
+        let candidates = set.candidates(number).map(\.id) + set.detect(number).coBadged.map(\.id)
         #expect(candidates.contains { Self.names(set, $0, as: item.expected) }, "\(item.digits): candidates are \(candidates), not \(item.expected)")
 
         guard number.count >= 12 else { return }
@@ -107,7 +109,11 @@ import Testing
         let checker = CardCheck(rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
         let result = checker.check(record.span)
         let found = result.networkIndex >= 0 ? set.networks[Int(result.networkIndex)].id : "none"
-        let named = Self.names(set, found, as: item.expected)
+        // A co-badged card is a card of each of its networks (Dankort and Visa): a source
+        // naming either agrees; `check` reports one of them.
+        let cardNetworks = set.detect(number).networks.map(\.id)
+        #expect(found == "none" || cardNetworks.contains(found), "\(item.digits): check says \(found), the card's networks are \(cardNetworks)")
+        let named = cardNetworks.contains { Self.names(set, $0, as: item.expected) }
         #expect(named, "\(item.digits): check says \(found)")
         if let valid = item.expectedValid ?? (CardNumber.passesLuhn(number) ? true : nil) {
             #expect(result.valid == valid, "\(item.digits): check finds \(result.problems.map(\.rawValue)), not \(valid ? "valid" : "invalid")")

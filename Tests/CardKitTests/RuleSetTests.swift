@@ -41,7 +41,7 @@ import Testing
 
     /// Partial numbers: the networks still possible, in load order, and the decided one if any.
     @Test(arguments: [
-        ("", nil as String?, 57),  // the active bundled networks; retired ones are not matched
+        ("", nil as String?, 59),  // the active bundled networks; retired ones are not matched
         ("3", nil, 6),  // american-express, china-t-union, diners-club, jcb, hipercard (384100), lankapay (357111)
         ("37", "american-express", 1),
         ("4", nil, 5),  // visa, and elo's, maestro's (493698), visa-electron's and v-pay's (401325) 4xxxxx patterns

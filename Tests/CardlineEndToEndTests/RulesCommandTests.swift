@@ -100,7 +100,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     @Test func listAsJSON() throws {
         let run = try cardline(["rules", "list", "--json"])
         let networks = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]]
-        #expect(networks?.count == 62, "57 active and 5 retired bundled networks")
+        #expect(networks?.count == 64, "59 active and 5 retired bundled networks")
         let amex = networks?.first { $0["id"] as? String == "american-express" }
         #expect(amex?["patterns"] as? [String] == ["34", "37"])
         #expect(amex?["groups"] as? [Int] == [4, 6, 5])
@@ -143,7 +143,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     @Test func lintReportsEveryProblemWithItsPlace() throws {
         let clean = try cardline(["rules", "lint"])
         #expect(clean.status == 0)
-        #expect(clean.output == "checked 62 files in 1 folder: 0 errors, 0 warnings\n")
+        #expect(clean.output == "checked 64 files in 1 folder: 0 errors, 0 warnings\n")
         let folder = home.path + "/broken"
         try writeTestNetwork(to: folder, id: "copycat", prefix: "37")
         try writeTestNetwork(to: folder, id: "typo", prefix: "71", extra: ", \"lenghts\": [16]")
@@ -151,8 +151,27 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(broken.status == 65)
         #expect(broken.output.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
         #expect(broken.output.contains("\(folder)/copycat.json:1:70: error: pattern 37 of `copycat` ties with pattern 37 of `american-express`"))
-        #expect(broken.output.hasSuffix("checked 64 files in 2 folders: 2 errors, 0 warnings\n"))
+        #expect(broken.output.hasSuffix("checked 66 files in 2 folders: 2 errors, 0 warnings\n"))
         #expect(try cardline(["rules", "lint", home.path + "/missing"]).status == 66)
+    }
+
+    /// Issue 22: a pattern inside another network's is a warning until either file's note
+    /// names the other network; the bundled rules explain every overlap of theirs.
+    @Test func lintWarnsOfOverlapsNoNoteExplains() throws {
+        let folder = home.path + "/overlaps"
+        try writeTestNetwork(to: folder, id: "acme", prefix: "4111")
+        try writeTestNetwork(to: folder, id: "zeta", prefix: "37123")
+        let run = try cardline(["rules", "lint", folder])
+        #expect(run.status == 0, "warnings only")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("\(folder)/acme.json:1:67: warning: pattern 4111 of `acme` lies inside pattern 4 of `visa` (<bundled>/visa.json:") && $0.hasSuffix("and neither file's `note` names the other network; say in a `note` why these numbers are `acme`'s (or list them as co-badged)") }, "\(run.output)")
+        #expect(lines.contains { $0.contains("pattern 37123 of `zeta` lies inside pattern 37 of `american-express`") }, "\(run.output)")
+        #expect(run.output.hasSuffix("checked 66 files in 2 folders: 0 errors, 2 warnings\n"))
+        // A note naming the other network (by name or id) explains the overlap.
+        try writeTestNetwork(to: folder, id: "acme", prefix: "4111", extra: #", "note": "A Visa co-brand: its own badge.""#)
+        try writeTestNetwork(to: folder, id: "zeta", prefix: "37123", extra: #", "note": "Inside american-express on purpose.""#)
+        let explained = try cardline(["rules", "lint", folder])
+        #expect(explained.output == "checked 66 files in 2 folders: 0 errors, 0 warnings\n", "\(explained.output)")
     }
 }
 
@@ -203,7 +222,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         t.send("\u{15}")
         try writeTestNetwork(to: folder, prefix: "72")
         t.send(":reload\r")
-        t.expect("Rules reloaded: 58 networks.")
+        t.expect("Rules reloaded: 60 networks.")
         t.send("72")
         t.expect("TESTNET 2/16")
         t.send("\u{15}")
