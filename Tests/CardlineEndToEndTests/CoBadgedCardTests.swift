@@ -121,4 +121,25 @@ import Testing
         #expect(records.map { $0["alsoNetworks"] as? [String] } == [["visa"], []])
         #expect(run.errors.contains("Network: Dankort (also Visa)."), "\(run.errors)")
     }
+
+    /// `check` reports a co-badged card as the prompt delivers it, and `rules test` says both
+    /// networks; a range with its own `"luhn": false` is not checked, in both.
+    @Test func checkAndRulesTestKnowCoBadgedCardsAndLuhnPerRange() throws {
+        let rules = try self.rules()
+        try """
+            {"id": "unionpay", "name": "UnionPay", "prefixes": ["62"], "lengths": [16],
+             "lengthsFor": [{"prefixes": ["6221"], "lengths": [16], "luhn": false}], "cvv": {"name": "CVN", "length": 3}}
+
+            """.write(toFile: rules[2] + "/unionpay.json", atomically: true, encoding: .utf8)
+        // 6221… and 6220… both failing Luhn.
+        let check = try runPiped(["check", "--today", "2026-11"] + rules, input: "\(Self.visaDankort)\n6221000000000001\n6220000000000002\n", environment: home.environment)
+        let records = check.output.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+        #expect(records.map { $0["network"] as? String } == ["visa", "unionpay", "unionpay"], "\(check.output)\(check.errors)")
+        #expect(records.map { $0["valid"] as? Bool } == [true, true, false])
+        let test = try runPiped(["rules", "test"] + rules + [Self.visaDankort, "6221000000000001"], input: "", environment: home.environment)
+        #expect(test.output.contains("  co-badged: also visa; reported as visa"), "\(test.output)\(test.errors)")
+        #expect(test.output.contains("  luhn:      not checked for 6221"), "\(test.output)")
+    }
 }
