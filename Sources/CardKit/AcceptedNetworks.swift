@@ -53,10 +53,15 @@ public struct AcceptedNetworks: Equatable, Sendable {
         ids.contains(network.id) || (network.hasFamily && ids.contains(network.family))
     }
 
-    /// Whether cards of `network` are taken here, or some of them may be: those its
-    /// `coBadged` entries share with an accepted network.
-    func mayBeAccepted(_ network: CardNetwork, _ rules: RuleSet) -> Bool {
-        accepts(network) || network.coBadges.contains { $0.with.contains { rules.network(id: $0).map(accepts) ?? false } }
+    /// Whether a number starting with `digits` may be a card of `network` taken here: the
+    /// network is accepted, or one of its co-badged patterns that the digits can still grow
+    /// into names an accepted network.
+    func mayBeAccepted(_ network: CardNetwork, _ digits: [UInt8], _ rules: RuleSet) -> Bool {
+        if accepts(network) { return true }
+        return network.patternTerms.contains { terms in
+            guard let entry = terms.coBadge, network.patterns[terms.pattern].match(digits) != .none else { return false }
+            return network.coBadges[entry].with.contains { rules.network(id: $0).map(accepts) ?? false }
+        }
     }
 
     /// The accepted networks that `rules` defines, in the order given (a family's members not
@@ -69,8 +74,8 @@ public struct AcceptedNetworks: Equatable, Sendable {
 
     /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
     /// accepted network or could still grow into one. A co-badged card is taken when one of
-    /// its networks is (`Detection.networks`); while the number is undecided, a network
-    /// whose `coBadged` entries name an accepted one counts as possibly accepted.
+    /// its networks is (`Detection.networks`); while the number is undecided, so may be a
+    /// number that can still grow into a co-badged pattern naming an accepted network.
     func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet) -> String? {
         if let network = detection.network {
             guard detection.coBadged.isEmpty else {
@@ -81,7 +86,7 @@ public struct AcceptedNetworks: Equatable, Sendable {
             return accepts(network) ? nil : "\(network.name) is not accepted here (accepted: \(names(in: rules)))"
         }
         let candidates = rules.candidates(digits)
-        guard !candidates.isEmpty, !candidates.contains(where: { mayBeAccepted($0, rules) }) else { return nil }
+        guard !candidates.isEmpty, !candidates.contains(where: { mayBeAccepted($0, digits, rules) }) else { return nil }
         let accepted = "(accepted: \(names(in: rules)))"
         let prefix = CardNumber.string(CardPolicy.leadingShownDigits(of: digits))
         switch candidates.count {

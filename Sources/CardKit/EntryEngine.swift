@@ -155,10 +155,8 @@ public struct EntryEngine: Sendable {
     /// schemes first, then the domestic network), without those not accepted here when some
     /// are (`--networks`); empty while no network is decided.
     public var cardNetworks: [CardNetwork] {
-        let all = detection.networks
-        guard let acceptedNetworks, all.count > 1 else { return all }
-        let taken = all.filter(acceptedNetworks.accepts)
-        return taken.isEmpty ? all : taken
+        guard let acceptedNetworks else { return detection.networks }
+        return detection.networks(takenBy: acceptedNetworks.accepts)
     }
 
     /// The network the card is shown, summed up and delivered as: the deciding network, or

@@ -499,6 +499,17 @@ public struct Detection: Equatable, Sendable {
         guard let network else { return [] }
         return coBadged.isEmpty ? [network] : coBadged + [network]
     }
+
+    /// The networks a card with this number can be delivered as, the one rule of that choice
+    /// (the prompt's badge and Ctrl-N, `check`'s `network`): `networks` less those `accepts`
+    /// refuses, when it takes some (all of them when it takes none: they name the refusal).
+    /// The first is the default, a co-badged card's first `with` network that is taken.
+    public func networks(takenBy accepts: (CardNetwork) -> Bool) -> [CardNetwork] {
+        let all = networks
+        guard all.count > 1 else { return all }
+        let taken = all.filter(accepts)
+        return taken.isEmpty ? all : taken
+    }
 }
 
 extension CardNetwork {

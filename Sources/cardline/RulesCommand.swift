@@ -266,6 +266,10 @@ extension RuleSet {
         }
         let pattern = decidingPattern(detection, digits).map(\.description) ?? "?"
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
+        if !detection.coBadged.isEmpty {
+            // The card is also the `with` networks' (reported as the first: the prompt, `check`).
+            lines.append("  co-badged: also \(detection.coBadged.map(\.id).joined(separator: ", ")); reported as \(detection.networks[0].id)")
+        }
         // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
         let lengths = detection.lengths
         let allowedLengths = lengths.lengths.map(String.init).joined(separator: ", ")
@@ -282,7 +286,8 @@ extension RuleSet {
         lines.append("  length:    \(digits.count) — \(lengthWord) (\(network.name) allows \(allowedLengths)\(patternNote))")
         let luhnWord: String
         switch verdict {
-        case _ where !network.luhn: luhnWord = "not checked for \(network.name)"
+        case _ where !network.requiresLuhn(digits, decidingLength: detection.decidingLength):
+            luhnWord = network.luhn ? "not checked for \(pattern)" : "not checked for \(network.name)"
         case .wrongLength: luhnWord = "not checked until the length is valid"
         case .failsLuhn: luhnWord = "fails"
         default: luhnWord = "passes"

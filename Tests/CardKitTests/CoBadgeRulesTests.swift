@@ -87,6 +87,22 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        (nil, "4571000000000001", "visa", true), (["dankort"], "4571000000000001", "dankort", true),
+        (["mastercard"], "4571000000000001", "visa", false), (nil, "4572000000000000", "visa", true),
+        (["mastercard"], "4572000000000000", "mastercard", true), (["visa"], "5019000000000004", "dankort", false),
+    ] as [([String]?, String, String, Bool)])
+    func checkReportsACoBadgedCardAsThePromptDelivers(accepted: [String]?, number: String, network: String, valid: Bool) {
+        let number = Self.luhnValid(String(number.dropLast()))
+        let checker = CardCheck(rules: Self.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+                                accepted: accepted.map(AcceptedNetworks.init(ids:)))
+        let bytes = Array(number.utf8)
+        let result = checker.check(bytes.span)
+        #expect(Self.set.networks[Int(result.networkIndex)].id == network)
+        #expect(result.valid == valid)
+        #expect(result.has(.networkNotAccepted) == !valid)
+    }
+
     @Test func aNetworkWithoutTermsHasNone() throws {
         let visa = try #require(Self.set.network(id: "visa"))
         #expect(visa.patternTerms.isEmpty && visa.coBadges.isEmpty)
