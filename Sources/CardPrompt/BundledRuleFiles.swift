@@ -595,13 +595,17 @@ extension RuleSources {
   "id": "mada",
   "name": "mada",
   "logo": "MADA",
-  "prefixes": ["504300", "506968", "508160", "585265", "588848", "588850", "589005", "589206", "604906", "605141", "636120", "968211"],
-  "ranges": [["588982", "588983"], ["968201", "968209"]],
+  "prefixes": ["504300", "506968", "508160", "585265", "589005", "589206", "604906", "605141", "636120"],
+  "ranges": [["588845", "588851"], ["588982", "588983"], ["968201", "968211"]],
   "lengths": [16],
+  "coBadged": [
+    {"with": ["visa"], "prefixes": ["400861", "401757", "407197", "407395", "409201", "410685", "412565", "417633", "419593", "428331", "431361", "432328", "434107", "439954", "440533", "440647", "440795", "445564", "446393", "446404", "446672", "455036", "455708", "457865", "458456", "462220", "484783", "493428"], "ranges": [["422817", "422819"], ["428671", "428673"], ["468540", "468543"], ["483010", "483012"], ["486094", "486096"], ["489317", "489319"]]},
+    {"with": ["mastercard"], "prefixes": ["513213", "520058", "521076", "524130", "524514", "529415", "529741", "530060", "530906", "531095", "531196", "532013", "535825", "535989", "536023", "537767", "539931", "543085", "543357", "549760", "554180", "557606", "558848"]}
+  ],
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVV", "length": 3},
-  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11",
-  "note": "Saudi Arabia's domestic network (Saudi Payments). These mada-only BINs are activemerchant's MADA_RANGES: more specific than Maestro's 5 and 6, RuPay's 508, InterPayment's 636; 9682 is mada's alone. 16 digits, Luhn. Its BINs under 60 lie in Discover's 60 (Stripe gives all of 60 to Discover) and win there by being more specific."
+  "source": "activemerchant/active_merchant lib/active_merchant/billing/credit_card_methods.rb (CARD_COMPANY_DETECTORS and the BIN tables) and test/unit/credit_card_methods_test.rb (commit ca45b1b), read 2026-11; the mada BIN list as vitkuzmenko/CreditCardValidator's CreditCardValidator.swift keeps it (its Mada type; the same list Saudi acquirers publish), read 2026-11",
+  "note": "Saudi Arabia's domestic network (Saudi Payments). mada-only BINs (29: activemerchant's MADA_RANGES and the mada BIN list; more specific than Maestro's 5 and 6, RuPay's 508 and InterPayment's 636, and 9682 is mada's alone; its BINs under 60 lie in Discover's 60, Stripe's, and win there too), and mada cards co-badged with Visa (47 BINs under 4) and Mastercard (23 under 51-55), from the mada BIN list: those are reported as Visa or Mastercard, the scheme processors name, with mada in alsoNetworks, and the person may choose mada. 16 digits, Luhn."
 }
 
 """#),

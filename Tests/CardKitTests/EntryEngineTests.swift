@@ -266,11 +266,11 @@ import Testing
     @Test func logoAndProgress() {
         var engine = BundledRules.engine()
         #expect(engine.view.logo == "CARD")
-        engine.type("42")
+        engine.type("4211")
         #expect(engine.view.logo == "VISA")
         // Counted toward 16, the length that moves on by itself.
-        #expect(engine.view.progress == "2/16")
-        engine.type("11111111117")
+        #expect(engine.view.progress == "4/16")
+        engine.type("111111117")
         #expect(engine.view.progress == "13/16 (13 valid)", "4211111111117 passes Luhn, and 13 is a Visa length: valid, but it stays for 16")
         // Before 13 digits nothing is valid yet.
         var thirteen = BundledRules.engine()

@@ -44,9 +44,9 @@ import Testing
         ("", nil as String?, 59),  // the active bundled networks; retired ones are not matched
         ("3", nil, 6),  // american-express, china-t-union, diners-club, jcb, hipercard (384100), lankapay (357111)
         ("37", "american-express", 1),
-        ("4", nil, 5),  // visa, and elo's, maestro's (493698), visa-electron's and v-pay's (401325) 4xxxxx patterns
-        ("41", nil, 2),  // visa, visa-electron (417500)
-        ("42", "visa", 1),
+        ("4", nil, 10),  // visa, and elo's, maestro's (493698), visa-electron's, v-pay's (401325) 4xxxxx patterns, and the co-badged ones of bancontact, cartes-bancaires, dankort, eftpos and mada
+        ("41", nil, 4),  // visa, visa-electron (417500), eftpos's and mada's co-badged 41xxxx
+        ("4242", "visa", 1),
         ("5", nil, 0),
         ("2", nil, 5),  // borica, carnet (286900), jcb (2131), mastercard, mir
         ("22", nil, 3),
