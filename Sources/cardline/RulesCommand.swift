@@ -263,7 +263,7 @@ extension RuleSet {
         }
         let pattern = decidingPattern(detection, digits).map(\.description) ?? "?"
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
-        if !detection.coBadged.isEmpty {
+        if detection.isCoBadged {
             // The card is also the `with` networks' (reported as the first: the prompt, `check`).
             lines.append("  co-badged: also \(detection.coBadged.map(\.id).joined(separator: ", ")); reported as \(detection.networks[0].id)")
         }
