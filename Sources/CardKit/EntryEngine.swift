@@ -654,6 +654,8 @@ public struct EntryEngine: Sendable {
             outcome = chooseNetwork(words.count == 2 ? words[1] : nil)
         case ("use", _), ("remove", _):
             outcome = Outcome(messages: [.init(.error, "usage: :\(name) N, where N is a card's number in :cards")])
+        case ("network", _):
+            outcome = Outcome(messages: [.init(.error, "usage: :network [ID], where ID is one of the card's networks (:network lists them)")])
         default:
             let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "network", "quit"]
             var text = "unknown command `\(CardNumber.maskingDigits(in: line))`"
