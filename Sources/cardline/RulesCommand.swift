@@ -59,7 +59,7 @@ struct Rules: ParsableCommand {
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
                   groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
                   code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
-                  luhn:         \(network.luhn ? "checked" : "not checked")
+                  luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())
 
                 """)
         }
@@ -200,6 +200,20 @@ extension CardNetwork {
             if let index = entries.firstIndex(where: { $0.lengths == own }) { entries[index].patterns.append(pattern) } else { entries.append((own, [pattern])) }
         }
         return entries
+    }
+
+    /// "with visa: 4571, 457200-457299", one per `coBadged` entry.
+    var coBadgedLines: [String] {
+        coBadges.indices.map { entry in
+            let patterns = patternTerms.filter { $0.coBadge == entry }.map { self.patterns[$0.pattern].description }
+            return "with \(coBadges[entry].with.joined(separator: ", ")): \(patterns.joined(separator: ", "))"
+        }
+    }
+
+    /// The patterns whose Luhn check is not the network's (an entry's own `luhn`), or nil.
+    var luhnExceptions: String? {
+        let patterns = patternTerms.filter { $0.luhn != luhn }.map { self.patterns[$0.pattern].description }
+        return patterns.isEmpty ? nil : patterns.joined(separator: ", ")
     }
 
     /// "13, 16, 19: 4026, 417500, 450800-450899", one per `lengthsFor` group.
