@@ -78,7 +78,7 @@ public struct AcceptedNetworks: Equatable, Sendable {
     /// number that can still grow into a co-badged pattern naming an accepted network.
     func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet) -> String? {
         if let network = detection.network {
-            guard detection.coBadged.isEmpty else {
+            guard !detection.isCoBadged else {
                 let all = detection.networks
                 return all.contains(where: accepts) ? nil
                     : "\(listing(all.map(\.name), joinedBy: "and")) are not accepted here (accepted: \(names(in: rules)))"

@@ -164,7 +164,7 @@ public struct EntryEngine: Sendable {
     /// `cardNetworks` (the first network of the `coBadged` entry's `with` that is loaded and
     /// accepted). Its lengths, groups and code are still the deciding network's.
     public var network: CardNetwork? {
-        guard !detection.coBadged.isEmpty else { return detection.network }  // (every key: no array made)
+        guard detection.isCoBadged else { return detection.network }  // (every key: no array made)
         let choices = cardNetworks
         return choices.first { $0.id == chosenNetworkID } ?? choices.first
     }
@@ -173,7 +173,7 @@ public struct EntryEngine: Sendable {
     /// number other than `network`, in `Detection.networks` order (accepted here or not: the
     /// card is theirs too).
     public var alsoNetworks: [CardNetwork] {
-        guard !detection.coBadged.isEmpty, let network else { return [] }
+        guard detection.isCoBadged, let network else { return [] }
         return detection.networks.filter { $0 !== network }
     }
 
@@ -654,6 +654,8 @@ public struct EntryEngine: Sendable {
             outcome = chooseNetwork(words.count == 2 ? words[1] : nil)
         case ("use", _), ("remove", _):
             outcome = Outcome(messages: [.init(.error, "usage: :\(name) N, where N is a card's number in :cards")])
+        case ("network", _):
+            outcome = Outcome(messages: [.init(.error, "usage: :network [ID], where ID is one of the card's networks (:network lists them)")])
         default:
             let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "network", "quit"]
             var text = "unknown command `\(CardNumber.maskingDigits(in: line))`"

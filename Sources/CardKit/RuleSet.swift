@@ -478,7 +478,15 @@ public struct Detection: Equatable, Sendable {
     /// When the deciding pattern is one of `network`'s `coBadged` entries: the other networks
     /// on the card that are loaded, in the entry's `with` order (Visa for a Dankort `4571…`);
     /// empty otherwise. The number's lengths, groups and code are still `network`'s.
-    public var coBadged: [CardNetwork]
+    public var coBadged: [CardNetwork] {
+        get { coBadgedNetworks ?? [] }
+        set { coBadgedNetworks = newValue.isEmpty ? nil : newValue }
+    }
+    /// `coBadged`, nil when empty: a detection is copied on every key, and a nil costs no
+    /// reference count.
+    private var coBadgedNetworks: [CardNetwork]?
+    /// Whether the number is a co-badged card's (`coBadged` is not empty).
+    public var isCoBadged: Bool { coBadgedNetworks != nil }
 
     /// A detection from its parts.
     public init(network: CardNetwork?, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet,
@@ -488,7 +496,7 @@ public struct Detection: Equatable, Sendable {
         self.maxLength = maxLength
         self.decidingLength = decidingLength
         self.lengths = lengths
-        self.coBadged = coBadged
+        self.coBadgedNetworks = coBadged.isEmpty ? nil : coBadged
     }
 
     /// The networks of the number, the one home of that list: the co-badged ones first (the
@@ -497,7 +505,8 @@ public struct Detection: Equatable, Sendable {
     /// while none is decided.
     public var networks: [CardNetwork] {
         guard let network else { return [] }
-        return coBadged.isEmpty ? [network] : coBadged + [network]
+        guard let coBadgedNetworks else { return [network] }
+        return coBadgedNetworks + [network]
     }
 
     /// The networks a card with this number can be delivered as, the one rule of that choice

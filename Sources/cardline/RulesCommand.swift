@@ -59,7 +59,7 @@ struct Rules: ParsableCommand {
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
                   groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
                   code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
-                  luhn:         \(network.luhn ? "checked" : "not checked")
+                  luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())
 
                 """)
         }
@@ -205,6 +205,20 @@ extension CardNetwork {
         return entries
     }
 
+    /// "with visa: 4571, 457200-457299", one per `coBadged` entry.
+    var coBadgedLines: [String] {
+        coBadges.indices.map { entry in
+            let patterns = patternTerms.filter { $0.coBadge == entry }.map { self.patterns[$0.pattern].description }
+            return "with \(coBadges[entry].with.joined(separator: ", ")): \(patterns.joined(separator: ", "))"
+        }
+    }
+
+    /// The patterns whose Luhn check is not the network's (an entry's own `luhn`), or nil.
+    var luhnExceptions: String? {
+        let patterns = patternTerms.filter { $0.luhn != luhn }.map { self.patterns[$0.pattern].description }
+        return patterns.isEmpty ? nil : patterns.joined(separator: ", ")
+    }
+
     /// "13, 16, 19: 4026, 417500, 450800-450899", one per `lengthsFor` group.
     var lengthsForLines: [String] {
         lengthsForEntries.map { "\($0.lengths.map(String.init).joined(separator: ", ")): \($0.patterns.map(\.description).joined(separator: ", "))" }
@@ -266,7 +280,7 @@ extension RuleSet {
         }
         let pattern = decidingPattern(detection, digits).map(\.description) ?? "?"
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
-        if !detection.coBadged.isEmpty {
+        if detection.isCoBadged {
             // The card is also the `with` networks' (reported as the first: the prompt, `check`).
             lines.append("  co-badged: also \(detection.coBadged.map(\.id).joined(separator: ", ")); reported as \(detection.networks[0].id)")
         }

@@ -79,6 +79,7 @@ import Testing
         let wrong = run(":network mastercard").messages.first
         #expect(wrong?.kind == .error && wrong?.text == "this card is not a `mastercard` card; its networks: visa, dankort")
         #expect(engine.network?.id == "dankort")
+        #expect(run(":network visa dankort").messages.first?.text == "usage: :network [ID], where ID is one of the card's networks (:network lists them)")
         // A card number typed as the argument is never echoed.
         #expect(run(":network 4111111111111111").messages.first?.text.contains("4111111111111111") == false)
         var card = try #require(Self.submit(&engine))

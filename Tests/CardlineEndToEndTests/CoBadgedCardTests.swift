@@ -141,5 +141,9 @@ import Testing
         let test = try runPiped(["rules", "test"] + rules + [Self.visaDankort, "6221000000000001"], input: "", environment: home.environment)
         #expect(test.output.contains("  co-badged: also visa; reported as visa"), "\(test.output)\(test.errors)")
         #expect(test.output.contains("  luhn:      not checked for 6221"), "\(test.output)")
+        let show = try runPiped(["rules", "show", "dankort"] + rules, input: "", environment: home.environment)
+        #expect(show.output.contains("\n  co-badged:    with visa: 4571\n"), "\(show.output)")
+        let unionpay = try runPiped(["rules", "show", "unionpay"] + rules, input: "", environment: home.environment)
+        #expect(unionpay.output.contains("  luhn:         checked (not checked for 6221)\n"), "\(unionpay.output)")
     }
 }
