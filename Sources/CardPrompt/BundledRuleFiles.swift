@@ -284,7 +284,7 @@ extension RuleSources {
   "groups": [4, 4, 4, 4],
   "cvv": {"name": "CVC", "length": 3},
   "source": "cardline issue 22: the binlist-derived IIN table it checked names these BINs Debit Mastercard; Turkish bank BIN tables list 581877 (Aktif Yatirim Bankasi) and 589004 (Akbank) as debit BINs of domestic banks, read 2026-11",
-  "note": "Mastercard's debit brand, in the Mastercard family (--networks mastercard takes it; the JSON says \"family\": \"mastercard\"). These BINs lie in Maestro's 58 and 67 and would be Maestro by every range table; the IIN table names them Debit Mastercard, and as six-digit BINs they win. Debit Mastercard BINs in 51-55 and 2221-2720 stay plain Mastercard (no table separates them)."
+  "note": "Mastercard's debit brand, in the Mastercard family (--networks mastercard takes it; the JSON says \"family\": \"mastercard\"). These BINs lie in Maestro's 58 and 67 and would be Maestro by every range table; the IIN table names them Debit Mastercard, and as six-digit BINs they win. Debit Mastercard BINs in 51-55 and 2221-2720 stay plain Mastercard (no table separates them). With --retired, 677179 lies in the retired Laser's 6771 too and still wins by being more specific. Adyen lists its test card 6771 7980 2100 0008 (BIN 677179) as Maestro: the sources disagree, and the newer IIN table is followed (a documented difference in the cross-check table)."
 }
 
 """#),
