@@ -16,6 +16,7 @@ problems = []
 good = [f for f in glob.glob(os.path.join(root, "rules", "*.json")) if not f.endswith("schema.json")]
 good += glob.glob(os.path.join(root, "examples", "rules", "*.json"))
 good += glob.glob(os.path.join(root, "examples", "lengths-for", "*.json"))
+good += glob.glob(os.path.join(root, "examples", "co-badged", "*.json"))
 for path in sorted(good):
     for error in validator.iter_errors(json.load(open(path))):
         problems.append(f"{os.path.relpath(path, root)}: valid for cardline but not for the schema: {error.message}")

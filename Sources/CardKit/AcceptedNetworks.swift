@@ -53,6 +53,17 @@ public struct AcceptedNetworks: Equatable, Sendable {
         ids.contains(network.id) || (network.hasFamily && ids.contains(network.family))
     }
 
+    /// Whether a number starting with `digits` may be a card of `network` taken here: the
+    /// network is accepted, or one of its co-badged patterns that the digits can still grow
+    /// into names an accepted network.
+    func mayBeAccepted(_ network: CardNetwork, _ digits: [UInt8], _ rules: RuleSet) -> Bool {
+        if accepts(network) { return true }
+        return network.patternTerms.contains { terms in
+            guard let entry = terms.coBadge, network.patterns[terms.pattern].match(digits) != .none else { return false }
+            return network.coBadges[entry].with.contains { rules.network(id: $0).map(accepts) ?? false }
+        }
+    }
+
     /// The accepted networks that `rules` defines, in the order given (a family's members not
     /// listed: `visa` stands for Visa Electron too).
     public func networks(in rules: RuleSet) -> [CardNetwork] { ids.compactMap { rules.network(id: $0) } }
@@ -62,13 +73,20 @@ public struct AcceptedNetworks: Equatable, Sendable {
     public func names(in rules: RuleSet) -> String { listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: "and") }
 
     /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
-    /// accepted network or could still grow into one.
+    /// accepted network or could still grow into one. A co-badged card is taken when one of
+    /// its networks is (`Detection.networks`); while the number is undecided, so may be a
+    /// number that can still grow into a co-badged pattern naming an accepted network.
     func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet) -> String? {
         if let network = detection.network {
+            guard !detection.isCoBadged else {
+                let all = detection.networks
+                return all.contains(where: accepts) ? nil
+                    : "\(listing(all.map(\.name), joinedBy: "and")) are not accepted here (accepted: \(names(in: rules)))"
+            }
             return accepts(network) ? nil : "\(network.name) is not accepted here (accepted: \(names(in: rules)))"
         }
         let candidates = rules.candidates(digits)
-        guard !candidates.isEmpty, !candidates.contains(where: accepts) else { return nil }
+        guard !candidates.isEmpty, !candidates.contains(where: { mayBeAccepted($0, digits, rules) }) else { return nil }
         let accepted = "(accepted: \(names(in: rules)))"
         let prefix = CardNumber.string(CardPolicy.leadingShownDigits(of: digits))
         switch candidates.count {

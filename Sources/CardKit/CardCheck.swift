@@ -16,6 +16,9 @@ public struct CardCheck: Sendable {
     private let ids: [[UInt8]]
     /// Whether each network (by index) is taken; all are without an accepted set.
     private let taken: [Bool]
+    /// Whether some network has `coBadged` entries (then a number it decides may be reported
+    /// as another network: `reportedNetwork`).
+    private let anyCoBadges: Bool
 
     /// A checker for `rules`; `accepted` makes numbers of other networks invalid
     /// (`network_not_accepted`).
@@ -24,6 +27,20 @@ public struct CardCheck: Sendable {
         self.expiryPolicy = expiryPolicy
         ids = rules.networks.map { Array($0.id.utf8) }
         taken = rules.networks.map { accepted?.accepts($0) ?? true }
+        anyCoBadges = rules.networks.contains(where: \.hasCoBadges)
+    }
+
+    /// The network (by index) a number that `networks[owner]` decides is reported as: for a
+    /// co-badged card, the first of its networks taken here (`Detection.networks(takenBy:)`),
+    /// as the prompt delivers it; else `owner`.
+    @usableFromInline func reportedNetwork(_ digits: UnsafeBufferPointer<UInt8>, owner: Int32, decidingLength: Int) -> Int32 {  // unsafe: `check`'s digits
+        let partners = rules.coBadged(digits, owner: Int(owner), decidingLength: decidingLength)
+        guard !partners.isEmpty else { return owner }
+        let detection = Detection(network: rules.networks[Int(owner)], hasCandidates: true, maxLength: 0, decidingLength: decidingLength,
+                                  lengths: LengthSet(mask: 0), coBadged: partners)
+        let index = { (network: CardNetwork) in rules.networks.firstIndex { $0 === network } }
+        guard let first = detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first, let at = index(first) else { return owner }
+        return Int32(at)
     }
 
     /// Why a record is not valid. The raw values are the names printed in JSON output.
@@ -180,11 +197,11 @@ public struct CardCheck: Sendable {
             let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
             let found = rules.match(typed)
             if found.owner >= 0 {
-                result.networkIndex = found.owner
-                if !taken[Int(found.owner)] { result.add(.networkNotAccepted) }
+                result.networkIndex = anyCoBadges ? reportedNetwork(typed, owner: found.owner, decidingLength: found.decidingLength) : found.owner
+                if !taken[Int(result.networkIndex)] { result.add(.networkNotAccepted) }
             }
             switch CardPolicy.verdict(typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,
-                                      hasCandidates: found.hasCandidates, lengths: found.lengths) {
+                                      hasCandidates: found.hasCandidates, lengths: found.lengths, decidingLength: found.decidingLength) {
             case .valid: break
             // A prefix of some network that is not decided yet is too short.
             case .undecided, .wrongLength: result.add(.length)

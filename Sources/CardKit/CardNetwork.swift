@@ -32,8 +32,15 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public let formatHint: String
     /// The security code's name on this network's cards and its length.
     public let cvv: SecurityCode
-    /// Whether numbers must pass the Luhn check.
+    /// Whether numbers must pass the Luhn check: the file's `luhn`, for every pattern whose
+    /// terms (`patternTerms`) do not say otherwise.
     public let luhn: Bool
+    /// The file's `coBadged` entries: the other networks on the cards of some patterns.
+    public let coBadges: [CoBadge]
+    /// The patterns whose terms are not the network's own (a `luhn` of their own, or
+    /// co-badging), by index in `patterns`, ascending; empty for most networks. Which terms a
+    /// number has is the deciding pattern's (`terms(of:decidingLength:)`).
+    public let patternTerms: [PatternTerms]
     /// The file this network was read from, for `rules` listings and messages.
     public let file: String
     /// Where the id and each pattern stand in the file, for messages about them.
@@ -70,14 +77,50 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         }
     }
 
+    /// A `coBadged` entry of a rule file: numbers of its patterns are cards of this network
+    /// and of the networks it names (Dankort's `4571…` is also a Visa card).
+    public struct CoBadge: Equatable, Sendable {
+        /// The other networks' ids, as `with` lists them: the first loaded (and accepted) one
+        /// is what such a card is reported as by default.
+        public var with: [String]
+        /// Where each id stands in the file, in `with` order.
+        public var locations: [SourceLocation]
+
+        /// An entry from its ids and where each stands.
+        public init(with: [String], locations: [SourceLocation] = []) {
+            self.with = with
+            self.locations = locations
+        }
+    }
+
+    /// What one pattern says beyond its lengths, where that is not the network's own: the
+    /// Luhn check of a `lengthsFor` or `coBadged` entry, and the `coBadged` entry it comes from.
+    public struct PatternTerms: Equatable, Sendable {
+        /// The pattern's index in `patterns`.
+        public var pattern: Int
+        /// Whether numbers of the pattern must pass the Luhn check.
+        public var luhn: Bool
+        /// The pattern's entry in `coBadges`, or nil when it is not co-badged.
+        public var coBadge: Int?
+
+        /// The terms of pattern `pattern`.
+        public init(pattern: Int, luhn: Bool, coBadge: Int? = nil) {
+            self.pattern = pattern
+            self.luhn = luhn
+            self.coBadge = coBadge
+        }
+    }
+
     /// A network from its rule-file fields; `formatHint` and `securityCodeHelp` are made from
     /// them here. `patternLengths` gives each pattern's own lengths (missing entries: `lengths`).
-    /// `family` nil: the network is its own family.
+    /// `family` nil: the network is its own family. `patternTerms` (by ascending pattern index)
+    /// give patterns a Luhn check other than `luhn` or a `coBadges` entry.
     public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
                 groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
                 idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
                 patternLengths: [[Int]] = [], status: Status = .active,
-                family: String? = nil, familyLocation: SourceLocation? = nil) {
+                family: String? = nil, familyLocation: SourceLocation? = nil,
+                coBadges: [CoBadge] = [], patternTerms: [PatternTerms] = []) {
         self.id = id
         self.name = name
         self.logo = logo
@@ -101,6 +144,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.formatHint = CardPolicy.hint(groups: groups)
         self.cvv = cvv
         self.luhn = luhn
+        self.coBadges = coBadges
+        self.patternTerms = patternTerms
         self.file = file
         self.idLocation = idLocation
         self.patternLocations = patternLocations
@@ -111,7 +156,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public static func == (a: CardNetwork, b: CardNetwork) -> Bool {
         a === b || (a.id == b.id && a.file == b.file && a.patterns == b.patterns && a.lengths == b.lengths
                     && a.patternLengths == b.patternLengths && a.status == b.status && a.family == b.family
-                    && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo)
+                    && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo
+                    && a.coBadges == b.coBadges && a.patternTerms == b.patternTerms)
     }
 
     /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits", for the top-level lengths.
@@ -126,6 +172,29 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
 
     /// Whether the network names another as its family (Visa Electron: `visa`).
     public var hasFamily: Bool { family != id }
+
+    /// The terms of the pattern that decides `digits` (the network's own pattern of
+    /// `decidingLength` digits that they match), or nil when they are the network's own. One
+    /// look at `patternTerms` (empty for most networks); a rule file in which two patterns of
+    /// one length with different terms overlap is refused, so at most one can match.
+    @inline(__always)
+    public func terms(of digits: some Collection<UInt8>, decidingLength: Int) -> PatternTerms? {
+        patternTerms.isEmpty ? nil : findTerms(of: digits, decidingLength: decidingLength)
+    }
+
+    private func findTerms(of digits: some Collection<UInt8>, decidingLength: Int) -> PatternTerms? {
+        patternTerms.first { patterns[$0.pattern].length == decidingLength && patterns[$0.pattern].match(digits) == .full }
+    }
+
+    /// Whether a number decided by this network's pattern of `decidingLength` digits must pass
+    /// the Luhn check: that pattern's terms say, else the network's `luhn`.
+    @inline(__always)
+    public func requiresLuhn(_ digits: some Collection<UInt8>, decidingLength: Int) -> Bool {
+        patternTerms.isEmpty ? luhn : (findTerms(of: digits, decidingLength: decidingLength)?.luhn ?? luhn)
+    }
+
+    /// Whether some patterns' numbers are co-badged cards (the file has `coBadged` entries).
+    public var hasCoBadges: Bool { !coBadges.isEmpty }
 
 }
 

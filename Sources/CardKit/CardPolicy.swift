@@ -270,18 +270,19 @@ public enum CardPolicy {
     }
 
     /// The verdict on `digits` (`count` of them: `digits` may hold only the first 19) whose
-    /// detection found `network` (nil: none decided; `hasCandidates`: some still possible),
-    /// with the `lengths` of the patterns still possible. The one rule for "valid": a
-    /// complete length (`LengthSet.completeness`), then the Luhn check where the network asks
-    /// for it. Bit arithmetic, and the Luhn sum only once the length is complete: it runs on
-    /// every key.
+    /// detection found `network` (nil: none decided; `hasCandidates`: some still possible) by
+    /// its pattern of `decidingLength` digits, with the `lengths` of the patterns still
+    /// possible. The one rule for "valid": a complete length (`LengthSet.completeness`), then
+    /// the Luhn check where the deciding pattern asks for it (`CardNetwork.requiresLuhn`: a
+    /// `lengthsFor` or `coBadged` entry's `luhn`, else the network's). Bit arithmetic, and the
+    /// Luhn sum only once the length is complete: it runs on every key.
     @inline(__always)
     public static func verdict(_ digits: some BidirectionalCollection<UInt8>, count: Int, network: CardNetwork?,
-                               hasCandidates: Bool, lengths: LengthSet) -> Verdict {
+                               hasCandidates: Bool, lengths: LengthSet, decidingLength: Int) -> Verdict {
         guard let network else { return hasCandidates ? .undecided : .noNetwork }
         let completeness = lengths.completeness(of: count)
         guard completeness.isComplete else { return .wrongLength(completeness) }
-        if network.luhn && !CardNumber.passesLuhn(digits) { return .failsLuhn(completeness) }
+        if network.requiresLuhn(digits, decidingLength: decidingLength) && !CardNumber.passesLuhn(digits) { return .failsLuhn(completeness) }
         return .valid(completeness)
     }
 }
@@ -298,7 +299,8 @@ extension Detection {
     /// The verdict on `digits`, the digits this detection was made from.
     @inline(__always)
     public func verdict(_ digits: [UInt8]) -> CardPolicy.Verdict {
-        CardPolicy.verdict(digits, count: digits.count, network: network, hasCandidates: hasCandidates, lengths: lengths)
+        CardPolicy.verdict(digits, count: digits.count, network: network, hasCandidates: hasCandidates, lengths: lengths,
+                           decidingLength: decidingLength)
     }
 }
 

@@ -32,6 +32,9 @@ public struct EntryEngine: Sendable {
     public private(set) var undecidedLogo = EntryView.genericLogo
     /// What the digits typed so far say about the network.
     public private(set) var detection: Detection
+    /// The network chosen for a co-badged card (Ctrl-N, `:network ID`), by id; nil, or an id
+    /// that is not one of the card's: the default, `cardNetworks.first`.
+    private var chosenNetworkID: String?
     /// The detection of an empty number under `rules`, kept: every card starts from it.
     private var emptyDetection: Detection
     /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
@@ -115,7 +118,7 @@ public struct EntryEngine: Sendable {
     /// Applies one key and says what it did; `:reload` only asks for a reload (`Outcome.Event.reloadRules`).
     public mutating func handle(_ key: Key) -> Outcome {
         switch key {
-        case .historyPrevious, .historyNext: break
+        case .historyPrevious, .historyNext, .nextNetwork: break
         default: recallPosition = nil  // (a switch: comparing keys compares their characters' text)
         }
         if command != nil { return handleCommandKey(key) }
@@ -138,9 +141,90 @@ public struct EntryEngine: Sendable {
             return quit()
         case .historyPrevious, .historyNext:
             return recallStep(backwards: key == .historyPrevious)
+        case .nextNetwork:
+            return nextNetwork()
         case .other(let name):
             return .refused("\(name) does nothing here")
         }
+    }
+
+    // MARK: - The card's networks
+
+    /// The networks the card being typed can be delivered as, the one home of that choice:
+    /// the networks of its number (`Detection.networks`: a co-badged card's international
+    /// schemes first, then the domestic network), without those not accepted here when some
+    /// are (`--networks`); empty while no network is decided.
+    public var cardNetworks: [CardNetwork] {
+        guard let acceptedNetworks else { return detection.networks }
+        return detection.networks(takenBy: acceptedNetworks.accepts)
+    }
+
+    /// The network the card is shown, summed up and delivered as: the deciding network, or
+    /// for a co-badged card the one chosen (Ctrl-N, `:network ID`), by default the first of
+    /// `cardNetworks` (the first network of the `coBadged` entry's `with` that is loaded and
+    /// accepted). Its lengths, groups and code are still the deciding network's.
+    public var network: CardNetwork? {
+        guard detection.isCoBadged else { return detection.network }  // (every key: no array made)
+        let choices = cardNetworks
+        return choices.first { $0.id == chosenNetworkID } ?? choices.first
+    }
+
+    /// The card's other networks, for the delivered card's `alsoNetworks`: those of its
+    /// number other than `network`, in `Detection.networks` order (accepted here or not: the
+    /// card is theirs too).
+    public var alsoNetworks: [CardNetwork] {
+        guard detection.isCoBadged, let network else { return [] }
+        return detection.networks.filter { $0 !== network }
+    }
+
+    /// Ctrl-N: the next of the card's networks (after the last, the first again); the badge
+    /// shows it. On a card with one network it is Down, as it was (recall in the expiry field).
+    private mutating func nextNetwork() -> Outcome {
+        let choices = cardNetworks
+        guard choices.count > 1, let current = network, let index = choices.firstIndex(where: { $0 === current }) else {
+            guard field == .number else { return recallStep(backwards: false) }
+            if detection.networks.count > 1, let only = choices.first {
+                return .refused("only \(only.name) of this card's networks is accepted here")
+            }
+            return .refused("Ctrl-N chooses among a co-badged card's networks; " + (detection.network.map { "\($0.name) cards have one" } ?? "no network is known yet"))
+        }
+        chosenNetworkID = choices[(index + 1) % choices.count].id
+        return .accepted
+    }
+
+    /// `:network` (the card's networks, the chosen one marked) and `:network ID` (choose one,
+    /// by id or badge name in any case).
+    private mutating func chooseNetwork(_ name: String?) -> Outcome {
+        let all = detection.networks
+        guard let current = network else {
+            return Outcome(messages: [.init(.error, "no card network is known yet; type the card number first")])
+        }
+        guard let name else {
+            let listed = all.map { $0 === current ? "\($0.name) (\($0.id), chosen)" : "\($0.name) (\($0.id))" }
+            let how = all.count > 1 ? "; Ctrl-N or :network ID chooses" : ""
+            return Outcome(messages: [.init(.info, "This card's networks: \(listed.joined(separator: ", "))\(how).")])
+        }
+        let wanted = name.lowercased()
+        guard let picked = all.first(where: { $0.id == wanted || $0.logo.lowercased() == wanted }) else {
+            let shown = CardNumber.maskingDigits(in: name).escapingControlCharacters
+            return Outcome(messages: [.init(.error, "this card is not a `\(shown)` card; its networks: \(all.map(\.id).joined(separator: ", "))")])
+        }
+        if let acceptedNetworks, !acceptedNetworks.accepts(picked) {
+            return Outcome(messages: [.init(.error, "\(picked.name) is not accepted here (accepted: \(acceptedNetworks.names(in: rules)))")])
+        }
+        chosenNetworkID = picked.id
+        return Outcome(messages: [.init(.success, Self.chosenNetworkLine(picked, also: alsoNetworks))])
+    }
+
+    /// `Network: Dankort (also Visa).`: what a co-badged card is delivered as.
+    static func chosenNetworkLine(_ network: CardNetwork, also: [CardNetwork]) -> String {
+        "Network: \(network.name)" + (also.isEmpty ? "." : " (also \(listing(also.map(\.name), joinedBy: "and"))).")
+    }
+
+    /// Said once the number of a co-badged card is complete: what it is paid with, and how to change it.
+    private var coBadgedMessage: Message? {
+        guard cardNetworks.count > 1, let network else { return nil }
+        return Message(.info, String(Self.chosenNetworkLine(network, also: alsoNetworks).dropLast()) + "; Ctrl-N or :network ID changes it.")
     }
 
     /// Ends the session, saying what happens to the cards in the tray.
@@ -233,7 +317,8 @@ public struct EntryEngine: Sendable {
         if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
-        switch CardPolicy.verdict(numberDigits, count: length, network: next.network, hasCandidates: true, lengths: next.lengths) {
+        switch CardPolicy.verdict(numberDigits, count: length, network: next.network, hasCandidates: true, lengths: next.lengths,
+                                  decidingLength: next.decidingLength) {
         case .failsLuhn(.final):
             return Outcome(messages: [.init(.error, Self.invalidNumberMessage)])
         case .valid(.completeCanGrow):
@@ -392,11 +477,12 @@ public struct EntryEngine: Sendable {
         switch field {
         case .number:
             field = .expiry
+            if let message = coBadgedMessage { messages.append(message) }
         case .expiry:
             remember(expiryText, in: .expiry)
             field = .cvv
             // The summary, worded only if it is read (a replay writes its bytes straight out).
-            if let network = detection.network, let expiry {
+            if let network, let expiry {
                 messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
             }
         case .cvv:
@@ -414,7 +500,7 @@ public struct EntryEngine: Sendable {
             guard let network = detection.network else {
                 return "no single card network matches \(CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits)))… yet; keep typing"
             }
-            if let acceptedNetworks, !acceptedNetworks.accepts(network) { return "\(network.name) is not accepted here" }
+            if let acceptedNetworks, !detection.networks.contains(where: acceptedNetworks.accepts) { return "\(network.name) is not accepted here" }
             switch detection.verdict(numberDigits) {
             case .valid: return nil
             case .failsLuhn: return Self.invalidNumberMessage
@@ -439,8 +525,9 @@ public struct EntryEngine: Sendable {
             let text = "Cannot accept this card: " + problems.map { "\(fieldName($0.0)) — \($0.1)" }.joined(separator: "; ")
             return Outcome(messages: [.init(.error, text)], fieldChanged: true, event: .submitFailed(problems.map(\.0)))
         }
-        let network = detection.network!
-        let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits)
+        let network = self.network!
+        let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
+                               alsoNetworks: alsoNetworks)
         tray.add(card)
         resetCard()
         return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
@@ -451,6 +538,7 @@ public struct EntryEngine: Sendable {
     private mutating func resetCard() {
         field = .number
         numberEnd = 0
+        chosenNetworkID = nil
         numberDigits.overwriteAndEmpty()
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()
@@ -512,7 +600,7 @@ public struct EntryEngine: Sendable {
             return Outcome(messages: [.init(.info, "Card cancelled. Start again with the card number.")], fieldChanged: true)
         case .endOfInput:
             return .refused("Ctrl-D quits only on an empty field")
-        case .historyPrevious, .historyNext:
+        case .historyPrevious, .historyNext, .nextNetwork:
             return recallStep(backwards: key == .historyPrevious)
         case .other(let name):
             return .refused("\(name) does nothing here")
@@ -562,10 +650,14 @@ public struct EntryEngine: Sendable {
             outcome = quit()
         case ("reload", 1):
             outcome = Outcome(event: .reloadRules)
+        case ("network", 1), ("network", 2):
+            outcome = chooseNetwork(words.count == 2 ? words[1] : nil)
         case ("use", _), ("remove", _):
             outcome = Outcome(messages: [.init(.error, "usage: :\(name) N, where N is a card's number in :cards")])
+        case ("network", _):
+            outcome = Outcome(messages: [.init(.error, "usage: :network [ID], where ID is one of the card's networks (:network lists them)")])
         default:
-            let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "quit"]
+            let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "network", "quit"]
             var text = "unknown command `\(CardNumber.maskingDigits(in: line))`"
             if let guess = closest(to: name, in: known) { text += "; did you mean `:\(guess)`?" } else { text += "; :help lists the commands" }
             outcome = Outcome(messages: [.init(.error, text)])
@@ -604,7 +696,8 @@ public struct EntryEngine: Sendable {
                "      Ctrl-D between cards quits. Other keys (arrows, Delete...) do nothing."]
             : ["      Up/Down recall earlier entries; Ctrl-C cancels the card; Ctrl-D between",
                "      cards quits. Other keys (arrows, Delete, Esc...) do nothing here."]
-        return helpIntro + cancelKeys + helpCommands
+        let networkKeys = ["      Ctrl-N: the next network of a co-badged card (Visa, then Dankort...)."]
+        return helpIntro + cancelKeys + networkKeys + helpCommands
     }
 
     private static let helpIntro = [
@@ -619,6 +712,7 @@ public struct EntryEngine: Sendable {
         "  :remove N    remove card N              :clear      start this card over",
         "  :rules       list the card networks     :reload     read the rules again",
         "  :help        this text                  :quit       leave",
+        "  :network ID  deliver a co-badged card as network ID (:network lists them)",
     ]
 
     /// Takes the rule folders read again after `:reload`: new rules replace the old ones and
@@ -658,6 +752,7 @@ public struct EntryEngine: Sendable {
         case .number:
             numberDigits.overwriteAndEmpty()
             numberEnd = 0
+            chosenNetworkID = nil
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()

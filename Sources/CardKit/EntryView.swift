@@ -117,9 +117,12 @@ extension EntryEngine {
         // A `:` command is rare: its view's line.
         if command != nil && field == self.field { return view(of: field).appendTranscriptLine(to: &bytes) }
         let network = detection.network
+        // The badge names the network chosen (a co-badged card's may be another than the one
+        // whose groups the number has).
+        let logo = self.network?.logo ?? undecidedLogo
         switch field {
         case .number:
-            EntryView.appendTranscriptLine(to: &bytes, logo: network?.logo ?? undecidedLogo) { $0.append(Self.numberLabelText) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.numberLabelText) } hint: {
                 $0.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
             } text: { bytes in
                 // `CardNumber.appendMaskingNumber` of the grouped text, without the text.
@@ -138,7 +141,7 @@ extension EntryEngine {
                 Self.writeProgress(numberDigits.count, of: goal, valid: valid, into: &bytes)
             }
         case .expiry:
-            EntryView.appendTranscriptLine(to: &bytes, logo: network?.logo ?? undecidedLogo) { $0.append(Self.expiryLabelText) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.expiryLabelText) } hint: {
                 $0.append(Self.expiryHintText)
             } text: { bytes in
                 bytes.appendUTF8(expiryText)
@@ -238,9 +241,10 @@ extension EntryEngine {
         let network = detection.network
         let isCommand = command != nil && field == self.field
         let label: String, hint: String, text: String, progress: String
-        // (`if let`, not `??`: no optional string made and freed.)
+        // The chosen network's, for a co-badged card (`if let`, not `??`: no optional string
+        // made and freed).
         var logo: String
-        if let network { logo = network.logo } else { logo = undecidedLogo }
+        if let chosen = self.network { logo = chosen.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
             label = Self.numberLabel

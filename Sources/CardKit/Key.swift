@@ -17,6 +17,9 @@ public enum Key: Equatable, Hashable, Sendable {
     case historyPrevious
     /// Recall the next (later) entry, or back to the text being typed before recall (Down).
     case historyNext
+    /// Ctrl-N: the next of a co-badged card's networks (Dankort, then Visa, …) for the card to
+    /// be delivered as; on a card with one network, `historyNext` (Ctrl-N's old meaning).
+    case nextNetwork
     /// A key with no meaning at this prompt (Ctrl-Left, Delete, F5, Esc, Alt-digit…), named as a
     /// person knows it: refused with that name, never typed into a field.
     case other(String)

@@ -7,8 +7,12 @@
 /// `debugDescription`, `customMirror`). Call `wipe()` once the card has been used: it
 /// overwrites the digits in place.
 public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The network the number belongs to.
+    /// The network the card is delivered as: the number's network, or for a co-badged card
+    /// the one chosen (by default its international scheme).
     public let network: CardNetwork
+    /// A co-badged card's other networks (Dankort for a Visa/Dankort card delivered as Visa),
+    /// in the order of `Detection.networks`; empty for most cards.
+    public let alsoNetworks: [CardNetwork]
     /// The number's digits, each 0–9 (not ASCII).
     public private(set) var numberDigits: [UInt8]
     /// The expiry month, with a four-digit year.
@@ -18,8 +22,10 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
 
     /// A card from its parts. The digit arrays are copied into storage of the card's own, so
     /// wiping the card never touches the caller's arrays and the other way round.
-    public init(network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8]) {
+    public init(network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8],
+                alsoNetworks: [CardNetwork] = []) {
         self.network = network
+        self.alsoNetworks = alsoNetworks
         self.numberDigits = Self.ownCopy(numberDigits)
         self.expiry = expiry
         self.securityCodeDigits = Self.ownCopy(securityCodeDigits)
@@ -52,13 +58,21 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     }
 
     /// Appends the card as one JSON object, full number and code included, no line break:
-    /// `{"network":"visa","family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111"}`.
-    /// The masked form uses `*`, as `cardline check` does. `family` is the network's family
-    /// (`visa` for `visa-electron`), its own id when it names none.
+    /// `{"network":"visa","alsoNetworks":[],"family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111"}`.
+    /// The masked form uses `*`, as `cardline check` does. `network` is the network chosen (a
+    /// co-badged card's international scheme unless the person chose another),
+    /// `alsoNetworks` the card's other networks' ids (`["dankort"]`; `[]` for most cards),
+    /// `family` and `name` the chosen network's (`family`: `visa` for `visa-electron`, its own
+    /// id when it names none).
     public func appendJSON(to out: inout [UInt8]) {
         out += #"{"network":"#.utf8
         out += network.id.jsonQuoted.utf8
-        out += #","family":"#.utf8
+        out += #","alsoNetworks":["#.utf8
+        for (index, other) in alsoNetworks.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += other.id.jsonQuoted.utf8
+        }
+        out += #"],"family":"#.utf8
         out += network.family.jsonQuoted.utf8
         out += #","name":"#.utf8
         out += network.name.jsonQuoted.utf8
@@ -82,7 +96,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         var count = 0
         var probe: [UInt8] = []
         // The shape without the digits, measured on an empty card of this network.
-        PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: []).appendJSON(to: &probe)
+        PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks).appendJSON(to: &probe)
         count = probe.count + 2 * numberDigits.count + securityCodeDigits.count + CardPolicy.lastShownDigits(of: numberDigits).count
         return count
     }

@@ -261,7 +261,7 @@ public struct Replayer {
             guard view.text != text else { return nil }
             return "expected text \"\(text)\", got \"\(view.maskedText)\""
         case .network(let id):
-            let actual = engine.detection.network?.id
+            let actual = engine.network?.id
             return actual == id ? nil : "expected network \(id ?? "none"), got \(actual ?? "none")"
         case .refused(let count):
             return refusedSinceExpectation == count ? nil

@@ -3,9 +3,11 @@
 struct RuleFile {
     static let knownFields = ["$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
                               "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled",
-                              "lengthsFor", "status", "family"]
+                              "lengthsFor", "status", "family", "coBadged"]
     /// Fields of one `lengthsFor` entry.
-    static let entryFields = ["prefixes", "ranges", "lengths"]
+    static let entryFields = ["prefixes", "ranges", "lengths", "luhn"]
+    /// Fields of one `coBadged` entry.
+    static let coBadgedFields = ["with", "prefixes", "ranges", "lengths", "luhn"]
     /// Fields a file that disables a network may hold.
     static let disablingFields: Set = ["$schema", "id", "disabled", "source", "note"]
     /// The most digits a pattern may have (the longest card number).
@@ -109,7 +111,16 @@ struct RuleFile {
         lengths = LengthSet(lengths).lengths  // without repeats, ascending (each is 8–19 here)
         let maxLength = lengths.last ?? 16
         var patternLengths = Array(repeating: lengths, count: patterns.count)
-        if let value = fields["lengthsFor"] { readLengthsFor(value, networkLengths: lengths, &patterns, &patternLocations, &patternLengths) }
+        var luhn = true
+        if let value = fields["luhn"] {
+            if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
+        }
+        var read = EntryPatterns(patterns: patterns, locations: patternLocations, lengths: patternLengths)
+        (patterns, patternLocations, patternLengths) = ([], [], [])  // (one reference each: appending does not copy)
+        if let value = fields["lengthsFor"] { readLengthsFor(value, networkLengths: lengths, luhn: luhn, &read) }
+        if let value = fields["coBadged"] { readCoBadged(value, networkLengths: lengths, luhn: luhn, id: id?.value, &read) }
+        if !read.terms.isEmpty { checkTermsOverlap(read, id: id?.value.escapingControlCharacters) }
+        (patterns, patternLocations, patternLengths) = (read.patterns, read.locations, read.lengths)
         // Most patterns share the network's own lengths (one array, many references): each
         // distinct array is added once, so 100,000 patterns do not cost 100,000 set inserts.
         var allLengths = LengthSet(lengths)
@@ -170,10 +181,6 @@ struct RuleFile {
             fail(objectStart, "missing required field `cvv`")
         }
 
-        var luhn = true
-        if let value = fields["luhn"] {
-            if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
-        }
         for key in ["source", "note", "$schema"] { if let value = fields[key] { _ = string(value, key) } }
 
         guard problems.isEmpty, let id, let name, let cvv else { return nil }
@@ -182,7 +189,8 @@ struct RuleFile {
                                     groups: groups, cvv: cvv, luhn: luhn, file: file,
                                     idLocation: id.location, patternLocations: patternLocations,
                                     patternLengths: patternLengths, status: status,
-                                    family: family?.value, familyLocation: family?.location))
+                                    family: family?.value, familyLocation: family?.location,
+                                    coBadges: read.coBadges, patternTerms: read.terms))
     }
 
     // MARK: - Patterns
@@ -242,44 +250,162 @@ struct RuleFile {
         return patternCount
     }
 
-    /// Reads `lengthsFor`: extra patterns of this network, each entry with its own lengths.
-    private mutating func readLengthsFor(_ value: JSONValue, networkLengths: [Int], _ patterns: inout [IINPattern],
-                                         _ patternLocations: inout [SourceLocation], _ patternLengths: inout [[Int]]) {
+    /// The patterns of a file as they are read: the top-level ones, then each entry's, with
+    /// their locations, lengths and (where not the network's own) terms.
+    struct EntryPatterns {
+        var patterns: [IINPattern]
+        var locations: [SourceLocation]
+        var lengths: [[Int]]
+        var terms: [CardNetwork.PatternTerms] = []
+        var coBadges: [CardNetwork.CoBadge] = []
+    }
+
+    /// Reads `lengthsFor`: extra patterns of this network, each entry with its own lengths
+    /// and, if it says so, its own `luhn`.
+    private mutating func readLengthsFor(_ value: JSONValue, networkLengths: [Int], luhn: Bool, _ read: inout EntryPatterns) {
         guard let entries = array(value, "lengthsFor") else { return }
         for entry in entries {
-            guard case .object(let members, let location) = entry else {
-                fail(entry.location, "each `lengthsFor` entry is an object like {\"prefixes\": [\"4026\"], \"lengths\": [13, 16, 19]}, found \(entry.kindName)")
-                continue
-            }
-            var fields = Fields(Fields.lengthsForEntry)
-            for member in members {
-                if !fields.take(member) {
-                    fail(member.keyLocation, "field `lengthsFor.\(member.key.escapingControlCharacters)` appears twice")
-                } else if !fields.isKnown(member.key) {
-                    var message = "unknown field `lengthsFor.\(member.key.escapingControlCharacters)`"
-                    if let guess = closest(to: member.key, in: Self.entryFields) { message += "; did you mean `\(guess)`?" }
-                    fail(member.keyLocation, message)
-                }
-            }
-            let first = patterns.count
-            let count = readPatterns(fields, into: &patterns, &patternLocations)
-            if count == 0 && !Self.hasMalformedPatterns(fields) {
-                fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? location,
-                     "a `lengthsFor` entry needs at least one IIN pattern in `prefixes` or `ranges`")
-            }
+            guard let (fields, location) = entryFields(entry, "lengthsFor", Fields.lengthsForEntry, Self.entryFields,
+                                                       example: #"{"prefixes": ["4026"], "lengths": [13, 16, 19]}"#) else { continue }
+            let first = read.patterns.count
+            readEntryPatterns(fields, "lengthsFor", location, &read)
+            let ownLuhn = entryLuhn(fields, "lengthsFor")
             var lengths: [Int] = []
             if let value = fields["lengths"] {
-                lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
-                if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
-                lengths = LengthSet(lengths).lengths
-                if !lengths.isEmpty && lengths == networkLengths {
+                lengths = entryLengths(value)
+                if !lengths.isEmpty && lengths == networkLengths && (ownLuhn ?? luhn) == luhn {
                     warnings.append(RuleError(file: file, location: value.location, severity: .warning,
                                               message: "this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"))
                 }
             } else {
                 fail(location, "missing required field `lengthsFor.lengths`")
             }
-            patternLengths += Array(repeating: lengths, count: patterns.count - first)
+            read.lengths += Array(repeating: lengths, count: read.patterns.count - first)
+            if let ownLuhn, ownLuhn != luhn {
+                read.terms += (first..<read.patterns.count).map { CardNetwork.PatternTerms(pattern: $0, luhn: ownLuhn) }
+            }
+        }
+    }
+
+    /// Reads `coBadged`: patterns whose cards are also cards of the networks `with` names,
+    /// each entry with the file's lengths and `luhn` unless it gives its own.
+    private mutating func readCoBadged(_ value: JSONValue, networkLengths: [Int], luhn: Bool, id: String?, _ read: inout EntryPatterns) {
+        guard let entries = array(value, "coBadged") else { return }
+        for entry in entries {
+            guard let (fields, location) = entryFields(entry, "coBadged", Fields.coBadgedEntry, Self.coBadgedFields,
+                                                       example: #"{"with": ["visa"], "prefixes": ["4571"]}"#) else { continue }
+            var with: [String] = [], locations: [SourceLocation] = []
+            if let value = fields["with"] {
+                if let items = array(value, "coBadged.with") {
+                    if items.isEmpty { fail(value.location, "`coBadged.with` must name at least one network, the other network on these cards (like \"visa\")") }
+                    for item in items {
+                        guard let text = string(item, "each network of `coBadged.with`") else { continue }
+                        if !isValidID(text.value) {
+                            fail(text.location, "`coBadged.with` entry `\(text.value.escapingControlCharacters)` must be a network id: lower-case letters, digits and '-', starting with a letter or digit")
+                        } else if text.value == id {
+                            fail(text.location, "`coBadged.with` names the network itself; list the other networks on these cards")
+                        } else if let earlier = with.firstIndex(of: text.value) {
+                            fail(text.location, "`coBadged.with` lists `\(text.value)` twice (first at \(locations[earlier]))")
+                        } else {
+                            with.append(text.value)
+                            locations.append(text.location)
+                        }
+                    }
+                }
+            } else {
+                fail(location, "missing required field `coBadged.with`")
+            }
+            let first = read.patterns.count
+            readEntryPatterns(fields, "coBadged", location, &read)
+            let ownLuhn = entryLuhn(fields, "coBadged")
+            var lengths = networkLengths
+            if let value = fields["lengths"] { lengths = entryLengths(value) }
+            read.lengths += Array(repeating: lengths, count: read.patterns.count - first)
+            let coBadge = read.coBadges.count
+            read.coBadges.append(CardNetwork.CoBadge(with: with, locations: locations))
+            read.terms += (first..<read.patterns.count).map { CardNetwork.PatternTerms(pattern: $0, luhn: ownLuhn ?? luhn, coBadge: coBadge) }
+        }
+    }
+
+    /// An entry of `lengthsFor` or `coBadged` as an object's fields, each key checked (known,
+    /// not repeated); nil, with the error, when it is not an object.
+    private mutating func entryFields(_ entry: JSONValue, _ list: String, _ keys: Fields.Keys, _ known: [String],
+                                      example: String) -> (Fields, SourceLocation)? {
+        guard case .object(let members, let location) = entry else {
+            fail(entry.location, "each `\(list)` entry is an object like \(example), found \(entry.kindName)")
+            return nil
+        }
+        var fields = Fields(keys)
+        for member in members {
+            if !fields.take(member) {
+                fail(member.keyLocation, "field `\(list).\(member.key.escapingControlCharacters)` appears twice")
+            } else if !fields.isKnown(member.key) {
+                var message = "unknown field `\(list).\(member.key.escapingControlCharacters)`"
+                if let guess = closest(to: member.key, in: known) { message += "; did you mean `\(guess)`?" }
+                fail(member.keyLocation, message)
+            }
+        }
+        return (fields, location)
+    }
+
+    /// An entry's `prefixes` and `ranges`, appended to `read` (at least one is required).
+    private mutating func readEntryPatterns(_ fields: Fields, _ list: String, _ location: SourceLocation, _ read: inout EntryPatterns) {
+        let count = readPatterns(fields, into: &read.patterns, &read.locations)
+        if count == 0 && !Self.hasMalformedPatterns(fields) {
+            fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? location,
+                 "a `\(list)` entry needs at least one IIN pattern in `prefixes` or `ranges`")
+        }
+    }
+
+    /// An entry's `luhn`, if it gives one.
+    private mutating func entryLuhn(_ fields: Fields, _ list: String) -> Bool? {
+        guard let value = fields["luhn"] else { return nil }
+        guard case .bool(let flag, _) = value else {
+            fail(value.location, "`\(list).luhn` must be true or false, found \(value.kindName)")
+            return nil
+        }
+        return flag
+    }
+
+    /// An entry's `lengths`: ascending, without repeats; empty after an error.
+    private mutating func entryLengths(_ value: JSONValue) -> [Int] {
+        let lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
+        if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
+        return LengthSet(lengths).lengths
+    }
+
+    /// Two patterns of one length with the same lengths but different terms (one co-badged,
+    /// the other not; other `luhn`s) must not overlap: the index merges them, and a number in
+    /// both would have two answers. (Different lengths are the index's own error.) A sweep
+    /// over the patterns of each length a termed pattern has, in order of low end.
+    private mutating func checkTermsOverlap(_ read: EntryPatterns, id: String?) {
+        // Each pattern's terms as a small number: 0 for the network's own, else one per
+        // distinct (luhn, networks) pair.
+        var kinds: [(luhn: Bool, with: [String]?)] = []
+        var kindOf = [Int](repeating: 0, count: read.patterns.count)
+        for terms in read.terms {
+            let kind = (luhn: terms.luhn, with: terms.coBadge.map { read.coBadges[$0].with })
+            if let known = kinds.firstIndex(where: { $0.luhn == kind.luhn && $0.with == kind.with }) {
+                kindOf[terms.pattern] = known + 1
+            } else {
+                kinds.append(kind)
+                kindOf[terms.pattern] = kinds.count
+            }
+        }
+        for length in Set(read.terms.map { read.patterns[$0.pattern].length }).sorted() {
+            let members = read.patterns.indices.filter { read.patterns[$0].length == length }
+                .sorted { (read.patterns[$0].lowValue, $0) < (read.patterns[$1].lowValue, $1) }
+            var reach: Int?
+            for index in members {
+                let pattern = read.patterns[index]
+                if let current = reach, pattern.lowValue <= read.patterns[current].highValue {
+                    if kindOf[current] != kindOf[index] && read.lengths[current] == read.lengths[index] {
+                        let (earlier, later) = (min(current, index), max(current, index))
+                        fail(read.locations[later], "pattern \(read.patterns[later]) of `\(id ?? "")` overlaps its pattern \(read.patterns[earlier]) (\(read.locations[earlier])) with other terms (co-badged or not, or another `luhn`); make one of them more specific")
+                    }
+                }
+                if reach.map({ read.patterns[$0].highValue < pattern.highValue }) ?? true { reach = index }
+            }
         }
     }
 
@@ -422,6 +548,7 @@ private struct Fields {
     }
     static let ruleFile = Keys(RuleFile.knownFields)
     static let lengthsForEntry = Keys(RuleFile.entryFields)
+    static let coBadgedEntry = Keys(RuleFile.coBadgedFields)
 
     private let keys: Keys
     private var values: [JSONValue?]

@@ -13,6 +13,10 @@ public struct RuleSet: Sendable {
     /// Problems that do not stop the set from loading (a network hidden by others, say).
     public let warnings: [RuleError]
     private let levels: [IntervalLevel]
+    /// For each network (by index in `networks`), for each of its `coBadges` entries, the
+    /// networks loaded here that the entry names, in `with` order: what a co-badged number's
+    /// detection lists (`Detection.coBadged`). Empty for a network without entries.
+    private var coBadgePartners: [[[CardNetwork]]] = []
     /// What an empty number says (every card starts there): worked out once.
     private var emptyDetection: Detection?
     /// How many of the rule files `load(folders:)` read went through the one-pass reader
@@ -88,6 +92,7 @@ public struct RuleSet: Sendable {
             }
         }
         warnings += Self.familyWarnings(networks)
+        warnings += Self.coBadgeWarnings(networks)
         let retired = includeRetired ? [] : networks.filter { $0.status == .retired }
         if !retired.isEmpty { networks.removeAll { $0.status == .retired } }
         let set: RuleSet
@@ -124,11 +129,38 @@ public struct RuleSet: Sendable {
         return warnings
     }
 
+    /// A `coBadged.with` id that names no network read (a typo, or a network another folder
+    /// disabled): a warning, like a `family` that names none; the cards are then of the
+    /// networks that are there.
+    private static func coBadgeWarnings(_ networks: [CardNetwork]) -> [RuleError] {
+        var warnings: [RuleError] = []
+        for network in networks {
+            for entry in network.coBadges {
+                for (id, location) in zip(entry.with, entry.locations) where !networks.contains(where: { $0.id == id }) {
+                    var message = "`coBadged.with` names `\(id)`, which no network loaded has"
+                    if let guess = closest(to: id, in: networks.map(\.id)) { message += "; did you mean `\(guess)`?" }
+                    warnings.append(RuleError(file: network.file, location: location, severity: .warning,
+                                              message: message + " (these cards are then of `\(network.id)` alone)"))
+                }
+            }
+        }
+        return warnings
+    }
+
+    /// `coBadgePartners` for these networks.
+    private static func coBadgePartners(_ networks: [CardNetwork]) -> [[[CardNetwork]]] {
+        guard networks.contains(where: \.hasCoBadges) else { return [] }
+        return networks.map { network in
+            network.coBadges.map { entry in entry.with.compactMap { id in networks.first { $0.id == id } } }
+        }
+    }
+
     private init(networks: [CardNetwork], retired: [CardNetwork], warnings: [RuleError], levels: [IntervalLevel]) {
         self.networks = networks
         self.retired = retired
         self.warnings = warnings
         self.levels = levels
+        coBadgePartners = Self.coBadgePartners(networks)
         emptyDetection = detect([])
     }
 
@@ -211,6 +243,7 @@ public struct RuleSet: Sendable {
         self.networks = networks
         self.levels = levels
         self.warnings = Self.hiddenNetworks(networks, levels)
+        coBadgePartners = Self.coBadgePartners(networks)
         emptyDetection = detect([])
     }
 
@@ -253,8 +286,21 @@ public struct RuleSet: Sendable {
         if digits.isEmpty, let emptyDetection { return emptyDetection }
         let found = match(digits.span)
         let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
-        return Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
-                         decidingLength: found.decidingLength, lengths: found.lengths)
+        var detection = Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
+                                  decidingLength: found.decidingLength, lengths: found.lengths)
+        if let decided, decided.hasCoBadges {
+            detection.coBadged = coBadged(digits, owner: Int(found.owner), decidingLength: found.decidingLength)
+        }
+        return detection
+    }
+
+    /// The other networks of a number that `networks[owner]` decides by its pattern of
+    /// `decidingLength` digits: those of the pattern's `coBadged` entry that are loaded, in
+    /// `with` order; empty when the pattern is not co-badged.
+    public func coBadged(_ digits: some Collection<UInt8>, owner: Int, decidingLength: Int) -> [CardNetwork] {
+        guard coBadgePartners.indices.contains(owner),
+              let entry = networks[owner].terms(of: digits, decidingLength: decidingLength)?.coBadge else { return [] }
+        return coBadgePartners[owner][entry]
     }
 
     /// The allocation-free core of detection: the decided network's index (or -1), whether
@@ -429,14 +475,49 @@ public struct Detection: Equatable, Sendable {
     /// The lengths the patterns still possible allow: the deciding pattern's own once no
     /// longer pattern can match (Visa `4…`: 16; Visa `413600…`: 13 and 16).
     public var lengths: LengthSet
+    /// When the deciding pattern is one of `network`'s `coBadged` entries: the other networks
+    /// on the card that are loaded, in the entry's `with` order (Visa for a Dankort `4571…`);
+    /// empty otherwise. The number's lengths, groups and code are still `network`'s.
+    public var coBadged: [CardNetwork] {
+        get { coBadgedNetworks ?? [] }
+        set { coBadgedNetworks = newValue.isEmpty ? nil : newValue }
+    }
+    /// `coBadged`, nil when empty: a detection is copied on every key, and a nil costs no
+    /// reference count.
+    private var coBadgedNetworks: [CardNetwork]?
+    /// Whether the number is a co-badged card's (`coBadged` is not empty).
+    public var isCoBadged: Bool { coBadgedNetworks != nil }
 
     /// A detection from its parts.
-    public init(network: CardNetwork?, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {
+    public init(network: CardNetwork?, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet,
+                coBadged: [CardNetwork] = []) {
         self.network = network
         self.hasCandidates = hasCandidates
         self.maxLength = maxLength
         self.decidingLength = decidingLength
         self.lengths = lengths
+        self.coBadgedNetworks = coBadged.isEmpty ? nil : coBadged
+    }
+
+    /// The networks of the number, the one home of that list: the co-badged ones first (the
+    /// international schemes a `coBadged` entry names, which a card is reported as by
+    /// default), then the deciding network; just the deciding network for most numbers; empty
+    /// while none is decided.
+    public var networks: [CardNetwork] {
+        guard let network else { return [] }
+        guard let coBadgedNetworks else { return [network] }
+        return coBadgedNetworks + [network]
+    }
+
+    /// The networks a card with this number can be delivered as, the one rule of that choice
+    /// (the prompt's badge and Ctrl-N, `check`'s `network`): `networks` less those `accepts`
+    /// refuses, when it takes some (all of them when it takes none: they name the refusal).
+    /// The first is the default, a co-badged card's first `with` network that is taken.
+    public func networks(takenBy accepts: (CardNetwork) -> Bool) -> [CardNetwork] {
+        let all = networks
+        guard all.count > 1 else { return all }
+        let taken = all.filter(accepts)
+        return taken.isEmpty ? all : taken
     }
 }
 

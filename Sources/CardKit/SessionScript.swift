@@ -47,7 +47,8 @@ public struct SessionScript: Equatable, Sendable {
         case field(Field)
         /// `@expect text "12/30"`: the active field's text exactly as shown (grouped digits, `•` for a CVV).
         case text(String)
-        /// `@expect network visa`: the network detected so far; nil for `none`.
+        /// `@expect network visa`: the network detected so far (for a co-badged card, the one
+        /// chosen: Ctrl-N, `:network ID`); nil for `none`.
         case network(String?)
         /// `@expect refused 2`: how many keys were refused since the previous expectation.
         case refused(Int)
@@ -126,6 +127,7 @@ public struct SessionScript: Equatable, Sendable {
     static let namedKeys: [String: Key] = [
         "bs": .backspace, "backspace": .backspace, "enter": .enter, "cr": .enter, "return": .enter,
         "c-u": .clearLine, "c-c": .cancel, "c-d": .endOfInput, "up": .historyPrevious, "down": .historyNext,
+        "c-n": .nextNetwork,
         "tab": .character("\t"), "lt": .character("<"), "space": .character(" "),
         // Keys that do nothing at the prompt, so scripts can show them being refused.
         "left": .other("Left"), "right": .other("Right"), "home": .other("Home"), "end": .other("End"),
@@ -266,7 +268,7 @@ public struct SessionScript: Equatable, Sendable {
                 }
                 let name = String(line[nameStart..<close]).escapingControlCharacters
                 guard let key = namedKeys[name.lowercased()] else {
-                    throw SyntaxError(line: number, column: column, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)")
+                    throw SyntaxError(line: number, column: column, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)")
                 }
                 if keeping { keys.append(key) }
                 index = utf8.index(after: close)

@@ -19,7 +19,7 @@ extension TerminalKey {
             case 0x03: return .cancel
             case 0x04: return .endOfInput
             case 0x10: return .historyPrevious
-            case 0x0E: return .historyNext
+            case 0x0E: return .nextNetwork
             default: return .other(name)
             }
         case .up: return .historyPrevious

@@ -97,7 +97,7 @@ struct Cardline: ParsableCommand {
             cardline replay|rules|check [<options>] ...
             """,
         discussion: """
-            With no subcommand, opens the card-entry prompt (cardline enter --help lists its options). With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine; a line with a refused key, or whose Enter does not take its field, abandons the card being entered (line N: FIELD: reason (card abandoned)), and the next line starts a new card.
+            With no subcommand, opens the card-entry prompt (cardline enter --help lists its options). With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script; the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine; a line with a refused key, or whose Enter does not take its field, abandons the card being entered (line N: FIELD: reason (card abandoned)), and the next line starts a new card. A co-badged card (Visa and Dankort, say: a rule file's coBadged range) is delivered as its international scheme, its other networks in the JSON's alsoNetworks; Ctrl-N at the prompt, or :network ID, delivers it as another of them.
 
             Options may come before the subcommand or after it: cardline --rules DIR rules list is cardline rules list --rules DIR.
 

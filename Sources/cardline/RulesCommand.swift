@@ -59,7 +59,7 @@ struct Rules: ParsableCommand {
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
                   groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
                   code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
-                  luhn:         \(network.luhn ? "checked" : "not checked")
+                  luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())
 
                 """)
         }
@@ -157,18 +157,21 @@ struct Rules: ParsableCommand {
             commandName: "lint",
             abstract: "Check rule files: every error and warning with its file, line and column.",
             usage: "cardline rules lint [<options>] [<DIR> ...]",
-            discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
+            discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Warns where a pattern overlaps another network's (the more specific one decides those numbers) and neither file's note names the other network. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"))
         var folders: [String] = []
 
         func run() throws {
             let all = RuleSources.folders(bundled: !rules.noDefaultRules, extra: rules.ruleFolders + folders)
-            let files = all.compactMap { try? RuleSources.read(folder: $0) }.map(\.count).reduce(0, +)
+            let read = all.compactMap { try? RuleSources.read(folder: $0) }.flatMap { $0 }
+            let files = read.count
             let problems: [RuleError]
             do throws(RuleSources.LoadError) {
                 let set = try RuleSources.load(folders: all, includeRetired: rules.retired)
-                problems = set.warnings + set.unreachablePatterns()
+                // Each file's note, by path: an overlap of two networks is explained by either note.
+                let notes = Dictionary(read.map { ($0.path, RuleSet.note(ofRuleFile: $0.bytes) ?? "") }) { $1 }
+                problems = set.warnings + set.unreachablePatterns() + set.unexplainedOverlaps(notes: notes)
             } catch {
                 if case .unreadable = error {
                     Terminal.writeError(error.description + "\n")
@@ -200,6 +203,20 @@ extension CardNetwork {
             if let index = entries.firstIndex(where: { $0.lengths == own }) { entries[index].patterns.append(pattern) } else { entries.append((own, [pattern])) }
         }
         return entries
+    }
+
+    /// "with visa: 4571, 457200-457299", one per `coBadged` entry.
+    var coBadgedLines: [String] {
+        coBadges.indices.map { entry in
+            let patterns = patternTerms.filter { $0.coBadge == entry }.map { self.patterns[$0.pattern].description }
+            return "with \(coBadges[entry].with.joined(separator: ", ")): \(patterns.joined(separator: ", "))"
+        }
+    }
+
+    /// The patterns whose Luhn check is not the network's (an entry's own `luhn`), or nil.
+    var luhnExceptions: String? {
+        let patterns = patternTerms.filter { $0.luhn != luhn }.map { self.patterns[$0.pattern].description }
+        return patterns.isEmpty ? nil : patterns.joined(separator: ", ")
     }
 
     /// "13, 16, 19: 4026, 417500, 450800-450899", one per `lengthsFor` group.
@@ -263,6 +280,10 @@ extension RuleSet {
         }
         let pattern = decidingPattern(detection, digits).map(\.description) ?? "?"
         lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
+        if detection.isCoBadged {
+            // The card is also the `with` networks' (reported as the first: the prompt, `check`).
+            lines.append("  co-badged: also \(detection.coBadged.map(\.id).joined(separator: ", ")); reported as \(detection.networks[0].id)")
+        }
         // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
         let lengths = detection.lengths
         let allowedLengths = lengths.lengths.map(String.init).joined(separator: ", ")
@@ -279,7 +300,8 @@ extension RuleSet {
         lines.append("  length:    \(digits.count) — \(lengthWord) (\(network.name) allows \(allowedLengths)\(patternNote))")
         let luhnWord: String
         switch verdict {
-        case _ where !network.luhn: luhnWord = "not checked for \(network.name)"
+        case _ where !network.requiresLuhn(digits, decidingLength: detection.decidingLength):
+            luhnWord = network.luhn ? "not checked for \(pattern)" : "not checked for \(network.name)"
         case .wrongLength: luhnWord = "not checked until the length is valid"
         case .failsLuhn: luhnWord = "fails"
         default: luhnWord = "passes"

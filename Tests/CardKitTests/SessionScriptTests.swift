@@ -44,7 +44,7 @@ import Testing
         ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ''"),
         ("# c\n@expcet field number", 2, "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect)"),
         ("@color on", 1, "unknown directive `@color` (directives: @today, @rules, @networks, @expect)"),
-        ("\n\n4111<Escape>", 3, "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"),
+        ("\n\n4111<Escape>", 3, "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"),
         ("41<BS", 1, "unterminated key name after '<'; write <lt> for a literal '<'"),
         ("@expect text \"4111", 1, "unterminated quote"),
         ("@expect text 4111", 1, "expected a double-quoted string, like \"12/30\""),
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func refusalAndMessageCountsStartAgainAtTheNextKeys() throws {
-        let result = try replay("7\n@expect refused 1\n@expect message \"starts with 7\"\n4\n@expect refused 0\n@expect message \"starts with 7\"")
+        let result = try replay("0\n@expect refused 1\n@expect message \"starts with 0\"\n4\n@expect refused 0\n@expect message \"starts with 0\"")
         #expect(result.failures.map(\.line) == [6])
     }
 
