@@ -58,13 +58,19 @@ public final class CardPrompt {
         /// wiped), as in one-shot use (`cardline --once`, `--print`); false (the default): Ctrl-C
         /// cancels the card and the prompt asks for the next, Esc does nothing.
         public var endsOnCancel: Bool
+        /// How cards are sealed for `askForSealedCard()`, `askForSealedCards(receipts:)` and
+        /// `readSealedLines`: `CardSeal.CardSealer` encrypts them for a payment processor's
+        /// public key (`cardline --encrypt-to`). Read and check its key before making the
+        /// prompt, so a bad key is refused before anything is asked. nil (the default): the
+        /// sealed variants throw `.noSealing`.
+        public var sealing: (any CardSealing)?
 
         /// Options; every one has the default `cardline` uses.
         public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
                     today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
                     protectsProcess: Bool = true, retiredNetworks: Bool = false,
-                    timeout: Duration? = nil, endsOnCancel: Bool = false) {
+                    timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
             self.retiredNetworks = retiredNetworks
@@ -77,6 +83,7 @@ public final class CardPrompt {
             self.protectsProcess = protectsProcess
             self.timeout = timeout
             self.endsOnCancel = endsOnCancel
+            self.sealing = sealing
         }
     }
 
@@ -90,6 +97,8 @@ public final class CardPrompt {
         case unknownNetwork(String)
         /// There is no terminal to ask on (no `/dev/tty`).
         case noTerminal(String)
+        /// A sealed card was asked for with no `Options.sealing`.
+        case noSealing
 
         /// The problem in words; broken rules as one `file:line:column: error: …` line each.
         public var description: String {
@@ -98,6 +107,7 @@ public final class CardPrompt {
             case .brokenRules(let errors): return errors.description
             case .unknownNetwork(let message): return "accepted networks: \(message)"
             case .noTerminal(let reason): return reason
+            case .noSealing: return "a sealed card was asked for, but Options.sealing is not set"
             }
         }
     }
@@ -205,6 +215,47 @@ public final class CardPrompt {
         case .cancelled: return .cancelled
         case .timedOut: return .timedOut
         case .noEditor: throw .noTerminal("the terminal could not be set up for editing")
+        }
+    }
+
+    /// Asks for one card and returns it sealed by `Options.sealing` (one JSON object, no line
+    /// break), as `askForCard()` does with the clear card; the clear card is wiped.
+    public func askForSealedCard() throws(Failure) -> [UInt8]? {
+        var delivered: [UInt8]?
+        _ = try askForSealedCards { sealed in
+            delivered = sealed
+            return .done
+        }
+        return delivered
+    }
+
+    /// Asks for cards as `askForCards(receipts:)` does, handing `receive` each card sealed by
+    /// `Options.sealing` (one JSON object, no line break) instead of the clear card. The
+    /// prompt's clear copy is wiped once `receive` returns, as always; a card that cannot be
+    /// sealed is not delivered, and the person is told so.
+    public func askForSealedCards(receipts receive: @escaping ([UInt8]) -> Receipt) throws(Failure) -> Ending {
+        try askForCards(receipts: try sealing(receive))
+    }
+
+    /// Reads the lines of `fd` as `readLines(from:style:write:receive:stop:)` does, handing
+    /// `receive` each card sealed by `Options.sealing`.
+    public func readSealedLines(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
+                                receive: @escaping ([UInt8]) -> Receipt,
+                                stop: @escaping () -> Bool = { false }) throws(Failure) -> PlainLineReader.Result {
+        readLines(from: fd, style: style, write: write, receive: try sealing(receive), stop: stop)
+    }
+
+    /// `receive` behind `Options.sealing`: each accepted card sealed, then handed over.
+    private func sealing(_ receive: @escaping ([UInt8]) -> Receipt) throws(Failure) -> (PaymentCard) -> Receipt {
+        guard let sealer = options.sealing else { throw .noSealing }
+        return { card in
+            var sealed: [UInt8] = []
+            do {
+                try sealer.appendSealed(card, to: &sealed)
+            } catch {
+                return .failed("the card could not be encrypted")
+            }
+            return receive(sealed)
         }
     }
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The encryption tests' independent side: keys made at test time, and a JWE decrypter that
+is not cardline's code (joserfc, on Python's cryptography).
+
+  jwe-check.py keys DIR       writes test keys into DIR (made now, never committed):
+                              private.pem (RSA 2048, the decrypting side), public.pem (its
+                              SubjectPublicKeyInfo), public.jwk (its JWK, with a kid),
+                              adyen.txt (its Adyen key text, 10001|<hex modulus>),
+                              weak.pem (RSA 1024, public), ec.jwk (P-256, public),
+                              truncated.pem (public.pem cut short), garbage.txt
+  jwe-check.py decrypt KEY    reads JSON Lines on stdin; writes each object back with every
+                              member that holds a compact JWE replaced by
+                              {"header": <protected header>, "plaintext": <its JSON>},
+                              decrypted with the private key in KEY. Exit 1 when any fails.
+"""
+import base64
+import json
+import os
+import sys
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from joserfc import jwe
+from joserfc.jwk import RSAKey
+from joserfc.registry import HeaderParameter
+
+# RSA-OAEP-256 and the two content encryptions cardline writes; Adyen's header carries
+# "version": "1", a member joserfc checks only when it is registered.
+REGISTRY = jwe.JWERegistry(
+    header_registry={"version": HeaderParameter("Adyen's encryption version", "str")},
+    algorithms=["RSA-OAEP-256", "A256GCM", "A256CBC-HS512"],
+)
+
+
+def b64url(number_bytes):
+    return base64.urlsafe_b64encode(number_bytes).rstrip(b"=").decode()
+
+
+def make_keys(folder):
+    os.makedirs(folder, exist_ok=True)
+
+    def write(name, data):
+        with open(os.path.join(folder, name), "wb") as out:
+            out.write(data if isinstance(data, bytes) else data.encode())
+
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = private.public_key()
+    write("private.pem", private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+    public_pem = public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    write("public.pem", public_pem)
+    numbers = public.public_numbers()
+    modulus = numbers.n.to_bytes((numbers.n.bit_length() + 7) // 8, "big")
+    exponent = numbers.e.to_bytes((numbers.e.bit_length() + 7) // 8, "big")
+    write("public.jwk", json.dumps({"kty": "RSA", "use": "enc", "alg": "RSA-OAEP-256", "kid": "test-key-1",
+                                    "n": b64url(modulus), "e": b64url(exponent)}))
+    write("adyen.txt", "%X|%s\n" % (numbers.e, modulus.hex().upper()))
+    weak = rsa.generate_private_key(public_exponent=65537, key_size=1024).public_key()
+    write("weak.pem", weak.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    point = ec.generate_private_key(ec.SECP256R1()).public_key().public_numbers()
+    write("ec.jwk", json.dumps({"kty": "EC", "crv": "P-256", "x": b64url(point.x.to_bytes(32, "big")),
+                                "y": b64url(point.y.to_bytes(32, "big"))}))
+    write("truncated.pem", public_pem[: len(public_pem) // 2])
+    write("garbage.txt", "this is not a key\n")
+
+
+def is_compact_jwe(value):
+    if not isinstance(value, str) or value.count(".") != 4:
+        return False
+    try:
+        header = json.loads(base64.urlsafe_b64decode(value.split(".")[0] + "=="))
+    except ValueError:
+        return False
+    return isinstance(header, dict) and "alg" in header
+
+
+def decrypt(key_file):
+    with open(key_file, "rb") as source:
+        key = RSAKey.import_key(source.read())
+    failed = False
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            for name, value in list(record.items()):
+                if is_compact_jwe(value):
+                    message = jwe.decrypt_compact(value, key, registry=REGISTRY)
+                    record[name] = {"header": message.protected, "plaintext": json.loads(message.plaintext)}
+            print(json.dumps(record, sort_keys=True))
+        except Exception as error:  # noqa: BLE001 -- every failure is reported, then exit 1
+            print("jwe-check: %s: %s" % (type(error).__name__, error), file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "keys":
+        make_keys(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "decrypt":
+        sys.exit(decrypt(sys.argv[2]))
+    else:
+        sys.exit(__doc__)
