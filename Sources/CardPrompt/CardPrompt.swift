@@ -58,11 +58,12 @@ public final class CardPrompt {
         /// wiped), as in one-shot use (`cardline --once`, `--print`); false (the default): Ctrl-C
         /// cancels the card and the prompt asks for the next, Esc does nothing.
         public var endsOnCancel: Bool
-        /// How cards are sealed for `askForSealedCard()`, `askForSealedCards(receipts:)` and
-        /// `readSealedLines`: `CardSeal.CardSealer` encrypts them for a payment processor's
-        /// public key (`cardline --encrypt-to`). Read and check its key before making the
-        /// prompt, so a bad key is refused before anything is asked. nil (the default): the
-        /// sealed variants throw `.noSealing`.
+        /// How `askForCardAsJSON()`, `askForCardsAsJSON(receipts:)` and `readLinesAsJSON` seal
+        /// each card: `CardSeal.CardSealer` encrypts it for a payment processor's public key
+        /// (`cardline --encrypt-to`). Read and check its key before making the prompt, so a bad
+        /// key is refused before anything is asked. nil (the default): they hand over the
+        /// clear JSON `--print` writes. `askForCard()` and `askForCards` always give the clear
+        /// card.
         public var sealing: (any CardSealing)?
 
         /// Options; every one has the default `cardline` uses.
@@ -97,8 +98,6 @@ public final class CardPrompt {
         case unknownNetwork(String)
         /// There is no terminal to ask on (no `/dev/tty`).
         case noTerminal(String)
-        /// A sealed card was asked for with no `Options.sealing`.
-        case noSealing
 
         /// The problem in words; broken rules as one `file:line:column: error: …` line each.
         public var description: String {
@@ -107,7 +106,6 @@ public final class CardPrompt {
             case .brokenRules(let errors): return errors.description
             case .unknownNetwork(let message): return "accepted networks: \(message)"
             case .noTerminal(let reason): return reason
-            case .noSealing: return "a sealed card was asked for, but Options.sealing is not set"
             }
         }
     }
@@ -218,44 +216,53 @@ public final class CardPrompt {
         }
     }
 
-    /// Asks for one card and returns it sealed by `Options.sealing` (one JSON object, no line
-    /// break), as `askForCard()` does with the clear card; the clear card is wiped.
-    public func askForSealedCard() throws(Failure) -> [UInt8]? {
+    /// Asks for one card and returns it as JSON (one object, no line break): sealed by
+    /// `Options.sealing` when that is set, else the clear JSON `--print` writes
+    /// (`PaymentCard.appendJSON`); nil as for `askForCard()`. The prompt's own copies are wiped.
+    public func askForCardAsJSON() throws(Failure) -> [UInt8]? {
         var delivered: [UInt8]?
-        _ = try askForSealedCards { sealed in
-            delivered = sealed
+        _ = try askForCardsAsJSON { json in
+            delivered = Array(json)
             return .done
         }
         return delivered
     }
 
-    /// Asks for cards as `askForCards(receipts:)` does, handing `receive` each card sealed by
-    /// `Options.sealing` (one JSON object, no line break) instead of the clear card. The
-    /// prompt's clear copy is wiped once `receive` returns, as always; a card that cannot be
+    /// Asks for cards as `askForCards(receipts:)` does, handing `receive` each card as JSON
+    /// (one object, no line break): sealed by `Options.sealing` when that is set
+    /// (`cardline --encrypt-to`), else the clear JSON `--print` writes. The bytes, and the
+    /// prompt's clear copy of the card, are wiped once `receive` returns; a card that cannot be
     /// sealed is not delivered, and the person is told so.
-    public func askForSealedCards(receipts receive: @escaping ([UInt8]) -> Receipt) throws(Failure) -> Ending {
-        try askForCards(receipts: try sealing(receive))
+    public func askForCardsAsJSON(receipts receive: @escaping ([UInt8]) -> Receipt) throws(Failure) -> Ending {
+        try askForCards(receipts: asJSON(receive))
     }
 
     /// Reads the lines of `fd` as `readLines(from:style:write:receive:stop:)` does, handing
-    /// `receive` each card sealed by `Options.sealing`.
-    public func readSealedLines(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
+    /// `receive` each card as `askForCardsAsJSON(receipts:)` does.
+    public func readLinesAsJSON(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
                                 receive: @escaping ([UInt8]) -> Receipt,
-                                stop: @escaping () -> Bool = { false }) throws(Failure) -> PlainLineReader.Result {
-        readLines(from: fd, style: style, write: write, receive: try sealing(receive), stop: stop)
+                                stop: @escaping () -> Bool = { false }) -> PlainLineReader.Result {
+        readLines(from: fd, style: style, write: write, receive: asJSON(receive), stop: stop)
     }
 
-    /// `receive` behind `Options.sealing`: each accepted card sealed, then handed over.
-    private func sealing(_ receive: @escaping ([UInt8]) -> Receipt) throws(Failure) -> (PaymentCard) -> Receipt {
-        guard let sealer = options.sealing else { throw .noSealing }
+    /// `receive` behind the card's JSON: sealed by `Options.sealing`, or clear.
+    private func asJSON(_ receive: @escaping ([UInt8]) -> Receipt) -> (PaymentCard) -> Receipt {
+        let sealer = options.sealing
         return { card in
-            var sealed: [UInt8] = []
-            do {
-                try sealer.appendSealed(card, to: &sealed)
-            } catch {
-                return .failed("the card could not be encrypted")
+            var json: [UInt8] = []
+            defer { json.overwriteAndEmpty() }
+            if let sealer {
+                do {
+                    try sealer.appendSealed(card, to: &json)
+                } catch {
+                    return .failed("the card could not be encrypted")
+                }
+            } else {
+                // One allocation, sized for this card: growing would leave a copy in freed memory.
+                json.reserveCapacity(card.jsonLength)
+                card.appendJSON(to: &json)
             }
-            return receive(sealed)
+            return receive(json)
         }
     }
 

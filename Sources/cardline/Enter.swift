@@ -160,7 +160,6 @@ extension EnterSettings {
             case .unknownNetwork(let message):
                 Terminal.writeError("cardline: error: \(acceptedNetworksText?.source ?? "--networks"): \(message)\n")
             case .unreadableRules(let reason), .noTerminal(let reason): Terminal.writeError("cardline: error: \(reason)\n")
-            case .noSealing: Terminal.writeError("cardline: error: \(error.description)\n")
             }
             throw error.exitCode
         }
@@ -172,16 +171,12 @@ extension EnterSettings {
         // the terminal put back, as SIGTERM does.
         if isatty(0) == 1 && deliveryFD == nil { signal(SIGPIPE, SIG_DFL) }
         var delivery = Delivery(fd: deliveryFD)
-        let receive: (PaymentCard) -> CardPrompt.Receipt = { card in
-            guard delivery.deliver(card) else { return .failed(delivery.failure ?? "write failed") }
+        // Each card as the JSON line the caller receives: clear, or sealed with --encrypt-to
+        // (`Options.sealing`).
+        let receive: ([UInt8]) -> CardPrompt.Receipt = { json in
+            guard delivery.deliver(json) else { return .failed(delivery.failure ?? "write failed") }
             return once ? .done : .more
         }
-        // With --encrypt-to the prompt hands over only the sealed card (`Options.sealing`).
-        let receiveSealed: ([UInt8]) -> CardPrompt.Receipt = { sealed in
-            guard delivery.deliver(sealed: sealed) else { return .failed(delivery.failure ?? "write failed") }
-            return once ? .done : .more
-        }
-
         if isatty(0) == 1 {
             // A history file that cannot be written is said above the prompt, not over it.
             history?.warn = { [weak prompt] text in
@@ -189,7 +184,7 @@ extension EnterSettings {
             }
             let ending: CardPrompt.Ending
             do {
-                ending = try sealer == nil ? prompt.askForCards(receipts: receive) : prompt.askForSealedCards(receipts: receiveSealed)
+                ending = try prompt.askForCardsAsJSON(receipts: receive)
             } catch {
                 Terminal.writeError("cardline: error: \(error.description)\n")
                 throw ExitStatus.ioError
@@ -206,11 +201,10 @@ extension EnterSettings {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let style = Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD), ascii: Style.localeWantsASCII())
-        let write: (String) -> Void = { Terminal.write($0, to: messagesFD) }
-        let result = sealer == nil
-            ? prompt.readLines(style: style, write: write, receive: receive, stop: { Terminal.outputFailed })
-            : try prompt.readSealedLines(style: style, write: write, receive: receiveSealed, stop: { Terminal.outputFailed })
+        let result = prompt.readLinesAsJSON(style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD),
+                                                         ascii: Style.localeWantsASCII()),
+                                            write: { Terminal.write($0, to: messagesFD) }, receive: receive,
+                                            stop: { Terminal.outputFailed })
         try delivery.finish()
         // A script must know that a record was lost: 1 when any card was abandoned, even with
         // others delivered; in one-shot use, also when input ended before any card.
@@ -248,33 +242,22 @@ struct Delivery {
 
     init(fd: Int32?) { self.fd = fd }
 
-    /// Writes the card (when there is somewhere to write it); false when the write failed.
-    mutating func deliver(_ card: PaymentCard) -> Bool {
+    /// Writes a card's JSON (`CardPrompt.askForCardsAsJSON`: clear, or sealed with
+    /// `--encrypt-to`) as a line (when there is somewhere to write it); false when the write
+    /// failed.
+    mutating func deliver(_ json: [UInt8]) -> Bool {
         guard let fd else {
             count += 1
             return true
         }
         var line: [UInt8] = []
         // One allocation, sized for this card: growing would leave a copy of it in freed memory.
-        line.reserveCapacity(card.jsonLength + 1)
-        card.appendJSON(to: &line)
+        line.reserveCapacity(json.count + 1)
+        line += json
         line.append(UInt8(ascii: "\n"))
-        defer { line.overwriteAndEmpty() }
-        return write(line, to: fd)
-    }
-
-    /// Writes a sealed card (`--encrypt-to`), a line of its own; false when the write failed.
-    mutating func deliver(sealed: [UInt8]) -> Bool {
-        guard let fd else {
-            count += 1
-            return true
-        }
-        return write(sealed + [UInt8(ascii: "\n")], to: fd)
-    }
-
-    private mutating func write(_ line: [UInt8], to fd: Int32) -> Bool {
         let written = Terminal.writeAll(line, to: fd)
         let error = errno
+        line.overwriteAndEmpty()
         guard written else {
             failure = String(cString: strerror(error))
             return false
@@ -299,7 +282,6 @@ extension CardPrompt.Failure {
         case .brokenRules: return ExitStatus.badRules
         case .unknownNetwork: return ExitStatus.usage
         case .noTerminal: return ExitStatus.ioError
-        case .noSealing: return ExitStatus.usage
         }
     }
 }

@@ -10,7 +10,8 @@ is not cardline's code (joserfc, on Python's cryptography).
                               truncated.pem (public.pem cut short), garbage.txt
   jwe-check.py decrypt KEY    reads JSON Lines on stdin; writes each object back with every
                               member that holds a compact JWE replaced by
-                              {"header": <protected header>, "plaintext": <its JSON>},
+                              {"header": <protected header>, "plaintext": <its JSON>,
+                              "text": <the plaintext as it is>},
                               decrypted with the private key in KEY. Exit 1 when any fails.
 """
 import base64
@@ -86,7 +87,8 @@ def decrypt(key_file):
             for name, value in list(record.items()):
                 if is_compact_jwe(value):
                     message = jwe.decrypt_compact(value, key, registry=REGISTRY)
-                    record[name] = {"header": message.protected, "plaintext": json.loads(message.plaintext)}
+                    text = message.plaintext.decode("utf-8")
+                    record[name] = {"header": message.protected, "plaintext": json.loads(text), "text": text}
             print(json.dumps(record, sort_keys=True))
         except Exception as error:  # noqa: BLE001 -- every failure is reported, then exit 1
             print("jwe-check: %s: %s" % (type(error).__name__, error), file=sys.stderr)
