@@ -32,8 +32,13 @@ struct Check: ParsableCommand {
             expired, expiry_too_far, cvv_format, cvv_length, network_not_accepted (with \
             --networks).
 
-            Exit status: 0 every record valid; 1 some record invalid; 65 some record in neither \
-            format; 66 a file cannot be read; 74 standard output could not \
+            With --encrypt-to FILE each valid record is written encrypted for that public key \
+            ({"line":N, then the members enter --encrypt-to writes); invalid ones as above; a \
+            valid record without an expiry is not encrypted and counts as invalid.
+
+            Exit status: 0 every record valid; 1 some record invalid; 64 bad usage (or an \
+            --encrypt-to file with no usable key); 65 some record in neither \
+            format; 66 a file (or the --encrypt-to key file) cannot be read; 74 standard output could not \
             be written (full, or a closed pipe: then it stops at once, with no message).
             """)
 
