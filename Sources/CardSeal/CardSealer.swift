@@ -8,7 +8,8 @@ import Glibc
 /// them (the calling script, its pipes and logs) holds only ciphertext:
 ///
 /// - `.jwe`: `{"network":"visa","family":"visa","last4":"1111","expiry":{"month":12,"year":2030},"jwe":"eyJ…"}`,
-///   the JWE (RSA-OAEP-256, A256GCM, the key's `kid`) holding exactly the JSON `--print`
+///   the JWE (RSA-OAEP-256 or, for a P-256 key, ECDH-ES+A256KW; A256GCM; the key's `kid`)
+///   holding exactly the JSON `--print`
 ///   writes (`PaymentCard.appendJSON`); the other members are clear and never more of the card;
 /// - `.adyen`: `{"type":"scheme","encryptedCardNumber":"eyJ…","encryptedExpiryMonth":"eyJ…","encryptedExpiryYear":"eyJ…","encryptedSecurityCode":"eyJ…"}`,
 ///   Adyen's card fields, each its own JWE (RSA-OAEP-256, A256CBC-HS512, `"version":"1"`)
@@ -30,6 +31,11 @@ public struct CardSealer: CardSealing {
     public let key: RecipientKey
     /// The shape of each sealed card.
     public let format: Format
+
+    /// Why a key cannot seal in a format: Adyen's fields need an RSA key (Adyen's are RSA).
+    public static func problem(sealing format: Format, for key: RecipientKey) -> String? {
+        format == .adyen && !key.isRSA ? "Adyen's encrypted fields need an RSA key (Adyen's client encryption keys are RSA); this is a P-256 key" : nil
+    }
     /// The time of encryption, for Adyen's `generationtime`; the system clock's unless a test pins it.
     let clock: @Sendable () -> timespec
 
@@ -62,10 +68,8 @@ public struct CardSealer: CardSealing {
         plaintext.reserveCapacity(card.jsonLength)
         card.appendJSON(to: &plaintext)
         defer { plaintext.overwriteAndEmpty() }
-        var header = #"{"alg":"RSA-OAEP-256","enc":"A256GCM""#
-        if let keyID = key.keyID { header += #","kid":"# + keyID.jsonQuoted }
-        header += "}"
-        let jwe = try JWE.compact(plaintext, header: header, encryption: .a256gcm, for: key)
+        let jwe = try JWE.compact(plaintext, encryption: .a256gcm, for: key,
+                                  moreHeader: key.keyID.map { #","kid":"# + $0.jsonQuoted } ?? "")
         out += #"{"network":"#.utf8
         out += card.network.id.jsonQuoted.utf8
         out += #","family":"#.utf8
@@ -81,8 +85,9 @@ public struct CardSealer: CardSealing {
         out += #""}"#.utf8
     }
 
-    /// Adyen's protected header, as its client-side encryption writes it.
-    static let adyenHeader = #"{"alg":"RSA-OAEP-256","enc":"A256CBC-HS512","version":"1"}"#
+    /// What follows `alg` and `enc` in Adyen's protected header, as its client-side encryption
+    /// writes it: `{"alg":"RSA-OAEP-256","enc":"A256CBC-HS512","version":"1"}`.
+    static let adyenHeader = #","version":"1""#
 
     private func appendAdyen(_ card: PaymentCard, to out: inout [UInt8]) throws {
         let time = Self.generationTime(clock())
@@ -106,7 +111,7 @@ public struct CardSealer: CardSealing {
             plaintext += time.utf8
             plaintext += #""}"#.utf8
             defer { plaintext.overwriteAndEmpty() }
-            let jwe = try JWE.compact(plaintext, header: Self.adyenHeader, encryption: .a256cbcHS512, for: key)
+            let jwe = try JWE.compact(plaintext, encryption: .a256cbcHS512, for: key, moreHeader: Self.adyenHeader)
             out += #",""#.utf8
             out += field.name.utf8
             out += #"":""#.utf8

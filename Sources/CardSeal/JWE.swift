@@ -2,9 +2,10 @@ import Crypto
 import CryptoExtras
 import FoundationEssentials
 
-/// One JWE in compact serialization (RFC 7516 section 7.1) for a recipient's RSA key: a fresh
-/// content key wrapped with RSA-OAEP-256 (RFC 7518 section 4.3), the plaintext encrypted under
-/// it with a fresh IV. Only the composition is here; every primitive is swift-crypto's.
+/// One JWE in compact serialization (RFC 7516 section 7.1) for a recipient's key: a fresh
+/// content key wrapped with RSA-OAEP-256 (RFC 7518 section 4.3) for an RSA key, or with
+/// ECDH-ES+A256KW (section 4.6) for a P-256 key; the plaintext encrypted under it with a fresh
+/// IV. Only the composition is here; every primitive is swift-crypto's.
 enum JWE {
     /// The content encryption (`enc`).
     enum ContentEncryption: String, Sendable {
@@ -16,11 +17,10 @@ enum JWE {
     }
 
     /// `BASE64URL(header) . BASE64URL(wrapped key) . BASE64URL(IV) . BASE64URL(ciphertext) .
-    /// BASE64URL(tag)`. `header` is the protected header's JSON; its base64url form is the
+    /// BASE64URL(tag)`. The protected header is `{"alg":…,"enc":…` (with `"epk"` for an EC key)
+    /// followed by `moreHeader` (members, each after a comma) and `}`; its base64url form is the
     /// additional authenticated data (RFC 7516 section 5.1, step 14).
-    static func compact(_ plaintext: [UInt8], header: String, encryption: ContentEncryption, for key: RecipientKey) throws -> String {
-        let protectedHeader = Array(header.utf8).base64URL
-        let additionalData = Array(protectedHeader.utf8)
+    static func compact(_ plaintext: [UInt8], encryption: ContentEncryption, for key: RecipientKey, moreHeader: String = "") throws -> String {
         let contentKey: SymmetricKey
         switch encryption {
         case .a256gcm: contentKey = SymmetricKey(size: .bits256)
@@ -28,8 +28,24 @@ enum JWE {
         }
         // The content key leaves this process only wrapped; swift-crypto's key storage is wiped
         // when it is freed.
-        // unsafe: the key's bytes are read in place, never copied into an array of ours.
-        let wrappedKey = try contentKey.withUnsafeBytes { try key.rsa.encrypt($0, padding: .PKCS1_OAEP_SHA256) }
+        var header = ""
+        let wrappedKey: Data
+        switch key.material {
+        case .rsa(let rsa):
+            header = #"{"alg":"RSA-OAEP-256","enc":""# + encryption.rawValue + #"""#
+            // unsafe: the key's bytes are read in place, never copied into an array of ours.
+            wrappedKey = try contentKey.withUnsafeBytes { try rsa.encrypt($0, padding: .PKCS1_OAEP_SHA256) }
+        case .p256(let recipient):
+            let ephemeral = P256.KeyAgreement.PrivateKey()
+            let point = Array(ephemeral.publicKey.rawRepresentation)
+            header = #"{"alg":"ECDH-ES+A256KW","enc":""# + encryption.rawValue + #"","epk":{"kty":"EC","crv":"P-256","x":""#
+                + point[..<32].base64URL + #"","y":""# + point[32...].base64URL + #""}"#
+            let secret = try ephemeral.sharedSecretFromKeyAgreement(with: recipient)
+            wrappedKey = try AES.KeyWrap.wrap(contentKey, using: keyEncryptionKey(secret))
+        }
+        header += moreHeader + "}"
+        let protectedHeader = Array(header.utf8).base64URL
+        let additionalData = Array(protectedHeader.utf8)
         let iv: [UInt8], ciphertext: [UInt8], tag: [UInt8]
         switch encryption {
         case .a256gcm:
@@ -59,5 +75,22 @@ enum JWE {
         }
         return [protectedHeader, Array(wrappedKey).base64URL, iv.base64URL, ciphertext.base64URL, tag.base64URL]
             .joined(separator: ".")
+    }
+
+    /// ECDH-ES+A256KW's key-encryption key (RFC 7518 section 4.6.2): the Concat KDF of NIST SP
+    /// 800-56A section 5.8.1 with SHA-256 over the shared secret Z, in its one round for 256
+    /// bits: SHA-256(round 1 || Z || AlgorithmID || PartyUInfo || PartyVInfo || SuppPubInfo),
+    /// each datum after its length as a 32-bit big-endian number, with no PartyUInfo or
+    /// PartyVInfo (no "apu", "apv") and the key's length in bits as SuppPubInfo.
+    private static func keyEncryptionKey(_ secret: SharedSecret) -> SymmetricKey {
+        func bigEndian32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        let algorithm = Array("ECDH-ES+A256KW".utf8)
+        var hash = SHA256()
+        hash.update(data: bigEndian32(1))
+        // unsafe: the shared secret is hashed in place, never copied into an array of ours.
+        secret.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        hash.update(data: bigEndian32(algorithm.count) + algorithm)
+        hash.update(data: bigEndian32(0) + bigEndian32(0) + bigEndian32(256))
+        return SymmetricKey(data: hash.finalize())
     }
 }

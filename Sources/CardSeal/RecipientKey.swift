@@ -7,13 +7,14 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// The public key cards are sealed for: an RSA key of 2048 bits or more, read from one of the
-/// three forms payment processors hand out:
+/// The public key cards are sealed for: an RSA key of 2048 bits or more (RSA-OAEP-256), or an
+/// elliptic-curve P-256 key (ECDH-ES+A256KW), read from one of the three forms payment
+/// processors hand out:
 ///
 /// - PEM: `-----BEGIN PUBLIC KEY-----` (SubjectPublicKeyInfo, as `openssl rsa -pubout` writes
 ///   it) or `-----BEGIN RSA PUBLIC KEY-----` (PKCS #1);
-/// - a JWK (RFC 7517): `{"kty":"RSA","n":"…","e":"AQAB","kid":"…"}`, whose `kid` goes into every
-///   JWE header;
+/// - a JWK (RFC 7517): `{"kty":"RSA","n":"…","e":"AQAB","kid":"…"}` or
+///   `{"kty":"EC","crv":"P-256","x":"…","y":"…"}`, whose `kid` goes into every JWE header;
 /// - Adyen's client-side-encryption key text: `10001|<hex modulus>` (exponent, bar, modulus).
 ///
 /// The key is checked when it is read, so a caller can refuse it before asking for a card.
@@ -30,14 +31,30 @@ public struct RecipientKey: @unchecked Sendable {
     /// The smallest RSA modulus taken, in bits (RFC 7518 3.3 and NIST SP 800-131A: 2048).
     public static let minimumBits = 2048
 
-    /// The RSA key, for RSA-OAEP-256.
-    let rsa: _RSA.Encryption.PublicKey
+    /// The key itself.
+    enum Material {
+        /// An RSA key, for RSA-OAEP-256.
+        case rsa(_RSA.Encryption.PublicKey)
+        /// A P-256 key, for ECDH-ES+A256KW.
+        case p256(P256.KeyAgreement.PublicKey)
+    }
+    let material: Material
     /// The form it came in.
     public let form: Form
     /// The JWK's `kid`, when it has one.
     public let keyID: String?
-    /// The modulus's size in bits.
-    public var bits: Int { rsa.keySizeInBits }
+    /// The key's size in bits: the RSA modulus's, or 256 for P-256.
+    public var bits: Int {
+        switch material {
+        case .rsa(let key): return key.keySizeInBits
+        case .p256: return 256
+        }
+    }
+    /// Whether it is an RSA key (Adyen's fields need one).
+    public var isRSA: Bool {
+        if case .rsa = material { return true }
+        return false
+    }
 
     /// Why a key cannot be used, in words that never quote the key's text.
     public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
@@ -46,6 +63,11 @@ public struct RecipientKey: @unchecked Sendable {
         /// The reason, like "an RSA key of 1024 bits; 2048 or more are needed".
         public var reason: String
         public var description: String { reason }
+
+        public init(unreadable: Bool, reason: String) {
+            self.unreadable = unreadable
+            self.reason = reason
+        }
 
         static func unusable(_ reason: String) -> Problem { Problem(unreadable: false, reason: reason) }
     }
@@ -58,14 +80,14 @@ public struct RecipientKey: @unchecked Sendable {
         let text = Array(bytes[start..<end])
         guard !text.isEmpty else { throw .unusable("the file is empty; give the recipient's public key") }
         if text.starts(with: Array("-----BEGIN ".utf8)) {
-            (rsa, keyID, form) = (try Self.pem(text), nil, .pem)
+            (material, keyID, form) = (try Self.pem(text), nil, .pem)
         } else if text.first == UInt8(ascii: "{") {
             let (key, id) = try Self.jwk(text)
-            (rsa, keyID, form) = (key, id, .jwk)
+            (material, keyID, form) = (key, id, .jwk)
         } else if text.contains(UInt8(ascii: "|")) {
-            (rsa, keyID, form) = (try Self.adyen(text), nil, .adyen)
+            (material, keyID, form) = (.rsa(try Self.adyen(text)), nil, .adyen)
         } else {
-            throw .unusable("not a public key: expected a PEM public key (-----BEGIN PUBLIC KEY-----), a JWK ({\"kty\":\"RSA\",...}) or Adyen's key text (10001|<hex modulus>)")
+            throw .unusable("not a public key: expected a PEM public key (-----BEGIN PUBLIC KEY-----), a JWK ({\"kty\":\"RSA\",...} or {\"kty\":\"EC\",...}) or Adyen's key text (10001|<hex modulus>)")
         }
     }
 
@@ -97,7 +119,7 @@ public struct RecipientKey: @unchecked Sendable {
 
     // MARK: - The three forms
 
-    private static func pem(_ text: [UInt8]) throws(Problem) -> _RSA.Encryption.PublicKey {
+    private static func pem(_ text: [UInt8]) throws(Problem) -> Material {
         let pem = String(decoding: text, as: UTF8.self)
         if pem.contains("PRIVATE KEY-----") {
             throw .unusable("holds a private key; give the recipient's public key (openssl pkey -pubout)")
@@ -110,17 +132,18 @@ public struct RecipientKey: @unchecked Sendable {
         } catch CryptoKitError.incorrectParameterSize {
             throw .unusable("an RSA key shorter than 1024 bits; \(minimumBits) bits or more are needed")
         } catch {
-            if (try? P256.KeyAgreement.PublicKey(pemRepresentation: pem)) != nil
-                || (try? P384.KeyAgreement.PublicKey(pemRepresentation: pem)) != nil {
-                throw .unusable("an elliptic-curve key; cardline encrypts for RSA keys (2048 bits or more) only")
+            if let p256 = try? P256.KeyAgreement.PublicKey(pemRepresentation: pem) { return .p256(p256) }
+            if (try? P384.KeyAgreement.PublicKey(pemRepresentation: pem)) != nil
+                || (try? P521.KeyAgreement.PublicKey(pemRepresentation: pem)) != nil {
+                throw .unusable("an elliptic-curve key on a curve other than P-256; cardline encrypts for RSA (2048 bits or more) or P-256 keys")
             }
-            throw .unusable("not a readable PEM RSA public key (a damaged or cut-short block?)")
+            throw .unusable("not a readable PEM public key (a damaged or cut-short block?)")
         }
         try checkSize(key.keySizeInBits)
-        return key
+        return .rsa(key)
     }
 
-    private static func jwk(_ text: [UInt8]) throws(Problem) -> (_RSA.Encryption.PublicKey, String?) {
+    private static func jwk(_ text: [UInt8]) throws(Problem) -> (Material, String?) {
         let value: JSONValue
         do {
             value = try JSONValue.parse(text)
@@ -137,20 +160,31 @@ public struct RecipientKey: @unchecked Sendable {
             throw .unusable("a JWK Set; give the one key to encrypt for, as its own JWK")
         }
         guard let type = try string("kty") else { throw .unusable("a JSON object with no \"kty\": not a JWK") }
-        guard type == "RSA" else {
-            throw .unusable("a JWK of type \(type.jsonQuoted); cardline encrypts for RSA keys (\"kty\": \"RSA\") only")
+        guard type == "RSA" || type == "EC" else {
+            throw .unusable("a JWK of type \(type.jsonQuoted); cardline encrypts for RSA (\"kty\": \"RSA\") or P-256 (\"kty\": \"EC\") keys")
         }
         if members.contains(where: { ["d", "p", "q"].contains($0.key) }) {
             throw .unusable("holds a private key (\"d\"); give the recipient's public JWK")
         }
         if let use = try string("use"), use != "enc" { throw .unusable("a JWK for \"use\": \(use.jsonQuoted), not \"enc\"") }
-        if let algorithm = try string("alg"), algorithm != "RSA-OAEP-256" {
-            throw .unusable("a JWK for \"alg\": \(algorithm.jsonQuoted); cardline wraps keys with RSA-OAEP-256")
+        let wrapping = type == "RSA" ? "RSA-OAEP-256" : "ECDH-ES+A256KW"
+        if let algorithm = try string("alg"), algorithm != wrapping {
+            throw .unusable("a JWK for \"alg\": \(algorithm.jsonQuoted); cardline wraps keys for it with \(wrapping)")
+        }
+        if type == "EC" {
+            guard let curve = try string("crv"), curve == "P-256" else {
+                throw .unusable("an EC JWK on a curve other than P-256 (\"crv\"); cardline encrypts for P-256 keys")
+            }
+            guard let x = try string("x").flatMap(base64URLDecoded), let y = try string("y").flatMap(base64URLDecoded),
+                  x.count == 32, y.count == 32, let key = try? P256.KeyAgreement.PublicKey(rawRepresentation: x + y) else {
+                throw .unusable("a P-256 JWK whose \"x\" and \"y\" are not a point on the curve")
+            }
+            return (.p256(key), try string("kid"))
         }
         guard let n = try string("n"), let e = try string("e") else { throw .unusable("an RSA JWK needs \"n\" and \"e\"") }
         guard let modulus = base64URLDecoded(n) else { throw .unusable("the JWK's \"n\" is not base64url") }
         guard let exponent = base64URLDecoded(e) else { throw .unusable("the JWK's \"e\" is not base64url") }
-        return (try rsaKey(modulus: modulus, exponent: exponent), try string("kid"))
+        return (.rsa(try rsaKey(modulus: modulus, exponent: exponent)), try string("kid"))
     }
 
     private static func adyen(_ text: [UInt8]) throws(Problem) -> _RSA.Encryption.PublicKey {

@@ -25,7 +25,7 @@ struct Enter: ParsableCommand {
     @Option(name: .customLong("print-fd"), help: ArgumentHelp("Write the cards' JSON lines to file descriptor N instead of standard output.", valueName: "N"))
     var printFD: Int32?
 
-    @Option(help: ArgumentHelp("Encrypt each card for this public key before --print or --print-fd writes it: a PEM public key, a JWK (RSA) or Adyen's key text (10001|<hex modulus>), RSA of 2048 bits or more. Read and checked before the prompt opens (66 unreadable, 64 unusable).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Encrypt each card for this public key before --print or --print-fd writes it: a PEM public key, a JWK or Adyen's key text (10001|<hex modulus>); RSA of 2048 bits or more, or EC P-256 (not for adyen). Read and checked before the prompt opens (66 unreadable, 64 unusable).", valueName: "FILE"))
     var encryptTo: String?
 
     @Option(help: ArgumentHelp("With --encrypt-to: jwe (one JWE of the card with clear network, family, last4 and expiry) or adyen (Adyen's encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear, encryptedSecurityCode).", valueName: "jwe|adyen"))

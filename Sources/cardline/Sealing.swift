@@ -12,7 +12,11 @@ enum Sealing {
     static func sealer(keyFile: String?, format: CardSealer.Format?) throws -> CardSealer? {
         guard let keyFile else { return nil }
         do throws(RecipientKey.Problem) {
-            return CardSealer(key: try RecipientKey(file: keyFile), format: format ?? .jwe)
+            let key = try RecipientKey(file: keyFile)
+            if let problem = CardSealer.problem(sealing: format ?? .jwe, for: key) {
+                throw RecipientKey.Problem(unreadable: false, reason: problem)
+            }
+            return CardSealer(key: key, format: format ?? .jwe)
         } catch {
             Terminal.writeError("cardline: error: --encrypt-to \(keyFile.escapingControlCharacters): \(error.reason)\n")
             throw error.unreadable ? ExitStatus.unreadable : ExitStatus.usage

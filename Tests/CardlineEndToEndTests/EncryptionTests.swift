@@ -49,8 +49,8 @@ import Glibc
 
     /// Each line of cardline's output decrypted: every JWE member replaced by its header, its
     /// plaintext's JSON and that plaintext as text.
-    func decrypted(_ output: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
-        let result = try Self.jweCheck(["decrypt", keys + "/private.pem"], input: output)
+    func decrypted(_ output: String, with privateKey: String = "private.pem", sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+        let result = try Self.jweCheck(["decrypt", keys + "/" + privateKey], input: output)
         #expect(result.status == 0, "jwe-check.py decrypt: \(result.errors)", sourceLocation: sourceLocation)
         return try result.output.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], sourceLocation: sourceLocation)
@@ -74,11 +74,14 @@ import Glibc
 
     static let card = "\(number) 12/30 \(code)\n"
 
-    @Test(arguments: ["public.pem", "public.jwk", "adyen.txt"])
+    /// RSA keys in the three forms (RSA-OAEP-256), and P-256 keys as a JWK and as PEM
+    /// (ECDH-ES+A256KW).
+    @Test(arguments: ["public.pem", "public.jwk", "adyen.txt", "ec.jwk", "ec.pem"])
     func theJWEHoldsExactlyWhatPrintWouldHaveWritten(key: String) throws {
         let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)"], input: Self.card)
         #expect(sealed.status == 0, "\(sealed.errors)")
-        let lines = try decrypted(sealed.output)
+        let curve = key.hasPrefix("ec")
+        let lines = try decrypted(sealed.output, with: curve ? "ec-private.pem" : "private.pem")
         try #require(lines.count == 1)
         let line = lines[0]
         // Clear members for the caller's bookkeeping, and nothing else.
@@ -88,9 +91,15 @@ import Glibc
         #expect(line["last4"] as? String == "1111")
         #expect(line["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
         let jwe = try #require(line["jwe"] as? [String: Any])
-        var header = ["alg": "RSA-OAEP-256", "enc": "A256GCM"]
-        if key == "public.jwk" { header["kid"] = "test-key-1" }  // the JWK's kid is copied
-        #expect(jwe["header"] as? [String: String] == header)
+        var header: [String: String] = ["alg": curve ? "ECDH-ES+A256KW" : "RSA-OAEP-256", "enc": "A256GCM"]
+        if key.hasSuffix(".jwk") { header["kid"] = curve ? "test-ec-1" : "test-key-1" }  // the JWK's kid is copied
+        var seen = try #require(jwe["header"] as? [String: Any])
+        if curve {
+            // The ephemeral public key (RFC 7518 section 4.6.1.1).
+            let epk = try #require(seen.removeValue(forKey: "epk") as? [String: String])
+            #expect(epk["kty"] == "EC" && epk["crv"] == "P-256" && epk["x"]?.count == 43 && epk["y"]?.count == 43)
+        }
+        #expect(seen as? [String: String] == header)
         #expect(jwe["text"] as? String == (try printed(Self.card)))
         let card = try #require(jwe["plaintext"] as? [String: Any])
         #expect(card["number"] as? String == Self.number)
@@ -180,11 +189,13 @@ import Glibc
 
     /// Refused before the prompt: exit 64 (no usable key) or 66 (no readable file), a message
     /// naming the file, nothing on stdout, and not one line of input read as a card.
-    @Test(arguments: [("truncated.pem", 64, "cut short"), ("weak.pem", 64, "1024 bits"), ("ec.jwk", 64, "\"EC\""),
-                      ("garbage.txt", 64, "not a public key"), ("private.pem", 64, "private key"),
-                      ("missing.pem", 66, "cannot read it"), ("", 66, "it is a folder")])
-    func badKeysAreRefusedBeforeThePrompt(key: String, status: Int32, reason: String) throws {
-        let refused = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)"], input: Self.card)
+    @Test(arguments: [("truncated.pem", 64, "cut short", "jwe"), ("weak.pem", 64, "1024 bits", "jwe"),
+                      ("oct.jwk", 64, "a JWK of type \"oct\"", "jwe"), ("p384.jwk", 64, "other than P-256", "jwe"),
+                      ("ec.jwk", 64, "Adyen's encrypted fields need an RSA key", "adyen"),
+                      ("garbage.txt", 64, "not a public key", "jwe"), ("private.pem", 64, "private key", "jwe"),
+                      ("missing.pem", 66, "cannot read it", "jwe"), ("", 66, "it is a folder", "jwe")])
+    func badKeysAreRefusedBeforeThePrompt(key: String, status: Int32, reason: String, format: String) throws {
+        let refused = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", format], input: Self.card)
         #expect(refused.status == status)
         #expect(refused.output.isEmpty)
         #expect(refused.errors.hasPrefix("cardline: error: --encrypt-to \(keys)/\(key): "), "\(refused.errors)")

@@ -6,13 +6,17 @@ is not cardline's code (joserfc, on Python's cryptography).
                               private.pem (RSA 2048, the decrypting side), public.pem (its
                               SubjectPublicKeyInfo), public.jwk (its JWK, with a kid),
                               adyen.txt (its Adyen key text, 10001|<hex modulus>),
-                              weak.pem (RSA 1024, public), ec.jwk (P-256, public),
-                              truncated.pem (public.pem cut short), garbage.txt
+                              weak.pem (RSA 1024, public), ec-private.pem (P-256, the
+                              decrypting side of ec.jwk and ec.pem, its public JWK with a
+                              kid and SubjectPublicKeyInfo), p384.jwk (P-384, public),
+                              oct.jwk (a symmetric JWK), truncated.pem (public.pem cut
+                              short), garbage.txt
   jwe-check.py decrypt KEY    reads JSON Lines on stdin; writes each object back with every
                               member that holds a compact JWE replaced by
                               {"header": <protected header>, "plaintext": <its JSON>,
                               "text": <the plaintext as it is>},
-                              decrypted with the private key in KEY. Exit 1 when any fails.
+                              decrypted with the private key (RSA or P-256) in KEY. Exit 1
+                              when any fails.
 """
 import base64
 import json
@@ -22,14 +26,14 @@ import sys
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from joserfc import jwe
-from joserfc.jwk import RSAKey
+from joserfc.jwk import ECKey, RSAKey
 from joserfc.registry import HeaderParameter
 
 # RSA-OAEP-256 and the two content encryptions cardline writes; Adyen's header carries
 # "version": "1", a member joserfc checks only when it is registered.
 REGISTRY = jwe.JWERegistry(
     header_registry={"version": HeaderParameter("Adyen's encryption version", "str")},
-    algorithms=["RSA-OAEP-256", "A256GCM", "A256CBC-HS512"],
+    algorithms=["RSA-OAEP-256", "ECDH-ES+A256KW", "A256GCM", "A256CBC-HS512"],
 )
 
 
@@ -58,9 +62,18 @@ def make_keys(folder):
     write("adyen.txt", "%X|%s\n" % (numbers.e, modulus.hex().upper()))
     weak = rsa.generate_private_key(public_exponent=65537, key_size=1024).public_key()
     write("weak.pem", weak.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    point = ec.generate_private_key(ec.SECP256R1()).public_key().public_numbers()
-    write("ec.jwk", json.dumps({"kty": "EC", "crv": "P-256", "x": b64url(point.x.to_bytes(32, "big")),
+    curve_key = ec.generate_private_key(ec.SECP256R1())
+    write("ec-private.pem", curve_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                    serialization.NoEncryption()))
+    write("ec.pem", curve_key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                        serialization.PublicFormat.SubjectPublicKeyInfo))
+    point = curve_key.public_key().public_numbers()
+    write("ec.jwk", json.dumps({"kty": "EC", "crv": "P-256", "kid": "test-ec-1", "x": b64url(point.x.to_bytes(32, "big")),
                                 "y": b64url(point.y.to_bytes(32, "big"))}))
+    point = ec.generate_private_key(ec.SECP384R1()).public_key().public_numbers()
+    write("p384.jwk", json.dumps({"kty": "EC", "crv": "P-384", "x": b64url(point.x.to_bytes(48, "big")),
+                                  "y": b64url(point.y.to_bytes(48, "big"))}))
+    write("oct.jwk", json.dumps({"kty": "oct", "k": b64url(os.urandom(32))}))
     write("truncated.pem", public_pem[: len(public_pem) // 2])
     write("garbage.txt", "this is not a key\n")
 
@@ -77,7 +90,9 @@ def is_compact_jwe(value):
 
 def decrypt(key_file):
     with open(key_file, "rb") as source:
-        key = RSAKey.import_key(source.read())
+        pem = source.read()
+    private = serialization.load_pem_private_key(pem, password=None)
+    key = (ECKey if isinstance(private, ec.EllipticCurvePrivateKey) else RSAKey).import_key(pem)
     failed = False
     for line in sys.stdin:
         if not line.strip():
