@@ -20,8 +20,8 @@ import Glibc
 /// The key is checked when it is read, so a caller can refuse it before asking for a card.
 ///
 /// Sendable though swift-crypto's RSA key type is not marked so: it is never changed after it
-/// is read, and BoringSSL's public-key operations on one key are safe from several threads
-/// (`check --encrypt-to` seals on two).
+/// is read, and BoringSSL's public-key operations on one key are safe from several threads, so
+/// a `CardSealer` may be shared by tasks.
 public struct RecipientKey: @unchecked Sendable {
     /// The form the key was read from.
     public enum Form: String, Sendable {
