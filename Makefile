@@ -10,7 +10,8 @@ deps:
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config; }
 
 # The schema check in `make test` uses Python's jsonschema; the install check renders the
-# man page with man-db and groff; the scrollback tests drive the prompt in tmux.
+# man page with man-db and groff; the scrollback tests drive the prompt in tmux; the
+# encryption tests decrypt with joserfc.
 test-deps: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || { \
 	  echo "cardline: installing python3-jsonschema (for the rule-schema check)"; \
@@ -21,6 +22,12 @@ test-deps: deps
 	@command -v tmux >/dev/null 2>&1 || { \
 	  echo "cardline: installing tmux (for the scrollback tests)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; }
+	@# The encryption tests decrypt cardline's JWEs with joserfc (on Python's cryptography), an
+	@# implementation independent of cardline's; Debian has no package of it, so it comes from PyPI.
+	@python3 -c 'import joserfc' 2>/dev/null || { \
+	  echo "cardline: installing joserfc from PyPI (the encryption tests' JWE decrypter)"; \
+	  python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip; }; \
+	  python3 -m pip install -q joserfc 2>/dev/null || $(SUDO) python3 -m pip install -q --break-system-packages joserfc; }
 
 build: deps
 	$(SWIFT) build

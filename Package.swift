@@ -8,9 +8,17 @@ let package = Package(
         .library(name: "CardKit", targets: ["CardKit"]),
         // The prompt for other Swift programs: `.product(name: "CardPrompt", package: "cardline")`.
         .library(name: "CardPrompt", targets: ["CardPrompt"]),
+        // Sealing a card for a payment processor's public key (JWE, Adyen's field set):
+        // `.product(name: "CardSeal", package: "cardline")`. The only product built on
+        // swift-crypto, so CardKit and CardPrompt build without it.
+        .library(name: "CardSeal", targets: ["CardSeal"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // RSA-OAEP, AES-GCM, AES-CBC and HMAC for CardSeal. 4.x, not 3.x: 4.x is built on
+        // FoundationEssentials, 3.x on the whole Foundation (ICU), which would lengthen
+        // cardline's start-up.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // Pure core: rules, validation, formatting, the entry engine, the tray.
@@ -26,10 +34,20 @@ let package = Package(
         // The terminal front end (libedit bindings that drive the engine, the plain-line path),
         // rule folders, process protection, and the `CardPrompt` API other programs embed.
         .target(name: "CardPrompt", dependencies: ["CardKit", "CEditLine"]),
+        // Encrypts an accepted card for its recipient's public key (PEM, JWK, Adyen's key text):
+        // a JWE (RSA-OAEP-256 with A256GCM) or Adyen's encrypted card fields (A256CBC-HS512).
+        .target(
+            name: "CardSeal",
+            dependencies: [
+                "CardKit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "cardline",
             dependencies: [
-                "CardKit", "CardPrompt",
+                "CardKit", "CardPrompt", "CardSeal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

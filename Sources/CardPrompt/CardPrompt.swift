@@ -58,13 +58,20 @@ public final class CardPrompt {
         /// wiped), as in one-shot use (`cardline --once`, `--print`); false (the default): Ctrl-C
         /// cancels the card and the prompt asks for the next, Esc does nothing.
         public var endsOnCancel: Bool
+        /// How `askForCardAsJSON()`, `askForCardsAsJSON(receipts:)` and `readLinesAsJSON` seal
+        /// each card: `CardSeal.CardSealer` encrypts it for a payment processor's public key
+        /// (`cardline --encrypt-to`). Read and check its key before making the prompt, so a bad
+        /// key is refused before anything is asked. nil (the default): they hand over the
+        /// clear JSON `--print` writes. `askForCard()` and `askForCards` always give the clear
+        /// card.
+        public var sealing: (any CardSealing)?
 
         /// Options; every one has the default `cardline` uses.
         public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
                     today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
                     protectsProcess: Bool = true, retiredNetworks: Bool = false,
-                    timeout: Duration? = nil, endsOnCancel: Bool = false) {
+                    timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
             self.retiredNetworks = retiredNetworks
@@ -77,6 +84,7 @@ public final class CardPrompt {
             self.protectsProcess = protectsProcess
             self.timeout = timeout
             self.endsOnCancel = endsOnCancel
+            self.sealing = sealing
         }
     }
 
@@ -205,6 +213,56 @@ public final class CardPrompt {
         case .cancelled: return .cancelled
         case .timedOut: return .timedOut
         case .noEditor: throw .noTerminal("the terminal could not be set up for editing")
+        }
+    }
+
+    /// Asks for one card and returns it as JSON (one object, no line break): sealed by
+    /// `Options.sealing` when that is set, else the clear JSON `--print` writes
+    /// (`PaymentCard.appendJSON`); nil as for `askForCard()`. The prompt's own copies are wiped.
+    public func askForCardAsJSON() throws(Failure) -> [UInt8]? {
+        var delivered: [UInt8]?
+        _ = try askForCardsAsJSON { json in
+            delivered = Array(json)
+            return .done
+        }
+        return delivered
+    }
+
+    /// Asks for cards as `askForCards(receipts:)` does, handing `receive` each card as JSON
+    /// (one object, no line break): sealed by `Options.sealing` when that is set
+    /// (`cardline --encrypt-to`), else the clear JSON `--print` writes. The bytes, and the
+    /// prompt's clear copy of the card, are wiped once `receive` returns; a card that cannot be
+    /// sealed is not delivered, and the person is told so.
+    public func askForCardsAsJSON(receipts receive: @escaping ([UInt8]) -> Receipt) throws(Failure) -> Ending {
+        try askForCards(receipts: asJSON(receive))
+    }
+
+    /// Reads the lines of `fd` as `readLines(from:style:write:receive:stop:)` does, handing
+    /// `receive` each card as `askForCardsAsJSON(receipts:)` does.
+    public func readLinesAsJSON(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
+                                receive: @escaping ([UInt8]) -> Receipt,
+                                stop: @escaping () -> Bool = { false }) -> PlainLineReader.Result {
+        readLines(from: fd, style: style, write: write, receive: asJSON(receive), stop: stop)
+    }
+
+    /// `receive` behind the card's JSON: sealed by `Options.sealing`, or clear.
+    private func asJSON(_ receive: @escaping ([UInt8]) -> Receipt) -> (PaymentCard) -> Receipt {
+        let sealer = options.sealing
+        return { card in
+            var json: [UInt8] = []
+            defer { json.overwriteAndEmpty() }
+            if let sealer {
+                do {
+                    try sealer.appendSealed(card, to: &json)
+                } catch {
+                    return .failed("the card could not be encrypted")
+                }
+            } else {
+                // One allocation, sized for this card: growing would leave a copy in freed memory.
+                json.reserveCapacity(card.jsonLength)
+                card.appendJSON(to: &json)
+            }
+            return receive(json)
         }
     }
 

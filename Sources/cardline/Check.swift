@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardPrompt
+import CardSeal
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -31,8 +32,13 @@ struct Check: ParsableCommand {
             expired, expiry_too_far, cvv_format, cvv_length, network_not_accepted (with \
             --networks).
 
-            Exit status: 0 every record valid; 1 some record invalid; 65 some record in neither \
-            format; 66 a file cannot be read; 74 standard output could not \
+            With --encrypt-to FILE each valid record is written encrypted for that public key \
+            ({"line":N, then the members enter --encrypt-to writes); invalid ones as above; a \
+            valid record without an expiry is not encrypted and counts as invalid.
+
+            Exit status: 0 every record valid; 1 some record invalid; 64 bad usage (or an \
+            --encrypt-to file with no usable key); 65 some record in neither \
+            format; 66 a file (or the --encrypt-to key file) cannot be read; 74 standard output could not \
             be written (full, or a closed pipe: then it stops at once, with no message).
             """)
 
@@ -48,6 +54,12 @@ struct Check: ParsableCommand {
     @Flag(help: ArgumentHelp("DANGEROUS: print full card numbers. Refused when stdout is a terminal; use only into a protected file or pipe."))
     var unmasked = false
 
+    @Option(help: ArgumentHelp("Write each valid record encrypted for this public key instead (as enter --encrypt-to does), {\"line\":N, ...} per record; invalid records as usual, masked.", valueName: "FILE"))
+    var encryptTo: String?
+
+    @Option(help: ArgumentHelp("With --encrypt-to: jwe or adyen (as for enter).", valueName: "jwe|adyen"))
+    var encryptFormat: CardSealer.Format?
+
     @Argument(help: ArgumentHelp("Files of records (- for standard input).", valueName: "FILE"))
     var files: [String] = []
 
@@ -55,18 +67,22 @@ struct Check: ParsableCommand {
         if unmasked && isatty(1) == 1 {
             throw ValidationError("--unmasked prints full card numbers; it is refused when stdout is a terminal")
         }
+        if let problem = sealingProblem { throw ValidationError(problem) }
     }
 
     func run() throws {
         ProcessProtection.apply(lockingMemory: true)
         let (rules, accepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: true))
         let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)
+        let sealer = try Sealing.sealer(keyFile: encryptTo, format: encryptFormat)
         // Read once: property-wrapper getters inside the loop showed up in the profile.
         let records = RecordWriter(checker: checker, format: format, unmasked: unmasked)
         let paths = files.isEmpty ? ["-"] : files
         // Two cores when there are two (the process's affinity: `taskset -c 0` gives one).
         let parallel = ProcessInfo.processInfo.activeProcessorCount >= 2
-        let tally = runToCompletion { await Self.check(paths, with: records, parallel: parallel) }
+        // --encrypt-to: a path of its own (CheckSealing.swift).
+        let tally = if let sealer { Self.seal(paths, with: records, sealer: sealer) }
+            else { runToCompletion { await Self.check(paths, with: records, parallel: parallel) } }
         // Output failed: the counts are of an interrupted run; `Cardline.main` reports it (74).
         if Terminal.outputFailed { return }
         let invalid = tally.records - tally.valid

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardPrompt
+import CardSeal
 
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,12 @@ struct Enter: ParsableCommand {
     @Option(name: .customLong("print-fd"), help: ArgumentHelp("Write the cards' JSON lines to file descriptor N instead of standard output.", valueName: "N"))
     var printFD: Int32?
 
+    @Option(help: ArgumentHelp("Encrypt each card for this public key before --print or --print-fd writes it: a PEM public key, a JWK or Adyen's key text (10001|<hex modulus>); RSA of 2048 bits or more, or EC P-256 (not for adyen). Read and checked before the prompt opens (66 unreadable, 64 unusable).", valueName: "FILE"))
+    var encryptTo: String?
+
+    @Option(help: ArgumentHelp("With --encrypt-to: jwe (one JWE of the card with clear network, family, last4 and expiry) or adyen (Adyen's encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear, encryptedSecurityCode).", valueName: "jwe|adyen"))
+    var encryptFormat: CardSealer.Format?
+
     @Flag(help: "End after the first accepted card.")
     var once = false
 
@@ -43,7 +50,7 @@ struct Enter: ParsableCommand {
         EnterSettings(ruleFolders: options.rules.ruleFolders, noDefaultRules: options.rules.noDefaultRules,
                       retired: options.rules.retired, today: options.today, noColor: options.noColor,
                       networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
-                      once: once, title: title, timeout: timeout)
+                      once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat)
     }
 
     func run() throws { try settings.run() }
@@ -64,9 +71,16 @@ struct EnterSettings {
     var title: String?
     /// `--timeout`'s text, checked by `timeout(from:)`.
     var timeout: String?
+    /// `--encrypt-to`: the recipient's public key file.
+    var encryptTo: String?
+    /// `--encrypt-format`.
+    var encryptFormat: CardSealer.Format?
 
-    /// What is wrong with `--print` / `--print-fd`, in argument-parser's words for `Enter`.
+    /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
+    /// write), in argument-parser's words for `Enter`.
     var deliveryProblem: String? {
+        if encryptTo != nil && !printCards && printFD == nil { return "--encrypt-to encrypts the cards --print or --print-fd writes; give one of them" }
+        if encryptFormat != nil && encryptTo == nil { return Sealing.formatWithoutKey }
         if printCards && printFD != nil { return "--print and --print-fd both say where cards go; give one" }
         if let printFD, printFD < 0 { return "--print-fd takes a file descriptor number, 0 or more; got \(printFD)" }
         if printFD == 2 { return "--print-fd 2 would mix cards with cardline's messages on standard error; use another descriptor, like 3" }
@@ -129,6 +143,7 @@ extension EnterSettings {
     func run() throws {
         let timeout = try idleTimeout()
         if let fd = deliveryFD { try checkDeliveryTarget(fd) }
+        let sealer = try Sealing.sealer(keyFile: encryptTo, format: encryptFormat)
         ProcessProtection.apply(lockingMemory: true)
         let history = noHistory ? nil : CommandHistoryFile.standard()
         let prompt: CardPrompt
@@ -138,7 +153,7 @@ extension EnterSettings {
                 acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: todayMonth,
                 colour: noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
-                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot))
+                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
@@ -156,11 +171,12 @@ extension EnterSettings {
         // the terminal put back, as SIGTERM does.
         if isatty(0) == 1 && deliveryFD == nil { signal(SIGPIPE, SIG_DFL) }
         var delivery = Delivery(fd: deliveryFD)
-        let receive: (PaymentCard) -> CardPrompt.Receipt = { card in
-            guard delivery.deliver(card) else { return .failed(delivery.failure ?? "write failed") }
+        // Each card as the JSON line the caller receives: clear, or sealed with --encrypt-to
+        // (`Options.sealing`).
+        let receive: ([UInt8]) -> CardPrompt.Receipt = { json in
+            guard delivery.deliver(json) else { return .failed(delivery.failure ?? "write failed") }
             return once ? .done : .more
         }
-
         if isatty(0) == 1 {
             // A history file that cannot be written is said above the prompt, not over it.
             history?.warn = { [weak prompt] text in
@@ -168,7 +184,7 @@ extension EnterSettings {
             }
             let ending: CardPrompt.Ending
             do {
-                ending = try prompt.askForCards(receipts: receive)
+                ending = try prompt.askForCardsAsJSON(receipts: receive)
             } catch {
                 Terminal.writeError("cardline: error: \(error.description)\n")
                 throw ExitStatus.ioError
@@ -185,10 +201,10 @@ extension EnterSettings {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let result = prompt.readLines(style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD),
-                                                   ascii: Style.localeWantsASCII()),
-                                      write: { Terminal.write($0, to: messagesFD) }, receive: receive,
-                                      stop: { Terminal.outputFailed })
+        let result = prompt.readLinesAsJSON(style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD),
+                                                         ascii: Style.localeWantsASCII()),
+                                            write: { Terminal.write($0, to: messagesFD) }, receive: receive,
+                                            stop: { Terminal.outputFailed })
         try delivery.finish()
         // A script must know that a record was lost: 1 when any card was abandoned, even with
         // others delivered; in one-shot use, also when input ended before any card.
@@ -216,7 +232,8 @@ extension EnterSettings {
     }
 }
 
-/// Writes accepted cards to the caller, one JSON line each, at the moment they are accepted.
+/// Writes accepted cards to the caller, one JSON line each (clear, or sealed with
+/// `--encrypt-to`), at the moment they are accepted.
 struct Delivery {
     let fd: Int32?
     private(set) var count = 0
@@ -225,16 +242,18 @@ struct Delivery {
 
     init(fd: Int32?) { self.fd = fd }
 
-    /// Writes the card (when there is somewhere to write it); false when the write failed.
-    mutating func deliver(_ card: PaymentCard) -> Bool {
+    /// Writes a card's JSON (`CardPrompt.askForCardsAsJSON`: clear, or sealed with
+    /// `--encrypt-to`) as a line (when there is somewhere to write it); false when the write
+    /// failed.
+    mutating func deliver(_ json: [UInt8]) -> Bool {
         guard let fd else {
             count += 1
             return true
         }
         var line: [UInt8] = []
         // One allocation, sized for this card: growing would leave a copy of it in freed memory.
-        line.reserveCapacity(card.jsonLength + 1)
-        card.appendJSON(to: &line)
+        line.reserveCapacity(json.count + 1)
+        line += json
         line.append(UInt8(ascii: "\n"))
         let written = Terminal.writeAll(line, to: fd)
         let error = errno

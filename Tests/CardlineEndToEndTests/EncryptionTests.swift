@@ -1,0 +1,322 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--encrypt-to` and `--encrypt-format` (issue 23): the card reaches the caller only as
+/// ciphertext for the recipient's key. Every round trip is decrypted by an independent
+/// implementation, `Tests/tools/jwe-check.py` (joserfc on Python's cryptography, installed by
+/// `make test-deps`), with keys it makes for each test; none of cardline's code decrypts.
+@Suite struct EncryptionTests {
+    let home = TemporaryHome()
+    static let number = "4111111111111111", code = "987"
+    /// The keys `jwe-check.py keys` wrote, in the test's home.
+    let keys: String
+
+    init() throws {
+        keys = home.path + "/keys"
+        let made = try Self.jweCheck(["keys", keys])
+        try #require(made.status == 0, "jwe-check.py keys: \(made.errors)")
+    }
+
+    /// `Tests/tools/jwe-check.py` with `arguments`, `input` on its standard input; run with this
+    /// process's environment (its python3 and the joserfc installed for it).
+    static func jweCheck(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String) {
+        let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("tools/jwe-check.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", tool] + arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        final class Collected: @unchecked Sendable { var output = Data(), errors = Data() }
+        let collected = Collected()
+        let readers = DispatchGroup()
+        DispatchQueue.global().async(group: readers) { collected.output = stdout.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: readers) { collected.errors = stderr.fileHandleForReading.readDataToEndOfFile() }
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        readers.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: collected.output, as: UTF8.self),
+                String(decoding: collected.errors, as: UTF8.self))
+    }
+
+    /// Each line of cardline's output decrypted: every JWE member replaced by its header, its
+    /// plaintext's JSON and that plaintext as text.
+    func decrypted(_ output: String, with privateKey: String = "private.pem", sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+        let result = try Self.jweCheck(["decrypt", keys + "/" + privateKey], input: output)
+        #expect(result.status == 0, "jwe-check.py decrypt: \(result.errors)", sourceLocation: sourceLocation)
+        return try result.output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], sourceLocation: sourceLocation)
+        }
+    }
+
+    /// cardline on pipes with `input`, in the test's home, on 2026-11 (and with no history for the
+    /// prompt).
+    func run(_ arguments: [String], input: String) throws -> (status: Int32, output: String, errors: String) {
+        let pinned = arguments.first == "check" ? ["--today", "2026-11"] : ["--today", "2026-11", "--no-history"]
+        let run = try runPiped(pinned + arguments, input: input, environment: home.environment)
+        return (run.status, run.output, run.errors)
+    }
+
+    /// What `--print` writes for the same card, the plaintext a JWE must hold exactly.
+    func printed(_ input: String) throws -> String {
+        let clear = try run(["--print", "--once"], input: input)
+        try #require(clear.status == 0)
+        return String(clear.output.dropLast())  // its line break
+    }
+
+    static let card = "\(number) 12/30 \(code)\n"
+
+    /// RSA keys in the three forms (RSA-OAEP-256), and P-256 keys as a JWK and as PEM
+    /// (ECDH-ES+A256KW).
+    @Test(arguments: ["public.pem", "public.jwk", "adyen.txt", "ec.jwk", "ec.pem"])
+    func theJWEHoldsExactlyWhatPrintWouldHaveWritten(key: String) throws {
+        let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)"], input: Self.card)
+        #expect(sealed.status == 0, "\(sealed.errors)")
+        let curve = key.hasPrefix("ec")
+        let lines = try decrypted(sealed.output, with: curve ? "ec-private.pem" : "private.pem")
+        try #require(lines.count == 1)
+        let line = lines[0]
+        // Clear members for the caller's bookkeeping, and nothing else.
+        #expect(Set(line.keys) == ["network", "family", "last4", "expiry", "jwe"])
+        #expect(line["network"] as? String == "visa")
+        #expect(line["family"] as? String == "visa")
+        #expect(line["last4"] as? String == "1111")
+        #expect(line["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
+        let jwe = try #require(line["jwe"] as? [String: Any])
+        var header: [String: String] = ["alg": curve ? "ECDH-ES+A256KW" : "RSA-OAEP-256", "enc": "A256GCM"]
+        if key.hasSuffix(".jwk") { header["kid"] = curve ? "test-ec-1" : "test-key-1" }  // the JWK's kid is copied
+        var seen = try #require(jwe["header"] as? [String: Any])
+        if curve {
+            // The ephemeral public key (RFC 7518 section 4.6.1.1).
+            let epk = try #require(seen.removeValue(forKey: "epk") as? [String: String])
+            #expect(epk["kty"] == "EC" && epk["crv"] == "P-256" && epk["x"]?.count == 43 && epk["y"]?.count == 43)
+        }
+        #expect(seen as? [String: String] == header)
+        #expect(jwe["text"] as? String == (try printed(Self.card)))
+        let card = try #require(jwe["plaintext"] as? [String: Any])
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["cvv"] as? String == Self.code)
+    }
+
+    @Test(arguments: ["public.pem", "public.jwk", "adyen.txt"])
+    func adyenFieldsEachHoldOneFieldAndTheTimeOfEncryption(key: String) throws {
+        let before = Date()
+        let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", "adyen"],
+                             input: "5555 5555 5555 4444 03/31 123\n")
+        #expect(sealed.status == 0, "\(sealed.errors)")
+        let after = Date()
+        let lines = try decrypted(sealed.output)
+        try #require(lines.count == 1)
+        let line = lines[0]
+        #expect(line["type"] as? String == "scheme")
+        let expected = ["encryptedCardNumber": ("number", "5555555555554444"), "encryptedExpiryMonth": ("expiryMonth", "03"),
+                        "encryptedExpiryYear": ("expiryYear", "2031"), "encryptedSecurityCode": ("cvc", "123")]
+        #expect(Set(line.keys) == Set(expected.keys).union(["type"]))
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+        for (member, (field, value)) in expected {
+            let jwe = try #require(line[member] as? [String: Any], "\(member)")
+            #expect(jwe["header"] as? [String: String] == ["alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1"])
+            let plaintext = try #require(jwe["plaintext"] as? [String: String], "\(member)")
+            #expect(Set(plaintext.keys) == [field, "generationtime"])
+            #expect(plaintext[field] == value, "\(member)")
+            let time = try #require(plaintext["generationtime"])
+            #expect(time.count == 24 && time.hasSuffix("Z"), "\(time)")
+            let when = try #require(format.date(from: time), "\(time)")
+            #expect(when >= before.addingTimeInterval(-1) && when <= after.addingTimeInterval(1), "\(time)")
+        }
+    }
+
+    @Test func twoEncryptionsOfTheSameCardDiffer() throws {
+        for format in ["jwe", "adyen"] {
+            let sealed = try run(["--print", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", format],
+                                 input: Self.card + Self.card)
+            #expect(sealed.status == 0)
+            let lines = sealed.output.split(separator: "\n")
+            try #require(lines.count == 2)
+            #expect(lines[0] != lines[1])
+            // Every JWE's key, IV, ciphertext and tag are fresh; only the header repeats.
+            func parts(_ line: Substring) -> [Substring] {
+                line.split(separator: "\"").filter { $0.split(separator: ".").count == 5 }.flatMap { $0.split(separator: ".").dropFirst() }
+            }
+            let first = parts(lines[0]), second = parts(lines[1])
+            #expect(first.count == (format == "jwe" ? 4 : 16))
+            #expect(Set(first).isDisjoint(with: second))
+            #expect(try decrypted(sealed.output).count == 2)
+        }
+    }
+
+    /// Checked on stdout's raw bytes: no run of the number's digits beyond the last four (any
+    /// eight in a row, its first twelve, the whole), and no security code as a value.
+    @Test(arguments: ["jwe", "adyen"])
+    func stdoutHoldsNothingOfTheNumberButItsLastFourAndNoCode(format: String) throws {
+        let number = "378282246310005", code = "7391"
+        let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", format],
+                             input: "\(number) 01/29 \(code)\n")
+        #expect(sealed.status == 0)
+        let raw = Array(sealed.output.utf8)
+        try #require(raw.count > 300)
+        func contains(_ text: String) -> Bool {
+            let needle = Array(text.utf8)
+            return raw.indices.contains { raw[$0...].starts(with: needle) }
+        }
+        for start in 0...(number.count - 8) {
+            let window = String(number.dropFirst(start).prefix(8))
+            #expect(!contains(window), "\(window)")
+        }
+        #expect(!contains(String(number.prefix(12))))
+        #expect(!contains("\"\(code)\""))
+        #expect(!contains("cvv") && !contains("cvc") && !contains("\"number\""))
+        // And it does decrypt to the card.
+        let line = try #require(try decrypted(sealed.output).first)
+        if format == "jwe" {
+            #expect((line["jwe"] as? [String: Any])?["text"] as? String == (try printed("\(number) 01/29 \(code)\n")))
+        } else {
+            #expect(((line["encryptedCardNumber"] as? [String: Any])?["plaintext"] as? [String: String])?["number"] == number)
+            #expect(((line["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"] == code)
+        }
+    }
+
+    /// Refused before the prompt: exit 64 (no usable key) or 66 (no readable file), a message
+    /// naming the file, nothing on stdout, and not one line of input read as a card.
+    @Test(arguments: [("truncated.pem", 64, "cut short", "jwe"), ("weak.pem", 64, "1024 bits", "jwe"),
+                      ("oct.jwk", 64, "a JWK of type \"oct\"", "jwe"), ("p384.jwk", 64, "other than P-256", "jwe"),
+                      ("ec.jwk", 64, "Adyen's encrypted fields need an RSA key", "adyen"),
+                      ("garbage.txt", 64, "not a public key", "jwe"), ("private.pem", 64, "private key", "jwe"),
+                      ("missing.pem", 66, "cannot read it", "jwe"), ("", 66, "it is a folder", "jwe")])
+    func badKeysAreRefusedBeforeThePrompt(key: String, status: Int32, reason: String, format: String) throws {
+        let refused = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", format], input: Self.card)
+        #expect(refused.status == status)
+        #expect(refused.output.isEmpty)
+        #expect(refused.errors.hasPrefix("cardline: error: --encrypt-to \(keys)/\(key): "), "\(refused.errors)")
+        #expect(refused.errors.contains(reason), "\(refused.errors)")
+        #expect(refused.errors.split(separator: "\n").count == 1, "only the refusal: \(refused.errors)")
+    }
+
+    @Test func aKeyFileNameIsPrintedEscaped() throws {
+        let name = "\(home.path)/bad\u{1B}[2Jkey"
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: name))
+        let refused = try run(["--print", "--encrypt-to", name], input: Self.card)
+        #expect(refused.status == 64)
+        #expect(!refused.errors.contains("\u{1B}"))
+        #expect(refused.errors.contains("bad\\u{1B}[2Jkey: "), "\(refused.errors)")
+    }
+
+    @Test func encryptionOptionsNeedWhatTheyApplyTo() throws {
+        let noDelivery = try run(["--encrypt-to", "\(keys)/public.pem"], input: Self.card)
+        #expect(noDelivery.status == 64)
+        #expect(noDelivery.errors.contains("--encrypt-to encrypts the cards --print or --print-fd writes"))
+        let noKey = try run(["--print", "--encrypt-format", "adyen"], input: Self.card)
+        #expect(noKey.status == 64)
+        #expect(noKey.errors.contains("--encrypt-format needs --encrypt-to"))
+        let badFormat = try run(["--print", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", "pgp"], input: Self.card)
+        #expect(badFormat.status == 64)
+        for (extra, words) in [(["--format", "text"], "--format text"), (["--unmasked"], "--unmasked")] {
+            let check = try run(["check", "--encrypt-to", "\(keys)/public.pem"] + extra, input: Self.card)
+            #expect(check.status == 64)
+            #expect(check.errors.contains(words), "\(check.errors)")
+            #expect(check.output.isEmpty)
+        }
+    }
+
+    /// One card typed at the real prompt on a pseudo-terminal, stdout a pipe, as in
+    /// `card=$(cardline --print --once --encrypt-to key.jwk)`.
+    @Test func aCardTypedAtThePromptReachesTheCallerOnlyEncrypted() throws {
+        let t = try PseudoTerminal.prompt(["--print", "--once", "--encrypt-to", "\(keys)/public.jwk"], home: home, pipes: [1])
+        t.expect("Card number (#### #### #### ####): ")
+        t.send(Self.number)
+        t.expect("Type the expiry date")
+        t.send("1230")
+        t.expect("Type the 3-digit CVV")
+        t.send(Self.code + "\r")
+        #expect(t.waitForExit() == 0)
+        t.expect("Success! Visa •••• 1111, expires 12/30")
+        let output = t.pipedText(1)
+        #expect(!output.contains(Self.number) && !output.contains("\"\(Self.code)\""))
+        let raw = String(decoding: t.raw, as: UTF8.self)
+        #expect(!raw.contains(Self.number) && !raw.contains("jwe"))
+        let line = try #require(try decrypted(output).first)
+        let jwe = try #require(line["jwe"] as? [String: Any])
+        #expect(jwe["text"] as? String == (try printed(Self.card)))
+    }
+
+    /// `check --encrypt-to`: each valid record sealed (`{"line":N,...}`), invalid ones as `check`
+    /// writes them, masked; every record form's number and code reach the plaintext.
+    @Test(arguments: ["jwe", "adyen"])
+    func checkSealsEachValidRecord(format: String) throws {
+        let records = """
+            4111 1111 1111 1111 12/30 987
+            # a comment
+            5555555555554444,03/31,123
+            4111111111111112,12/30,987
+            {"number": "378282246310005", "expiry": {"month": 1, "year": 2029}, "cvv": "7391"}
+            6011111111111117,11/28
+            4111111111111111
+
+            """
+        let checked = try run(["check", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", format], input: records)
+        #expect(checked.status == 1, "two records are invalid: \(checked.errors)")
+        #expect(checked.errors.contains("cardline: line 7: not encrypted: the record has no expiry"))
+        #expect(checked.errors.contains("6 records, 4 valid, 2 invalid"), "\(checked.errors)")
+        #expect(!checked.output.contains("4111111111111111") && !checked.output.contains("5555555555554444"))
+        let lines = try decrypted(checked.output)
+        try #require(lines.count == 6)
+        #expect(lines.map { $0["line"] as? Int } == [1, 3, 4, 5, 6, 7])
+        // Invalid: check's own line, masked.
+        #expect(lines[2]["number"] as? String == "411111******1112")
+        #expect(lines[2]["errors"] as? [String] == ["luhn"])
+        #expect(lines[5]["number"] as? String == "411111******1111")
+        let cards = [(0, "4111111111111111", "987", 12, 2030), (1, "5555555555554444", "123", 3, 2031),
+                     (3, "378282246310005", "7391", 1, 2029), (4, "6011111111111117", "", 11, 2028)]
+        for (index, number, code, month, year) in cards {
+            let line = lines[index]
+            if format == "jwe" {
+                let card = try #require((line["jwe"] as? [String: Any])?["plaintext"] as? [String: Any], "line \(index)")
+                #expect(card["number"] as? String == number)
+                #expect(card["cvv"] as? String == code)
+                #expect(card["expiry"] as? [String: Int] == ["month": month, "year": year])
+                #expect(line["last4"] as? String == String(number.suffix(4)))
+            } else {
+                func field(_ member: String, _ name: String) -> String? {
+                    ((line[member] as? [String: Any])?["plaintext"] as? [String: String])?[name]
+                }
+                #expect(field("encryptedCardNumber", "number") == number)
+                #expect(field("encryptedExpiryYear", "expiryYear") == String(year))
+                #expect(field("encryptedSecurityCode", "cvc") == (code.isEmpty ? nil : code))
+                #expect(line["encryptedSecurityCode"] == nil || !code.isEmpty)
+            }
+        }
+    }
+}
+
+extension CardMemoryTests {
+    /// The card sealed for delivery (`--encrypt-to`) leaves no clear copy behind either: not the
+    /// JSON plaintext, not Adyen's field plaintexts.
+    @Test(arguments: ["jwe", "adyen"])
+    func noCopyOnceAnEncryptedCardIsDelivered(format: String) throws {
+        let keys = home.path + "/keys"
+        #expect(try EncryptionTests.jweCheck(["keys", keys]).status == 0)
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--print-fd", "3",
+                                               "--encrypt-to", keys + "/public.pem", "--encrypt-format", format],
+                                   environment: home.environment, pipes: [3])
+        t.waitForRawMode()
+        t.expect("Card number (#### #### #### ####): ")
+        t.send(Self.number + "1230" + "123\r")
+        t.expect("Success!")
+        t.waitForPiped(3, containing: "\n")
+        #expect(!t.pipedText(3).contains(Self.number))
+        waitUntilIdle(t)
+        let found = copies(in: t.pid)
+        #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
+    }
+}
