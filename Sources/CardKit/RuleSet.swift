@@ -315,6 +315,10 @@ public struct RuleSet: Sendable {
         return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
     }
 
+    /// The index `check` looks whole numbers up in (`WholeNumberIndex`), made from this set's
+    /// levels: once per checker, not at load.
+    func wholeNumberIndex() -> WholeNumberIndex { WholeNumberIndex(levels) }
+
     /// Every network the digits could still belong to, in load order (for `rules test`).
     public func candidates(_ digits: some Collection<UInt8>) -> [CardNetwork] {
         let typed = Array(digits.prefix(CardPolicy.longestNumber))
@@ -640,6 +644,99 @@ private final class IntervalLevel: Sendable {
             if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
         }
         return low
+    }
+}
+
+/// The levels painted onto one list, for numbers at least as long as the longest pattern
+/// (every record `check` reads): the numbers' first `length` digits in sorted, disjoint
+/// segments, each with what the longest full match there says (a longer level painted over a
+/// shorter one). One binary search a number, instead of one per level: what `match` answers
+/// for such numbers, in a sixth of the instructions.
+struct WholeNumberIndex: Sendable {
+    /// How many leading digits are looked up: the longest pattern's (0: no patterns).
+    let length: Int
+    private let starts: [UInt64]
+    private let ends: [UInt64]
+    private let owners: [Int32]
+    private let masks: [UInt32]
+    /// The deciding pattern's length in each segment.
+    private let patternLengths: [UInt8]
+
+    fileprivate init(_ levels: [IntervalLevel]) {
+        let length = levels.last?.length ?? 0
+        var painted = Segments()
+        for level in levels {
+            let scale = pow10[length - level.length]
+            var next = Segments()
+            next.reserve(painted.count + 2 * level.lows.count)
+            // The old segment being laid down, perhaps with its start cut off.
+            var current: (start: UInt64, end: UInt64, index: Int)? = painted.count > 0 ? (painted.starts[0], painted.ends[0], 0) : nil
+            func advance(_ index: Int) -> (start: UInt64, end: UInt64, index: Int)? {
+                index + 1 < painted.count ? (painted.starts[index + 1], painted.ends[index + 1], index + 1) : nil
+            }
+            for i in level.lows.indices {
+                let start = level.lows[i] * scale, end = (level.highs[i] + 1) * scale - 1
+                // The old segments before this interval, the last perhaps cut short.
+                while let c = current, c.start < start {
+                    next.append(painted, c.index, start: c.start, end: min(c.end, start - 1))
+                    if c.end < start { current = advance(c.index) } else { current = (start, c.end, c.index); break }
+                }
+                next.append(start: start, end: end, owner: level.owners[i], mask: level.lengthMasks[i], length: UInt8(level.length))
+                // Those it covers dropped, the last perhaps cut.
+                while let c = current, c.start <= end {
+                    if c.end <= end { current = advance(c.index) } else { current = (end + 1, c.end, c.index); break }
+                }
+            }
+            while let c = current {
+                next.append(painted, c.index, start: c.start, end: c.end)
+                current = advance(c.index)
+            }
+            painted = next
+        }
+        self.length = length
+        (starts, ends, owners, masks, patternLengths) = (painted.starts, painted.ends, painted.owners, painted.masks, painted.lengths)
+    }
+
+    /// What the longest full match says of a number whose first `length` digits are `prefix`:
+    /// the owner (or -1), the valid lengths, and the deciding pattern's length.
+    @inline(__always)
+    func match(prefix: UInt64) -> (owner: Int32, lengths: LengthSet, decidingLength: Int) {
+        let starts = self.starts.span
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low &+ high) &>> 1
+            if starts[middle] > prefix { high = middle } else { low = middle &+ 1 }
+        }
+        let index = low &- 1
+        guard index >= 0, ends[index] >= prefix else { return (-1, LengthSet(mask: 0), 0) }
+        return (owners[index], LengthSet(mask: masks[index]), Int(patternLengths[index]))
+    }
+
+    /// Segments as parallel arrays, while painting.
+    private struct Segments {
+        var starts: [UInt64] = [], ends: [UInt64] = [], owners: [Int32] = [], masks: [UInt32] = [], lengths: [UInt8] = []
+        var count: Int { starts.count }
+
+        mutating func reserve(_ count: Int) {
+            starts.reserveCapacity(count)
+            ends.reserveCapacity(count)
+            owners.reserveCapacity(count)
+            masks.reserveCapacity(count)
+            lengths.reserveCapacity(count)
+        }
+
+        mutating func append(start: UInt64, end: UInt64, owner: Int32, mask: UInt32, length: UInt8) {
+            starts.append(start)
+            ends.append(end)
+            owners.append(owner)
+            masks.append(mask)
+            lengths.append(length)
+        }
+
+        /// `other`'s segment `index`, from `start` to `end`.
+        mutating func append(_ other: Segments, _ index: Int, start: UInt64, end: UInt64) {
+            append(start: start, end: end, owner: other.owners[index], mask: other.masks[index], length: other.lengths[index])
+        }
     }
 }
 
