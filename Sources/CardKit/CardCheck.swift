@@ -265,20 +265,18 @@ public struct CardCheck: Sendable {
             if count == 1 { ends.0 = at } else if count == 2 { ends.1 = at }
         }
         var i = 0
-        if let start = line.baseAddress {
-            let words = UnsafeRawPointer(start)  // unsafe: unaligned word loads within the line
-            let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-            while i &+ 8 <= line.count {
-                // Each byte of `x` is zero where the line has a comma; `zero` has the high bit
-                // of exactly those bytes.
-                let x = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
-                var zero = ~(((x & low7) &+ low7) | x | low7)
-                while zero != 0 {
-                    found(i &+ zero.trailingZeroBitCount &>> 3)
-                    zero &= zero &- 1
-                }
-                i &+= 8
+        let words = UnsafeRawBufferPointer(line)  // unsafe: unaligned word loads within the line
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while i &+ 8 <= line.count {
+            // Each byte of `x` is zero where the line has a comma; `zero` has the high bit of
+            // exactly those bytes.
+            let x = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
+            var zero = ~(((x & low7) &+ low7) | x | low7)
+            while zero != 0 {
+                found(i &+ zero.trailingZeroBitCount &>> 3)
+                zero &= zero &- 1
             }
+            i &+= 8
         }
         while i < line.count {
             if line[i] == UInt8(ascii: ",") { found(i) }
@@ -373,7 +371,7 @@ public struct CardCheck: Sendable {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longestJSONLine) { buffer in
             var bytes = ByteCursor(buffer.baseAddress!)
             writeJSON(result, line: line, unmasked: unmasked, to: &bytes)
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))  // unsafe: the bytes written
+            out.append(contentsOf: buffer[..<bytes.count])
         }
     }
 
@@ -455,7 +453,7 @@ public struct CardCheck: Sendable {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ByteCursor.roomForNumber) { buffer in
             var bytes = ByteCursor(buffer.baseAddress!)
             bytes.writeNumber(result, unmasked: unmasked, masking: masking)
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))
+            out.append(contentsOf: buffer[..<bytes.count])
         }
     }
 }
@@ -496,7 +494,7 @@ package struct ByteCursor {
 
     /// A network id's bytes.
     @inline(__always) mutating func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { next.initialize(from: $0.baseAddress!, count: $0.count) }  // unsafe: one copy, no bounds checks per byte
+        next.initialize(from: bytes, count: bytes.count)
         next += bytes.count
     }
 

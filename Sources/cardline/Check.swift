@@ -233,7 +233,7 @@ struct Check: ParsableCommand {
                     while start < count {
                         var end = count
                         if let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) {
-                            end = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                            end = Int(bitPattern: found) - Int(bitPattern: base)
                         }
                         number += 1
                         let length = end - start
@@ -243,7 +243,7 @@ struct Check: ParsableCommand {
                             if batched {
                                 checker.writeJSON(result, line: number, unmasked: unmasked, to: &cursor)
                                 if cursor.count > room {
-                                    out.append(contentsOf: UnsafeBufferPointer(start: batch.baseAddress, count: cursor.count))
+                                    out.append(contentsOf: batch[..<cursor.count])
                                     cursor.rewind()
                                 }
                             } else {
@@ -252,7 +252,7 @@ struct Check: ParsableCommand {
                         }
                         start = end + 1
                     }
-                    if cursor.count > 0 { out.append(contentsOf: UnsafeBufferPointer(start: batch.baseAddress, count: cursor.count)) }
+                    if cursor.count > 0 { out.append(contentsOf: batch[..<cursor.count]) }
                     return number
                 }
             }
