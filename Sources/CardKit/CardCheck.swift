@@ -376,13 +376,13 @@ public struct CardCheck: Sendable {
     }
 
     /// The most bytes `writeJSON` writes for one record (a cursor's buffer must have them).
-    package var longestJSONLine: Int { 512 + longestJSONHead }
+    var longestJSONLine: Int { 512 + longestJSONHead }
 
     /// Writes `appendJSON`'s line at `bytes`, which has room for `longestJSONLine` bytes: the
-    /// one writer of the JSON Lines record, used one record at a time by `appendJSON` and
-    /// for whole blocks of records by `check` (`cardline check --format json`).
+    /// one writer of the JSON Lines record, used one record at a time by `appendJSON` and a
+    /// batch at a time by `JSONLinesBatch` (`cardline check --format json`).
     @inline(__always)
-    package func writeJSON(_ result: Result, line: Int, unmasked: Bool, to bytes: inout ByteCursor) {
+    func writeJSON(_ result: Result, line: Int, unmasked: Bool, to bytes: inout ByteCursor) {
         bytes.write(#"{"line":"#)
         bytes.writeDecimal(UInt64(max(line, 0)))
         // `,"network":"visa","valid":false,"number":"`, made once per network.
@@ -430,6 +430,49 @@ public struct CardCheck: Sendable {
         return digits
     }
 
+    /// JSON Lines gathered in a buffer of their own and appended to the output a batch at a
+    /// time (`cardline check` on whole blocks of records): one `append` per record cost more
+    /// than writing the record. The lines are `appendJSON`'s, written by the same `writeJSON`.
+    public struct JSONLinesBatch {
+        private let checker: CardCheck
+        private let unmasked: Bool
+        /// Room for a batch and one more line (`longestJSONLine`), written from the start.
+        private var bytes: [UInt8]
+        private var used = 0
+
+        /// Bytes gathered before `isFull` says to `flush`.
+        public static let size = 32 * 1024
+
+        /// An empty batch of `checker`'s lines, numbers masked unless `unmasked`.
+        public init(_ checker: CardCheck, unmasked: Bool) {
+            self.checker = checker
+            self.unmasked = unmasked
+            bytes = [UInt8](repeating: 0, count: Self.size + checker.longestJSONLine)
+        }
+
+        /// Adds `result`'s line (its line number `line`).
+        @inline(__always)
+        public mutating func append(_ result: Result, line: Int) {
+            let (checker, unmasked, start) = (self.checker, self.unmasked, used)
+            // unsafe: the line written with a cursor; the buffer has room for it past `used`
+            // while the batch is not full (`isFull`), which the caller checks after each line.
+            used += bytes.withUnsafeMutableBufferPointer { buffer in
+                var cursor = ByteCursor(buffer.baseAddress! + start)
+                checker.writeJSON(result, line: line, unmasked: unmasked, to: &cursor)
+                return cursor.count
+            }
+        }
+
+        /// Whether the batch should be flushed before the next line.
+        public var isFull: Bool { used >= Self.size }
+
+        /// Appends the lines gathered to `out` and empties the batch.
+        public mutating func flush(to out: inout [UInt8]) {
+            out.append(contentsOf: bytes[..<used])
+            used = 0
+        }
+    }
+
     /// Appends a line for people: `line 3: 411111******1111  visa  invalid (luhn)`. Masked with
     /// `*` as in the JSON: `check`'s lines are records, in every format (README, "Security: what is kept, and where").
     public func appendText(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
@@ -467,20 +510,17 @@ extension [UInt8] {
 
 /// Writes bytes through a pointer into a buffer the caller sized (a JSON record is at most a
 /// few hundred bytes plus the network id: `CardCheck.longestJSONLine` always suffices).
-package struct ByteCursor {
+struct ByteCursor {
     // unsafe: `check`'s JSON Lines hot path (measured): a pointer bump per byte, no bounds or
     // capacity checks; the caller's buffer is sized for the longest record.
     private let start: UnsafeMutablePointer<UInt8>
     private var next: UnsafeMutablePointer<UInt8>
-    package init(_ start: UnsafeMutablePointer<UInt8>) {  // unsafe: the caller's buffer
+    init(_ start: UnsafeMutablePointer<UInt8>) {  // unsafe: the caller's buffer
         self.start = start
         next = start
     }
     /// Bytes written so far.
-    package var count: Int { next - start }
-
-    /// Starts again at the start of the buffer (its bytes taken away).
-    package mutating func rewind() { next = start }
+    var count: Int { next - start }
 
     @inline(__always) mutating func write(_ byte: UInt8) {
         next.pointee = byte

@@ -216,50 +216,40 @@ struct Check: ParsableCommand {
         /// last of the input), numbered from `after + 1`; returns the last line's number. A line
         /// of 1 MiB or more is one `record_format` record, as `LineReader` hands it out.
         func check(lines: Span<UInt8>, after: Int, tally: inout Tally, to out: inout [UInt8]) -> Int {
-            // JSON Lines go through a cursor into a buffer on the stack, appended to `out` a
-            // batch at a time (one `append` per record cost more than writing the record).
-            let batched = format == .json && checker.longestJSONLine * 8 <= Self.batchSize
+            // JSON Lines are gathered a batch at a time (one `append` per record cost more than
+            // writing the record).
+            var batch = format == .json ? CardCheck.JSONLinesBatch(checker, unmasked: unmasked) : nil
             // unsafe: the per-record loop finds the line breaks with memchr (measured: a loop
-            // over the span's bytes cost 125 instructions a record, memchr 30), and writes
-            // JSON Lines with a cursor into a buffer on the stack.
-            return lines.withUnsafeBufferPointer { lines in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: batched ? Self.batchSize : 1) { batch in
-                    var cursor = ByteCursor(batch.baseAddress!)
-                    let room = Self.batchSize - checker.longestJSONLine
-                    var number = after
-                    var start = 0
-                    let count = lines.count
-                    guard let base = lines.baseAddress else { return number }
-                    while start < count {
-                        var end = count
-                        if let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) {
-                            end = Int(bitPattern: found) - Int(bitPattern: base)
-                        }
-                        number += 1
-                        let length = end - start
-                        let truncated = length >= LineReader.longestLine
-                        let line = UnsafeBufferPointer(start: base + start, count: truncated ? LineReader.longestLine : length)
-                        if let result = check(line: line.span, truncated: truncated, number: number, tally: &tally) {
-                            if batched {
-                                checker.writeJSON(result, line: number, unmasked: unmasked, to: &cursor)
-                                if cursor.count > room {
-                                    out.append(contentsOf: batch[..<cursor.count])
-                                    cursor.rewind()
-                                }
-                            } else {
-                                write(result, line: number, to: &out)
-                            }
-                        }
-                        start = end + 1
+            // over the span's bytes cost 125 instructions a record, memchr 30).
+            let number = lines.withUnsafeBufferPointer { lines in
+                var number = after
+                var start = 0
+                let count = lines.count
+                guard let base = lines.baseAddress else { return number }
+                while start < count {
+                    var end = count
+                    if let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) {
+                        end = Int(bitPattern: found) - Int(bitPattern: base)
                     }
-                    if cursor.count > 0 { out.append(contentsOf: batch[..<cursor.count]) }
-                    return number
+                    number += 1
+                    let length = end - start
+                    let truncated = length >= LineReader.longestLine
+                    let line = UnsafeBufferPointer(start: base + start, count: truncated ? LineReader.longestLine : length)
+                    if let result = check(line: line.span, truncated: truncated, number: number, tally: &tally) {
+                        if batch != nil {
+                            batch!.append(result, line: number)
+                            if batch!.isFull { batch!.flush(to: &out) }
+                        } else {
+                            write(result, line: number, to: &out)
+                        }
+                    }
+                    start = end + 1
                 }
+                return number
             }
+            batch?.flush(to: &out)
+            return number
         }
-
-        /// Bytes of JSON Lines gathered on the stack before they are appended to the output.
-        static let batchSize = 32 * 1024
 
         /// One line (`check(line:truncated:number:tally:)`), its result appended to `out`.
         func check(line: Span<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
