@@ -19,6 +19,13 @@ public struct CardCheck: Sendable {
     /// Whether some network has `coBadged` entries (then a number it decides may be reported
     /// as another network: `reportedNetwork`).
     private let anyCoBadges: Bool
+    /// The rules' patterns on one list, for numbers at least as long as the longest pattern.
+    private let wholeNumbers: WholeNumberIndex
+    /// The JSON between the line number and the number for each network and verdict:
+    /// `,"network":"visa","valid":true,"number":"`, at `jsonHeadIndex`.
+    private let jsonHeads: [[UInt8]]
+    /// The longest of `jsonHeads`: with it, the most bytes one JSON line can take.
+    let longestJSONHead: Int
 
     /// A checker for `rules`; `accepted` makes numbers of other networks invalid
     /// (`network_not_accepted`).
@@ -28,6 +35,16 @@ public struct CardCheck: Sendable {
         ids = rules.networks.map { Array($0.id.utf8) }
         taken = rules.networks.map { accepted?.accepts($0) ?? true }
         anyCoBadges = rules.networks.contains(where: \.hasCoBadges)
+        wholeNumbers = rules.wholeNumberIndex()
+        var heads: [[UInt8]] = []
+        for id in [nil] + ids {
+            let network = id.map { [UInt8(ascii: "\"")] + $0 + [UInt8(ascii: "\"")] } ?? Array("null".utf8)
+            for valid in ["false", "true"] {
+                heads.append(Array(#","network":"#.utf8) + network + Array(#","valid":\#(valid),"number":""#.utf8))
+            }
+        }
+        jsonHeads = heads
+        longestJSONHead = heads.map(\.count).max() ?? 0
     }
 
     /// The network (by index) a number that `networks[owner]` decides is reported as: for a
@@ -41,6 +58,15 @@ public struct CardCheck: Sendable {
         let index = { (network: CardNetwork) in rules.networks.firstIndex { $0 === network } }
         guard let first = detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first, let at = index(first) else { return owner }
         return Int32(at)
+    }
+
+    /// How many digits a masked number shows from its start at most (`CardPolicy.shownDigits`).
+    @inline(__always) static var leadingShown: Int { CardPolicy.shownDigits(count: CardPolicy.longestNumber).first }
+
+    /// Where a result's JSON head is in `jsonHeads`.
+    @inline(__always)
+    private func jsonHeadIndex(_ result: Result) -> Int {
+        Int(result.networkIndex + 1) &* 2 &+ (result.valid ? 1 : 0)
     }
 
     /// Why a record is not valid. The raw values are the names printed in JSON output.
@@ -68,20 +94,21 @@ public struct CardCheck: Sendable {
         /// The number belongs to a network that is not among the accepted ones (`--networks`).
         case networkNotAccepted = "network_not_accepted"
 
-        /// The name of the problem whose bit is `1 << bit`, as a static string (no String made).
+        /// The name of the problem whose bit is `1 << bit` in double quotes, as a static string
+        /// (no String made): what the JSON output lists.
         static func quotedName(bit: UInt16) -> StaticString {
             switch bit {
-            case 0: return "record_format"
-            case 1: return "number_format"
-            case 2: return "unknown_network"
-            case 3: return "length"
-            case 4: return "luhn"
-            case 5: return "expiry_format"
-            case 6: return "expired"
-            case 7: return "expiry_too_far"
-            case 8: return "cvv_format"
-            case 9: return "cvv_length"
-            default: return "network_not_accepted"
+            case 0: return #""record_format""#
+            case 1: return #""number_format""#
+            case 2: return #""unknown_network""#
+            case 3: return #""length""#
+            case 4: return #""luhn""#
+            case 5: return #""expiry_format""#
+            case 6: return #""expired""#
+            case 7: return #""expiry_too_far""#
+            case 8: return #""cvv_format""#
+            case 9: return #""cvv_length""#
+            default: return #""network_not_accepted""#
             }
         }
 
@@ -112,6 +139,9 @@ public struct CardCheck: Sendable {
         var numberValue: UInt64 = 0
         /// How many digits the number had, counting any past the 19th.
         public var digitCount = 0
+        /// The value of the number's first `CardCheck.leadingShown` digits (all of them when
+        /// fewer): what a masked number shows from its start, written without a division.
+        var leadingValue: UInt64 = 0
         /// The expiry as read, with a four-digit year; nil when there is none or it is malformed.
         public var expiry: YearMonth?
 
@@ -148,12 +178,7 @@ public struct CardCheck: Sendable {
         var result = Result()
         if truncated { result.add(.recordFormat) }
         // The three fields, found without an array: number, expiry, code.
-        var ends = (line.count, line.count)
-        var commas = 0
-        for i in 0..<line.count where line[i] == UInt8(ascii: ",") {
-            commas += 1
-            if commas == 1 { ends.0 = i } else if commas == 2 { ends.1 = i }
-        }
+        let (commas, ends) = Self.commas(in: line)
         if commas > 2 { result.add(.recordFormat) }
         let numberEnd = commas >= 1 ? ends.0 : line.count
         var expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
@@ -163,16 +188,17 @@ public struct CardCheck: Sendable {
         // rule matcher and the Luhn check take them as a buffer pointer.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber) { digits in
             var count = 0
+            var value: UInt64 = 0  // (a local: the result lives in memory across the loop)
             var badCharacter = false
             var i = 0
             while i < numberEnd {
                 let byte = line[i]
                 if byte &- 48 < 10 {
                     if count < CardPolicy.longestNumber {
-                        digits[count] = byte - 48
-                        result.numberValue = result.numberValue &* 10 &+ UInt64(byte - 48)
+                        digits[count] = byte &- 48
+                        value = value &* 10 &+ UInt64(byte &- 48)
                     }
-                    count += 1
+                    count &+= 1
                 } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
                     if count > 0 && Self.endsNumber(line, at: i, before: numberEnd) {
                         // The rest is more fields: within a comma field nothing may follow;
@@ -186,16 +212,33 @@ public struct CardCheck: Sendable {
                 } else if byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") {
                     badCharacter = true
                 }
-                i += 1
+                i &+= 1
             }
             result.digitCount = count
+            result.numberValue = value
             guard count > 0 else {
                 result.add(.recordFormat)
                 return
             }
             if badCharacter { result.add(.numberFormat) }
+            // The first digits of the number, for the masked output and the whole-number index.
+            let kept = min(count, CardPolicy.longestNumber)
+            for index in 0..<min(kept, Self.leadingShown) { result.leadingValue = result.leadingValue &* 10 &+ UInt64(digits[index]) }
+            let wholeLength = wholeNumbers.length
+            var wholePrefix: UInt64 = 0
+            if wholeLength > 0 && count >= wholeLength {
+                for index in 0..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
+            }
             let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
-            let found = rules.match(typed)
+            // Every pattern's length reached (nearly every record): one look-up on one list.
+            let found: (owner: Int32, hasCandidates: Bool, lengths: LengthSet, decidingLength: Int)
+            if wholeLength > 0 && count >= wholeLength {
+                let whole = wholeNumbers.match(prefix: wholePrefix)
+                found = (whole.owner, whole.owner >= 0, whole.lengths, whole.decidingLength)
+            } else {
+                let matched = rules.match(typed)
+                found = (matched.owner, matched.hasCandidates, matched.lengths, matched.decidingLength)
+            }
             if found.owner >= 0 {
                 result.networkIndex = anyCoBadges ? reportedNetwork(typed, owner: found.owner, decidingLength: found.decidingLength) : found.owner
                 if !taken[Int(result.networkIndex)] { result.add(.networkNotAccepted) }
@@ -226,6 +269,37 @@ public struct CardCheck: Sendable {
             }
         }
         return result
+    }
+
+    /// How many commas `line` holds and where the first two are (the line's end for those
+    /// missing). Eight bytes a step: the comma bytes of a word found with bit arithmetic.
+    @inline(__always)
+    private static func commas(in line: UnsafeBufferPointer<UInt8>) -> (count: Int, ends: (Int, Int)) {  // unsafe: `check`'s line
+        var count = 0
+        var ends = (line.count, line.count)
+        @inline(__always) func found(_ at: Int) {
+            count &+= 1
+            if count == 1 { ends.0 = at } else if count == 2 { ends.1 = at }
+        }
+        var i = 0
+        let words = UnsafeRawBufferPointer(line)  // unsafe: unaligned word loads within the line
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while i &+ 8 <= line.count {
+            // Each byte of `x` is zero where the line has a comma; `zero` has the high bit of
+            // exactly those bytes.
+            let x = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
+            var zero = ~(((x & low7) &+ low7) | x | low7)
+            while zero != 0 {
+                found(i &+ zero.trailingZeroBitCount &>> 3)
+                zero &= zero &- 1
+            }
+            i &+= 8
+        }
+        while i < line.count {
+            if line[i] == UInt8(ascii: ",") { found(i) }
+            i &+= 1
+        }
+        return (count, ends)
     }
 
     /// Whether the whitespace at `index` ends the number rather than joining two of its groups:
@@ -309,47 +383,110 @@ public struct CardCheck: Sendable {
     /// The number is masked to first six and last four with `*` unless `unmasked`; the code
     /// never appears.
     public func appendJSON(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
-        // Written into a buffer on the stack with a cursor, then appended to `out` once: one
-        // `append(contentsOf:)` per piece cost more than the checking itself.
-        let id = result.networkIndex >= 0 ? ids[Int(result.networkIndex)] : []
-        // unsafe: the JSON Lines hot path (measured): a cursor into a stack buffer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512 + id.count) { buffer in
+        // unsafe: written into a buffer on the stack with a cursor (`writeJSON`), then appended
+        // to `out` once: one `append(contentsOf:)` per piece cost more than the checking itself.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longestJSONLine) { buffer in
             var bytes = ByteCursor(buffer.baseAddress!)
-            bytes.write(#"{"line":"#)
-            bytes.writeDecimal(UInt64(line))
-            bytes.write(#","network":"#)
-            if result.networkIndex >= 0 {
-                bytes.write(UInt8(ascii: "\""))
-                bytes.write(id)
-                bytes.write(UInt8(ascii: "\""))
-            } else {
-                bytes.write("null")
-            }
-            bytes.write(result.valid ? #","valid":true,"number":""# : #","valid":false,"number":""#)
-            bytes.writeNumber(result, unmasked: unmasked, masking: UInt8(ascii: CardPolicy.machineMask))
-            bytes.write(UInt8(ascii: "\""))
-            if let expiry = result.expiry {
-                bytes.write(#","expiry":""#)
-                bytes.writeDecimal(UInt64(max(expiry.year, 0)))
-                bytes.write(UInt8(ascii: "-"))
-                if expiry.month < 10 { bytes.write(UInt8(ascii: "0")) }
-                bytes.writeDecimal(UInt64(max(expiry.month, 0)))
-                bytes.write(UInt8(ascii: "\""))
-            }
-            bytes.write(#","errors":["#)
-            var first = true
-            var bits = result.problemBits
+            writeJSON(result, line: line, unmasked: unmasked, to: &bytes)
+            out.append(contentsOf: buffer[..<bytes.count])
+        }
+    }
+
+    /// The most bytes `writeJSON` writes for one record (a cursor's buffer must have them).
+    var longestJSONLine: Int { 512 + longestJSONHead }
+
+    /// Writes `appendJSON`'s line at `bytes`, which has room for `longestJSONLine` bytes: the
+    /// one writer of the JSON Lines record, used one record at a time by `appendJSON` and a
+    /// batch at a time by `JSONLinesBatch` (`cardline check --format json`).
+    @inline(__always)
+    func writeJSON(_ result: Result, line: Int, unmasked: Bool, to bytes: inout ByteCursor) {
+        bytes.write(#"{"line":"#)
+        bytes.writeDecimal(UInt64(max(line, 0)))
+        // `,"network":"visa","valid":false,"number":"`, made once per network.
+        bytes.write(jsonHeads[jsonHeadIndex(result)])
+        bytes.writeNumber(result, unmasked: unmasked, masking: UInt8(ascii: CardPolicy.machineMask))
+        if let expiry = result.expiry, expiry.year >= 0, expiry.year < 10_000, expiry.month >= 0, expiry.month < 100 {
+            bytes.write(#"","expiry":""#)
+            bytes.writeDigits(UInt64(expiry.year), count: expiry.year < 1000 ? Self.decimalDigits(expiry.year) : 4)
+            bytes.write(UInt8(ascii: "-"))
+            bytes.writeDigits(UInt64(expiry.month), count: 2)
+            bytes.write(#"","errors":["#)
+        } else if let expiry = result.expiry {
+            // (Out of the range a record can give: written digit by digit as before.)
+            bytes.write(#"","expiry":""#)
+            bytes.writeDecimal(UInt64(max(expiry.year, 0)))
+            bytes.write(UInt8(ascii: "-"))
+            if expiry.month < 10 { bytes.write(UInt8(ascii: "0")) }
+            bytes.writeDecimal(UInt64(max(expiry.month, 0)))
+            bytes.write(#"","errors":["#)
+        } else {
+            bytes.write(#"","errors":["#)
+        }
+        var bits = result.problemBits
+        if bits != 0 {
+            var bit = UInt16(bits.trailingZeroBitCount)
+            bits &= bits - 1
+            bytes.write(Problem.quotedName(bit: bit))
             while bits != 0 {
-                let bit = UInt16(bits.trailingZeroBitCount)
+                bit = UInt16(bits.trailingZeroBitCount)
                 bits &= bits - 1
-                if !first { bytes.write(UInt8(ascii: ",")) }
-                first = false
-                bytes.write(UInt8(ascii: "\""))
+                bytes.write(UInt8(ascii: ","))
                 bytes.write(Problem.quotedName(bit: bit))
-                bytes.write(UInt8(ascii: "\""))
             }
-            bytes.write("]}\n")
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))  // unsafe: the bytes written
+        }
+        bytes.write("]}\n")
+    }
+
+    /// How many decimal digits `value` (0 or more) has.
+    private static func decimalDigits(_ value: Int) -> Int {
+        var digits = 1, scan = value
+        while scan >= 10 {
+            scan /= 10
+            digits += 1
+        }
+        return digits
+    }
+
+    /// JSON Lines gathered in a buffer of their own and appended to the output a batch at a
+    /// time (`cardline check` on whole blocks of records): one `append` per record cost more
+    /// than writing the record. The lines are `appendJSON`'s, written by the same `writeJSON`.
+    public struct JSONLinesBatch {
+        private let checker: CardCheck
+        private let unmasked: Bool
+        /// Room for a batch and one more line (`longestJSONLine`), written from the start.
+        private var bytes: [UInt8]
+        private var used = 0
+
+        /// Bytes gathered before `isFull` says to `flush`.
+        public static let size = 32 * 1024
+
+        /// An empty batch of `checker`'s lines, numbers masked unless `unmasked`.
+        public init(_ checker: CardCheck, unmasked: Bool) {
+            self.checker = checker
+            self.unmasked = unmasked
+            bytes = [UInt8](repeating: 0, count: Self.size + checker.longestJSONLine)
+        }
+
+        /// Adds `result`'s line (its line number `line`).
+        @inline(__always)
+        public mutating func append(_ result: Result, line: Int) {
+            let (checker, unmasked, start) = (self.checker, self.unmasked, used)
+            // unsafe: the line written with a cursor; the buffer has room for it past `used`
+            // while the batch is not full (`isFull`), which the caller checks after each line.
+            used += bytes.withUnsafeMutableBufferPointer { buffer in
+                var cursor = ByteCursor(buffer.baseAddress! + start)
+                checker.writeJSON(result, line: line, unmasked: unmasked, to: &cursor)
+                return cursor.count
+            }
+        }
+
+        /// Whether the batch should be flushed before the next line.
+        public var isFull: Bool { used >= Self.size }
+
+        /// Appends the lines gathered to `out` and empties the batch.
+        public mutating func flush(to out: inout [UInt8]) {
+            out.append(contentsOf: bytes[..<used])
+            used = 0
         }
     }
 
@@ -373,10 +510,10 @@ public struct CardCheck: Sendable {
     /// buffer on the stack and appended in one go.
     private func appendNumber(_ result: Result, unmasked: Bool, masking: UInt8, to out: inout [UInt8]) {
         // unsafe: the cursor that writes the JSON's number, into a stack buffer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber) { buffer in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ByteCursor.roomForNumber) { buffer in
             var bytes = ByteCursor(buffer.baseAddress!)
             bytes.writeNumber(result, unmasked: unmasked, masking: masking)
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: bytes.count))
+            out.append(contentsOf: buffer[..<bytes.count])
         }
     }
 }
@@ -389,13 +526,13 @@ extension [UInt8] {
 }
 
 /// Writes bytes through a pointer into a buffer the caller sized (a JSON record is at most a
-/// few hundred bytes plus the network id: 512 and the id always suffice).
+/// few hundred bytes plus the network id: `CardCheck.longestJSONLine` always suffices).
 struct ByteCursor {
     // unsafe: `check`'s JSON Lines hot path (measured): a pointer bump per byte, no bounds or
     // capacity checks; the caller's buffer is sized for the longest record.
     private let start: UnsafeMutablePointer<UInt8>
     private var next: UnsafeMutablePointer<UInt8>
-    init(_ start: UnsafeMutablePointer<UInt8>) {
+    init(_ start: UnsafeMutablePointer<UInt8>) {  // unsafe: the caller's buffer
         self.start = start
         next = start
     }
@@ -408,14 +545,31 @@ struct ByteCursor {
     }
 
     @inline(__always) mutating func write(_ text: StaticString) {
-        next.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        next.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
         next += text.utf8CodeUnitCount
     }
 
     /// A network id's bytes.
     @inline(__always) mutating func write(_ bytes: [UInt8]) {
-        next.update(from: bytes, count: bytes.count)
+        next.initialize(from: bytes, count: bytes.count)
         next += bytes.count
+    }
+
+    /// The `count` last decimal digits of `value`, with leading zeros.
+    @inline(__always) mutating func writeDigits(_ value: UInt64, count: Int) {
+        // Two digits a step (a division by 100, then the pair split without one).
+        var value = value
+        var i = count
+        while i >= 2 {
+            let pair = UInt32(truncatingIfNeeded: value % 100)
+            value /= 100
+            let tens = (pair &* 103) &>> 10  // pair / 10 for pairs below 100
+            next[i &- 1] = UInt8(truncatingIfNeeded: pair &- tens &* 10) &+ 48
+            next[i &- 2] = UInt8(truncatingIfNeeded: tens) &+ 48
+            i &-= 2
+        }
+        if i == 1 { next[0] = UInt8(truncatingIfNeeded: value % 10) &+ 48 }
+        next += count
     }
 
     /// A number's decimal digits, without recursion.
@@ -425,26 +579,34 @@ struct ByteCursor {
             scan /= 10
             digits += 1
         }
-        var value = value
-        for i in stride(from: digits - 1, through: 0, by: -1) {
-            next[i] = UInt8(truncatingIfNeeded: value % 10) &+ 48
-            value /= 10
-        }
-        next += digits
+        writeDigits(value, count: digits)
     }
 
+    /// The room `writeNumber` needs: the longest number, and the marks' last word past it.
+    static var roomForNumber: Int { CardPolicy.longestNumber + 16 }
+
     /// A record's number (its first 19 digits), masked as `CardPolicy.shownDigits` says with
-    /// `masking` unless `unmasked`.
+    /// `masking` unless `unmasked`; it may write up to `roomForNumber` bytes (the bytes past
+    /// the number are written over by what follows).
     @inline(__always) mutating func writeNumber(_ result: CardCheck.Result, unmasked: Bool, masking: UInt8) {
         let count = min(result.digitCount, CardPolicy.longestNumber)
-        var value = result.numberValue
-        for i in stride(from: count - 1, through: 0, by: -1) {
-            next[i] = UInt8(truncatingIfNeeded: value % 10) &+ 48
-            value /= 10
+        let shown = CardPolicy.shownDigits(count: count)
+        if !unmasked && shown.first == CardCheck.leadingShown && shown.last < count - shown.first {
+            // The usual masked number: its first digits from their own value, the last ones
+            // from the number's, and the marks between (no digit of the middle worked out).
+            writeDigits(result.leadingValue, count: shown.first)
+            // The marks (at most 9) as two word stores, the digits after written over the rest.
+            let marks = UInt64(masking) &* 0x0101_0101_0101_0101
+            let words = UnsafeMutableRawPointer(next)  // unsafe: the buffer has room past the line (`longestJSONLine`)
+            words.storeBytes(of: marks, as: UInt64.self)
+            words.storeBytes(of: marks, toByteOffset: 8, as: UInt64.self)
+            next += count - shown.first - shown.last
+            writeDigits(result.numberValue, count: shown.last)
+            return
         }
+        writeDigits(result.numberValue, count: count)
         if !unmasked {
-            for i in CardPolicy.shownDigits(count: count).hidden { next[i] = masking }
+            for i in shown.hidden { (next - count)[i] = masking }
         }
-        next += count
     }
 }

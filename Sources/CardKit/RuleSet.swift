@@ -176,68 +176,80 @@ public struct RuleSet: Sendable {
         var problems: [RuleError] = []
         // Each network's top-level lengths as a mask: most patterns have them.
         let topMasks = networks.map { LengthSet($0.lengths).mask }
-        func mask(_ owner: Int, _ pattern: Int) -> UInt32 {
-            let network = networks[owner], own = network.patternLengths[pattern]
-            return own == network.lengths ? topMasks[owner] : LengthSet(own).mask  // (the same array: no comparison of elements)
-        }
         // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
         var counts = InlineArray<20, Int>(repeating: 0)
         var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
-        var mostPatterns = 0
         for network in networks {
-            mostPatterns = max(mostPatterns, network.patterns.count)
             for pattern in network.patterns {
                 counts[pattern.length] += 1
                 lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
                 highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
             }
         }
-        // A pattern as one word: its low end less the level's lowest, then its owner and its
-        // index in the owner's patterns (`reference`). Sorting the words sorts the patterns by
-        // low end, equal ones in load order, with no array of structs to build or move.
-        let patternBits = UInt64.bitWidth - UInt64(max(mostPatterns - 1, 0)).leadingZeroBitCount
-        let referenceBits = UInt64.bitWidth - UInt64(max(networks.count - 1, 0)).leadingZeroBitCount + patternBits
         let anyRetired = networks.contains { $0.status == .retired }
-        var levels: [IntervalLevel] = []
-        for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
-            var level = LevelBuilder(networks: networks, reserving: counts[length])
-            let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
-            if !anyRetired && keyBits + referenceBits <= UInt64.bitWidth {
-                var words: [UInt64] = []
-                words.reserveCapacity(counts[length])
-                for (owner, network) in networks.enumerated() {
-                    for (number, pattern) in network.patterns.enumerated() where pattern.length == length {
-                        words.append((pattern.lowValue - lowest[length]) << UInt64(referenceBits) | UInt64(owner) << UInt64(patternBits) | UInt64(number))
-                    }
-                }
-                sortWords(&words, bits: referenceBits..<referenceBits + keyBits)
-                let patternMask = UInt64(1) << UInt64(patternBits) - 1
-                var owner = -1, network = networks.first!
-                for word in words {
-                    let thisOwner = Int(truncatingIfNeeded: word >> UInt64(patternBits) & (UInt64(1) << UInt64(referenceBits - patternBits) - 1))
-                    if thisOwner != owner { (owner, network) = (thisOwner, networks[thisOwner]) }
-                    let number = Int(truncatingIfNeeded: word & patternMask)
-                    let pattern = network.patterns[number]
-                    level.add(low: pattern.lowValue, high: pattern.highValue, owner: owner, pattern: number, mask: mask(owner, number))
-                }
-            } else {
-                // Retired networks to yield to, or patterns too far apart to share a word with
-                // their reference: a list of them, and the stable order of their low ends.
-                var list = PatternList()
-                list.reserve(counts[length])
-                for (owner, network) in networks.enumerated() {
-                    for (number, pattern) in network.patterns.enumerated() where pattern.length == length {
-                        list.append(low: pattern.lowValue, high: pattern.highValue, owner: owner, pattern: number, mask: mask(owner, number))
-                    }
-                }
-                if anyRetired { list = Self.yieldingToRetired(list, networks) }
-                for next in stableOrder(ofKeys: list.lows) {
-                    let i = Int(next)
-                    level.add(low: list.lows[i], high: list.highs[i], owner: Int(list.owners[i]), pattern: Int(list.patterns[i]), mask: list.masks[i])
+        // Every pattern once, gathered by length into flat arrays in load order (one pass over
+        // the networks; building a level then touches no network or pattern array again).
+        var firsts = InlineArray<20, Int>(repeating: 0)  // where each length's patterns start
+        var total = 0
+        for length in 0..<20 {
+            firsts[length] = total
+            total += counts[length]
+        }
+        var lows = [UInt64](repeating: 0, count: total), highs = lows
+        var owners = [Int32](repeating: 0, count: total), numbers = owners
+        var masks = [UInt32](repeating: 0, count: total)
+        do {
+            var next = firsts
+            var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan
+            var numbersOut = numbers.mutableSpan, masksOut = masks.mutableSpan
+            for (owner, network) in networks.enumerated() {
+                let own = network.patternLengths, top = network.lengths, topMask = topMasks[owner]
+                for (number, pattern) in network.patterns.enumerated() {
+                    let at = next[pattern.length]
+                    next[pattern.length] = at + 1
+                    lowsOut[at] = pattern.lowValue
+                    highsOut[at] = pattern.highValue
+                    ownersOut[at] = Int32(truncatingIfNeeded: owner)
+                    numbersOut[at] = Int32(truncatingIfNeeded: number)
+                    masksOut[at] = own[number] == top ? topMask : LengthSet(own[number]).mask  // (the same array: no comparison of elements)
                 }
             }
-            problems += level.problems
-            levels.append(IntervalLevel(length: length, level))
+        }
+        var levels: [IntervalLevel] = []
+        for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
+            let first = firsts[length], count = counts[length]
+            // The level's patterns by low end, equal ones in load order: each as one word, its
+            // low end less the level's lowest above its place in the level, sorted.
+            let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
+            let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
+            if !anyRetired && keyBits + indexBits <= UInt64.bitWidth {
+                var words = [UInt64](repeating: 0, count: count)
+                do {
+                    var out = words.mutableSpan
+                    let lows = lows.span, base = lowest[length]
+                    for i in 0..<count { out[i] = (lows[first + i] - base) << UInt64(indexBits) | UInt64(i) }
+                }
+                sortWords(&words, bits: indexBits..<indexBits + keyBits)
+                let indexMask = UInt64(1) << UInt64(indexBits) - 1
+                var order = [Int32](repeating: 0, count: count)
+                do {
+                    var out = order.mutableSpan
+                    let sorted = words.span
+                    for i in 0..<count { out[i] = Int32(truncatingIfNeeded: first + Int(truncatingIfNeeded: sorted[i] & indexMask)) }
+                }
+                levels.append(Self.level(length, order: order, PatternList(lows: lows, highs: highs, owners: owners, patterns: numbers, masks: masks),
+                                         networks, &problems))
+            } else {
+                // Retired networks to yield to, or patterns too far apart to share a word with
+                // their place: a list of them, and the stable order of their low ends.
+                var list = PatternList()
+                list.reserve(count)
+                for i in first..<(first + count) {
+                    list.append(low: lows[i], high: highs[i], owner: Int(owners[i]), pattern: Int(numbers[i]), mask: masks[i])
+                }
+                if anyRetired { list = Self.yieldingToRetired(list, networks) }
+                levels.append(Self.level(length, order: stableOrder(ofKeys: list.lows), list, networks, &problems))
+            }
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
         self.networks = networks
@@ -360,6 +372,10 @@ public struct RuleSet: Sendable {
         let set = LengthSet(mask: lengths)
         return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
     }
+
+    /// The index `check` looks whole numbers up in (`WholeNumberIndex`), made from this set's
+    /// levels: once per checker, not at load.
+    func wholeNumberIndex() -> WholeNumberIndex { WholeNumberIndex(levels) }
 
     /// Every network the digits could still belong to, in load order (for `rules test`).
     public func candidates(_ digits: some Collection<UInt8>) -> [CardNetwork] {
@@ -529,56 +545,71 @@ extension CardNetwork {
 
 // MARK: - The index
 
-/// A level's intervals, made from its patterns in order of low end: each checked against the
-/// one reaching highest so far (a tie between networks, or one network's patterns overlapping
-/// with other lengths, is a problem), and merged into the last one when both are the same
-/// network's with the same lengths (overlapping or adjacent).
-private struct LevelBuilder {
-    let networks: [CardNetwork]
-    var lows: [UInt64] = []
-    var highs: [UInt64] = []
-    var owners: [Int32] = []
-    var masks: [UInt32] = []
-    var problems: [RuleError] = []
-    /// The interval reaching highest so far.
-    private var reach: (high: UInt64, owner: Int, pattern: Int, mask: UInt32)?
-
-    init(networks: [CardNetwork], reserving count: Int) {
-        self.networks = networks
-        lows.reserveCapacity(count)
-        highs.reserveCapacity(count)
-        owners.reserveCapacity(count)
-        masks.reserveCapacity(count)
-    }
-
-    mutating func add(low: UInt64, high: UInt64, owner: Int, pattern: Int, mask: UInt32) {
-        if let current = reach, low <= current.high {
-            if current.owner == owner && current.mask != mask {
-                // One network's patterns overlapping with different lengths: which apply?
-                let network = networks[owner]
-                let (earlier, later) = (min(current.pattern, pattern), max(current.pattern, pattern))
-                problems.append(RuleError(
-                    file: network.file, location: network.location(ofPattern: later),
-                    message: "pattern \(network.patterns[later]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier]) (\(network.location(ofPattern: earlier))) with other lengths; make one of them more specific"))
-            } else if current.owner != owner {
-                // Reported at the network loaded later (usually the file just added).
-                let (earlier, later) = current.owner < owner ? ((current.owner, current.pattern), (owner, pattern)) : ((owner, pattern), (current.owner, current.pattern))
-                let a = networks[earlier.0], b = networks[later.0]
-                problems.append(RuleError(
-                    file: b.file, location: b.location(ofPattern: later.1),
-                    message: "pattern \(b.patterns[later.1]) of `\(b.id)` ties with pattern \(a.patterns[earlier.1]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.1))); make one of them more specific"))
+extension RuleSet {
+    /// A level's intervals, made from its patterns (`list`, taken in `order`: by low end, equal
+    /// ones in load order): each checked against the one reaching highest so far (a tie
+    /// between networks, or one network's patterns overlapping with other lengths, is a
+    /// problem), and merged into the last one when both are the same network's with the same
+    /// lengths (overlapping or adjacent). Written through spans into arrays made whole first:
+    /// no capacity or uniqueness check per pattern.
+    fileprivate static func level(_ length: Int, order: [Int32], _ list: PatternList, _ networks: [CardNetwork],
+                                  _ problems: inout [RuleError]) -> IntervalLevel {
+        let count = order.count
+        var lows = [UInt64](repeating: 0, count: count), highs = lows
+        var owners = [Int32](repeating: 0, count: count)
+        var masks = [UInt32](repeating: 0, count: count)
+        var kept = 0
+        do {
+            var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan, masksOut = masks.mutableSpan
+            let order = order.span, listLows = list.lows.span, listHighs = list.highs.span
+            let listOwners = list.owners.span, listMasks = list.masks.span
+            // The interval reaching highest so far (`reachIndex` -1: none yet).
+            var reachHigh: UInt64 = 0, reachOwner: Int32 = -1, reachIndex = -1, reachMask: UInt32 = 0
+            for k in 0..<count {
+                let i = Int(order[k])
+                let low = listLows[i], high = listHighs[i], owner = listOwners[i], mask = listMasks[i]
+                if reachIndex >= 0 && low <= reachHigh && (reachOwner != owner || reachMask != mask) {
+                    problems.append(conflict(list, reachIndex, i, networks))
+                }
+                if reachIndex < 0 || reachHigh < high { (reachHigh, reachOwner, reachIndex, reachMask) = (high, owner, i, mask) }
+                let last = kept - 1
+                if last >= 0, ownersOut[last] == owner, masksOut[last] == mask, low <= highsOut[last] &+ 1 {
+                    highsOut[last] = max(highsOut[last], high)
+                } else {
+                    lowsOut[kept] = low
+                    highsOut[kept] = high
+                    ownersOut[kept] = owner
+                    masksOut[kept] = mask
+                    kept += 1
+                }
             }
         }
-        if reach == nil || reach!.high < high { reach = (high, owner, pattern, mask) }
-        let last = lows.count - 1
-        if last >= 0, owners[last] == Int32(truncatingIfNeeded: owner), masks[last] == mask, low <= highs[last] &+ 1 {
-            highs[last] = max(highs[last], high)
-        } else {
-            lows.append(low)
-            highs.append(high)
-            owners.append(Int32(truncatingIfNeeded: owner))
-            masks.append(mask)
+        lows.removeLast(count - kept)
+        highs.removeLast(count - kept)
+        owners.removeLast(count - kept)
+        masks.removeLast(count - kept)
+        return IntervalLevel(length: length, lows: lows, highs: highs, owners: owners, masks: masks)
+    }
+
+    /// The problem with pattern `later` of `list` overlapping `current` (the one reaching
+    /// highest before it): one network's patterns with other lengths, or two networks' tie.
+    private static func conflict(_ list: PatternList, _ current: Int, _ later: Int, _ networks: [CardNetwork]) -> RuleError {
+        let (currentOwner, owner) = (Int(list.owners[current]), Int(list.owners[later]))
+        let (currentPattern, pattern) = (Int(list.patterns[current]), Int(list.patterns[later]))
+        if currentOwner == owner {
+            // One network's patterns overlapping with different lengths: which apply?
+            let network = networks[owner]
+            let (earlier, later) = (min(currentPattern, pattern), max(currentPattern, pattern))
+            return RuleError(
+                file: network.file, location: network.location(ofPattern: later),
+                message: "pattern \(network.patterns[later]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier]) (\(network.location(ofPattern: earlier))) with other lengths; make one of them more specific")
         }
+        // Reported at the network loaded later (usually the file just added).
+        let (earlier, later) = currentOwner < owner ? ((currentOwner, currentPattern), (owner, pattern)) : ((owner, pattern), (currentOwner, currentPattern))
+        let a = networks[earlier.0], b = networks[later.0]
+        return RuleError(
+            file: b.file, location: b.location(ofPattern: later.1),
+            message: "pattern \(b.patterns[later.1]) of `\(b.id)` ties with pattern \(a.patterns[earlier.1]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.1))); make one of them more specific")
     }
 }
 
@@ -682,13 +713,13 @@ private final class IntervalLevel: Sendable {
 
     /// `intervals` sorted by low end, disjoint (a network's own overlapping patterns with the
     /// same lengths merged), with no overlap between different owners.
-    init(length: Int, _ intervals: LevelBuilder) {
+    init(length: Int, lows: [UInt64], highs: [UInt64], owners: [Int32], masks: [UInt32]) {
         self.length = length
-        lows = intervals.lows
-        highs = intervals.highs
-        owners = intervals.owners
-        lengthMasks = intervals.masks
-        tables = RangeTables(owners: intervals.owners, masks: intervals.masks)
+        self.lows = lows
+        self.highs = highs
+        self.owners = owners
+        lengthMasks = masks
+        tables = RangeTables(owners: owners, masks: masks)
     }
     /// The index of the interval holding `value`, if one does.
     func index(containing value: UInt64) -> Int? {
@@ -721,6 +752,99 @@ private final class IntervalLevel: Sendable {
             if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
         }
         return low
+    }
+}
+
+/// The levels painted onto one list, for numbers at least as long as the longest pattern
+/// (every record `check` reads): the numbers' first `length` digits in sorted, disjoint
+/// segments, each with what the longest full match there says (a longer level painted over a
+/// shorter one). One binary search a number, instead of one per level: what `match` answers
+/// for such numbers, in a sixth of the instructions.
+struct WholeNumberIndex: Sendable {
+    /// How many leading digits are looked up: the longest pattern's (0: no patterns).
+    let length: Int
+    private let starts: [UInt64]
+    private let ends: [UInt64]
+    private let owners: [Int32]
+    private let masks: [UInt32]
+    /// The deciding pattern's length in each segment.
+    private let patternLengths: [UInt8]
+
+    fileprivate init(_ levels: [IntervalLevel]) {
+        let length = levels.last?.length ?? 0
+        var painted = Segments()
+        for level in levels {
+            let scale = pow10[length - level.length]
+            var next = Segments()
+            next.reserve(painted.count + 2 * level.lows.count)
+            // The old segment being laid down, perhaps with its start cut off.
+            var current: (start: UInt64, end: UInt64, index: Int)? = painted.count > 0 ? (painted.starts[0], painted.ends[0], 0) : nil
+            func advance(_ index: Int) -> (start: UInt64, end: UInt64, index: Int)? {
+                index + 1 < painted.count ? (painted.starts[index + 1], painted.ends[index + 1], index + 1) : nil
+            }
+            for i in level.lows.indices {
+                let start = level.lows[i] * scale, end = (level.highs[i] + 1) * scale - 1
+                // The old segments before this interval, the last perhaps cut short.
+                while let c = current, c.start < start {
+                    next.append(painted, c.index, start: c.start, end: min(c.end, start - 1))
+                    if c.end < start { current = advance(c.index) } else { current = (start, c.end, c.index); break }
+                }
+                next.append(start: start, end: end, owner: level.owners[i], mask: level.lengthMasks[i], length: UInt8(level.length))
+                // Those it covers dropped, the last perhaps cut.
+                while let c = current, c.start <= end {
+                    if c.end <= end { current = advance(c.index) } else { current = (end + 1, c.end, c.index); break }
+                }
+            }
+            while let c = current {
+                next.append(painted, c.index, start: c.start, end: c.end)
+                current = advance(c.index)
+            }
+            painted = next
+        }
+        self.length = length
+        (starts, ends, owners, masks, patternLengths) = (painted.starts, painted.ends, painted.owners, painted.masks, painted.lengths)
+    }
+
+    /// What the longest full match says of a number whose first `length` digits are `prefix`:
+    /// the owner (or -1), the valid lengths, and the deciding pattern's length.
+    @inline(__always)
+    func match(prefix: UInt64) -> (owner: Int32, lengths: LengthSet, decidingLength: Int) {
+        let starts = self.starts.span
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low &+ high) &>> 1
+            if starts[middle] > prefix { high = middle } else { low = middle &+ 1 }
+        }
+        let index = low &- 1
+        guard index >= 0, ends[index] >= prefix else { return (-1, LengthSet(mask: 0), 0) }
+        return (owners[index], LengthSet(mask: masks[index]), Int(patternLengths[index]))
+    }
+
+    /// Segments as parallel arrays, while painting.
+    private struct Segments {
+        var starts: [UInt64] = [], ends: [UInt64] = [], owners: [Int32] = [], masks: [UInt32] = [], lengths: [UInt8] = []
+        var count: Int { starts.count }
+
+        mutating func reserve(_ count: Int) {
+            starts.reserveCapacity(count)
+            ends.reserveCapacity(count)
+            owners.reserveCapacity(count)
+            masks.reserveCapacity(count)
+            lengths.reserveCapacity(count)
+        }
+
+        mutating func append(start: UInt64, end: UInt64, owner: Int32, mask: UInt32, length: UInt8) {
+            starts.append(start)
+            ends.append(end)
+            owners.append(owner)
+            masks.append(mask)
+            lengths.append(length)
+        }
+
+        /// `other`'s segment `index`, from `start` to `end`.
+        mutating func append(_ other: Segments, _ index: Int, start: UInt64, end: UInt64) {
+            append(start: start, end: end, owner: other.owners[index], mask: other.masks[index], length: other.lengths[index])
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import CardKit
+import CardPrompt
 import Foundation
 import Testing
 
@@ -69,6 +71,51 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
             #expect(lines.allSatisfy { $0.hasPrefix("{\"line\":") && $0.hasSuffix("]}") })
             let valid = expectedLines.filter { $0 % numbers.count != 1 && $0 % numbers.count != 3 }.count
             #expect(run.errors == "\(expectedLines.count) records, \(valid) valid, \(expectedLines.count - valid) invalid\n")
+        }
+    }
+
+    /// The JSON Lines `check` writes a block at a time (a cursor into a batch on the stack; on
+    /// two cores, several blocks at once) are exactly those `CardCheck.appendJSON` writes one
+    /// record at a time: varied records (every bundled network's samples, numbers of 0 to 25
+    /// digits, stray characters, expiries and codes right and wrong, JSON records, comments,
+    /// blank lines), enough for several blocks and batches, masked and unmasked.
+    @Test func jsonLinesAreThoseOfTheWriterRecordByRecord() throws {
+        let rules = try RuleSources.load(folders: [RuleSources.compiledIn])
+        let checker = CardCheck(rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
+        let samples = rules.networks.flatMap { rules.sampleNumbers(of: $0, count: 4, seed: 3) }
+        var random = SeededRandom(seed: 31)
+        func digit() -> String { String(random.next() % 10) }
+        var lines: [String] = []
+        for _ in 0..<30_000 {
+            switch random.next() % 40 {
+            case 0: lines.append("# a comment")
+            case 1: lines.append("")
+            case 2: lines.append(#"{"number": "4111111111111111", "expiry": {"month": 12, "year": 2030}, "cvv": "123"}"#)
+            case 3: lines.append(#"{"number": 4111}"#)
+            default:
+                let digits = random.next() % 2 == 0
+                    ? samples[Int(random.next() % UInt64(samples.count))].map { String($0) }
+                    : (0..<Int(random.next() % 26)).map { _ in digit() }
+                let separator = ["", " ", "-"][Int(random.next() % 3)]
+                var record = stride(from: 0, to: digits.count, by: 4).map { digits[$0..<min($0 + 4, digits.count)].joined() }.joined(separator: separator)
+                if random.next() % 25 == 0 { record += "x" }
+                if random.next() % 2 == 0 { record += ",\(random.next() % 2)\(digit())/" + (random.next() % 2 == 0 ? "\(digit())\(digit())" : "20\(digit())\(digit())") }
+                if random.next() % 3 == 0 { record += "," + (0..<Int(random.next() % 6)).map { _ in digit() }.joined() }
+                lines.append(record)
+            }
+        }
+        let file = home.path + "/varied.txt"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        for unmasked in [false, true] {
+            var expected: [UInt8] = []
+            for (index, line) in lines.enumerated() where !line.isEmpty && !line.hasPrefix("#") {
+                let bytes = Array(line.utf8)
+                let result = line.hasPrefix("{") ? checker.checkJSON(bytes.span).result : checker.check(bytes.span)
+                checker.appendJSON(result, line: index + 1, unmasked: unmasked, to: &expected)
+            }
+            let run = try check((unmasked ? ["--unmasked"] : []) + [file])
+            #expect(run.output.utf8.count > 3 * 128 * 1024)  // several blocks
+            #expect(run.output == String(decoding: expected, as: UTF8.self), "unmasked: \(unmasked)")
         }
     }
 

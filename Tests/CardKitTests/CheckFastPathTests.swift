@@ -1,0 +1,161 @@
+@testable import CardKit
+import Testing
+
+/// `check`'s fast paths against plain statements of the same rules: the JSON Lines writer
+/// (per-network heads, masked numbers written without working out the middle digits) against
+/// a line built from the result's public surface; the whole-number index against the levels'
+/// own matcher; the Luhn sum two digits a step against the textbook loop.
+@Suite struct CheckFastPathTests {
+    static let checker = CardCheck(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
+
+    /// The JSON line of `result`, written the plain way: every digit, then the masked ones
+    /// replaced as `CardPolicy.shownDigits` says, the problems by their raw values.
+    static func plainJSON(_ result: CardCheck.Result, line: Int, rules: RuleSet, unmasked: Bool) -> String {
+        var number = result.digits.map { Character(String($0)) }
+        if !unmasked { for i in CardPolicy.shownDigits(count: number.count).hidden { number[i] = "*" } }
+        let network = result.networkIndex >= 0 ? "\"\(rules.networks[Int(result.networkIndex)].id)\"" : "null"
+        var text = "{\"line\":\(line),\"network\":\(network),\"valid\":\(result.valid),\"number\":\"\(String(number))\""
+        if let expiry = result.expiry { text += ",\"expiry\":\"\(expiry.year)-\(expiry.month < 10 ? "0" : "")\(expiry.month)\"" }
+        text += ",\"errors\":[" + result.problems.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]}\n"
+        return text
+    }
+
+    /// Records of every shape `check` reads: numbers of 0 to 25 digits (sampled ones of every
+    /// bundled network among them), grouped by spaces or dashes, stray characters, expiries
+    /// right and wrong, codes of every length.
+    static func records(count: Int, seed: UInt64) -> [String] {
+        var random = SeededRandom(seed: seed)
+        let rules = BundledRules.set
+        let samples = rules.networks.flatMap { rules.sampleNumbers(of: $0, count: 3, seed: seed) }
+        return (0..<count).map { _ in
+            var digits: [UInt8]
+            if random.next() % 2 == 0, !samples.isEmpty {
+                digits = samples[Int(random.next() % UInt64(samples.count))]
+            } else {
+                digits = (0..<Int(random.next() % 26)).map { _ in UInt8(random.next() % 10) }
+            }
+            var number = ""
+            let separator = ["", " ", "-"][Int(random.next() % 3)]
+            for (index, digit) in digits.enumerated() {
+                if index > 0 && index % 4 == 0 { number += separator }
+                number += String(digit)
+            }
+            if random.next() % 20 == 0 { number += "x" }
+            var record = number
+            switch random.next() % 4 {
+            case 0: break
+            case 1: record += ",\(String(format2: Int(random.next() % 14)))/\(String(format2: Int(random.next() % 100)))"
+            case 2: record += ",\(String(format2: Int(random.next() % 14)))/\(2000 + Int(random.next() % 80))"
+            default: record += ",\(String(format2: Int(random.next() % 100)))"
+            }
+            if random.next() % 2 == 0 { record += "," + String((0..<Int(random.next() % 6)).map { _ in Character(String(random.next() % 10)) }) }
+            return record
+        }
+    }
+
+    @Test func jsonLinesAreThePlainOnesForVariedRecords() {
+        let checker = Self.checker
+        var random = SeededRandom(seed: 5)
+        for record in Self.records(count: 4_000, seed: 11) {
+            let result = checker.check(Array(record.utf8).span)
+            let line = Int(random.next() % 2_000_000_000)
+            for unmasked in [false, true] {
+                var out: [UInt8] = []
+                checker.appendJSON(result, line: line, unmasked: unmasked, to: &out)
+                #expect(String(decoding: out, as: UTF8.self) == Self.plainJSON(result, line: line, rules: checker.rules, unmasked: unmasked),
+                        "\(record) (unmasked: \(unmasked))")
+            }
+        }
+    }
+
+    /// Every problem, each alone and all together, is named as its raw value says.
+    @Test func everyProblemIsNamedByItsRawValue() {
+        let checker = Self.checker
+        for bits in CardCheck.Problem.allCases.map(\.bit) + [CardCheck.Problem.allCases.reduce(0) { $0 | $1.bit }] {
+            var result = checker.check(Array("4111111111111111".utf8).span)
+            result.problemBits = bits
+            var out: [UInt8] = []
+            checker.appendJSON(result, line: 1, unmasked: false, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == Self.plainJSON(result, line: 1, rules: checker.rules, unmasked: false))
+        }
+    }
+
+    /// Nested patterns of several lengths and networks, with per-pattern lengths: a longer
+    /// pattern painted over a shorter one, and the shorter one again after it.
+    static let nested: RuleSet = {
+        func network(_ id: String, _ patterns: [IINPattern], lengths: [Int], patternLengths: [[Int]] = []) -> CardNetwork {
+            CardNetwork(id: id, name: id, logo: id, patterns: patterns, lengths: lengths, groups: [4, 4, 4, 4],
+                        cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "nested/\(id).json", patternLengths: patternLengths)
+        }
+        return try! RuleSet(networks: [
+            network("four", [IINPattern(prefix: "4")!, IINPattern(prefix: "4999")!], lengths: [16], patternLengths: [[16], [19]]),
+            network("forty", [IINPattern(low: "4100", high: "4199")!, IINPattern(low: "4300", high: "4301")!], lengths: [16, 19]),
+            network("long", [IINPattern(prefix: "41234567")!, IINPattern(low: "4150000", high: "4150999")!], lengths: [13]),
+            network("five", [IINPattern(low: "500000", high: "599999")!, IINPattern(prefix: "3")!], lengths: [16]),
+            network("fifty", [IINPattern(prefix: "55")!, IINPattern(low: "5555000000", high: "5555999999")!], lengths: [16, 18]),
+        ])
+    }()
+
+    @Test(arguments: ["bundled", "nested", "generated"])
+    func wholeNumberIndexAgreesWithTheLevels(setName: String) {
+        let rules = setName == "bundled" ? BundledRules.set : setName == "nested" ? Self.nested : RuleIndexTests.generated
+        let index = rules.wholeNumberIndex()
+        #expect(index.length == rules.longestPattern)
+        var random = SeededRandom(seed: 17)
+        // Numbers at every pattern's ends and just past them, and random ones.
+        var numbers: [[UInt8]] = []
+        for network in rules.networks {
+            for pattern in network.patterns {
+                for (end, fill) in [(pattern.low, UInt8(0)), (pattern.high, UInt8(9))] {
+                    for step in [-1, 0, 1] {
+                        var value = Int64(end.reduce(0) { $0 * 10 + Int64($1) }) + Int64(step)
+                        guard value >= 0 else { continue }
+                        var digits: [UInt8] = []
+                        for _ in 0..<end.count { digits.insert(UInt8(value % 10), at: 0); value /= 10 }
+                        guard value == 0 else { continue }
+                        numbers.append(digits + Array(repeating: fill, count: max(0, index.length - digits.count)))
+                    }
+                }
+            }
+        }
+        for _ in 0..<3_000 { numbers.append((0..<max(index.length, 1)).map { _ in UInt8(random.next() % 10) }) }
+        for number in numbers {
+            for extra in [0, 3] {
+                let digits = number + Array(repeating: 7, count: min(extra, CardPolicy.longestNumber - number.count))
+                guard digits.count >= index.length else { continue }
+                let prefix = digits.prefix(index.length).reduce(UInt64(0)) { $0 * 10 + UInt64($1) }
+                let levels = rules.match(digits.span), whole = index.match(prefix: prefix)
+                #expect(whole.owner == levels.owner && whole.lengths == levels.lengths
+                        && (whole.owner < 0 || whole.decidingLength == levels.decidingLength), "\(digits.map(String.init).joined())")
+            }
+        }
+    }
+
+    /// The textbook Luhn loop: from the last digit, every second one doubled, less 9 above 9.
+    static func plainLuhnSum(_ digits: [UInt8], doublingLast: Bool) -> Int {
+        var sum = 0
+        for (offset, digit) in digits.reversed().enumerated() {
+            let doubled = (offset % 2 == 0) == doublingLast
+            sum += doubled ? (Int(digit) * 2 > 9 ? Int(digit) * 2 - 9 : Int(digit) * 2) : Int(digit)
+        }
+        return sum
+    }
+
+    @Test func luhnAgreesWithTheTextbookLoop() {
+        var random = SeededRandom(seed: 23)
+        for length in 0...CardPolicy.longestNumber {
+            for _ in 0..<300 {
+                let digits = (0..<length).map { _ in UInt8(random.next() % 10) }
+                #expect(CardNumber.passesLuhn(digits) == (!digits.isEmpty && Self.plainLuhnSum(digits, doublingLast: false) % 10 == 0))
+                let check = CardNumber.luhnCheckDigit(for: digits)
+                #expect(Int(check) == (10 - Self.plainLuhnSum(digits, doublingLast: true) % 10) % 10)
+                #expect(CardNumber.passesLuhn(digits + [check]))
+            }
+        }
+    }
+}
+
+private extension String {
+    /// A whole number of at least two digits: `7` → `07`.
+    init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
+}
