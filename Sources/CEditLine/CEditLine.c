@@ -104,6 +104,32 @@ void cl_wipe(void *bytes, size_t count) { explicit_bzero(bytes, count); }
 void cl_wipe_written(char *buffer, size_t size) { explicit_bzero(buffer, strnlen(buffer, size)); }
 int cl_refresh(EditLine *el) { return el_set(el, EL_REFRESH); }
 
+// The stream that takes libedit's drawing in cl_refresh_silently and discards it; its buffer is
+// wiped after each use (the drawing holds the field).
+static char cl_sink_buffer[4096];
+static ssize_t cl_sink_write(void *cookie, const char *bytes, size_t size) {
+    (void)cookie;
+    (void)bytes;
+    return (ssize_t)size;
+}
+
+int cl_refresh_silently(EditLine *el, FILE *out) {
+    static FILE *sink = NULL;
+    if (sink == NULL) {
+        cookie_io_functions_t io = {NULL, cl_sink_write, NULL, NULL};
+        sink = fopencookie(NULL, "w", io);
+        if (sink == NULL) return -1;
+        setvbuf(sink, cl_sink_buffer, _IOFBF, sizeof cl_sink_buffer);
+    }
+    fflush(out);
+    el_set(el, EL_SETFP, 1, sink);
+    int status = el_set(el, EL_REFRESH);
+    fflush(sink);
+    el_set(el, EL_SETFP, 1, out);
+    explicit_bzero(cl_sink_buffer, sizeof cl_sink_buffer);
+    return status;
+}
+
 // Signals while the prompt runs. libedit's own handling (EL_SIGNAL) re-sends a signal with
 // kill(0, …), to the whole process group, which kills the shell or program that called
 // cardline; these handlers put the terminal back and end or stop this process only.

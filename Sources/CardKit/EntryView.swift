@@ -119,7 +119,8 @@ extension EntryEngine {
         let network = detection.network
         // The badge names the network chosen (a co-badged card's may be another than the one
         // whose groups the number has).
-        let logo = self.network?.logo ?? undecidedLogo
+        let logo: String
+        if detection.isCoBadged, let chosen = self.network { logo = chosen.logo } else if let network { logo = network.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
             EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.numberLabelText) } hint: {
@@ -182,13 +183,16 @@ extension EntryEngine {
 
     /// "8/16", "13/16 (13 valid)", or "8" with no goal: a field's progress.
     static func progress(_ count: Int, of goal: Int?, valid: Bool = false) -> String {
-        // The expiry's and the code's ("2/4", "1/3") made once.
+        // Every count toward a goal up to the longest number ("2/4", "12/16") made once: the
+        // number's progress is shown after every digit.
         if let goal, goal < smallProgress.count, count >= 0, count <= goal, !valid { return smallProgress[goal][count] }
         return makeProgress(count, of: goal, valid: valid)
     }
 
-    /// `progress` toward goals of up to 4 digits, by goal and count.
-    private static let smallProgress = (0...4).map { goal in (0...goal).map { makeProgress($0, of: goal, valid: false) } }
+    /// `progress` toward goals of up to the longest number's digits, by goal and count.
+    private static let smallProgress = (0...CardPolicy.longestNumber).map { goal in
+        (0...goal).map { makeProgress($0, of: goal, valid: false) }
+    }
 
     private static func makeProgress(_ count: Int, of goal: Int?, valid: Bool) -> String {
         let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (valid ? 9 + count.decimalWidth : 0) } ?? 0)
@@ -238,11 +242,14 @@ extension EntryEngine {
         let network = detection.network
         let isCommand = command != nil && field == self.field
         let label: String, hint: String, text: String, progress: String
-        var logo = self.network?.logo ?? undecidedLogo  // the chosen network's, for a co-badged card
+        // (`if let`, not `??`: no optional string made and freed.) A co-badged card shows the
+        // network chosen for it (`network`), which may not be the one whose groups it has.
+        var logo: String
+        if detection.isCoBadged, let chosen = self.network { logo = chosen.logo } else if let network { logo = network.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
             label = Self.numberLabel
-            hint = network?.formatHint ?? EntryView.unknownNetworkHint
+            if let network { hint = network.formatHint } else { hint = EntryView.unknownNetworkHint }
             text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
             progress = isCommand ? "" : numberProgress(network)
         case .expiry:

@@ -33,8 +33,12 @@ struct BadgePainter {
     /// each key refills them in place), and its logo part's bytes.
     private var textOnScreen: [UInt8] = []
     private var logoBytesOnScreen = 0
-    /// What the last `draw` found to write.
-    private(set) var bytes: [UInt8] = []
+    private var colourOnScreen: [UInt8] = []
+    /// What the last `draw` found to write: the whole badge in `bytes`, or (`inPlace`) the
+    /// counter's changed characters in `counterBytes`, which needs no array.
+    private var bytes: [UInt8] = []
+    private var counterBytes = ShortBytes()
+    private var inPlace = false
 
     /// Sets the badge wanted: `logo` and `progress` (nil: no badge; "": the logo alone).
     mutating func want(logo: String, progress: String?, style: Style) {
@@ -52,10 +56,28 @@ struct BadgePainter {
             colour = style.colour ? Array("\u{1B}[\(Style.badgeColour(logo))m".utf8) : []
             self.logo = logo
             logoRebuilt = true
+        } else if replaceCounter(with: progress) {
+            return
         } else {
-            wanted.removeSubrange(logoBytes...)
+            while wanted.count > logoBytes { wanted.removeLast() }
         }
         wantedCells = logoCells + Style.appendBadgeCounter(progress: progress, to: &wanted)
+    }
+
+    /// Overwrites the counter in `wanted` with `progress` and its space, in place, when
+    /// `progress` is ASCII and as long as the counter there (every digit but the one that widens
+    /// it): true then. (Cheaper than removing the counter and appending it again.)
+    private mutating func replaceCounter(with progress: String) -> Bool {
+        let start = logoBytes, length = wanted.count - logoBytes
+        let replaced: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count + 1 == length else { return false }
+            for byte in bytes where byte >= 0x80 { return false }
+            for index in 0..<bytes.count { wanted[start + index] = bytes[index] }
+            return true
+        }
+        guard replaced == true else { return false }
+        wantedCells = logoCells + length  // ASCII: a cell a byte
+        return true
     }
 
     /// libedit drew the line afresh: what it left of the badge is unknown.
@@ -68,7 +90,6 @@ struct BadgePainter {
     /// (it redraws only the changed cells of the prompt), turned off before anything is drawn.
     /// False when nothing changed; else the bytes are in `bytes`.
     mutating func draw(end: Int, columns: Int, resetColour: Bool) -> Bool {
-        bytes.removeAll(keepingCapacity: true)
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layoutChoice`).
             onScreen = (columns, 0)
@@ -81,12 +102,18 @@ struct BadgePainter {
             guard let changed else { return false }
             // Only the counter's characters that changed (ASCII: a byte a cell).
             let column = start + logoCells + (changed.lowerBound - logoBytes)
-            Self.appendMove(from: end, to: column, into: &bytes)
-            bytes += wanted[changed]
-            Self.appendMove(from: column + changed.count, to: end, into: &bytes)
-            for index in changed { textOnScreen[index] = wanted[index] }
+            inPlace = true
+            counterBytes.count = 0
+            Self.appendMove(from: end, to: column, into: &counterBytes)
+            for index in changed {
+                counterBytes.append(wanted[index])
+                textOnScreen[index] = wanted[index]
+            }
+            Self.appendMove(from: column + changed.count, to: end, into: &counterBytes)
             return true
         } else {
+            inPlace = false
+            bytes.removeAll(keepingCapacity: true)
             if onScreen == nil && resetColour { bytes += [0x1B, 0x5B, 0x6D] }  // ESC [ m
             let clearFrom = max(end, min(onScreen?.start ?? end, start))
             Self.appendMove(from: end, to: clearFrom, into: &bytes)
@@ -102,19 +129,59 @@ struct BadgePainter {
             }
             Self.appendMove(from: cursor, to: end, into: &bytes)
         }
+        noteDrawn(at: start)
+        return true
+    }
+
+    /// The badge wanted is on screen from column `start`.
+    private mutating func noteDrawn(at start: Int) {
         onScreen = (start, wantedCells)
         textOnScreen.removeAll(keepingCapacity: true)
         textOnScreen.append(contentsOf: wanted)
         logoBytesOnScreen = logoBytes
+        colourOnScreen = colour
         logoRebuilt = false
-        return true
+    }
+
+    /// Puts the badge as it is on screen into `row`; false when that is not known (libedit
+    /// redrew the line) or does not fit.
+    func putOnScreen(into row: inout LineCells) -> Bool {
+        guard let shown = onScreen else { return false }
+        guard shown.cells > 0 else { return true }
+        guard shown.start > row.end else { return false }
+        return row.put(badge: textOnScreen[...], logoBytes: logoBytesOnScreen, colour: colourOnScreen, at: shown.start)
+    }
+
+    /// Puts the badge wanted into `row` (a terminal `columns` wide), where `draw` would draw it;
+    /// false when it does not fit after the text ending at `end`.
+    func putWanted(into row: inout LineCells, end: Int, columns: Int) -> Bool {
+        guard !wanted.isEmpty else { return true }
+        let start = columns - wantedCells - 2
+        guard end < start else { return false }
+        return row.put(badge: wanted[...], logoBytes: logoBytes, colour: colour, at: start)
+    }
+
+    /// The badge wanted was drawn (with the row it is on, `LineCells`) on a terminal `columns` wide.
+    mutating func noteDrawn(columns: Int) {
+        noteDrawn(at: wanted.isEmpty ? columns : columns - wantedCells - 2)
+    }
+
+    /// Writes what the last `draw` found to `fd`. (Mutating only so that calling it on the
+    /// editor's property does not copy the painter.)
+    mutating func write(to fd: Int32) {
+        if inPlace {
+            _ = Paths.writeAll(counterBytes.storage.span.extracting(0..<counterBytes.count), to: fd)
+        } else {
+            _ = Paths.writeAll(bytes.span, to: fd)
+        }
     }
 
     /// The range of `wanted`'s counter that differs from the badge drawn (whose logo part is
     /// the same: not `logoRebuilt`), both being the same length and ASCII: nil inside when nothing differs; nil outside when the counter cannot be
     /// updated in place (the badge is then drawn whole).
     private func changedCounter() -> Range<Int>?? {
-        guard textOnScreen.count == wanted.count else { return nil }
+        // (A counter too long for `counterBytes`, with the moves, is drawn whole.)
+        guard textOnScreen.count == wanted.count, wanted.count - logoBytes <= ShortBytes.capacity - 20 else { return nil }
         var first = -1, last = -1
         for index in logoBytes..<wanted.count {
             let byte = wanted[index]
@@ -128,7 +195,7 @@ struct BadgePainter {
     }
 
     /// A cursor motion along the row, VT100's: `ESC [ n C` forward, `ESC [ n D` back.
-    private static func appendMove(from column: Int, to target: Int, into out: inout [UInt8]) {
+    static func appendMove(from column: Int, to target: Int, into out: inout some ByteAppending) {
         guard target != column else { return }
         out.append(0x1B)
         out.append(0x5B)
@@ -142,5 +209,25 @@ struct BadgePainter {
             out.append(UInt8(48 + number % 10))
         }
         out.append(target > column ? 0x43 : 0x44)
+    }
+}
+
+/// Where `BadgePainter` puts bytes: an array, or `ShortBytes`.
+protocol ByteAppending {
+    mutating func append(_ byte: UInt8)
+}
+
+extension [UInt8]: ByteAppending {}
+
+/// Up to `capacity` bytes without an array (no allocation, no uniqueness check per byte): an
+/// ordinary digit's counter update, written after every digit.
+struct ShortBytes: ByteAppending {
+    static let capacity = 48
+    var storage = InlineArray<48, UInt8>(repeating: 0)
+    var count = 0
+
+    @inline(__always) mutating func append(_ byte: UInt8) {
+        storage[count] = byte
+        count += 1
     }
 }

@@ -31,14 +31,19 @@ import Glibc
 /// prompt: libedit then draws only the prompt and the field, so a key that only appends to the
 /// field goes through libedit's own insert path (the key is pushed back to it, and libedit
 /// writes the character and nothing else), and the badge is brought up to date by rewriting
-/// just the counter's characters that changed. Any other change replaces libedit's buffer and
-/// lets libedit redraw the difference; the badge is then drawn whole, since libedit's redraw
-/// may have moved or erased it. On a terminal without escape sequences (TERM=dumb) libedit
-/// draws the badge as its right prompt, redrawing the whole line.
+/// just the counter's characters that changed, after libedit's echo (nothing but the engine
+/// stands between the key and the echo). Any other change on a line that takes one row (a
+/// regrouping digit, a backspace) is drawn by cardline too, writing only the cells that differ
+/// (`LineCells`), and libedit is told the new screen without drawing (`cl_refresh_silently`).
+/// Otherwise (a line that wraps, output above it) libedit's buffer is replaced and libedit
+/// redraws; the badge is then drawn whole, since libedit's redraw may have moved or erased it.
+/// On a terminal without escape sequences (TERM=dumb) libedit draws the badge as its right
+/// prompt, redrawing the whole line.
 ///
 /// The jobs are split: `KeyReader` reads and decodes the terminal's keys, `BadgePainter`
-/// draws the badge, `TerminalState` knows the terminal and how to erase the live line,
-/// `ShownLine` what libedit's line holds; this class drives libedit and the engine.
+/// draws the badge, `LineCells` works out the cells of a one-row line that changed,
+/// `TerminalState` knows the terminal and how to erase the live line, `ShownLine` what
+/// libedit's line holds; this class drives libedit and the engine.
 ///
 /// Its state, and `KeyReader`'s, is touched only from libedit's callbacks on the one thread
 /// that runs the prompt, and no access to a property overlaps another (a callback finishes
@@ -54,6 +59,8 @@ final class InteractiveEditor {
     /// Receives each accepted card, whole, and says whether to go on.
     private let onAccepted: (PaymentCard) -> CardPrompt.Receipt
     @exclusivity(unchecked) private var editLine: OpaquePointer?
+    /// The left prompt as drawn (with its escape sequences), for `redrawInPlace`.
+    @exclusivity(unchecked) private var promptString = ""
     /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
     @exclusivity(unchecked) private var promptText, rightPromptText: UnsafeMutablePointer<CChar>?  // libedit reads them when it draws
     /// A burst of refused keys prints one reason (the same rule as replay's transcript).
@@ -154,18 +161,19 @@ final class InteractiveEditor {
             editLine = nil
         }
         cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
+        Self.running = (el, Unmanaged.passUnretained(self))
+        defer { Self.running = nil }
         cl_set_editor(el, "emacs")
         // Not EL_SIGNAL: cl_signals_begin handles signals for this process only.
         cl_set_tty_flag(el, "-d", "-isig")
-        cl_set_prompt(el, { el in InteractiveEditor.from(el)?.promptText }, Self.invisible)
+        cl_set_prompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.promptText } }, Self.invisible)
         drawsBadge = terminal.escapes && cl_terminal_string(el, "ce") != nil
         if !drawsBadge {
-            cl_set_rprompt(el, { el in InteractiveEditor.from(el)?.rightPromptText }, Self.invisible)
+            cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.rightPromptText } }, Self.invisible)
         }
         installBindings(el)
         cl_set_getcfn(el) { el, character in
-            guard let editor = InteractiveEditor.from(el) else { return -1 }
-            let status = editor.readCharacter()
+            let status = InteractiveEditor.with(el, -1) { editor, _ in editor.readCharacter() }
             if status == 1 { character?.pointee = Action.inputKey }
             return status
         }
@@ -207,8 +215,8 @@ final class InteractiveEditor {
         /// The C function libedit calls; it cannot capture, so it finds the editor by client data.
         var function: cl_key_fn {
             switch self {
-            case .input: return { el, _ in InteractiveEditor.from(el)?.nextInput(el!) ?? UInt8(CC_ERROR) }
-            case .flush: return { el, _ in InteractiveEditor.from(el)?.flush(el!) ?? UInt8(CC_ERROR) }
+            case .input: return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.nextInput(el) } }
+            case .flush: return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.flush(el) } }
             }
         }
     }
@@ -233,12 +241,14 @@ final class InteractiveEditor {
         // on (the reset at the span's end is unchanged, so not sent), and the next digit it
         // echoes would take that colour: reset it here.
         if drawsBadge {
-            drawBadge()
+            finishAppend()
         } else if style.colour {
             write("\u{1B}[0m")
         }
         // Everything drawn is written: the field's characters are not left in the buffer.
         device.wipeWrittenOutput()
+        // The badge after it, straight to the terminal (it holds no card digit).
+        if drawsBadge { drawBadge() }
         return reader.wait(on: fileno(device.input))
     }
 
@@ -381,19 +391,42 @@ final class InteractiveEditor {
         return true
     }
 
-    private static func from(_ el: OpaquePointer?) -> InteractiveEditor? {
-        guard let el, let data = cl_client_data(el) else { return nil }
-        return Unmanaged<InteractiveEditor>.fromOpaque(data).takeUnretainedValue()
+    /// The running prompt's EditLine and editor (one prompt runs at a time in a process): a
+    /// callback finds its editor here without an `el_get` for the client data (100
+    /// instructions a call, two calls a key).
+    @exclusivity(unchecked) nonisolated(unsafe) private static var running: (el: OpaquePointer, editor: Unmanaged<InteractiveEditor>)?
+
+    /// Calls `body` with the editor of `el` (its client data), or returns `fallback` when it has
+    /// none. The editor is not retained and released around the call (170 instructions a call):
+    /// it outlives its EditLine (`run` ends it).
+    @inline(__always)
+    private static func with<Result>(_ el: OpaquePointer?, _ fallback: Result,
+                                     _ body: (InteractiveEditor, OpaquePointer) -> Result) -> Result {
+        guard let el else { return fallback }
+        let editor: Unmanaged<InteractiveEditor>
+        if let running, running.el == el {
+            editor = running.editor
+        } else {
+            guard let data = cl_client_data(el) else { return fallback }
+            editor = Unmanaged<InteractiveEditor>.fromOpaque(data)
+        }
+        return editor._withUnsafeGuaranteedRef { body($0, el) }
     }
 
     /// The flush binding: prints the output a key left pending, below the line it drew.
     private func flush(_ el: OpaquePointer) -> UInt8 {
+        finishAppend()
         guard let output = pendingOutput else { return UInt8(CC_NORM) }
         pendingOutput = nil
         // The line above the output is finished: its badge is drawn before the output. libedit,
         // drawing it as its right prompt, may have left its colour on (see `readCharacter`):
         // off, so that the output does not take it.
-        if drawsBadge { drawBadge() } else if style.colour { write("\u{1B}[0m") }
+        if drawsBadge {
+            device.wipeWrittenOutput()  // (libedit's drawing first: the badge is written past the stream)
+            drawBadge()
+        } else if style.colour {
+            write("\u{1B}[0m")
+        }
         if endAfterOutput || quitRequested {
             // The card went to the caller, or the session ends: the output is the last thing shown.
             write(output)
@@ -419,9 +452,26 @@ final class InteractiveEditor {
 
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
+        finishAppend()  // (done already when libedit read the key: `readCharacter`)
+        var view = engine.currentView()
+        if drawsBadge, choice != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
+           outcome.messages.isEmpty, warnings.isEmpty, layoutMemo.differsOnlyByProgress(view, columns: terminal.columns),
+           case let appended = pushAppendedText(view.text, el), appended > 0 {
+            // An ordinary digit: taken with nothing to show, only characters added at the end,
+            // the prompt and the layout the same. libedit's own insert path writes them and
+            // nothing else, and keeps its picture of the screen right. The badge waits until
+            // libedit has echoed them (`readCharacter`): between the key and its echo there is
+            // only the engine. (What the line holds is noted at once: the signal handlers erase
+            // by it.)
+            _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
+            swap(&view, &currentView)
+            show(currentView.text, appending: appended)
+            badgeWaitsForEcho = true
+            return UInt8(CC_NORM)
+        }
         // The view before the keys, moved out as the new one goes in.
-        var viewBefore = engine.currentView()
-        swap(&viewBefore, &currentView)
+        swap(&view, &currentView)
+        let viewBefore = consume view
         if let command = outcome.command { onCommand(command) }
         if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
@@ -434,34 +484,34 @@ final class InteractiveEditor {
             }
         }
 
-        var lines: [String] = []
         // A key read with the one before it is part of its burst: one reason for the burst.
-        if let reason = refusals.reasonToShow(outcome, inBurst: reader.inBurst) {
-            lines.append(style.refusal(reason))
-        } else if outcome.refusal != nil {
+        let reason = refusals.reasonToShow(outcome, inBurst: reader.inBurst)
+        if reason == nil && outcome.refusal != nil {
             replaceBuffer(el)
             return UInt8(CC_ERROR)  // the bell; the reason is already on screen
         }
+        // The field is empty again (accepted, cancelled, emptied, a command run): nothing it
+        // held stays in libedit's buffers.
+        if currentView.text.isEmpty { _ = wipeEntry(el) }
+
+        guard reason != nil || !outcome.messages.isEmpty || !warnings.isEmpty else {
+            let promptBefore = promptString, textBefore = shown.text
+            let promptChanged = updatePrompts()
+            if !promptChanged, case let appended = pushAppendedText(currentView.text, el), appended > 0 {
+                show(currentView.text, appending: appended)
+                return UInt8(CC_NORM)
+            }
+            if let drawn = redrawInPlace(promptBefore: promptBefore, textBefore: textBefore, el) { return drawn }
+            replaceBuffer(el)
+            return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
+        }
+        var lines: [String] = []
+        if let reason { lines.append(style.refusal(reason)) }
         lines += outcome.messages.map(style.message)
         // Warnings that came while the key was handled (the command history could not be
         // written, say), above the prompt like the messages.
         lines += warnings.map { style.message(Message(.info, $0)) }
         warnings.removeAll()
-        // The field is empty again (accepted, cancelled, emptied, a command run): nothing it
-        // held stays in libedit's buffers.
-        if currentView.text.isEmpty { _ = wipeEntry(el) }
-
-        guard !lines.isEmpty else {
-            let promptChanged = updatePrompts()
-            if !promptChanged, case let appended = pushAppendedText(el), appended > 0 {
-                // Only characters added at the end: libedit's own insert path writes them and
-                // nothing else, and keeps its picture of the screen right.
-                show(currentView.text, appending: appended)
-                return UInt8(CC_NORM)
-            }
-            replaceBuffer(el)
-            return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
-        }
         // First let libedit draw the line as it stands with this key applied (the digit that
         // completed the field), then print below it when the pushed flush key comes round. The
         // line left above is no longer the live field, so a number on it is masked.
@@ -474,6 +524,30 @@ final class InteractiveEditor {
         pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows
         el_push(el, Action.flushKey)
         return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
+    }
+
+    /// Brings a line that takes one row up to date by writing only the cells that changed
+    /// (`LineCells`): the prompt drawn was `promptBefore` and the text `textBefore`, the badge is
+    /// the one `painter` drew. libedit's buffer gets the engine's text and libedit is told what
+    /// the screen now shows without drawing (`cl_refresh_silently`). nil, having done nothing,
+    /// where cardline does not draw the badge (TERM=dumb), or the line wraps, holds a character
+    /// not one cell wide, or the badge's place is not known: libedit then redraws.
+    private func redrawInPlace(promptBefore: String, textBefore: String, _ el: OpaquePointer) -> UInt8? {
+        guard drawsBadge else { return nil }
+        let columns = terminal.columns, text = style.drawn(currentView.text)
+        var before = LineCells(columns: columns), after = LineCells(columns: columns)
+        guard before.put(prompt: promptBefore, text: textBefore, before: columns - 1), painter.putOnScreen(into: &before),
+              after.put(prompt: promptString, text: text, before: columns - 1),
+              painter.putWanted(into: &after, end: after.end, columns: columns) else { return nil }
+        replaceBuffer(el)
+        // Through the output stream (the row holds the field): wiped with it as the next key is read.
+        device.write(bytes: after.bytes(from: before))
+        guard cl_refresh_silently(el, device.output) == 0 else {
+            // libedit's picture of the screen is not known: it draws the line afresh.
+            return redrawn(CC_REDISPLAY)
+        }
+        painter.noteDrawn(columns: columns)
+        return UInt8(CC_NORM)
     }
 
     /// How libedit redraws after the left prompt changed. With colour, libedit keeps each of
@@ -490,9 +564,9 @@ final class InteractiveEditor {
     /// Pushes to libedit what the engine's text adds at the end of its buffer, when that is all
     /// that changed and it is one or two printable ASCII characters (a digit, or a group's
     /// space and a digit): how many; 0, pushing nothing, otherwise.
-    private func pushAppendedText(_ el: OpaquePointer) -> Int {
+    private func pushAppendedText(_ text: String, _ el: OpaquePointer) -> Int {
         guard drawsBadge else { return 0 }
-        let appended: Int? = currentView.text.utf8.withContiguousStorageIfAvailable { text in
+        let appended: Int? = text.utf8.withContiguousStorageIfAvailable { text in
             shown.text.utf8.withContiguousStorageIfAvailable { shown in
                 guard text.count > shown.count, text.count <= shown.count + 2 else { return 0 }
                 for index in 0..<shown.count where text[index] != shown[index] { return 0 }
@@ -511,6 +585,19 @@ final class InteractiveEditor {
 
     /// Where `pushAppendedText` puts the characters it pushes (two and the terminating 0).
     @exclusivity(unchecked) private var pushCharacters: [wchar_t] = [0, 0, 0]
+
+    /// An ordinary digit was pushed to libedit's insert path (`present`): the layout's progress
+    /// and the badge wanted wait until libedit has echoed it.
+    @exclusivity(unchecked) private var badgeWaitsForEcho = false
+
+    /// After an ordinary digit's echo: the layout's progress and the badge wanted brought up to
+    /// date (what `updatePrompts` does for other keys).
+    private func finishAppend() {
+        guard badgeWaitsForEcho else { return }
+        badgeWaitsForEcho = false
+        choice!.progress = currentView.progress
+        painter.want(logo: currentView.logo, progress: currentView.progress, style: style)
+    }
 
     /// `result`, for a key after which libedit redraws the line: the badge is then drawn whole.
     private func redrawn(_ result: Int32) -> UInt8 {
@@ -617,7 +704,8 @@ final class InteractiveEditor {
         }
         if promptChanged {
             free(promptText)
-            promptText = strdup(invisibleEscapes(style.prompt(next)))
+            promptString = style.prompt(next)
+            promptText = strdup(invisibleEscapes(promptString))
         }
         if drawsBadge {
             painter.want(logo: view.logo, progress: next.progress, style: style)
@@ -670,11 +758,12 @@ final class InteractiveEditor {
     }
 
     /// Brings the badge on the line's first row up to date (`BadgePainter`); the cursor is left
-    /// where libedit keeps it, at the end of the text.
+    /// where libedit keeps it, at the end of the text. Written past the output stream, whose
+    /// buffer must be empty (`TerminalDevice.writeDirectly`).
     private func drawBadge() {
         let end = (choice?.promptWidth ?? 0) + shown.width
         if !painter.draw(end: end, columns: terminal.columns, resetColour: style.colour) { return }
-        device.buffer(bytes: painter.bytes)  // sent by the flush that follows (`readCharacter`)
+        painter.write(to: device.outputDescriptor)
     }
 
     /// Wraps each escape sequence in the invisible-marker character libedit was given.

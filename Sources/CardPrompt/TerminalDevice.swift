@@ -118,8 +118,10 @@ final class TerminalDevice {
     /// Writes text and flushes it.
     func write(_ text: String) { cl_write(output, text) }
 
-    /// Puts bytes in the output buffer, for the next flush to send.
-    func buffer(bytes: [UInt8]) { fwrite(bytes, 1, bytes.count, output) }
+    /// The output stream's descriptor, for bytes written past the stream (whose buffer must be
+    /// empty then: flushed by libedit before it reads a key, or by `wipeWrittenOutput`) that
+    /// hold no card digit (the badge): no stdio call, no buffer to wipe.
+    var outputDescriptor: Int32 { fileno(output) }
 
     /// Writes bytes and flushes them.
     func write(bytes: [UInt8]) { cl_write_bytes(output, bytes, bytes.count) }

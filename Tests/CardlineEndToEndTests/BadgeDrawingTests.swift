@@ -101,6 +101,18 @@ extension PseudoTerminal {
     /// groups 4-4-4-4 and 4-6-5, so the spaces move, the hint changes and the badge changes.
     @Test(arguments: terminals)
     func aRegroupingKeyLeavesTheLineAsRedrawn(terminal: [String: String?]) throws {
+        let t = try start(terminal, ["--rules", try regroupingRules()])
+        checkAgainstRedraw(t, keys: "70123456", field: "7012 3456", badge: "CARD 8")
+        checkAgainstRedraw(t, keys: "7", field: "7012 34567", badge: "NARROW 9/15")
+        checkAgainstRedraw(t, keys: "7", field: "7012 345677", badge: "NARROW 10/15")
+        checkAgainstRedraw(t, keys: "\u{7F}\u{7F}", field: "7012 3456", badge: "CARD 8")
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    /// The rules of the regrouping key: two networks share the prefix 70 until the 9th digit
+    /// decides between groups 4-4-4-4 and 4-6-5.
+    func regroupingRules() throws -> String {
         let rules = home.path + "/regroup-rules"
         try FileManager.default.createDirectory(atPath: rules, withIntermediateDirectories: true)
         try """
@@ -111,11 +123,38 @@ extension PseudoTerminal {
             {"id": "test-narrow", "name": "Test Narrow", "logo": "NARROW", "prefixes": ["701234567"], "lengths": [15], "groups": [4, 6, 5], "luhn": false, "cvv": {"name": "CVV", "length": 3}}
 
             """.write(toFile: rules + "/narrow.json", atomically: false, encoding: .utf8)
-        let t = try start(terminal, ["--rules", rules])
-        checkAgainstRedraw(t, keys: "70123456", field: "7012 3456", badge: "CARD 8")
-        checkAgainstRedraw(t, keys: "7", field: "7012 34567", badge: "NARROW 9/15")
-        checkAgainstRedraw(t, keys: "7", field: "7012 345677", badge: "NARROW 10/15")
-        checkAgainstRedraw(t, keys: "\u{7F}\u{7F}", field: "7012 3456", badge: "CARD 8")
+        return rules
+    }
+
+    /// A key that does more than append writes only the cells that change (issue 21, item 7):
+    /// the regrouping key (the spaces move, the hint and the badge change) and backspaces. Before,
+    /// libedit drew the whole line again and cardline the whole badge: 56 cells written for
+    /// the regrouping key's 29 changed. Cells are counted by the screen model (characters put
+    /// in a cell, and cells that differ, colours included).
+    @Test(arguments: terminals)
+    func aKeyThatRegroupsWritesOnlyTheCellsThatChange(terminal: [String: String?]) throws {
+        let t = try start(terminal, ["--rules", try regroupingRules()])
+        /// Sends `keys` and waits until the line shows `field` (the cursor after it) and `badge`;
+        /// the cells written for them and the cells that changed.
+        func type(_ keys: String, field: String, badge: String) throws -> (written: Int, changed: Int) {
+            let before = t.screen
+            t.send(keys)
+            let after = try #require(t.waitForScreen("\(field) and \(badge)") { screen in
+                let line = screen.cursorLine
+                guard let range = line.range(of: ": " + field + " "), line.hasSuffix(badge) else { return false }
+                return screen.column == line.distance(from: line.startIndex, to: range.upperBound) - 1
+            })
+            let changed = zip(before.cells.joined(), after.cells.joined()).filter { $0 != $1 }.count
+            return (after.written - before.written, changed)
+        }
+        _ = try type("70123456", field: "7012 3456", badge: "CARD 8")
+        let regrouped = try type("7", field: "7012 34567", badge: "NARROW 9/15")
+        #expect(regrouped.changed > 20, "the hint, the spaces and the badge change")
+        #expect(regrouped.written == regrouped.changed, "the regrouping key: \(regrouped.written) cells written, \(regrouped.changed) changed")
+        let erased = try type("\u{7F}", field: "7012 3456", badge: "CARD 8")
+        #expect(erased.written <= erased.changed, "a backspace that regroups back: \(erased.written) written, \(erased.changed) changed")
+        let backspace = try type("\u{7F}", field: "7012 345", badge: "CARD 7")
+        #expect(backspace.written <= backspace.changed, "a backspace: \(backspace.written) written, \(backspace.changed) changed")
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
     }

@@ -102,5 +102,9 @@ void cl_wipe_written(char *buffer, size_t size);
 /// EL_REFRESH: libedit draws prompt and line again in full, the cursor being at the start of
 /// the line's first row.
 int cl_refresh(EditLine *el);
+/// EL_REFRESH with libedit's drawing discarded (its output stream is a sink meanwhile, then
+/// `out` again): libedit's picture of the screen becomes prompt and line as they now are, the
+/// cursor at its place in the line, when cardline has drawn them itself. -1 when the sink cannot be made.
+int cl_refresh_silently(EditLine *el, FILE *out);
 
 #endif
