@@ -242,10 +242,10 @@ extension EntryEngine {
         let network = detection.network
         let isCommand = command != nil && field == self.field
         let label: String, hint: String, text: String, progress: String
-        // (`if let`, not `??`: no optional string made and freed.) A co-badged card shows the
-        // network chosen for it (`network`), which may not be the one whose groups it has.
+        // The chosen network's, for a co-badged card (`if let`, not `??`: no optional string
+        // made and freed).
         var logo: String
-        if detection.isCoBadged, let chosen = self.network { logo = chosen.logo } else if let network { logo = network.logo } else { logo = undecidedLogo }
+        if let chosen = self.network { logo = chosen.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
             label = Self.numberLabel

@@ -157,18 +157,21 @@ struct Rules: ParsableCommand {
             commandName: "lint",
             abstract: "Check rule files: every error and warning with its file, line and column.",
             usage: "cardline rules lint [<options>] [<DIR> ...]",
-            discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
+            discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Warns where a pattern overlaps another network's (the more specific one decides those numbers) and neither file's note names the other network. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"))
         var folders: [String] = []
 
         func run() throws {
             let all = RuleSources.folders(bundled: !rules.noDefaultRules, extra: rules.ruleFolders + folders)
-            let files = all.compactMap { try? RuleSources.read(folder: $0) }.map(\.count).reduce(0, +)
+            let read = all.compactMap { try? RuleSources.read(folder: $0) }.flatMap { $0 }
+            let files = read.count
             let problems: [RuleError]
             do throws(RuleSources.LoadError) {
                 let set = try RuleSources.load(folders: all, includeRetired: rules.retired)
-                problems = set.warnings + set.unreachablePatterns()
+                // Each file's note, by path: an overlap of two networks is explained by either note.
+                let notes = Dictionary(read.map { ($0.path, RuleSet.note(ofRuleFile: $0.bytes) ?? "") }) { $1 }
+                problems = set.warnings + set.unreachablePatterns() + set.unexplainedOverlaps(notes: notes)
             } catch {
                 if case .unreadable = error {
                     Terminal.writeError(error.description + "\n")

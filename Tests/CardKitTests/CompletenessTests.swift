@@ -49,8 +49,8 @@ import Testing
         ("3530111333300000", "jcb", .completeCanGrow),  // JCB 16-19
         ("41111111111111111", "visa", .notALength),  // 17 digits: no Visa length
         // Lengths by BIN from processors' public test cards (rules/visa.json, visa-electron.json):
-        ("4013250000000000006", "visa", .final),  // Adyen's 19-digit V Pay
-        ("4013257351082949", "visa", .completeCanGrow),  // the same BIN at 16: 19 still possible
+        ("4013250000000000006", "v-pay", .final),  // Adyen's 19-digit V Pay
+        ("4013257351082949", "v-pay", .completeCanGrow),  // the same BIN at 16: 19 still possible
         ("4012888888881881", "visa", .final),  // a neighbouring BIN still moves on at 16
         ("4242424242424242", "visa", .final),
         ("4911830000000", "visa", .completeCanGrow),  // Worldpay's 13-digit Visa

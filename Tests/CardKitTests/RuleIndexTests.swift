@@ -68,14 +68,14 @@ import Testing
     /// part of the index (nor `IINPattern.match`) in it.
     struct PlainScan {
         let set: RuleSet
-        let patterns: [(low: [UInt8], high: [UInt8], owner: Int, lengths: [Int])]
+        let patterns: [(low: [UInt8], high: [UInt8], owner: Int, index: Int, lengths: [Int])]
 
         init(_ set: RuleSet) {
             self.set = set
             patterns = set.networks.indices.flatMap { owner in
                 set.networks[owner].patterns.indices.map { index in
                     let pattern = set.networks[owner].patterns[index]
-                    return (pattern.low, pattern.high, owner, set.networks[owner].patternLengths[index])
+                    return (pattern.low, pattern.high, owner, index, set.networks[owner].patternLengths[index])
                 }
             }
         }
@@ -89,7 +89,7 @@ import Testing
 
         /// The detection and the ids of the networks still possible, in load order.
         func scan(_ typed: [UInt8]) -> (detection: Detection, candidates: [String]) {
-            var best: (owner: Int, length: Int, lengths: [Int])?
+            var best: (owner: Int, length: Int, index: Int, lengths: [Int])?
             var owners = Set<Int>(), lengths = Set<Int>()
             for pattern in patterns {
                 let n = min(typed.count, pattern.low.count)
@@ -97,7 +97,7 @@ import Testing
                 guard !head.lexicographicallyPrecedes(pattern.low.prefix(n)),
                       !pattern.high.prefix(n).lexicographicallyPrecedes(head) else { continue }
                 if typed.count >= pattern.low.count {
-                    if pattern.low.count > best?.length ?? 0 { best = (pattern.owner, pattern.low.count, pattern.lengths) }
+                    if pattern.low.count > best?.length ?? 0 { best = (pattern.owner, pattern.low.count, pattern.index, pattern.lengths) }
                 } else {
                     owners.insert(pattern.owner)
                     lengths.formUnion(pattern.lengths)
@@ -108,8 +108,14 @@ import Testing
                 lengths.formUnion(best.lengths)
             }
             let decided = best.flatMap { owners == [$0.owner] ? $0 : nil }
+            // A co-badged deciding pattern's partners, as its entry's `with` lists them (those loaded).
+            let coBadged = decided.flatMap { best -> [CardNetwork]? in
+                let network = set.networks[best.owner]
+                return network.patternTerms.first { $0.pattern == best.index }?.coBadge.map { network.coBadges[$0].with.compactMap { set.network(id: $0) } }
+            } ?? []
             let detection = Detection(network: decided.map { set.networks[$0.owner] }, hasCandidates: !owners.isEmpty,
-                                      maxLength: lengths.max() ?? 0, decidingLength: decided?.length ?? 0, lengths: LengthSet(lengths))
+                                      maxLength: lengths.max() ?? 0, decidingLength: decided?.length ?? 0, lengths: LengthSet(lengths),
+                                      coBadged: coBadged)
             return (detection, owners.sorted().map { set.networks[$0].id })
         }
     }

@@ -41,18 +41,18 @@ import Testing
 
     /// Partial numbers: the networks still possible, in load order, and the decided one if any.
     @Test(arguments: [
-        ("", nil as String?, 31),  // the active bundled networks; retired ones are not matched
+        ("", nil as String?, 59),  // the active bundled networks; retired ones are not matched
         ("3", nil, 6),  // american-express, china-t-union, diners-club, jcb, hipercard (384100), lankapay (357111)
         ("37", "american-express", 1),
-        ("4", nil, 4),  // visa, and elo's, maestro's (493698) and visa-electron's 4xxxxx patterns
-        ("41", nil, 2),  // visa, visa-electron (417500)
-        ("42", "visa", 1),
+        ("4", nil, 10),  // visa, and elo's, maestro's (493698), visa-electron's, v-pay's (401325) 4xxxxx patterns, and the co-badged ones of bancontact, cartes-bancaires, dankort, eftpos and mada
+        ("41", nil, 4),  // visa, visa-electron (417500), eftpos's and mada's co-badged 41xxxx
+        ("4242", "visa", 1),
         ("5", nil, 0),
-        ("2", nil, 4),  // borica, jcb (2131), mastercard, mir
+        ("2", nil, 5),  // borica, carnet (286900), jcb (2131), mastercard, mir
         ("22", nil, 3),
         ("2221", "mastercard", 1),
         ("6011", "discover", 1),
-        ("65", nil, 4),  // discover, elo, rupay, verve
+        ("65", nil, 6),  // cabal (65008700 ...), discover, elo, rupay, troy (650052 ...), verve
     ])
     func detectsPartialNumbers(prefix: String, network: String?, candidates: Int) {
         let detection = BundledRules.set.detect(digits(prefix))
@@ -62,7 +62,7 @@ import Testing
         #expect(!found.isEmpty && detection.hasCandidates)
     }
 
-    @Test(arguments: ["0", "7", "99", "1" + "x"].filter { !$0.contains("x") })
+    @Test(arguments: ["0", "72", "99", "1" + "x"].filter { !$0.contains("x") })
     func nothingStartsWith(prefix: String) {
         #expect(BundledRules.set.candidates(digits(prefix)).isEmpty)
         #expect(!BundledRules.set.detect(digits(prefix)).hasCandidates)

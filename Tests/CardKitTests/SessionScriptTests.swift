@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func refusalAndMessageCountsStartAgainAtTheNextKeys() throws {
-        let result = try replay("7\n@expect refused 1\n@expect message \"starts with 7\"\n4\n@expect refused 0\n@expect message \"starts with 7\"")
+        let result = try replay("0\n@expect refused 1\n@expect message \"starts with 0\"\n4\n@expect refused 0\n@expect message \"starts with 0\"")
         #expect(result.failures.map(\.line) == [6])
     }
 

@@ -87,8 +87,8 @@ import Glibc
     func givingUpExitsOneWithNothingDelivered(keys: String) throws {
         let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
         t.expect("Card number")
-        t.send("42")  // 42 can only be Visa (41 may still be Visa Electron)
-        t.expect("VISA 2/16")
+        t.send("411")  // 411 can only be Visa (41 and 42 may still be Visa Electron, or eftpos or mada co-badged)
+        t.expect("VISA 3/16")
         t.send("\u{15}" + keys)  // Ctrl-U, then quit
         #expect(t.waitForExit() == 1)
         #expect(t.pipedText(1).isEmpty)

@@ -48,8 +48,8 @@ import Glibc
         // The same refusal again, straight after, rings the bell without another line.
         let again = t.raw.count
         t.send("y")
-        t.send("2")  // 42 can only be Visa (41 may still be Visa Electron)
-        t.expect("VISA 2/16")
+        t.send("11")  // 411 can only be Visa (41 and 42 may still be Visa Electron, or eftpos or mada co-badged)
+        t.expect("VISA 3/16")
         #expect(t.rawSince(again).contains(0x07))
         #expect(t.text.components(separatedBy: "not 'y'").count == 2, "one line for two refusals of 'y'")
     }
@@ -86,9 +86,9 @@ import Glibc
         t.send("37")
         #expect(t.redraw(expectingBadge: "AMEX 2/15").contains("Card number (#### ###### #####): 37"))
         t.send("\u{15}")  // Ctrl-U
-        t.send("42")
-        _ = t.redraw(expectingBadge: "VISA 2/16")
-        t.send("424242424242421230")
+        t.send("424")
+        _ = t.redraw(expectingBadge: "VISA 3/16")
+        t.send("24242424242421230")
         t.expect("Type the 3-digit CVV")
         #expect(t.redraw(expectingBadge: "CVV 0/3").contains("CVV (###): "))
     }
@@ -141,8 +141,8 @@ import Glibc
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE])
     func aSignalFromOutsideRestoresTheTerminal(signal: Int32) throws {
         let t = try start()
-        t.send("42")
-        t.expect("VISA 2/16")
+        t.send("411")
+        t.expect("VISA 3/16")
         kill(t.pid, signal)
         #expect(t.waitForExit() == 128 + signal)
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag)
@@ -175,8 +175,8 @@ import Glibc
                                    environment: home.environment.merging(environment) { $1 })
         t.waitForRawMode()
         t.expect("Card number")
-        t.send("7")
-        t.expect("no card network starts with 7")
+        t.send("0")
+        t.expect("no card network starts with 0")
         let red = Array("\u{1B}[31m".utf8)
         let raw = Array(t.rawSince(0))
         let hasRed = (0...(raw.count - red.count)).contains { raw[$0...].starts(with: red) }
@@ -253,9 +253,9 @@ import Glibc
         #expect(unfinished.status == 1)
         #expect(unfinished.output.contains("input ended before the card was complete (expiry field)"))
         #expect(!unfinished.output.contains("abandoned"))
-        let refused = try runPiped(["--today", "2026-11"], input: "7\n\u{FF}abc\n", environment: home.environment)
+        let refused = try runPiped(["--today", "2026-11"], input: "0\n\u{FF}abc\n", environment: home.environment)
         #expect(refused.output.components(separatedBy: "line 2:").count == 2, "one reason per line")
-        #expect(refused.output.contains("line 1: card number: no card network starts with 7"))
+        #expect(refused.output.contains("line 1: card number: no card network starts with 0"))
         #expect(refused.output.contains("line 2: card number: only digits go in the card number"))
     }
 

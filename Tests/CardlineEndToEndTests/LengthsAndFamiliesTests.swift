@@ -39,11 +39,11 @@ import Glibc
     /// Numbers whose network has longer valid lengths: typed whole, they stay in the number
     /// field (the last digit of a 19-digit Maestro moves on; Diners Club's 16 waits for Enter,
     /// saying so), and the number delivered is the number typed.
-    /// A 19-digit Visa (Adyen's V Pay test card 4013 2500 0000 0000 006) and a 19-digit Visa
-    /// Debit (Worldpay's 4917610000000000003) are delivered whole: their BINs have 19 in the rules.
+    /// A 19-digit V Pay (Adyen's test card 4013 2500 0000 0000 006, Visa family) and a 19-digit
+    /// Visa Debit (Worldpay's 4917610000000000003) are delivered whole: their BINs have 19 in the rules.
     @Test(arguments: [("6759649826438453003", "maestro", "MAESTRO 19/19"),
                       ("3011711535317500", "diners-club", "DINERS 16/19 (16 valid)"),
-                      ("4013250000000000006", "visa", "VISA 19/19"),
+                      ("4013250000000000006", "v-pay", "V PAY 19/19"),
                       ("4917610000000000003", "visa-electron", "ELECTRON 19/19")])
     func aLongerLengthOfTheSameRangeIsDeliveredWhole(number: String, network: String, badge: String) throws {
         let t = try start(["--print", "--once"])
@@ -75,7 +75,9 @@ import Glibc
         t.expect("Card number (")
         t.send(number)
         t.expect("Type the expiry date")
-        #expect(!t.text.contains("Enter to continue"))
+        // 4012 8888 8888 1 is itself a valid 13-digit Visa (13 is a Visa length; Braintree's
+        // 4012888818888 shares the BIN), so the hint shows at 13 there; it still moves on at 16.
+        #expect(!t.text.contains("Enter to continue") || number == "4012888888881881")
         t.send("1230")
         t.expect(network == "american-express" ? "Type the 4-digit" : "Type the 3-digit")
         t.send((network == "american-express" ? "1234" : "123") + "\r")

@@ -100,7 +100,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     @Test func listAsJSON() throws {
         let run = try cardline(["rules", "list", "--json"])
         let networks = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]]
-        #expect(networks?.count == 36, "31 active and 5 retired bundled networks")
+        #expect(networks?.count == 64, "59 active and 5 retired bundled networks")
         let amex = networks?.first { $0["id"] as? String == "american-express" }
         #expect(amex?["patterns"] as? [String] == ["34", "37"])
         #expect(amex?["groups"] as? [Int] == [4, 6, 5])
@@ -121,13 +121,13 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     }
 
     @Test func testExplainsPartialAndCompleteNumbers() throws {
-        let run = try cardline(["rules", "test", "4111 1111 1111 1111", "3782", "3", "7", "4111-1111-1111-1112"])
+        let run = try cardline(["rules", "test", "4111 1111 1111 1111", "3782", "3", "0", "4111-1111-1111-1112"])
         #expect(run.status == 1, "not every number is valid")
         #expect(run.output.contains("""
             411111••••••1111
               network:   visa (Visa), decided by pattern 4 in
             """))
-        #expect(run.output.contains("  length:    16 — valid (Visa allows 16)\n  luhn:      passes\n  verdict:   valid"))
+        #expect(run.output.contains("  length:    16 — valid (Visa allows 13, 16)\n  luhn:      passes\n  verdict:   valid"))
         #expect(run.output.contains("••82\n  network:   american-express (American Express), decided by pattern 37 in"))
         #expect(run.output.contains("  length:    4 — incomplete (American Express allows 15)"))
         #expect(run.output.contains("•\n  network:   not decided yet; could still be american-express, china-t-union, diners-club, hipercard, jcb, lankapay"))
@@ -143,7 +143,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     @Test func lintReportsEveryProblemWithItsPlace() throws {
         let clean = try cardline(["rules", "lint"])
         #expect(clean.status == 0)
-        #expect(clean.output == "checked 36 files in 1 folder: 0 errors, 0 warnings\n")
+        #expect(clean.output == "checked 64 files in 1 folder: 0 errors, 0 warnings\n")
         let folder = home.path + "/broken"
         try writeTestNetwork(to: folder, id: "copycat", prefix: "37")
         try writeTestNetwork(to: folder, id: "typo", prefix: "71", extra: ", \"lenghts\": [16]")
@@ -151,8 +151,27 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(broken.status == 65)
         #expect(broken.output.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
         #expect(broken.output.contains("\(folder)/copycat.json:1:70: error: pattern 37 of `copycat` ties with pattern 37 of `american-express`"))
-        #expect(broken.output.hasSuffix("checked 38 files in 2 folders: 2 errors, 0 warnings\n"))
+        #expect(broken.output.hasSuffix("checked 66 files in 2 folders: 2 errors, 0 warnings\n"))
         #expect(try cardline(["rules", "lint", home.path + "/missing"]).status == 66)
+    }
+
+    /// Issue 22: a pattern inside another network's is a warning until either file's note
+    /// names the other network; the bundled rules explain every overlap of theirs.
+    @Test func lintWarnsOfOverlapsNoNoteExplains() throws {
+        let folder = home.path + "/overlaps"
+        try writeTestNetwork(to: folder, id: "acme", prefix: "4111")
+        try writeTestNetwork(to: folder, id: "zeta", prefix: "37123")
+        let run = try cardline(["rules", "lint", folder])
+        #expect(run.status == 0, "warnings only")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("\(folder)/acme.json:1:67: warning: pattern 4111 of `acme` lies inside pattern 4 of `visa` (<bundled>/visa.json:") && $0.hasSuffix("and neither file's `note` names the other network; say in a `note` why these numbers are `acme`'s (or list them as co-badged)") }, "\(run.output)")
+        #expect(lines.contains { $0.contains("pattern 37123 of `zeta` lies inside pattern 37 of `american-express`") }, "\(run.output)")
+        #expect(run.output.hasSuffix("checked 66 files in 2 folders: 0 errors, 2 warnings\n"))
+        // A note naming the other network (by name or id) explains the overlap.
+        try writeTestNetwork(to: folder, id: "acme", prefix: "4111", extra: #", "note": "A Visa co-brand: its own badge.""#)
+        try writeTestNetwork(to: folder, id: "zeta", prefix: "37123", extra: #", "note": "Inside american-express on purpose.""#)
+        let explained = try cardline(["rules", "lint", folder])
+        #expect(explained.output == "checked 66 files in 2 folders: 0 errors, 0 warnings\n", "\(explained.output)")
     }
 }
 
@@ -198,12 +217,13 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history", "--rules", folder], environment: home.environment)
         t.waitForRawMode()
         t.expect("Card number")
-        t.send("70")
-        t.expect("no card network starts with 7")
-        try writeTestNetwork(to: folder)
+        t.send("72")
+        t.expect("no card network starts with 72")
+        t.send("\u{15}")
+        try writeTestNetwork(to: folder, prefix: "72")
         t.send(":reload\r")
-        t.expect("Rules reloaded: 32 networks.")
-        t.send("70")
+        t.expect("Rules reloaded: 60 networks.")
+        t.send("72")
         t.expect("TESTNET 2/16")
         t.send("\u{15}")
         // A broken edit: the error is shown with its place, and TestNet keeps working.
@@ -211,7 +231,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         t.send(":reload\r")
         t.expect("Rules not reloaded; the previous rules stay in force:")
         t.expect("\(folder)/testnet.json:2:11: error: `name` must be a string, found a number")
-        t.send("70")
+        t.send("72")
         t.expect("TESTNET 2/16")
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)

@@ -40,6 +40,28 @@ import Testing
         #expect(check.output.split(separator: "\n").filter { $0.contains(#""network":"mastercard","valid":true"#) }.count == 6)
     }
 
+    /// Issue 22: every active bundled network (the new meal, fleet, private-label and domestic
+    /// ones too) yields one number per pattern, each a valid number that `rules test` says that
+    /// network decides (a co-badged pattern's numbers too: the domestic network decides them).
+    @Test func sampleCoversEveryBundledNetwork() throws {
+        let list = try cardline(["rules", "list", "--json"])
+        let networks = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
+        let active = networks.filter { $0["status"] as? String == "active" }
+        #expect(active.count >= 45, "only \(active.count) active bundled networks")
+        for network in active {
+            let id = try #require(network["id"] as? String)
+            let patterns = try #require(network["patterns"] as? [String])
+            let sample = try cardline(["rules", "sample", id, "--count", String(patterns.count)])
+            #expect(sample.status == 0, "\(id): \(sample.errors)")
+            let numbers = sample.output.split(separator: "\n").map(String.init)
+            #expect(numbers.count == patterns.count && numbers.allSatisfy { $0.allSatisfy(\.isNumber) }, "\(id): \(sample.output)")
+            let test = try cardline(["rules", "test"] + numbers)
+            #expect(test.status == 0, "\(id): \(test.output)")
+            let decided = test.output.split(separator: "\n").filter { $0.hasPrefix("  network:") }
+            #expect(decided.count == numbers.count && decided.allSatisfy { $0.hasPrefix("  network:   \(id) (") }, "\(id): \(decided)")
+        }
+    }
+
     @Test func sampleRefusesAnUnknownNetworkAndABadCount() throws {
         let unknown = try cardline(["rules", "sample", "vias"])
         #expect(unknown.status == 1)

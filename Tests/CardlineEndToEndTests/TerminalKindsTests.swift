@@ -109,8 +109,8 @@ import Glibc
     ] as [([String: String?], Bool)])
     func colourOnlyWhereTheTerminalHasIt(terminal: [String: String?], coloured: Bool) throws {
         let t = try start(terminal)
-        t.send("7")
-        t.expect("no card network starts with 7")
+        t.send("0")
+        t.expect("no card network starts with 0")
         t.send("\u{08}")
         typeCard(t)
         t.send("\r")
