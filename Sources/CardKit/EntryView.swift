@@ -119,7 +119,8 @@ extension EntryEngine {
         let network = detection.network
         // The badge names the network chosen (a co-badged card's may be another than the one
         // whose groups the number has).
-        let logo = self.network?.logo ?? undecidedLogo
+        let logo: String
+        if detection.isCoBadged, let chosen = self.network { logo = chosen.logo } else if let network { logo = network.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
             EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.numberLabelText) } hint: {

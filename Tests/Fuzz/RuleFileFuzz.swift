@@ -11,6 +11,8 @@ func fuzzRuleFile(_ input: [UInt8]) {
         for network in set.networks {
             precondition(!network.patterns.isEmpty && !network.lengths.isEmpty, "loaded a network that cannot match")
             precondition(network.patternLocations.count == network.patterns.count, "a pattern without a location")
+            precondition(network.patternTerms.allSatisfy { $0.pattern < network.patterns.count && ($0.coBadge ?? 0) < max(network.coBadges.count, 1) },
+                         "pattern terms pointing past the patterns or the coBadged entries")
         }
         _ = set.detect([4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
         problems = set.warnings
