@@ -84,7 +84,8 @@ public struct RecipientKey: @unchecked Sendable {
         } else if text.first == UInt8(ascii: "{") {
             let (key, id) = try Self.jwk(text)
             (material, keyID, form) = (key, id, .jwk)
-        } else if text.contains(UInt8(ascii: "|")) {
+        } else if let bar = text.firstIndex(of: UInt8(ascii: "|")), bar > 0, text[..<bar].allSatisfy(Self.isHexDigit) {
+            // (Only text that starts like `10001|`: random bytes holding a `|` get the general message.)
             (material, keyID, form) = (.rsa(try Self.adyen(text)), nil, .adyen)
         } else {
             throw .unusable("not a public key: expected a PEM public key (-----BEGIN PUBLIC KEY-----), a JWK ({\"kty\":\"RSA\",...} or {\"kty\":\"EC\",...}) or Adyen's key text (10001|<hex modulus>)")
@@ -185,6 +186,10 @@ public struct RecipientKey: @unchecked Sendable {
         guard let modulus = base64URLDecoded(n) else { throw .unusable("the JWK's \"n\" is not base64url") }
         guard let exponent = base64URLDecoded(e) else { throw .unusable("the JWK's \"e\" is not base64url") }
         return (.rsa(try rsaKey(modulus: modulus, exponent: exponent)), try string("kid"))
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 
     private static func adyen(_ text: [UInt8]) throws(Problem) -> _RSA.Encryption.PublicKey {

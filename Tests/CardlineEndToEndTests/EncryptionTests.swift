@@ -192,7 +192,8 @@ import Glibc
     @Test(arguments: [("truncated.pem", 64, "cut short", "jwe"), ("weak.pem", 64, "1024 bits", "jwe"),
                       ("oct.jwk", 64, "a JWK of type \"oct\"", "jwe"), ("p384.jwk", 64, "other than P-256", "jwe"),
                       ("ec.jwk", 64, "Adyen's encrypted fields need an RSA key", "adyen"),
-                      ("garbage.txt", 64, "not a public key", "jwe"), ("private.pem", 64, "private key", "jwe"),
+                      ("garbage.txt", 64, "not a public key", "jwe"), ("garbage-bar.txt", 64, "not a public key", "jwe"),
+                      ("private.pem", 64, "private key", "jwe"),
                       ("missing.pem", 66, "cannot read it", "jwe"), ("", 66, "it is a folder", "jwe")])
     func badKeysAreRefusedBeforeThePrompt(key: String, status: Int32, reason: String, format: String) throws {
         let refused = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", format], input: Self.card)

@@ -10,7 +10,7 @@ is not cardline's code (joserfc, on Python's cryptography).
                               decrypting side of ec.jwk and ec.pem, its public JWK with a
                               kid and SubjectPublicKeyInfo), p384.jwk (P-384, public),
                               oct.jwk (a symmetric JWK), truncated.pem (public.pem cut
-                              short), garbage.txt
+                              short), garbage.txt, garbage-bar.txt
   jwe-check.py decrypt KEY    reads JSON Lines on stdin; writes each object back with every
                               member that holds a compact JWE replaced by
                               {"header": <protected header>, "plaintext": <its JSON>,
@@ -76,6 +76,7 @@ def make_keys(folder):
     write("oct.jwk", json.dumps({"kty": "oct", "k": b64url(os.urandom(32))}))
     write("truncated.pem", public_pem[: len(public_pem) // 2])
     write("garbage.txt", "this is not a key\n")
+    write("garbage-bar.txt", "not | a key either\n")  # a `|` alone does not make Adyen's key text
 
 
 def is_compact_jwe(value):
