@@ -169,7 +169,9 @@ func generateCheckInput(_ path: String, rules: RuleSet, count: Int) {
         let text = CardNumber.string(digits)
         switch random.next() % 3 {
         case 0: out += text.utf8
-        case 1: out += CardPolicy.grouped(digits, groups: network.groups).utf8
+        // (Spaces only between groups of at most six digits, as `check`'s plain form takes them:
+        // BP Plus's 5-9-3 is written with dashes.)
+        case 1 where network.groups.allSatisfy { $0 <= 6 }: out += CardPolicy.grouped(digits, groups: network.groups).utf8
         default: out += CardPolicy.grouped(digits, groups: network.groups).replacingOccurrences(of: " ", with: "-").utf8
         }
         if random.next() % 4 != 0 {
