@@ -100,6 +100,26 @@ struct Check: ParsableCommand {
         var input: [UInt8] = []
     }
 
+    /// The descriptor to read `path` from (standard input for `-`), or nil after saying why it
+    /// cannot be read and counting it unreadable. The one opener of `check`'s inputs (plain and
+    /// `--encrypt-to`).
+    static func openInput(_ path: String, tally: inout Tally) -> Int32? {
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            Terminal.writeError("cardline: error: cannot read \(path.escapingControlCharacters): \(String(cString: strerror(errno)))\n")
+            tally.unreadable += 1
+            return nil
+        }
+        return fd
+    }
+
+    /// Says so, and counts the input unreadable, when reading `path` failed part way.
+    static func reportFailure(of reader: borrowing LineReader, _ path: String, tally: inout Tally) {
+        guard let failure = reader.failure else { return }
+        Terminal.writeError("cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(failure)))\n")
+        tally.unreadable += 1
+    }
+
     /// Checks the files in turn, writing the results in input order. In `parallel`, each block
     /// of whole lines is checked by a task of its own while the next blocks are read, up to
     /// `Self.blocksInFlight` at once (on two cores, two check while the next is read and the
@@ -109,12 +129,7 @@ struct Check: ParsableCommand {
         var tally = Tally()
         let progress = isatty(2) == 1 ? Progress() : nil
         for path in paths where !Terminal.outputFailed {
-            let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                Terminal.writeError("cardline: error: cannot read \(path.escapingControlCharacters): \(String(cString: strerror(errno)))\n")
-                tally.unreadable += 1
-                continue
-            }
+            guard let fd = openInput(path, tally: &tally) else { continue }
             defer { if fd != 0 { close(fd) } }
             progress?.start(size: fileSize(fd))
             var lineNumber = 0
@@ -174,10 +189,7 @@ struct Check: ParsableCommand {
                 }
             }
             for (task, bytes) in inFlight { finish(await task.value, bytes: bytes) }
-            if let failure = reader.failure {
-                Terminal.writeError("cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(failure)))\n")
-                tally.unreadable += 1
-            }
+            reportFailure(of: reader, path, tally: &tally)
         }
         output.flush()
         progress?.finish()

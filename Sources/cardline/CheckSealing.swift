@@ -27,12 +27,7 @@ extension Check {
         var tally = Tally()
         var checkLine: [UInt8] = []
         for path in paths where !Terminal.outputFailed {
-            let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                Terminal.writeError("cardline: error: cannot read \(path.escapingControlCharacters): \(String(cString: strerror(errno)))\n")
-                tally.unreadable += 1
-                continue
-            }
+            guard let fd = Check.openInput(path, tally: &tally) else { continue }
             defer { if fd != 0 { close(fd) } }
             var reader = LineReader(fd: fd)
             var lineNumber = 0
@@ -50,10 +45,7 @@ extension Check {
                 }
                 reader.recycle(block)
             }
-            if let failure = reader.failure {
-                Terminal.writeError("cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(failure)))\n")
-                tally.unreadable += 1
-            }
+            Check.reportFailure(of: reader, path, tally: &tally)
         }
         output.flush()
         return tally

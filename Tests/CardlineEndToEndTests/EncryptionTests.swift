@@ -26,25 +26,9 @@ import Glibc
     static func jweCheck(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String) {
         let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("tools/jwe-check.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", tool] + arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        final class Collected: @unchecked Sendable { var output = Data(), errors = Data() }
-        let collected = Collected()
-        let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) { collected.output = stdout.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: readers) { collected.errors = stderr.fileHandleForReading.readDataToEndOfFile() }
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        readers.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: collected.output, as: UTF8.self),
-                String(decoding: collected.errors, as: UTF8.self))
+        let result = try runPiped(["python3", tool] + arguments, input: input, environment: ProcessInfo.processInfo.environment,
+                                  timeout: 120, executable: "/usr/bin/env")
+        return (result.status, result.output, result.errors)
     }
 
     /// Each line of cardline's output decrypted: every JWE member replaced by its header, its

@@ -37,14 +37,15 @@ extension PseudoTerminal {
     }
 }
 
-/// Runs the binary with stdin, stdout and stderr as pipes; returns exit status, stdout and
-/// stderr. A child still running after `timeout` seconds is killed and reported as timed out
-/// (a history file that blocks must fail its test, not hang it). Both outputs are read while
-/// the child runs, so a long output cannot block it.
-func runPiped(_ arguments: [String], input: String, environment: [String: String], timeout: Double = 60) throws
+/// Runs the binary (or `executable`) with stdin, stdout and stderr as pipes; returns exit
+/// status, stdout and stderr. A child still running after `timeout` seconds is killed and
+/// reported as timed out (a history file that blocks must fail its test, not hang it). Both
+/// outputs are read while the child runs, so a long output cannot block it.
+func runPiped(_ arguments: [String], input: String, environment: [String: String], timeout: Double = 60,
+              executable: String = cardlineBinary) throws
     -> (status: Int32, output: String, errors: String, timedOut: Bool) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: cardlineBinary)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.environment = environment
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
@@ -62,7 +63,7 @@ func runPiped(_ arguments: [String], input: String, environment: [String: String
     // The outputs end when the child does: their end is the state waited on.
     let timedOut = readers.wait(timeout: .now() + timeout) == .timedOut
     if timedOut {
-        Issue.record("cardline \(arguments.joined(separator: " ")) still ran after \(timeout) s; killed")
+        Issue.record("\(executable) \(arguments.joined(separator: " ")) still ran after \(timeout) s; killed")
         kill(process.processIdentifier, SIGKILL)
         readers.wait()
     }
