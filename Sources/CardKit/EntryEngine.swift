@@ -456,7 +456,9 @@ public struct EntryEngine: Sendable {
     /// four-digit one (`12/20` of `12/2030`): the field waits for the rest of the year.
     var awaitsFourDigitYear: Bool {
         guard expiryDigits.count == 4, let month = expiryMonth else { return false }
-        return expiryPolicy.check(month: month, twoDigitYear: Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])) != .valid
+        let year = Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])
+        return expiryPolicy.check(month: month, twoDigitYear: year) != .valid
+            && expiryPolicy.fourDigitYearCanContinue(month: month, prefix: year, digitCount: 2)
     }
 
     /// The third or fourth digit of a four-digit year (`12/2030`): taken while a valid year
@@ -597,7 +599,7 @@ public struct EntryEngine: Sendable {
             default: return "\(network.lengthPhrase(detection.lengths.lengths)); this has \(numberDigits.count)"
             }
         case .expiry:
-            guard let expiry else { return "the expiry needs a month and a year, as MM/YY or MM/YYYY" }
+            guard let expiry else { return "the expiry needs a month and a year, as MM/YY" }
             if awaitsFourDigitYear { return "\(expiryText) is in the past; type a four-digit year as MM/YYYY" }
             switch expiryPolicy.check(expiry) {
             case .valid: return nil
@@ -955,7 +957,10 @@ public struct EntryEngine: Sendable {
         case .expiry:
             return "Type the expiry date as MM/YY, as printed on the card."
         case .cvv:
-            return securityCodeNetwork?.securityCodeHelp ?? Self.unknownSecurityCodeHelp
+            let help = securityCodeNetwork?.securityCodeHelp ?? Self.unknownSecurityCodeHelp
+            // With a name or postal code after it, Enter moves on rather than submits.
+            guard form.field(after: .cvv) != nil, help.hasSuffix("Enter submits.") else { return help }
+            return help.dropLast("submits.".count) + "moves on."
         case .name:
             return "Type the cardholder's name as printed on the card (letters, spaces, ' - .)."
         case .postalCode:

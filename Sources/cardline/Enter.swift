@@ -46,10 +46,10 @@ struct Enter: ParsableCommand {
     @Option(name: .customLong("postal-code"), help: ArgumentHelp("Also ask, last, for the billing address's postal code in COUNTRY's format (US, CA, GB, DE, FR, NL, AU, JP, BR, IN), delivered as postal_code.", valueName: "COUNTRY"))
     var postalCode: String?
 
-    @Flag(help: "Ask only for the security code of a card on file, of the network --network names; delivered as {\"network\": …, \"cvv\": …}.")
+    @Flag(help: "Ask only for the security code of a card on file, of the network --network names; delivered as {\"network\": ..., \"cvv\": ...}.")
     var cvvOnly = false
 
-    @Option(help: ArgumentHelp("With --cvv-only: the card's network (an id or badge name, as --networks takes them: visa, amex…).", valueName: "ID"))
+    @Option(help: ArgumentHelp("With --cvv-only: the card's network (an id or badge name, as --networks takes them: visa, amex...).", valueName: "ID"))
     var network: String?
 
     func validate() throws {

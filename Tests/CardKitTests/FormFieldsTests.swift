@@ -74,6 +74,13 @@ import Testing
         #expect(other.handle(.enter).messages.first?.text == "12/20 is in the past; type a four-digit year as MM/YYYY")
     }
 
+    @Test func aTwoDigitYearPastSinceIsNotTakenForTheStartOfAFourDigitOne() {
+        var engine = BundledRules.engine()
+        engine.type("41111111111111111230")
+        engine.expiryPolicy = ExpiryPolicy(today: YearMonth(year: 2031, month: 1))  // time passes
+        #expect(engine.problem(in: .expiry) == "the card expired in 12/30")
+    }
+
     @Test func fourDigitYearsByBackspace() {
         var engine = BundledRules.engine()
         engine.type("4111111111111111122030")
