@@ -70,7 +70,6 @@ man: deps
 # run it after changing a rule file. `make test` fails while the copy is out of date.
 rules:
 	python3 rules/bundle.py
-	python3 data/bundle.py
 
 # The tests run under a hostile personal configuration, so that neither they nor `replay`
 # read the user's rule folders or environment by accident: XDG_CONFIG_HOME and CARDLINE_RULES
@@ -95,7 +94,6 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	man/generate.sh --check
 	python3 rules/bundle.py --check
-	python3 data/bundle.py --check
 	@# Issue 21: at most 70 lines of Sources use an unsafe pointer, each with its reason; no
 	@# @_silgen_name (a C function Swift cannot see goes through a C target).
 	python3 Tests/tools/unsafe-uses.py --check 70 > .build/unsafe-uses.txt && tail -1 .build/unsafe-uses.txt
