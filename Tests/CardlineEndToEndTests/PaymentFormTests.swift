@@ -96,6 +96,22 @@ import Glibc
         #expect(card["cvv"] as? String == "734")
     }
 
+    @Test func theNameIsNeverWrittenToTheHistoryFile() throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--name"], environment: home.environment)
+        t.waitForRawMode()
+        t.send(Self.number + "1230" + Self.code + "\r")
+        t.expect("Name (as on the card): ")
+        t.send(":cards\r")  // a command in the empty name field: history is on in this run
+        t.expect("no cards")
+        t.send("Ada Lovelace\r")
+        t.expect("Success! Visa")
+        t.send(":quit\r")
+        #expect(t.waitForExit() == 0)
+        let history = try String(contentsOfFile: home.path + "/state/cardline/history", encoding: .utf8)
+        #expect(history.contains(":cards"))
+        #expect(!history.contains("Lovelace") && !history.contains("Ada"))
+    }
+
     // MARK: - --postal-code
 
     /// Each bundled format: typed in lowercase without separators, shown formatted, refused
