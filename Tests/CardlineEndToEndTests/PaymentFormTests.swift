@@ -29,6 +29,10 @@ import Glibc
         #expect(!raw.contains(Self.code), sourceLocation: sourceLocation)
     }
 
+    /// Types the number, `12/30` and the code, then Enter (which moves on to the name or
+    /// postal code when one follows).
+    func typeTheCard(_ t: PseudoTerminal) { t.send(Self.number + "1230" + Self.code + "\r") }
+
     /// Waits until the line with the cursor (the live field) holds `text`.
     func expectLine(_ t: PseudoTerminal, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(t.waitForScreen(text) { $0.cursorLine.contains(text) } != nil, sourceLocation: sourceLocation)
@@ -72,7 +76,7 @@ import Glibc
 
     @Test func theNameIsAskedAfterTheCode() throws {
         let t = try start(["--name"])
-        t.send(Self.number + "1230" + Self.code + "\r")
+        typeTheCard(t)
         t.expect("Name (as on the card): ")
         t.send("Ada 7")  // a digit is refused
         t.expect("a name takes no digits")
@@ -85,7 +89,7 @@ import Glibc
 
     @Test func backspaceOnAnEmptyNameGoesBackToTheCode() throws {
         let t = try start(["--name"])
-        t.send(Self.number + "1230" + Self.code + "\r")
+        typeTheCard(t)
         t.expect("Name (as on the card): ")
         t.send("\u{7F}")
         expectLine(t, "CVV (###): ••• ")
@@ -99,7 +103,7 @@ import Glibc
     @Test func theNameIsNeverWrittenToTheHistoryFile() throws {
         let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--name"], environment: home.environment)
         t.waitForRawMode()
-        t.send(Self.number + "1230" + Self.code + "\r")
+        typeTheCard(t)
         t.expect("Name (as on the card): ")
         t.send(":cards\r")  // a command in the empty name field: history is on in this run
         t.expect("no cards")
@@ -124,7 +128,7 @@ import Glibc
     ])
     func postalCode(country: String, incomplete: String, rest: String, shown: String) throws {
         let t = try start(["--postal-code", country.lowercased()])
-        t.send(Self.number + "1230" + Self.code + "\r")
+        typeTheCard(t)
         t.expect("of the card's billing address")
         t.send(incomplete + "\r")
         t.expect("looks like")  // refused while incomplete
@@ -137,7 +141,7 @@ import Glibc
 
     @Test func aPostalCodeRefusesACharacterItsFormatCannotTake() throws {
         let t = try start(["--postal-code", "CA"])
-        t.send(Self.number + "1230" + Self.code + "\r")
+        typeTheCard(t)
         t.expect("Postal code (K1A 0B1): ")
         t.send("KK")
         t.expect("a Canada postal code has a digit here, like K1A 0B1")
