@@ -123,7 +123,7 @@ extension EntryEngine {
         if detection.isCoBadged, let chosen = self.network { logo = chosen.logo } else if let network { logo = network.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
-            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.numberLabelText) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(messages.numberLabel) } hint: {
                 $0.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
             } text: { bytes in
                 // `CardNumber.appendMaskingNumber` of the grouped text, without the text.
@@ -142,8 +142,8 @@ extension EntryEngine {
                 Self.writeProgress(numberDigits.count, of: goal, valid: valid, into: &bytes)
             }
         case .expiry:
-            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.expiryLabelText) } hint: {
-                $0.append(Self.expiryHintText)
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(messages.expiryLabel) } hint: {
+                $0.appendUTF8(messages.expiryHint)
             } text: { bytes in
                 bytes.appendUTF8(expiryText)
             } progress: { bytes in
@@ -162,14 +162,6 @@ extension EntryEngine {
             }
         }
     }
-
-    // The fixed labels and hint, as literals the transcript copies without a string.
-    static let numberLabelText: StaticString = "Card number"
-    static let expiryLabelText: StaticString = "Expiry"
-    static let expiryHintText: StaticString = "MM/YY"
-    static let numberLabel = numberLabelText.description
-    static let expiryLabel = expiryLabelText.description
-    static let expiryHint = expiryHintText.description
 
     /// "8/16": digits typed, out of the length that moves on by itself, the longest the
     /// patterns still possible allow (a Visa `4136…` counts toward 16, a Maestro toward 19);
@@ -248,13 +240,13 @@ extension EntryEngine {
         if let chosen = self.network { logo = chosen.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
-            label = Self.numberLabel
+            label = messages.numberLabel
             if let network { hint = network.formatHint } else { hint = EntryView.unknownNetworkHint }
             text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
             progress = isCommand ? "" : numberProgress(network)
         case .expiry:
-            label = Self.expiryLabel
-            hint = Self.expiryHint
+            label = messages.expiryLabel
+            hint = messages.expiryHint
             text = isCommand ? command! : expiryText
             progress = isCommand ? "" : Self.progress(expiryDigits.count, of: 4)
         case .cvv:

@@ -95,6 +95,7 @@ public struct Replayer {
     public init(script header: SessionScript, rules: RuleSet, today: YearMonth, accepted: AcceptedNetworks? = nil,
                 reloadingWith loader: EntryEngine.RuleLoader? = nil, messageChecks: MessageChecks? = nil) {
         engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted)
+        engine.messages = .english  // pinned: a script's `@expect message` and its transcript never follow the tester's locale
         self.loader = loader
         self.messageChecks = messageChecks
         line.reserveCapacity(256)

@@ -40,6 +40,12 @@ struct Enter: ParsableCommand {
     @Option(help: ArgumentHelp("End the prompt when no key (or piped input) comes for SECONDS (0.001 to 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.", valueName: "SECONDS"))
     var timeout: String?
 
+    @Option(help: ArgumentHelp("The language of the prompt's words (fr, de, es, en; or a locale name like fr_FR.UTF-8). Default: from LC_ALL, LC_MESSAGES, LANG, LANGUAGE; English when no catalog has it.", valueName: "LANG"))
+    var locale: String?
+
+    @Option(name: .customLong("messages"), help: ArgumentHelp("Also read message catalogs (LANG.json) from DIR (repeatable). Also CARDLINE_MESSAGES.", valueName: "DIR"))
+    var messageFolders: [String] = []
+
     func validate() throws {
         if let problem = settings.deliveryProblem { throw ValidationError(problem) }
         if let timeout, EnterSettings.timeout(from: timeout) == nil { throw ValidationError(EnterSettings.timeoutProblem(timeout, source: "--timeout")) }
@@ -50,7 +56,8 @@ struct Enter: ParsableCommand {
         EnterSettings(ruleFolders: options.rules.ruleFolders, noDefaultRules: options.rules.noDefaultRules,
                       retired: options.rules.retired, today: options.today, noColor: options.noColor,
                       networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
-                      once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat)
+                      once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
+                      locale: locale, messageFolders: messageFolders)
     }
 
     func run() throws { try settings.run() }
@@ -75,6 +82,10 @@ struct EnterSettings {
     var encryptTo: String?
     /// `--encrypt-format`.
     var encryptFormat: CardSealer.Format?
+    /// `--locale`: the prompt's language; nil: the environment's.
+    var locale: String?
+    /// `--messages`: extra message catalog folders.
+    var messageFolders: [String] = []
 
     /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
     /// write), in argument-parser's words for `Enter`.
@@ -133,6 +144,14 @@ extension EnterSettings {
         return duration
     }
 
+    /// `options` with `--locale` and `--messages`.
+    func localised(_ options: CardPrompt.Options) -> CardPrompt.Options {
+        var options = options
+        options.locale = locale
+        options.messageFolders = messageFolders
+        return options
+    }
+
     /// One-shot use (`--once`, `--print`, `--print-fd`): Ctrl-C and a lone Esc end the prompt
     /// (130), and ending with no card delivered is exit 1.
     var oneShot: Bool { once || deliveryFD != nil }
@@ -148,12 +167,12 @@ extension EnterSettings {
         let history = noHistory ? nil : CommandHistoryFile.standard()
         let prompt: CardPrompt
         do {
-            prompt = try CardPrompt(CardPrompt.Options(
+            prompt = try CardPrompt(localised(CardPrompt.Options(
                 ruleFolders: ruleFolders, bundledRules: !noDefaultRules,
                 acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: todayMonth,
                 colour: noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
-                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer))
+                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer)))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
