@@ -105,6 +105,17 @@ public enum MessageID: String, CaseIterable, Sendable {
     case commandUnknownGuess = "command.unknown.guess"
     case commandNoCard = "command.no-card"
     case commandNoCardLong = "command.no-card.long"
+    case acceptedNoneOf = "accepted.none-of"
+    case acceptedStarting = "accepted.starting"
+    case acceptedNoneStarts = "accepted.none-starts"
+    case trayEmpty = "tray.empty"
+    case trayCard = "tray.card"
+    case plainRefused = "plain.refused"
+    case plainSkipped = "plain.skipped"
+    case plainCommand = "plain.command"
+    case plainEnded = "plain.ended"
+    case plainTimedOut = "plain.timed-out"
+    case cardNotDelivered = "card.not-delivered"
 }
 
 extension MessageCatalog {
@@ -213,6 +224,17 @@ extension MessageCatalog {
             "command.unknown.guess": "unbekannter Befehl `{command}`; meinten Sie `{guess}`?",
             "command.no-card": "es gibt keine Karte {number}; :cards zeigt sie",
             "command.no-card.long": "es gibt keine Karte mit dieser Nummer; :cards zeigt sie",
+            "accepted.none-of": "{networks} werden hier nicht angenommen (angenommen: {accepted})",
+            "accepted.starting": "eine Nummer mit {digits} am Anfang ist {networks}, keines hier angenommen (angenommen: {accepted})",
+            "accepted.none-starts": "kein angenommenes Netz beginnt mit {digits} (angenommen: {accepted})",
+            "tray.empty": "noch keine Karten",
+            "tray.card": "{card}  gültig bis {expiry}",
+            "plain.refused": "Zeile {line}: {problem} (Karte verworfen)",
+            "plain.skipped": "Zeile {line}: {problem} (Zeile übersprungen)",
+            "plain.command": "Befehl",
+            "plain.ended": "die Eingabe endete, bevor die Karte vollständig war (Feld {field})",
+            "plain.timed-out": "Zeit abgelaufen: keine Eingabe in der erlaubten Zeit; die angefangene Karte wurde gelöscht",
+            "card.not-delivered": "Die Karte wurde nicht übergeben: {reason}",
         ],
         "en": [
             "label.number": "Card number",
@@ -317,6 +339,17 @@ extension MessageCatalog {
             "command.unknown.guess": "unknown command `{command}`; did you mean `{guess}`?",
             "command.no-card": "there is no card {number}; :cards lists them",
             "command.no-card.long": "there is no card with that number; :cards lists them",
+            "accepted.none-of": "{networks} are not accepted here (accepted: {accepted})",
+            "accepted.starting": "a number starting {digits} is {networks}, none accepted here (accepted: {accepted})",
+            "accepted.none-starts": "no accepted network starts with {digits} (accepted: {accepted})",
+            "tray.empty": "no cards yet",
+            "tray.card": "{card}  expires {expiry}",
+            "plain.refused": "line {line}: {problem} (card abandoned)",
+            "plain.skipped": "line {line}: {problem} (line skipped)",
+            "plain.command": "command",
+            "plain.ended": "input ended before the card was complete ({field} field)",
+            "plain.timed-out": "Timed out: no input came for the time allowed; the card being entered was wiped",
+            "card.not-delivered": "The card was not delivered: {reason}",
         ],
         "es": [
             "label.number": "Número de tarjeta",
@@ -421,6 +454,17 @@ extension MessageCatalog {
             "command.unknown.guess": "comando desconocido `{command}`; ¿quería decir `{guess}`?",
             "command.no-card": "no hay tarjeta {number}; :cards las muestra",
             "command.no-card.long": "no hay ninguna tarjeta con ese número; :cards las muestra",
+            "accepted.none-of": "{networks} no se aceptan aquí (se aceptan: {accepted})",
+            "accepted.starting": "un número que empieza por {digits} es {networks}, ninguna se acepta aquí (se aceptan: {accepted})",
+            "accepted.none-starts": "ninguna red aceptada empieza por {digits} (se aceptan: {accepted})",
+            "tray.empty": "aún no hay tarjetas",
+            "tray.card": "{card}  caduca {expiry}",
+            "plain.refused": "línea {line}: {problem} (tarjeta abandonada)",
+            "plain.skipped": "línea {line}: {problem} (línea omitida)",
+            "plain.command": "comando",
+            "plain.ended": "la entrada terminó antes de completar la tarjeta (campo {field})",
+            "plain.timed-out": "Tiempo agotado: no llegó nada en el tiempo permitido; la tarjeta en curso se ha borrado",
+            "card.not-delivered": "La tarjeta no se entregó: {reason}",
         ],
         "fr": [
             "label.number": "Numéro de carte",
@@ -525,6 +569,17 @@ extension MessageCatalog {
             "command.unknown.guess": "commande inconnue `{command}` ; vouliez-vous dire `{guess}` ?",
             "command.no-card": "il n'y a pas de carte {number} ; :cards les liste",
             "command.no-card.long": "aucune carte ne porte ce numéro ; :cards les liste",
+            "accepted.none-of": "{networks} ne sont pas acceptés ici (acceptés : {accepted})",
+            "accepted.starting": "un numéro commençant par {digits} est {networks}, aucun accepté ici (acceptés : {accepted})",
+            "accepted.none-starts": "aucun réseau accepté ne commence par {digits} (acceptés : {accepted})",
+            "tray.empty": "aucune carte pour l'instant",
+            "tray.card": "{card}  expire fin {expiry}",
+            "plain.refused": "ligne {line} : {problem} (carte abandonnée)",
+            "plain.skipped": "ligne {line} : {problem} (ligne ignorée)",
+            "plain.command": "commande",
+            "plain.ended": "l'entrée s'est terminée avant que la carte soit complète (champ {field})",
+            "plain.timed-out": "Délai dépassé : rien n'est arrivé dans le temps imparti ; la carte en cours a été effacée",
+            "card.not-delivered": "La carte n'a pas été transmise : {reason}",
         ],
     ]
 }

@@ -305,7 +305,7 @@ public struct EntryEngine: Sendable {
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
         }
-        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: next, rules: rules) {
+        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: next, rules: rules, messages: messages) {
             numberDigits.overwriteLast()
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
@@ -627,10 +627,10 @@ public struct EntryEngine: Sendable {
         case ("help", 1), ("h", 1), ("?", 1):
             outcome = info(Self.helpText(cancelEndsEntry: cancelEndsEntry, messages: messages))
         case ("cards", 1):
-            outcome = info(tray.listing)
+            outcome = info(tray.listing(messages))
         case ("use", 2) where argument != nil:
             outcome = tray.select(argument!)
-                ? info([messages.text(.commandSelected, ("number", String(argument!)))] + tray.listing)
+                ? info([messages.text(.commandSelected, ("number", String(argument!)))] + tray.listing(messages))
                 : Outcome(messages: [.init(.error, noSuchCard(words[1]))])
         case ("remove", 2) where argument != nil:
             if let card = tray.remove(argument!) {

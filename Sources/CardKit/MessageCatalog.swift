@@ -43,11 +43,14 @@ public struct MessageCatalog: Sendable {
     public static var bundledLanguages: [String] { bundledTexts.keys.sorted() }
 
     /// This catalog with `texts` (by id) in place of its own: a library caller's title,
-    /// labels and messages over the catalog's.
+    /// labels and messages over the catalog's. A text holding a control character is shown
+    /// with it escaped (it would act on the terminal).
     public func overriding(_ texts: [String: String]) -> MessageCatalog {
         guard !texts.isEmpty else { return self }
         var merged = storage.texts
-        for (id, text) in texts where merged[id] != nil { merged[id] = text }
+        for (id, text) in texts where merged[id] != nil {
+            merged[id] = text.unicodeScalars.contains(where: Self.isControl) ? text.escapingControlCharacters : text
+        }
         return MessageCatalog(storage: Storage(language: language, texts: merged))
     }
 
@@ -90,6 +93,11 @@ public struct MessageCatalog: Sendable {
     /// Items as a list with the catalog's "or": `16`, `16 or 19`, `12, 13 or 19`.
     public func orList(_ items: [String]) -> String {
         listing(items, joinedBy: text(.listOr))
+    }
+
+    /// A character that acts on a terminal, or breaks a line, rather than showing.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
 
     /// The placeholders a text holds (`{count}`), in order.
@@ -207,7 +215,7 @@ extension MessageCatalog {
                 problem(member.keyLocation, "\"\(id)\" is given twice", .error)
                 continue
             }
-            if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+            if text.unicodeScalars.contains(where: isControl) {
                 problem(location, "the text of \"\(id)\" holds a control character (a text is one line of plain text)", .error)
                 continue
             }

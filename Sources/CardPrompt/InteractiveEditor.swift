@@ -473,7 +473,7 @@ final class InteractiveEditor {
         swap(&view, &currentView)
         let viewBefore = consume view
         if let command = outcome.command { onCommand(command) }
-        if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
+        if let receipt = outcome.deliverAcceptedCard(to: onAccepted, messages: engine.messages), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
             quitRequested = true
             ending = .quit

@@ -62,12 +62,7 @@ public enum MessageSources {
 
     /// An installed copy of the bundled catalogs: `messages/` beside the executable, or
     /// `../share/cardline/messages`; nil elsewhere (the compiled-in ones are used then).
-    public static func installedFolder() -> String? {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        let directory = Paths.directory(of: executable)
-        let candidates = [directory + "/messages", directory + "/../share/cardline/messages"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/en.json") }
-    }
+    public static func installedFolder() -> String? { Paths.installedFolder("messages", holding: "en.json") }
 
     /// `$XDG_CONFIG_HOME/cardline/messages` (default `~/.config/cardline/messages`).
     public static func userFolder() -> String {

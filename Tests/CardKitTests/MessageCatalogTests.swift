@@ -76,6 +76,18 @@ import Testing
         #expect(catalog.text(.helpNumber) == "Bitte die Karte eintippen.")
         #expect(catalog.expiryLabel == "Gültig bis")
         #expect(catalog.language == "de")
+        let escaped = MessageCatalog.english.overriding(["label.number": "Card\u{1B}[2J"])
+        #expect(!escaped.numberLabel.unicodeScalars.contains("\u{1B}"))
+    }
+
+    /// Every `--networks` refusal, the tray and `:network` speak the catalog too.
+    @Test func refusalsOfAcceptedNetworksAndTheTrayAreWorded() {
+        var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+                                 acceptedNetworks: try! AcceptedNetworks.parse("visa,mastercard", in: BundledRules.set))
+        engine.messages = MessageCatalog(language: "es")
+        #expect(engine.type("3").first?.refusal == "ninguna red aceptada empieza por 3 (se aceptan: Visa y Mastercard)")
+        engine.type(":cards")
+        #expect(engine.handle(.enter).messages.first?.text == "aún no hay tarjetas")
     }
 
     @Test func placeholdersAreFilledOnceAndUnknownOnesKept() {
