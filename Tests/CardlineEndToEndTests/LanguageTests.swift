@@ -12,11 +12,7 @@ import Glibc
     let home = TemporaryHome()
 
     /// The child's environment with `changes` applied; a nil value removes the variable.
-    func environment(_ changes: [String: String?]) -> [String: String] {
-        var environment = home.environment
-        for (name, value) in changes { environment[name] = value }
-        return environment
-    }
+    func environment(_ changes: [String: String?]) -> [String: String] { home.environment(changing: changes) }
 
     func start(_ changes: [String: String?], _ arguments: [String] = []) throws -> PseudoTerminal {
         let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history", "--no-color"] + arguments,
