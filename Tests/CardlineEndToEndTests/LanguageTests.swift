@@ -1,3 +1,4 @@
+import CardPrompt
 import Foundation
 import Testing
 
@@ -98,6 +99,26 @@ import Glibc
             checked 1 catalog: 1 error, 1 warning
 
             """, "\(run.output)")
+    }
+
+    /// The library's loader: later folders win id by id, over the bundled catalog; a caller's
+    /// texts win over every file; a language nobody has is English.
+    @Test func catalogsLoadInOrderUnderTheCallersTexts() throws {
+        let first = home.path + "/first", second = home.path + "/second"
+        for folder in [first, second] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try #"{"messages": {"label.number": "Carte", "label.expiry": "Fin"}}"#.write(toFile: first + "/fr.json", atomically: true, encoding: .utf8)
+        try #"{"messages": {"label.number": "N° de carte"}}"#.write(toFile: second + "/fr.json", atomically: true, encoding: .utf8)
+        let catalog = try MessageSources.load(language: "fr", folders: [first, second, home.path + "/none"])
+        #expect(catalog.numberLabel == "N° de carte" && catalog.expiryLabel == "Fin" && catalog.expiryHint == "MM/AA")
+        let called = try MessageSources.load(language: "fr", folders: [first, second], overrides: ["label.number": "Votre carte"])
+        #expect(called.numberLabel == "Votre carte")
+        let unknown = try MessageSources.load(language: "pt", folders: [first, second])
+        #expect(unknown.language == "en" && unknown.numberLabel == "Card number")
+        // A broken file refuses the language it words, with every error located.
+        try "{\"messages\": {\"label.number\": [1]}}".write(toFile: second + "/de.json", atomically: true, encoding: .utf8)
+        #expect(throws: RuleErrors.self) { try MessageSources.load(language: "de", folders: [first, second]) }
+        // A language code is never a path.
+        #expect(try MessageSources.load(language: "../first/fr", folders: [second]).numberLabel == "Card number")
     }
 
     /// `replay` pins English: a French desk replays the same transcript as anyone.
