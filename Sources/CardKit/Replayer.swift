@@ -99,6 +99,7 @@ public struct Replayer {
         let form = EntryForm(asksName: header.asksName, postalCode: header.postalCodeCountry.flatMap(PostalCodeFormats.bundled.format(for:)),
                              securityCodeOnly: securityCodeOnly)
         engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted, form: form)
+        engine.messages = .english  // pinned: a script's `@expect message` and its transcript never follow the tester's locale
         self.loader = loader
         self.messageChecks = messageChecks
         line.reserveCapacity(256)

@@ -1,6 +1,6 @@
 // The one libFuzzer entry point of the fuzzing binary built by `Tests/Fuzz/fuzz.sh`: it runs
 // the harness named by CARDLINE_FUZZ_TARGET (key-decoder, rule-file, session, check-record,
-// postal-codes).
+// postal-codes, message-catalog).
 // The harnesses that need rules read the bundled ones from CARDLINE_FUZZ_RULES (default
 // `rules`, from the repository's root).
 //
@@ -64,7 +64,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "check-record": fuzzCheckRecord(input)
     case "rule-file": fuzzRuleFile(input)
     case "postal-codes": fuzzPostalCodes(input)
-    default: fatalError("set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record or postal-codes")
+    case "message-catalog": fuzzMessageCatalog(input)
+    default: fatalError("set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes or message-catalog")
     }
     return 0
 }
