@@ -46,6 +46,9 @@ public struct EntryEngine: Sendable {
     /// expiry's digits that follow would join it: when they make it too long, or a `/` comes,
     /// the number ends there and they go to the expiry (`endNumberAtSeparator`).
     private var numberEnd = 0
+    /// Set when the number came from a swipe (`Key.swipe`): whether the track's service code
+    /// says the card has a chip. nil for a typed number; any change to the number clears it.
+    private var swipedWithChip: Bool?
 
     /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
     /// while a `:` command is typed. (There is none for numbers or security codes.)
@@ -145,6 +148,8 @@ public struct EntryEngine: Sendable {
             return nextNetwork()
         case .other(let name):
             return .refused("\(name) does nothing here")
+        case .swipe(let swipe):
+            return takeSwipe(swipe)
         }
     }
 
@@ -290,6 +295,7 @@ public struct EntryEngine: Sendable {
         }
         // Appended in place (no new array per key, no copy), taken back if the digit is refused.
         numberDigits.append(digit)
+        swipedWithChip = nil
         // Once the digits before this one reach the longest pattern, no later digit can change
         // the detection: keep it rather than look again.
         let kept = numberDigits.count > rules.longestPattern
@@ -447,6 +453,7 @@ public struct EntryEngine: Sendable {
             case .number:
                 numberDigits.overwriteLast()
                 numberEnd = 0
+                swipedWithChip = nil
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
@@ -527,7 +534,7 @@ public struct EntryEngine: Sendable {
         }
         let network = self.network!
         let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
-                               alsoNetworks: alsoNetworks)
+                               alsoNetworks: alsoNetworks, entry: swipedWithChip == nil ? .keyed : .swipe, chip: swipedWithChip)
         tray.add(card)
         resetCard()
         return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
@@ -539,6 +546,7 @@ public struct EntryEngine: Sendable {
         field = .number
         numberEnd = 0
         chosenNetworkID = nil
+        swipedWithChip = nil
         numberDigits.overwriteAndEmpty()
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()
@@ -604,6 +612,8 @@ public struct EntryEngine: Sendable {
             return recallStep(backwards: key == .historyPrevious)
         case .other(let name):
             return .refused("\(name) does nothing here")
+        case .swipe:
+            return .refused(Self.swipeElsewhereMessage)
         case .enter:
             command = nil
             // A command line that holds a card number (typed in the wrong place) is neither
@@ -733,6 +743,59 @@ public struct EntryEngine: Sendable {
         }
     }
 
+    // MARK: - Swipe
+
+    /// Whether a swipe is taken now: at the card number field while it is empty and no `:`
+    /// command is typed. Front ends collect a swipe's bytes unechoed only then.
+    public var takesSwipe: Bool { field == .number && command == nil && numberDigits.isEmpty }
+
+    /// Said when a swipe comes anywhere but an empty card number field.
+    static let swipeElsewhereMessage = "a card is swiped at an empty card number field"
+
+    /// A swipe (`Key.swipe`): the number and expiry from the track fill their fields, checked
+    /// as typed ones are (`problem(in:)`, `ExpiryPolicy`), and the card moves on to the first
+    /// field still empty after them. A swipe that was not read, or whose number or expiry is
+    /// refused, leaves the fields empty with one reason (`TrackData.unreadableMessage`, or
+    /// that the network is not accepted here, or that the card has expired).
+    private mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
+        guard takesSwipe else { return .refused(Self.swipeElsewhereMessage) }
+        guard let swipe else { return .refused(TrackData.unreadableMessage) }
+        numberDigits.append(contentsOf: swipe.numberDigits)  // into the storage reserved up front
+        numberEnd = 0
+        chosenNetworkID = nil
+        detection = rules.detect(numberDigits)
+        let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
+        var reason: String?
+        if let problem = problem(in: .number) {
+            let notAccepted = detection.network != nil && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
+            reason = notAccepted ? problem : TrackData.unreadableMessage
+        } else if expiryPolicy.check(expiry) == .past {
+            reason = "the swiped card expired in \(expiry.cardText)"
+        } else if expiryPolicy.check(expiry) == .tooFar {
+            reason = TrackData.unreadableMessage
+        }
+        if let reason {
+            clearActive()
+            return .refused(reason)
+        }
+        expiryDigits.overwriteAndEmpty()
+        for value in [expiry.month / 10, expiry.month % 10, swipe.expiryYear / 10, swipe.expiryYear % 10] {
+            expiryDigits.append(UInt8(value))
+        }
+        swipedWithChip = swipe.chip
+        // LEAD (merge with `fields`): when the engine has the holder-name field, fill it here
+        // from `swipe.holderName` (when it is empty), so that the first empty field below
+        // comes after it.
+        field = .cvv  // the first field still empty after the number and expiry (the last when none is)
+        var messages: [Message] = []
+        if let message = coBadgedMessage { messages.append(message) }
+        if let network {
+            messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
+        }
+        messages.append(.init(.help, help))
+        return Outcome(messages: messages, fieldChanged: true)
+    }
+
     // MARK: - Field values
 
     private var activeDigits: [UInt8] {
@@ -753,6 +816,7 @@ public struct EntryEngine: Sendable {
             numberDigits.overwriteAndEmpty()
             numberEnd = 0
             chosenNetworkID = nil
+            swipedWithChip = nil
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()

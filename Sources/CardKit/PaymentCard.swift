@@ -19,11 +19,21 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     public let expiry: YearMonth
     /// The security code's digits, each 0–9 (not ASCII).
     public private(set) var securityCodeDigits: [UInt8]
+    /// How the number came in: typed (`keyed`) or read from the magnetic stripe (`swipe`).
+    public let entry: Entry
+    /// For a swiped card, whether its service code says it has a chip (the caller should ask
+    /// for the chip); nil for a keyed card (nothing says).
+    public let chip: Bool?
+
+    /// How a card's number came in, as the delivered JSON's `entry` says it.
+    public enum Entry: String, Sendable { case keyed, swipe }
 
     /// A card from its parts. The digit arrays are copied into storage of the card's own, so
     /// wiping the card never touches the caller's arrays and the other way round.
     public init(network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8],
-                alsoNetworks: [CardNetwork] = []) {
+                alsoNetworks: [CardNetwork] = [], entry: Entry = .keyed, chip: Bool? = nil) {
+        self.entry = entry
+        self.chip = chip
         self.network = network
         self.alsoNetworks = alsoNetworks
         self.numberDigits = Self.ownCopy(numberDigits)
@@ -58,12 +68,13 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     }
 
     /// Appends the card as one JSON object, full number and code included, no line break:
-    /// `{"network":"visa","alsoNetworks":[],"family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111"}`.
+    /// `{"network":"visa","alsoNetworks":[],"family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111","entry":"keyed"}`.
     /// The masked form uses `*`, as `cardline check` does. `network` is the network chosen (a
     /// co-badged card's international scheme unless the person chose another),
     /// `alsoNetworks` the card's other networks' ids (`["dankort"]`; `[]` for most cards),
     /// `family` and `name` the chosen network's (`family`: `visa` for `visa-electron`, its own
-    /// id when it names none).
+    /// id when it names none). Then `"entry":"keyed"` or `"entry":"swipe"`, and for a swiped
+    /// card `"chip":true` or `false` (the service code's word on a chip).
     public func appendJSON(to out: inout [UInt8]) {
         out += #"{"network":"#.utf8
         out += network.id.jsonQuoted.utf8
@@ -88,7 +99,11 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         for digit in CardPolicy.lastShownDigits(of: numberDigits) { out.append(digit + 48) }
         out += #"","masked":""#.utf8
         CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
-        out += #""}"#.utf8
+        out += #"","entry":""#.utf8
+        out += entry.rawValue.utf8
+        out += #"""#.utf8
+        if let chip { out += (chip ? #","chip":true"# : #","chip":false"#).utf8 }
+        out += "}".utf8
     }
 
     /// How many bytes `appendJSON` appends, to size a buffer once.
@@ -96,7 +111,8 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         var count = 0
         var probe: [UInt8] = []
         // The shape without the digits, measured on an empty card of this network.
-        PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks).appendJSON(to: &probe)
+        PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks,
+                    entry: entry, chip: chip).appendJSON(to: &probe)
         count = probe.count + 2 * numberDigits.count + securityCodeDigits.count + CardPolicy.lastShownDigits(of: numberDigits).count
         return count
     }
