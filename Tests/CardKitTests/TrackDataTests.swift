@@ -72,6 +72,15 @@ import Testing
         #expect(swipe.numberDigits.isEmpty)
     }
 
+    @Test func pastedTrackDataIsOneSwipeNeverTyped() {
+        let keys = TerminalKey(.paste(Self.track1 + Self.track2 + "\r\n")).entryKeys
+        #expect(keys.count == 1)
+        guard case .swipe(let swipe?) = keys.first else { Issue.record("not a swipe: \(keys)"); return }
+        #expect(swipe.numberDigits == digits("4111111111111111"))
+        #expect(TerminalKey(.paste(";4111")).entryKeys == [.swipe(nil)])
+        #expect(TerminalKey(.paste("4111")).entryKeys == Key.typing("4111"), "other pastes are typed")
+    }
+
     // MARK: - The engine
 
     static func swipe(_ text: String) -> Key { .swipe(try? read(text).get()) }
