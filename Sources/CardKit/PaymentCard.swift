@@ -99,11 +99,17 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         for digit in CardPolicy.lastShownDigits(of: numberDigits) { out.append(digit + 48) }
         out += #"","masked":""#.utf8
         CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
-        out += #"","entry":""#.utf8
-        out += entry.rawValue.utf8
-        out += #"""#.utf8
-        if let chip { out += (chip ? #","chip":true"# : #","chip":false"#).utf8 }
+        out += #"","#.utf8
+        appendEntryMembers(to: &out)
         out += "}".utf8
+    }
+
+    /// Appends the members that say how the card was entered, without a comma before them:
+    /// `"entry":"keyed"`, or for a swiped card `"entry":"swipe","chip":true` (or `false`).
+    public func appendEntryMembers(to out: inout [UInt8]) {
+        out += #""entry":"#.utf8
+        out += entry.rawValue.jsonQuoted.utf8
+        if let chip { out += (chip ? #","chip":true"# : #","chip":false"#).utf8 }
     }
 
     /// How many bytes `appendJSON` appends, to size a buffer once.

@@ -42,7 +42,6 @@ extension TerminalKey {
         if let first = text.utf8.first, TrackData.isStartSentinel(first) {
             var bytes = Array(text.utf8)
             defer { bytes.overwriteAndEmpty() }
-            while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 { bytes.removeLast() }
             return [.swipe(try? TrackData.read(bytes).get())]
         }
         return text.compactMap { character in

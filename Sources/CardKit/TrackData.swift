@@ -63,7 +63,7 @@ public struct TrackData: Hashable, Sendable, CustomStringConvertible, CustomDebu
         self.chip = chip
     }
 
-    /// Reads a swipe's bytes (without the Enter that ends it).
+    /// Reads a swipe's bytes (a line break and blanks at their end are left out).
     public static func read(_ bytes: [UInt8]) -> Result<TrackData, Problem> {
         var reader = Reader(bytes: bytes)
         return reader.readSwipe()
@@ -91,6 +91,16 @@ extension TrackData {
     struct Reader {
         let bytes: [UInt8]
         var index = 0
+        /// Where the swipe ends: before any line break and blanks after it (a reader's Enter, a
+        /// piped line's end).
+        let end: Int
+
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
+            var end = bytes.count
+            while end > 0, [0x0A, 0x0D, 0x20, 0x09].contains(bytes[end - 1]) { end -= 1 }
+            self.end = end
+        }
 
         /// What one track gives: the number, `YYMM`, the service code's first digit, the name.
         struct Track {
@@ -107,16 +117,16 @@ extension TrackData {
                 second?.number.overwriteAndEmpty()
             }
             do throws(Problem) {
-                guard index < bytes.count, isStartSentinel(bytes[index]) else { throw .notTrackData }
+                guard index < end, isStartSentinel(bytes[index]) else { throw .notTrackData }
                 if bytes[index] == UInt8(ascii: "%") {
                     first = Track()
                     try readTrack1(into: &first!)
                 }
-                if index < bytes.count && bytes[index] == UInt8(ascii: ";") {
+                if index < end && bytes[index] == UInt8(ascii: ";") {
                     second = Track()
                     try readTrack2(into: &second!)
                 }
-                if index < bytes.count { try skipThirdTrack() }
+                if index < end { try skipThirdTrack() }
                 if let a = first, let b = second, a.number != b.number || a.yymm != b.yymm || a.serviceCode != b.serviceCode {
                     throw .tracksDisagree
                 }
@@ -138,13 +148,13 @@ extension TrackData {
         /// `%B` number `^` name `^` YYMM service-code discretionary `?`.
         mutating func readTrack1(into track: inout Track) throws(Problem) {
             index += 1  // %
-            guard index < bytes.count else { throw .noEndSentinel }
+            guard index < end else { throw .noEndSentinel }
             guard bytes[index] == UInt8(ascii: "B") || bytes[index] == UInt8(ascii: "b") else { throw .malformed }
             index += 1
             try readNumber(into: &track, separator: UInt8(ascii: "^"))
             let nameStart = index
             while true {
-                guard index < bytes.count else { throw .noEndSentinel }
+                guard index < end else { throw .noEndSentinel }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "^") { break }
                 if byte == UInt8(ascii: "?") { throw .malformed }
@@ -171,7 +181,7 @@ extension TrackData {
         mutating func readNumber(into track: inout Track, separator: UInt8) throws(Problem) {
             track.number.reserveCapacity(CardPolicy.longestNumber)
             while true {
-                guard index < bytes.count else { throw .noEndSentinel }
+                guard index < end else { throw .noEndSentinel }
                 let byte = bytes[index]
                 index += 1
                 if byte == separator { break }
@@ -187,7 +197,7 @@ extension TrackData {
         mutating func readExpiryAndServiceCode(into track: inout Track) throws(Problem) {
             var value = 0
             for position in 0..<7 {
-                guard index < bytes.count else { throw .noEndSentinel }
+                guard index < end else { throw .noEndSentinel }
                 let byte = bytes[index]
                 guard byte &- 48 < 10 else { throw .malformed }
                 index += 1
@@ -201,7 +211,7 @@ extension TrackData {
         /// `malformed`, a start sentinel or the end of the bytes `noEndSentinel`.
         mutating func skipDiscretionary(allowing allowed: (UInt8) -> Bool) throws(Problem) {
             while true {
-                guard index < bytes.count else { throw .noEndSentinel }
+                guard index < end else { throw .noEndSentinel }
                 let byte = bytes[index]
                 index += 1
                 if byte == UInt8(ascii: "?") { return }
@@ -215,7 +225,7 @@ extension TrackData {
             guard bytes[index] == UInt8(ascii: ";") || bytes[index] == UInt8(ascii: "+") else { throw .trailingText }
             index += 1
             try skipDiscretionary(allowing: { $0 >= 0x20 && $0 < 0x7F })
-            guard index == bytes.count else { throw .trailingText }
+            guard index == end else { throw .trailingText }
         }
 
         /// `LOVELACE/ADA` → `ADA LOVELACE`; blanks trimmed; nil when nothing is left.

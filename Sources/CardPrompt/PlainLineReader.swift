@@ -120,11 +120,10 @@ public struct PlainLineReader {
         return result(accepted: accepted, failed: failed)
     }
 
-    /// Hands a line of track data to the engine as one swipe (trailing blanks left out); false,
+    /// Hands a line of track data to the engine as one swipe; false,
     /// the line abandoned with the engine's reason, when the swipe is refused.
     private mutating func swipe(_ line: String, number: Int) -> Bool {
         var bytes = Array(line.utf8)
-        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") || last == UInt8(ascii: "\r") { bytes.removeLast() }
         var swipe = try? TrackData.read(bytes).get()
         bytes.overwriteAndEmpty()
         let outcome = engine.handle(.swipe(swipe))

@@ -82,9 +82,8 @@ public struct CardSealer: CardSealing {
         out += String(card.expiry.month).utf8
         out += #","year":"#.utf8
         out += String(card.expiry.year).utf8
-        out += #"},"entry":"#.utf8
-        out += card.entry.rawValue.jsonQuoted.utf8
-        if let chip = card.chip { out += (chip ? #","chip":true"# : #","chip":false"#).utf8 }
+        out += #"},"#.utf8
+        card.appendEntryMembers(to: &out)
         out += #","jwe":""#.utf8
         out += jwe.utf8
         out += #""}"#.utf8

@@ -9,7 +9,7 @@ import Testing
 
     static func read(_ text: String) -> Result<TrackData, TrackData.Problem> { TrackData.read(Array(text.utf8)) }
 
-    @Test(arguments: [track1 + track2, track1, track2, track1 + track2 + ";0123456789?", track2 + "+12345?"])
+    @Test(arguments: [track1 + track2, track1, track2, track1 + track2 + ";0123456789?", track2 + "+12345?", track2 + " \r\n"])
     func readsEitherTrackOrBoth(text: String) throws {
         let swipe = try Self.read(text).get()
         #expect(swipe.numberDigits == digits("4111111111111111"))
