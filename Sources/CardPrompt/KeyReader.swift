@@ -9,7 +9,9 @@ import Glibc
 /// with `KeyDecoder` (an escape sequence one named key, a bracketed paste one burst), waits
 /// out the pauses inside a sequence or paste, keeps the idle timeout, and notices a resize.
 /// It owns the bytes read and the keys queued, and leaves none of them behind: the read buffer
-/// is wiped after each read and each key is blanked in the queue as it is taken.
+/// is wiped after each read and each key is blanked in the queue as it is taken. A read that
+/// starts with `%` or `;` is a card reader's swipe: its bytes go to `SwipeCollector`, not the
+/// decoder, and come out as one `Key.swipe`.
 final class KeyReader {
     /// Turns the terminal's bytes into keys.
     @exclusivity(unchecked) private var decoder = KeyDecoder()

@@ -49,6 +49,23 @@ import Testing
         expectNoTrackText(t)
     }
 
+    /// Wherever people type: a dumb terminal, a VT100, the C locale (ASCII only).
+    @Test(arguments: [["TERM": "dumb"], ["TERM": "vt100"], ["TERM": "xterm", "LANG": "C", "LC_ALL": "C"]])
+    func aSwipeWorksOnEveryKindOfTerminal(changes: [String: String]) throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history", "--print", "--once"],
+                                   environment: home.environment.merging(changes) { $1 }, pipes: [1])
+        t.waitForRawMode()
+        t.expect("Card number")
+        t.send(Self.tracks + "\r")
+        t.expect("Type the 3-digit CVV")
+        t.send(Self.code + "\r")
+        #expect(t.waitForExit() == 0)
+        let card = try json(try #require(t.pipedText(1).split(separator: "\n").first))
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["entry"] as? String == "swipe")
+        expectNoTrackText(t)
+    }
+
     @Test func aTruncatedSwipeLeavesTheFieldsEmptyAndThePromptUsable() throws {
         let t = try PseudoTerminal.prompt(["--print", "--once"], home: home, pipes: [1])
         t.expect("Card number (#### #### #### ####): ")
