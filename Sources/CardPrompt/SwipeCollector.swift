@@ -8,8 +8,9 @@ import CardKit
 /// back, as the key it is), anything longer a swipe cut short (unreadable).
 struct SwipeCollector {
     /// How long the bytes of a swipe may pause (milliseconds). Readers type a track in well
-    /// under a second, a character every few milliseconds.
-    static let gapTimeout: Int32 = 250
+    /// under a second, a character every few milliseconds; a `;` typed by hand is refused
+    /// this much later.
+    static let gapTimeout: Int32 = 500
 
     /// The swipe's bytes so far, in storage sized once (growing would leave a copy behind).
     private var bytes: [UInt8]

@@ -49,6 +49,26 @@ import Testing
         expectNoTrackText(t)
     }
 
+    /// A reader types a character at a time: the swipe comes over many reads, and is one swipe.
+    @Test func aSwipeReadInPiecesIsOneSwipe() throws {
+        let t = try PseudoTerminal.prompt(["--print", "--once"], home: home, pipes: [1])
+        t.expect("Card number (#### #### #### ####): ")
+        let text = Array(Self.tracks.utf8)
+        for start in stride(from: 0, to: text.count, by: 20) {
+            t.send(bytes: Array(text[start..<min(start + 20, text.count)]))
+            // Read by the prompt before the next piece comes: a read of its own.
+            #expect(t.until("the prompt has read the piece") { t.unreadInput == 0 })
+        }
+        t.send("\r")
+        t.expect("Type the 3-digit CVV")
+        t.send(Self.code + "\r")
+        #expect(t.waitForExit() == 0)
+        let card = try json(try #require(t.pipedText(1).split(separator: "\n").first))
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["entry"] as? String == "swipe")
+        expectNoTrackText(t)
+    }
+
     /// Wherever people type: a dumb terminal, a VT100, the C locale (ASCII only).
     @Test(arguments: [["TERM": "dumb"], ["TERM": "vt100"], ["TERM": "xterm", "LANG": "C", "LC_ALL": "C"]])
     func aSwipeWorksOnEveryKindOfTerminal(changes: [String: String]) throws {
