@@ -227,7 +227,7 @@ public struct SessionScript: Equatable, Sendable {
                 return Step(line: number, kind: .expect(try expectation(argument, line: number)))
             case "swipe":
                 // A card swiped (`Key.swipe`): the track data as a reader types it, read here.
-                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@swipe takes the track data as a reader types it, like ;4111111111111111=30121010000?") }
+                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both") }
                 sawKeys = true
                 guard keepingKeys else { return Step(line: number, kind: .keys([])) }
                 var bytes = Array(argument.utf8)

@@ -81,6 +81,19 @@ import Testing
         #expect(TerminalKey(.paste("4111")).entryKeys == Key.typing("4111"), "other pastes are typed")
     }
 
+    @Test func aSwipeStepInASessionScript() throws {
+        let script = try SessionScript.parse("@today 2026-11\n@swipe \(Self.track2)\n123<Enter>\n@expect entry swipe chip\n@swipe ;4111\n@expect refused 1\n")
+        #expect(script.steps.first?.kind == .keys([.swipe(try Self.read(Self.track2).get())]))
+        let replay = Replay.run(script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11))
+        #expect(replay.passed, "\(replay.failures)")
+        #expect(replay.cards.count == 1)
+        #expect(!replay.transcript.joined().contains("4111111111111111"))
+        #expect(throws: SessionScript.SyntaxError(line: 1, message: "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both")) {
+            try SessionScript.parse("@swipe   ")
+        }
+        #expect(throws: SessionScript.SyntaxError.self) { try SessionScript.parse("@expect entry tapped") }
+    }
+
     // MARK: - The engine
 
     static func swipe(_ text: String) -> Key { .swipe(try? read(text).get()) }
