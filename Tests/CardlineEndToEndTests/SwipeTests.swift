@@ -26,6 +26,18 @@ import Testing
         #expect(!raw.contains(Self.code), sourceLocation: sourceLocation)
     }
 
+    /// Once the swipe is sent: the CVV asked for and typed, the swiped card delivered on fd 1,
+    /// no track text on the terminal.
+    func expectSwipedCardDelivered(_ t: PseudoTerminal, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        t.expect("Type the 3-digit CVV")
+        t.send(Self.code + "\r")
+        #expect(t.waitForExit() == 0, sourceLocation: sourceLocation)
+        let card = try json(try #require(t.pipedText(1).split(separator: "\n").first, sourceLocation: sourceLocation))
+        #expect(card["number"] as? String == Self.number, sourceLocation: sourceLocation)
+        #expect(card["entry"] as? String == "swipe", sourceLocation: sourceLocation)
+        expectNoTrackText(t, sourceLocation: sourceLocation)
+    }
+
     @Test func aSwipeFillsTheCardWithoutShowingTheTracks() throws {
         let t = try PseudoTerminal.prompt(["--print", "--once"], home: home, pipes: [1])
         t.expect("Card number (#### #### #### ####): ")
@@ -60,13 +72,7 @@ import Testing
             #expect(t.until("the prompt has read the piece") { t.unreadInput == 0 })
         }
         t.send("\r")
-        t.expect("Type the 3-digit CVV")
-        t.send(Self.code + "\r")
-        #expect(t.waitForExit() == 0)
-        let card = try json(try #require(t.pipedText(1).split(separator: "\n").first))
-        #expect(card["number"] as? String == Self.number)
-        #expect(card["entry"] as? String == "swipe")
-        expectNoTrackText(t)
+        try expectSwipedCardDelivered(t)
     }
 
     /// Wherever people type: a dumb terminal, a VT100, the C locale (ASCII only).
@@ -77,13 +83,7 @@ import Testing
         t.waitForRawMode()
         t.expect("Card number")
         t.send(Self.tracks + "\r")
-        t.expect("Type the 3-digit CVV")
-        t.send(Self.code + "\r")
-        #expect(t.waitForExit() == 0)
-        let card = try json(try #require(t.pipedText(1).split(separator: "\n").first))
-        #expect(card["number"] as? String == Self.number)
-        #expect(card["entry"] as? String == "swipe")
-        expectNoTrackText(t)
+        try expectSwipedCardDelivered(t)
     }
 
     @Test func aTruncatedSwipeLeavesTheFieldsEmptyAndThePromptUsable() throws {
