@@ -139,6 +139,9 @@ public enum MessageID: String, CaseIterable, Sendable {
     case postalTooLong = "postal.too-long"
     case postalLooksLike = "postal.looks-like"
     case cardCodeTaken = "card.code-taken"
+    case swipeUnreadable = "swipe.unreadable"
+    case swipeElsewhere = "swipe.elsewhere"
+    case swipeExpired = "swipe.expired"
 }
 
 extension MessageCatalog {
@@ -281,6 +284,9 @@ extension MessageCatalog {
             "postal.too-long": "die Postleitzahl hat höchstens {count} Buchstaben und Ziffern, etwa {example}",
             "postal.looks-like": "die Postleitzahl sieht aus wie {example}; eingegeben: {typed}",
             "card.code-taken": "{network}-{code} angenommen.",
+            "swipe.unreadable": "Magnetstreifen nicht lesbar — Karte erneut durchziehen oder Nummer eingeben",
+            "swipe.elsewhere": "eine Karte wird bei leerem Kartennummernfeld durchgezogen",
+            "swipe.expired": "die gelesene Karte ist {expiry} abgelaufen",
         ],
         "en": [
             "label.number": "Card number",
@@ -419,6 +425,9 @@ extension MessageCatalog {
             "postal.too-long": "a {country} {label} has at most {count} letters and digits, like {example}",
             "postal.looks-like": "a {country} {label} looks like {example}; this is {typed}",
             "card.code-taken": "Success! {network} {code} taken.",
+            "swipe.unreadable": "couldn't read the swipe — swipe again or type the number",
+            "swipe.elsewhere": "a card is swiped at an empty card number field",
+            "swipe.expired": "the swiped card expired in {expiry}",
         ],
         "es": [
             "label.number": "Número de tarjeta",
@@ -557,6 +566,9 @@ extension MessageCatalog {
             "postal.too-long": "el código postal tiene como máximo {count} letras y dígitos, como {example}",
             "postal.looks-like": "el código postal se escribe como {example}; esto es {typed}",
             "card.code-taken": "{code} de {network} aceptado.",
+            "swipe.unreadable": "no se pudo leer la banda — vuelva a pasar la tarjeta o escriba el número",
+            "swipe.elsewhere": "la tarjeta se pasa con el campo del número vacío",
+            "swipe.expired": "la tarjeta leída caducó en {expiry}",
         ],
         "fr": [
             "label.number": "Numéro de carte",
@@ -695,6 +707,9 @@ extension MessageCatalog {
             "postal.too-long": "le code postal a au plus {count} lettres et chiffres, comme {example}",
             "postal.looks-like": "le code postal s'écrit comme {example} ; ceci : {typed}",
             "card.code-taken": "{code} {network} accepté.",
+            "swipe.unreadable": "lecture de la piste impossible — repassez la carte ou tapez le numéro",
+            "swipe.elsewhere": "une carte se passe quand le champ du numéro est vide",
+            "swipe.expired": "la carte lue a expiré en {expiry}",
         ],
     ]
 }

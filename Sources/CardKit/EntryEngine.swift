@@ -53,6 +53,9 @@ public struct EntryEngine: Sendable {
     /// expiry's digits that follow would join it: when they make it too long, or a `/` comes,
     /// the number ends there and they go to the expiry (`endNumberAtSeparator`).
     private var numberEnd = 0
+    /// Set when the number came from a swipe (`Key.swipe`): whether the track's service code
+    /// says the card has a chip. nil for a typed number; any change to the number clears it.
+    private var swipedWithChip: Bool?
 
     /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
     /// while a `:` command is typed. (There is none for numbers or security codes.)
@@ -158,6 +161,8 @@ public struct EntryEngine: Sendable {
             return nextNetwork()
         case .other(let name):
             return .refused(messages.text(.keyDoesNothing, ("key", name)))
+        case .swipe(let swipe):
+            return takeSwipe(swipe)
         }
     }
 
@@ -313,6 +318,7 @@ public struct EntryEngine: Sendable {
         }
         // Appended in place (no new array per key, no copy), taken back if the digit is refused.
         numberDigits.append(digit)
+        swipedWithChip = nil
         // Once the digits before this one reach the longest pattern, no later digit can change
         // the detection: keep it rather than look again.
         let kept = numberDigits.count > rules.longestPattern
@@ -534,6 +540,7 @@ public struct EntryEngine: Sendable {
             case .number:
                 numberDigits.overwriteLast()
                 numberEnd = 0
+                swipedWithChip = nil
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
@@ -627,7 +634,7 @@ public struct EntryEngine: Sendable {
         if let onFile = form.securityCodeOnly { return submitSecurityCode(of: onFile) }
         let network = self.network!
         var card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
-                               alsoNetworks: alsoNetworks)
+                               alsoNetworks: alsoNetworks, entry: swipedWithChip == nil ? .keyed : .swipe, chip: swipedWithChip)
         if form.asksName { card.holderName = HolderName.finished(holderName) }
         if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         tray.add(card)
@@ -654,6 +661,7 @@ public struct EntryEngine: Sendable {
         postalCharacters.overwriteAndEmpty()
         numberEnd = 0
         chosenNetworkID = nil
+        swipedWithChip = nil
         numberDigits.overwriteAndEmpty()
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()
@@ -720,6 +728,8 @@ public struct EntryEngine: Sendable {
             return recallStep(backwards: key == .historyPrevious)
         case .other(let name):
             return .refused(messages.text(.keyDoesNothing, ("key", name)))
+        case .swipe:
+            return .refused(messages.text(.swipeElsewhere))
         case .enter:
             command = nil
             // A command line that holds a card number (typed in the wrong place) is neither
@@ -831,6 +841,63 @@ public struct EntryEngine: Sendable {
         }
     }
 
+    // MARK: - Swipe
+
+    /// Whether a swipe is taken now: at the card number field while it is empty and no `:`
+    /// command is typed. Front ends collect a swipe's bytes unechoed only then.
+    public var takesSwipe: Bool { field == .number && command == nil && numberDigits.isEmpty }
+
+    /// A swipe (`Key.swipe`): the number and expiry from the track fill their fields, checked
+    /// as typed ones are (`problem(in:)`, `ExpiryPolicy`), and the card moves on to the first
+    /// field still empty after them. A swipe that was not read, or whose number or expiry is
+    /// refused, leaves the fields empty with one reason (`TrackData.unreadableMessage`, or
+    /// that the network is not accepted here, or that the card has expired).
+    private mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
+        guard takesSwipe else { return .refused(messages.text(.swipeElsewhere)) }
+        guard let swipe else { return .refused(messages.text(.swipeUnreadable)) }
+        numberDigits.append(contentsOf: swipe.numberDigits)  // into the storage reserved up front
+        numberEnd = 0
+        chosenNetworkID = nil
+        detection = rules.detect(numberDigits)
+        let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
+        var reason: String?
+        if let problem = problem(in: .number) {
+            let notAccepted = detection.network != nil && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
+            reason = notAccepted ? problem : messages.text(.swipeUnreadable)
+        } else if expiryPolicy.check(expiry) == .past {
+            reason = messages.text(.swipeExpired, ("expiry", expiry.cardText))
+        } else if expiryPolicy.check(expiry) == .tooFar {
+            reason = messages.text(.swipeUnreadable)
+        }
+        if let reason {
+            clearActive()
+            return .refused(reason)
+        }
+        expiryDigits.overwriteAndEmpty()
+        for value in [expiry.month / 10, expiry.month % 10, swipe.expiryYear / 10, swipe.expiryYear % 10] {
+            expiryDigits.append(UInt8(value))
+        }
+        swipedWithChip = swipe.chip
+        // The name from track 1, when the form asks for one and none is typed yet: taken as
+        // typed characters would be (`HolderName`), or not at all.
+        if form.asksName, holderName.isEmpty, let name = swipe.holderName {
+            var taken = ""
+            for character in name where !HolderName.skips(character, after: taken) {
+                guard HolderName.refusal(of: character, after: taken) == nil else { taken = ""; break }
+                taken.append(character)
+            }
+            holderName = HolderName.finished(taken)
+        }
+        field = .cvv  // the first field still empty: a track never holds the security code
+        var messages: [Message] = []
+        if let message = coBadgedMessage { messages.append(message) }
+        if let network {
+            messages.append(Message(.success, card: CardLine(prefix: "", expires: self.messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
+        }
+        messages.append(.init(.help, help))
+        return Outcome(messages: messages, fieldChanged: true)
+    }
+
     // MARK: - Field values
 
     private var activeDigits: [UInt8] {
@@ -863,6 +930,7 @@ public struct EntryEngine: Sendable {
             numberDigits.overwriteAndEmpty()
             numberEnd = 0
             chosenNetworkID = nil
+            swipedWithChip = nil
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()

@@ -249,6 +249,9 @@ final class InteractiveEditor {
         device.wipeWrittenOutput()
         // The badge after it, straight to the terminal (it holds no card digit).
         if drawsBadge { drawBadge() }
+        // A swipe is collected unechoed in any field but a `:` command (the engine takes it at
+        // an empty number and refuses it elsewhere, so track digits never land in a field).
+        reader.swipeAllowed = engine.command == nil
         return reader.wait(on: fileno(device.input))
     }
 
@@ -307,6 +310,12 @@ final class InteractiveEditor {
             // drew at the old width, counted from a cursor that is no longer where it thinks.
             cl_refresh(el)
             return redrawn(CC_REFRESH)
+        }
+        if var swipe = reader.takeSwipe() {
+            // The engine copies the number into its own storage; this copy is wiped.
+            let drawn = perform(.swipe(swipe), on: el)
+            swipe?.wipe()
+            return drawn
         }
         guard let key = reader.next() else { return UInt8(CC_NORM) }
         do {

@@ -66,6 +66,12 @@ public struct PlainLineReader {
         write(style.message(Message(.help, engine.help)) + "\n")
         for line in lines {
             lineNumber += 1
+            // A line of track data at an empty number (a swipe, as a reader types it) is one
+            // swipe, not keys; the next line goes on from the field it moved to (the CVV).
+            if engine.takesSwipe, let first = line.utf8.first, TrackData.isStartSentinel(first) {
+                if !swipe(line, number: lineNumber) { failed += 1 }
+                continue
+            }
             // The field a digit of this line filled and moved on from by itself (a 16-digit
             // Visa, a whole expiry), until a separator or another character follows it.
             var filledByDigit: Field?
@@ -112,6 +118,22 @@ public struct PlainLineReader {
             return .timedOut(accepted: accepted)
         }
         return result(accepted: accepted, failed: failed)
+    }
+
+    /// Hands a line of track data to the engine as one swipe; false,
+    /// the line abandoned with the engine's reason, when the swipe is refused.
+    private mutating func swipe(_ line: String, number: Int) -> Bool {
+        var bytes = Array(line.utf8)
+        var swipe = try? TrackData.read(bytes).get()
+        bytes.overwriteAndEmpty()
+        let outcome = engine.handle(.swipe(swipe))
+        swipe?.wipe()
+        if let reason = outcome.refusal {
+            abandon(line: number, saying: "\(engine.fieldName(.number)): \(reason)")
+            return false
+        }
+        for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
+        return true
     }
 
     /// `FIELD: reason` when `key`'s outcome refuses the line: a refused key, or an Enter (not
