@@ -88,6 +88,9 @@ public struct EntryEngine: Sendable {
     /// and the Ctrl-D refusal describe them follow it.
     public var cancelEndsEntry = false
 
+    /// The terminal's width, that `:rules` fits its table into (the prompt keeps it current).
+    public var columns = 80
+
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
     public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = [],
@@ -642,10 +645,10 @@ public struct EntryEngine: Sendable {
             outcome = Outcome(messages: [.init(.info, "Card cleared. Start again with the card number.")], fieldChanged: true)
         case ("rules", 1):
             let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)).", "The others are detected, then refused."] } ?? []
-            outcome = info(heading + rules.networks.map { network in
-                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(Self.lengthRuns(network.allLengths)) digits, \(network.securityCodeSummary)"
-                return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
-            })
+            outcome = info(heading + Self.rulesTable(rules.networks.map { network in
+                ["\(network.id)", "\(network.name)", "\(Self.lengthRuns(network.allLengths)) digits, \(network.securityCodeSummary)"]
+                    + (acceptedNetworks.map { [$0.accepts(network) ? "accepted" : "not accepted here"] } ?? [])
+            }, columns: columns))
         case ("quit", 1), ("q", 1), ("exit", 1):
             outcome = quit()
         case ("reload", 1):

@@ -63,7 +63,7 @@ public struct PlainLineReader {
         var accepted = 0, failed = 0
         var lineNumber = 0
         if let title { write(style.title(title) + "\n") }
-        write(style.message(Message(.help, engine.help)) + "\n")
+        // (No hint on keys and `:help`: nobody is typing at a terminal.)
         for line in lines {
             lineNumber += 1
             // The field a digit of this line filled and moved on from by itself (a 16-digit
