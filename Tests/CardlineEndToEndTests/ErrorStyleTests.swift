@@ -72,6 +72,10 @@ import Testing
         #expect(result.status == 1)
         #expect(!result.output.contains(":help"), "\(result.output)")
         #expect(result.output.contains("✗ line 2: card number: "), "\(result.output)")
+        // A number refused at its Enter says why once: not first at its last digit, then again.
+        let invalid = try run(["--today", "2026-11"], input: "4111111111111112\n")
+        #expect(invalid.status == 1)
+        #expect(invalid.output == "✗ line 1: card number: card number is not valid — check the digits (card abandoned)\n", "\(invalid.output)")
     }
 
     /// A malformed script's error is printed once, with the column of what is wrong: the
