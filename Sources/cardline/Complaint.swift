@@ -11,11 +11,18 @@ enum Complaint {
     static let hintPrefix = "cardline: hint: "
 
     /// The lines for `message` and its `hint`. A message that ends in "; did you mean …?"
-    /// (CardKit's messages do) has that part moved to the hint line, unless a hint is given.
+    /// (CardKit's messages do) has that part moved to the hint line, unless a hint is given;
+    /// one that ends in " (known: …)" has the hint of where they are listed.
     static func text(_ message: String, hint: String? = nil) -> String {
         var message = message, hint = hint
         if hint == nil, message.hasSuffix("?"), let range = message.ranges(of: "; did you mean ").last {
             hint = "did you mean " + message[range.upperBound...]
+            message = String(message[..<range.lowerBound])
+        }
+        // An unknown network with nothing close: the list of every id (AcceptedNetworks) is
+        // too long for a line; the command that lists them is the hint.
+        if hint == nil, message.hasSuffix(")"), let range = message.ranges(of: " (known: ").last {
+            hint = "`cardline rules list` lists the networks"
             message = String(message[..<range.lowerBound])
         }
         return errorPrefix + message + "\n" + (hint.map { hintPrefix + $0 + "\n" } ?? "")

@@ -20,6 +20,7 @@ import Testing
         (["--netwrks", "visa"], 64, "cardline: error: unknown option '--netwrks'\ncardline: hint: did you mean '--networks'?\n"),
         (["check", "--bogus"], 64, "cardline: error: unknown option '--bogus'\ncardline: hint: `cardline check --help` lists the options\n"),
         (["--networks", "mc", "--print"], 64, "cardline: error: --networks: unknown network `mc`\ncardline: hint: did you mean `mastercard`?\n"),
+        (["--networks", "visa,zzz", "--print"], 64, "cardline: error: --networks: unknown network `zzz`\ncardline: hint: `cardline rules list` lists the networks\n"),
         (["rules", "show", "vias"], 1, "cardline: error: no network has the id `vias`\ncardline: hint: did you mean `visa`?\n"),
         (["--today", "2026-13"], 64, "cardline: error: --today takes a year and month as YYYY-MM, like 2026-11; got '2026-13'\n"),
     ])
