@@ -70,7 +70,7 @@ public struct PlainLineReader {
             // Visa, a whole expiry), until a separator or another character follows it.
             var filledByDigit: Field?
             // The line's messages, written when it ends: a refusal that abandons the card says
-            // its reason once (`shown(_:restatedBy:)`).
+            // its reason once (`show(_:restatedBy:)`).
             var messages: [Message] = []
             defer { show(messages) }
             // A Tab between fields (a tab-separated line, as a spreadsheet writes) separates as

@@ -65,7 +65,8 @@ struct Cardline: ParsableCommand {
         let text = fullMessage(for: error)
         guard !text.isEmpty else { return }
         guard status != 0 else { return Terminal.write(text + "\n", to: 1) }
-        let (problem, hint) = Complaint.argumentProblem(message(for: error), help: Complaint.helpCommand(inFullMessage: text))
+        let (problem, hint) = Complaint.argumentProblem(message(for: error), help: Complaint.helpCommand(inFullMessage: text),
+                                                        first: CommandLine.arguments.dropFirst().first)
         Terminal.writeError(Complaint.text(problem, hint: hint).escapingControlCharacters(keepingLineBreaks: true))
     }
 

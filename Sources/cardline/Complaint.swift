@@ -45,7 +45,8 @@ enum Complaint {
     /// else where the options are listed. `help` is the command whose `--help` lists them
     /// (`cardline rules`), from argument-parser's full message. Messages thrown by cardline's
     /// own `validate()` (`--today takes …`) say what to do already: no hint.
-    static func argumentProblem(_ message: String, help: String?) -> (message: String, hint: String?) {
+    /// `first`: the first argument given, which names a command when it is a word.
+    static func argumentProblem(_ message: String, help: String?, first: String? = nil) -> (message: String, hint: String?) {
         var message = message, hint: String?
         if let range = message.firstRange(of: ". Did you mean ") {
             hint = "did you mean " + message[range.upperBound...]
@@ -67,7 +68,9 @@ enum Complaint {
                     return ("unknown command `\(word)`", "did you mean `\(guess)`?")
                 }
                 if command == Cardline.self || command == Enter.self {
-                    return (message, "the commands are \(listing(choices.map { "`\($0)`" }, joinedBy: "and")); `cardline --help` says more")
+                    // `cardline zzz`: a command that does not exist (not `cardline 4111…`).
+                    let named = word == first && word.contains { $0.isLetter } ? "unknown command `\(word)`" : message
+                    return (named, "the commands are \(listing(choices.map { "`\($0)`" }, joinedBy: "and")); `cardline --help` says more")
                 }
                 return ("unknown command `\(word)`", "its commands are \(listing(choices.map { "`\($0)`" }, joinedBy: "and"))")
             }

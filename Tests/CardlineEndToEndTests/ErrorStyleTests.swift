@@ -16,6 +16,7 @@ import Testing
     /// Each mistake: its exit status and its whole standard error, nothing on standard output.
     @Test(arguments: [
         (["chek"], 64, "cardline: error: unknown command `chek`\ncardline: hint: did you mean `check`?\n"),
+        (["zzz"], 64, "cardline: error: unknown command `zzz`\ncardline: hint: the commands are `enter`, `replay`, `rules` and `check`; `cardline --help` says more\n"),
         (["rules", "lst"], 64, "cardline: error: unknown command `lst`\ncardline: hint: did you mean `list`?\n"),
         (["--netwrks", "visa"], 64, "cardline: error: unknown option '--netwrks'\ncardline: hint: did you mean '--networks'?\n"),
         (["check", "--bogus"], 64, "cardline: error: unknown option '--bogus'\ncardline: hint: `cardline check --help` lists the options\n"),
