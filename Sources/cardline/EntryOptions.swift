@@ -43,7 +43,7 @@ struct RuleOptions: ParsableArguments {
         do throws(AcceptedNetworks.UnknownNetwork) {
             return (rules, try AcceptedNetworks.parse(list.text, in: rules))
         } catch {
-            Terminal.writeError("cardline: error: \(list.source): \(error.message)\n")
+            Complaint.write("\(list.source): \(error.message)")
             throw ExitStatus.usage
         }
     }

@@ -23,14 +23,17 @@ struct Rules: ParsableCommand {
                 Terminal.writeOut("[\n" + networks.map { "  " + $0.json }.joined(separator: ",\n") + "\n]\n")
                 return
             }
+            let folders = rules.folders()
             let rows = [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]] + networks.map { network in
-                [network.id, network.name + (network.status == .retired ? " (retired)" : ""), network.patternSummary, network.lengthSummary,
-                 network.securityCodeSummary, network.file.escapingControlCharacters]
+                [network.id, network.name.escapingControlCharacters + (network.status == .retired ? " (retired)" : ""), network.patternSummary,
+                 network.lengthSummary, network.securityCodeSummary, RuleFolderPaths.shown(network.file, folders: folders).escapingControlCharacters]
             }
-            let widths = (0..<5).map { column in rows.map { $0[column].count }.max()! }
-            Terminal.writeOut(rows.map { row in
-                row.enumerated().map { $0 < 5 ? $1 + String(repeating: " ", count: widths[$0] + 2 - $1.count) : $1 }.joined() + "\n"
-            }.joined())
+            // The name, the patterns, the lengths and the file (at its start: its end names it)
+            // give way; the id, which people type, never.
+            var table = TextTable(rows: rows, shrinking: [2, 1, 5, 3])
+            table.narrowest = [1: 12, 2: 8, 3: 8, 5: 12]
+            table.cutAtStart = [5]
+            Terminal.writeOut(table.lines(fitting: Terminal.outputColumns).map { $0 + "\n" }.joined())
         }
     }
 
@@ -44,8 +47,8 @@ struct Rules: ParsableCommand {
             let set = try rules.loadOrExit()
             // By id, or by logo name ("amex" finds american-express).
             guard let network = set.anyNetwork(named: id) else {
-                let guess = closest(to: id, in: (set.networks + set.retired).map(\.id))
-                Terminal.writeError("cardline: error: no network has the id `\(id.escapingControlCharacters)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
+                let guess = NetworkNames.suggestion(for: id, among: set.networks + set.retired)
+                Complaint.write("no network has the id `\(id.escapingControlCharacters)`", hint: guess.map { "did you mean `\($0)`?" })
                 throw ExitStatus.rejected
             }
             // A number moves on by itself only at its pattern's longest length (LengthSet.completeness).
@@ -130,8 +133,8 @@ struct Rules: ParsableCommand {
         func run() throws {
             var set = try rules.loadOrExit()
             guard let found = set.anyNetwork(named: id) else {
-                let guess = closest(to: id, in: (set.networks + set.retired).map(\.id))
-                Terminal.writeError("cardline: error: no network has the id `\(id.escapingControlCharacters)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
+                let guess = NetworkNames.suggestion(for: id, among: set.networks + set.retired)
+                Complaint.write("no network has the id `\(id.escapingControlCharacters)`", hint: guess.map { "did you mean `\($0)`?" })
                 throw ExitStatus.rejected
             }
             if set.network(id: found.id) == nil {
