@@ -41,7 +41,7 @@ for page in 1:cardline 5:cardline-session 5:cardline-rules; do
   rendered=$(MANWIDTH=80 MANPAGER=cat man --warnings -l "$mandir/man$section/$name.$section" 2>"$root/man-warnings")
   if [ -s "$root/man-warnings" ]; then echo "install-check: man warns about $name($section):"; cat "$root/man-warnings"; exit 1; fi
   case $name in
-    cardline) sections='NAME SYNOPSIS DESCRIPTION KEYS|PROMPT COMMANDS|COMMANDS AND OPTIONS|ENVIRONMENT|FILES|EXIT STATUS|EXAMPLES|SEE ALSO|SECURITY CONSIDERATIONS' ;;
+    cardline) sections='NAME SYNOPSIS DESCRIPTION KEYS|PROMPT COMMANDS|PIPED INPUT|CHECK RECORDS|COMMANDS AND OPTIONS|ENVIRONMENT|FILES|EXIT STATUS|EXAMPLES|SEE ALSO|SECURITY CONSIDERATIONS' ;;
     cardline-session) sections='NAME SYNOPSIS DESCRIPTION OUTPUT|EXIT STATUS|EXAMPLES|SEE ALSO' ;;
     *) sections='NAME SYNOPSIS DESCRIPTION COMMANDS|FILES|EXAMPLES|SEE ALSO' ;;
   esac
