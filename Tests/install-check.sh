@@ -121,10 +121,14 @@ if command -v fish >/dev/null; then
   # Options before any subcommand complete as enter's (packaging/completions/default-command.fish).
   offered=$(cd / && env -i HOME="$home" PATH="$root/usr/local/bin:/usr/bin:/bin" fish --no-config -c "source '$root/usr/local/share/fish/vendor_completions.d/cardline.fish'; complete -C 'cardline --pr'")
   printf '%s\n' "$offered" | grep -q '^--print	' || { echo "install-check: fish completes \`cardline --pr\` with: $offered"; exit 1; }
-  # --networks asks cardline itself (argument-parser's ---completion call; fish 3 cannot run
-  # that call outside an interactive shell, so the call is checked, and its answer below).
-  fish --no-config -c "source '$root/usr/local/share/fish/vendor_completions.d/cardline.fish'; complete -c cardline" \
-    | grep -q -- "-l networks .*---completion enter -- --networks" || { echo "install-check: fish does not ask cardline for --networks"; exit 1; }
+  # --networks asks cardline itself, which only an interactive fish can (fish 3 refuses the
+  # generated script's `commandline -C` otherwise): one on a pseudo-terminal, sent the words
+  # and Tab, must show the line grown to mastercard,visa (Tests/tools/fish-tab.py).
+  fish_script="$root/usr/local/share/fish/vendor_completions.d/cardline.fish" fish_tab="$PWD/Tests/tools/fish-tab.py"
+  for words in "cardline --networks mastercard,vi" "cardline check --networks mastercard,vi"; do
+    (cd / && env -i HOME="$home" PATH="$root/usr/local/bin:/usr/bin:/bin" TERM=dumb python3 "$fish_tab" "$fish_script" "$words" mastercard,visa) \
+      || { echo "install-check: fish does not complete \`$words\` to mastercard,visa"; exit 1; }
+  done
 fi
 make -s uninstall DESTDIR="$root" PREFIX=/usr/local >/dev/null
 left=$(find "$root/usr" -type f | wc -l)
