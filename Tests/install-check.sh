@@ -5,9 +5,9 @@
 # takes a card from a pipe; `man` finds and renders its three pages (cardline(1),
 # cardline-session(5), cardline-rules(5)) without a warning; its completion scripts load in
 # bash, and in zsh and fish when they are present, and offer the rules subcommands and the
-# network ids after --networks (bash also with bash-completion's loader, finding the script
-# under a custom prefix through XDG_DATA_DIRS, as the README says); `make uninstall` then
-# leaves no file behind.
+# network ids after --networks (zsh and fish driven interactively on a pseudo-terminal; bash
+# also through bash-completion's loader, finding the script under a custom prefix through
+# XDG_DATA_DIRS, as the README says); `make uninstall` then leaves no file behind.
 set -eu
 cd "$(dirname "$0")/.."
 root=$(mktemp -d)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""For Tests/install-check.sh: types `argv[2]` and Tab into an interactive fish on a pseudo-terminal, after sourcing the
-completion script argv[1]; exits 0 once the terminal shows argv[3], 1 after 20 s without."""
+"""For Tests/install-check.sh: types `argv[2]` and Tab into an interactive fish on a
+pseudo-terminal, after sourcing the completion script argv[1]; exits 0 once the terminal
+shows argv[3], 1 after 20 s without (a deadline on reads, not a sleep)."""
 import os, pty, select, sys, time
 script, typed, wanted = sys.argv[1], sys.argv[2], sys.argv[3].encode()
 pid, fd = pty.fork()
