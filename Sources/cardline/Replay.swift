@@ -30,7 +30,7 @@ struct Replay: ParsableCommand {
             message).
             """)
 
-    @Argument(help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"))
+    @Argument(help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"), completion: Completions.sessionFiles)
     var paths: [String]
 
     @OptionGroup var options: EntryOptions

@@ -40,7 +40,7 @@ struct Rules: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one network in full.", usage: "cardline rules show [<options>] <id>", discussion: "Exit status: 0, or 1 when no network has that id.")
         @OptionGroup var rules: RuleOptions
-        @Argument(help: "The network's id, like american-express.")
+        @Argument(help: "The network's id, like american-express.", completion: Completions.networkID)
         var id: String
 
         func run() throws {
@@ -119,7 +119,7 @@ struct Rules: ParsableCommand {
             usage: "cardline rules sample [<options>] <id>",
             discussion: "Each number lies in one of the network's patterns (each pattern in turn, so --count at least the number of patterns covers all of them), has a length valid for that pattern, passes Luhn when the network checks it, and is detected as that network. The same seed gives the same numbers. A retired network is sampled as if --retired were given. Exit status: 0; 1 when no network has that id or none of its patterns can be reached.")
         @OptionGroup var rules: RuleOptions
-        @Argument(help: "The network's id (or badge name), like american-express.")
+        @Argument(help: "The network's id (or badge name), like american-express.", completion: Completions.networkID)
         var id: String
         @Option(help: "How many numbers.")
         var count = 10
@@ -162,7 +162,7 @@ struct Rules: ParsableCommand {
             usage: "cardline rules lint [<options>] [<DIR> ...]",
             discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Warns where a pattern overlaps another network's (the more specific one decides those numbers) and neither file's note names the other network. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
         @OptionGroup var rules: RuleOptions
-        @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"))
+        @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"), completion: Completions.ruleFolders)
         var folders: [String] = []
 
         func run() throws {
