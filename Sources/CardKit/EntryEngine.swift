@@ -771,8 +771,8 @@ public struct EntryEngine: Sendable {
         case ("rules", 1):
             let heading = acceptedNetworks.map { [messages.text(.rulesAccepted, ("networks", $0.names(in: rules, and: messages.text(.listAnd)))), messages.text(.rulesOthers)] } ?? []
             outcome = info(heading + Self.rulesTable(rules.networks.map { network in
-                ["\(network.id)", "\(network.name)", "\(Self.lengthRuns(network.allLengths)) digits, \(network.securityCodeSummary)"]
-                    + (acceptedNetworks.map { [$0.accepts(network) ? "accepted" : "not accepted here"] } ?? [])
+                ["\(network.id)", "\(network.name)", messages.text(.rulesDigits, ("lengths", Self.lengthRuns(network.allLengths))) + ", \(network.securityCodeSummary)"]
+                    + (acceptedNetworks.map { [messages.text($0.accepts(network) ? .rulesRowAccepted : .rulesRowNotAccepted)] } ?? [])
             }, columns: columns))
         case ("quit", 1), ("q", 1), ("exit", 1):
             outcome = quit()
