@@ -155,6 +155,7 @@ PREFIX ?= /usr/local
 CONFIG ?= release
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 RULESDIR = $(DESTDIR)$(PREFIX)/share/cardline/rules
+MESSAGESDIR = $(DESTDIR)$(PREFIX)/share/cardline/messages
 MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
 MAN5DIR = $(DESTDIR)$(PREFIX)/share/man/man5
 BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -162,9 +163,10 @@ ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 BUILT = $(if $(filter debug,$(CONFIG)),$(DEBUG_BINARY),$(RELEASE_BINARY))
 install: $(BUILT)
-	install -d $(BINDIR) $(RULESDIR) $(MANDIR) $(MAN5DIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -d $(BINDIR) $(RULESDIR) $(MESSAGESDIR) $(MANDIR) $(MAN5DIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -s -m 0755 $(BUILT) $(BINDIR)/cardline
 	install -m 0644 rules/*.json $(RULESDIR)/
+	install -m 0644 messages/*.json $(MESSAGESDIR)/
 	install -m 0644 man/cardline.1 $(MANDIR)/cardline.1
 	install -m 0644 man/cardline-session.5 man/cardline-rules.5 $(MAN5DIR)/
 	{ $(BUILT) --generate-completion-script bash && cat packaging/completions/default-command.bash; } > $(BASHDIR)/cardline
@@ -177,7 +179,8 @@ install: $(BUILT)
 uninstall:
 	rm -f $(BINDIR)/cardline $(MANDIR)/cardline.1 $(MAN5DIR)/cardline-session.5 $(MAN5DIR)/cardline-rules.5 $(BASHDIR)/cardline $(ZSHDIR)/_cardline $(FISHDIR)/cardline.fish
 	rm -f $(addprefix $(RULESDIR)/,$(notdir $(wildcard rules/*.json)))
-	-rmdir $(RULESDIR) $(DESTDIR)$(PREFIX)/share/cardline 2>/dev/null
+	rm -f $(addprefix $(MESSAGESDIR)/,$(notdir $(wildcard messages/*.json)))
+	-rmdir $(RULESDIR) $(MESSAGESDIR) $(DESTDIR)$(PREFIX)/share/cardline 2>/dev/null
 
 # A Debian package of what `make install PREFIX=/usr` installs (the man pages gzipped, as
 # Debian does), built with dpkg-deb alone: .build/cardline_VERSION_ARCH.deb.

@@ -30,6 +30,13 @@ example="$PWD/examples/auto-advance.session"
     || { echo "install-check: the installed cardline failed to replay $example"; exit 1; }
   printf '4111 1111 1111 1111 12/30 123\n' | env -i HOME="$home" PATH=/usr/bin:/bin "$bin" --today 2026-11 \
     | grep -q 'Success! Visa' || { echo "install-check: the installed cardline did not take a card from a pipe"; exit 1; }
+  # Its message catalogs are installed beside the rules, read from there, and lint clean.
+  [ -f "$root/usr/local/share/cardline/messages/fr.json" ] \
+    || { echo "install-check: make install did not install the message catalogs"; exit 1; }
+  env -i HOME="$home" PATH=/usr/bin:/bin "$bin" messages lint "$root/usr/local/share/cardline/messages/"*.json >/dev/null \
+    || { echo "install-check: the installed message catalogs do not lint clean"; exit 1; }
+  printf '4111 1111 1111 1111 12/30 123\n' | env -i HOME="$home" PATH=/usr/bin:/bin LANG=fr_FR.UTF-8 "$bin" --today 2026-11 \
+    | grep -q 'Carte acceptée' || { echo "install-check: the installed cardline did not speak French under LANG=fr_FR.UTF-8"; exit 1; }
 )
 # `man -M` looks each page up as `man cardline` does once PREFIX/share/man is on the manual
 # path; --warnings makes groff report what it cannot render.

@@ -208,7 +208,7 @@ extension MessageCatalog {
                 continue
             }
             guard case .string(let text, let location) = member.value else {
-                problem(member.value.location, "the text of \"\(id)\" is a string, not \(member.value.kindName)", .error)
+                problem(member.value.location, "the text of \"\(id)\" must be a string, not \(member.value.kindName)", .error)
                 continue
             }
             if contents.texts[member.key] != nil {

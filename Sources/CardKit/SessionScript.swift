@@ -314,7 +314,7 @@ public struct SessionScript: Equatable, Sendable {
         let words = rest.split(separator: " ").map(String.init)
         func field(_ name: String) throws(SyntaxError) -> Field {
             guard let field = Field(rawValue: name) else {
-                throw SyntaxError(line: line, message: "unknown field `\(name)` (fields: number, expiry, cvv)")
+                throw SyntaxError(line: line, message: "unknown field `\(name)` (fields: \(Field.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             return field
         }
@@ -326,7 +326,7 @@ public struct SessionScript: Equatable, Sendable {
         }
         switch what {
         case "field":
-            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect field takes one of number, expiry, cvv") }
+            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect field takes one of \(Field.allCases.map(\.rawValue).joined(separator: ", "))") }
             return .field(try field(words[0]))
         case "text": return .text(try quoted(rest, line: line))
         case "message": return .message(try quoted(rest, line: line))

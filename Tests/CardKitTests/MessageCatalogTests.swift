@@ -130,7 +130,7 @@ import Testing
     @Test func malformedCatalogsGetLocatedErrors() {
         #expect(problems("{\"language\": \"fr\",\n  \"messages\": {\"label.number\" \"Numéro\"}}\n") == ["fr.json:2:31: error: expected ':' after \"label.number\", found '\"'"])
         #expect(problems("[1]") == ["fr.json:1:1: error: a message catalog is an object, {\"language\": …, \"messages\": {…}}, not an array"])
-        #expect(problems("{\"messages\": {\n  \"label.number\": 7}}") == ["fr.json:2:19: error: the text of \"label.number\" is a string, not a number"])
+        #expect(problems("{\"messages\": {\n  \"label.number\": 7}}") == ["fr.json:2:19: error: the text of \"label.number\" must be a string, not a number"])
         #expect(problems("{\"messages\": {\n  \"number.too-long\": \"plus de {n} chiffres\"}}")
             == ["fr.json:2:22: error: the text of \"number.too-long\" uses {n}, which the English text does not have (it has {count})"])
         #expect(problems("{\"messages\": {\"label.number\": \"A\\u001b[2JB\"}}") == ["fr.json:1:31: error: the text of \"label.number\" holds a control character (a text is one line of plain text)"])

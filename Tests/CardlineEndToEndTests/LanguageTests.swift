@@ -83,7 +83,7 @@ import Glibc
         let path = try writeUserCatalog("fr.json", "{\"language\": \"fr\",\n  \"messages\": {\n    \"label.number\": 12\n  }\n}\n")
         let run = try runPiped([], input: "", environment: environment(["LANG": "fr_FR.UTF-8"]))
         #expect(run.status == 65)
-        #expect(run.errors == "\(path):3:21: error: the text of \"label.number\" is a string, not a number\n", "\(run.errors)")
+        #expect(run.errors == "\(path):3:21: error: the text of \"label.number\" must be a string, not a number\n", "\(run.errors)")
         // Another language does not read it.
         let english = try runPiped([], input: "", environment: environment(["LANG": "C.UTF-8"]))
         #expect(english.status == 0, "\(english.errors)")
