@@ -65,13 +65,20 @@ public final class CardPrompt {
         /// clear JSON `--print` writes. `askForCard()` and `askForCards` always give the clear
         /// card.
         public var sealing: (any CardSealing)?
+        /// Accessible mode (`cardline --accessible`): each field asked on a line of its own and
+        /// answered with Enter, nothing redrawn, no colour, the security code not echoed, for a
+        /// screen reader or braille display. The same checks, delivery and endings. nil (the
+        /// default) decides by the environment: on when `ACCESSIBLE` is set to anything but
+        /// empty or `0`.
+        public var accessible: Bool?
 
         /// Options; every one has the default `cardline` uses.
         public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
                     today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
                     protectsProcess: Bool = true, retiredNetworks: Bool = false,
-                    timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil) {
+                    timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil,
+                    accessible: Bool? = nil) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
             self.retiredNetworks = retiredNetworks
@@ -85,6 +92,7 @@ public final class CardPrompt {
             self.timeout = timeout
             self.endsOnCancel = endsOnCancel
             self.sealing = sealing
+            self.accessible = accessible
         }
     }
 
@@ -145,6 +153,8 @@ public final class CardPrompt {
     private let folders: [String]
     /// The prompt at the terminal while `askForCards` runs.
     private weak var editor: InteractiveEditor?
+    /// The accessible prompt while `askForCards` runs one (`Options.accessible`).
+    private weak var accessiblePrompt: AccessiblePrompt?
 
     /// Loads the rules and checks the options; throws `.unreadableRules`, `.brokenRules` or
     /// `.unknownNetwork`.
@@ -200,13 +210,27 @@ public final class CardPrompt {
             throw .noTerminal(error.reason)
         }
         let style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
+        if options.accessible ?? AccessiblePrompt.environmentAsks() {
+            let prompt = AccessiblePrompt(engine: makeEngine(), style: style, device: device, title: options.title,
+                                          onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+                                          reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
+                                          timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+            accessiblePrompt = prompt
+            defer { accessiblePrompt = nil }
+            return try ending(prompt.run())
+        }
         let editor = InteractiveEditor(engine: makeEngine(), style: style,
                                        device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
                                        onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
                                        timeout: options.timeout, endsOnCancel: options.endsOnCancel)
         self.editor = editor
         defer { self.editor = nil }
-        switch editor.run() {
+        return try ending(editor.run())
+    }
+
+    /// How a prompt for several cards ended, from how its front end did.
+    private func ending(_ ending: InteractiveEditor.Ending) throws(Failure) -> Ending {
+        switch ending {
         case .quit: return .gaveUp
         case .endOfInput: return .endOfInput
         case .finished: return .finished
@@ -273,6 +297,8 @@ public final class CardPrompt {
     public func warn(_ text: String) {
         if let editor {
             editor.warn(text)
+        } else if let accessiblePrompt {
+            accessiblePrompt.warn(text)
         } else {
             _ = Paths.writeAll(Array((text + "\n").utf8).span, to: 2)
         }

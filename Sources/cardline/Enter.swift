@@ -40,6 +40,9 @@ struct Enter: ParsableCommand {
     @Option(help: ArgumentHelp("End the prompt when no key (or piped input) comes for SECONDS (0.001 to 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.", valueName: "SECONDS"))
     var timeout: String?
 
+    @Flag(help: "Accessible mode, for a screen reader or braille display: each field asked on a line of its own and answered with Enter, nothing redrawn, no colour; the number is echoed as typed, the security code is not. Also ACCESSIBLE (set, and not 0).")
+    var accessible = false
+
     func validate() throws {
         if let problem = settings.deliveryProblem { throw ValidationError(problem) }
         if let timeout, EnterSettings.timeout(from: timeout) == nil { throw ValidationError(EnterSettings.timeoutProblem(timeout, source: "--timeout")) }
@@ -50,7 +53,8 @@ struct Enter: ParsableCommand {
         EnterSettings(ruleFolders: options.rules.ruleFolders, noDefaultRules: options.rules.noDefaultRules,
                       retired: options.rules.retired, today: options.today, noColor: options.noColor,
                       networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
-                      once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat)
+                      once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
+                      accessible: accessible)
     }
 
     func run() throws { try settings.run() }
@@ -75,6 +79,8 @@ struct EnterSettings {
     var encryptTo: String?
     /// `--encrypt-format`.
     var encryptFormat: CardSealer.Format?
+    /// `--accessible` (without it, `ACCESSIBLE` decides: `CardPrompt.Options.accessible` nil).
+    var accessible = false
 
     /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
     /// write), in argument-parser's words for `Enter`.
@@ -153,7 +159,8 @@ extension EnterSettings {
                 acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: todayMonth,
                 colour: noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
-                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer))
+                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer,
+                accessible: accessible ? true : nil))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")

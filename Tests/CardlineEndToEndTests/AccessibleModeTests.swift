@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Accessible mode (issue 25, item 1): `--accessible` or `ACCESSIBLE`. Each field is asked on a
+/// line of its own and answered with Enter; the terminal receives only text and line breaks
+/// (a screen reader reads what is appended, and loses what is redrawn); a refused answer gets
+/// one sentence on its own line and the field is asked again; the security code is not echoed;
+/// the same engine decides, and the card is delivered as `--print` delivers it.
+@Suite struct AccessibleModeTests {
+    let home = TemporaryHome()
+    static let number = "4111111111111111", code = "987"
+
+    /// cardline in accessible mode on a pty whose terminal has colour (xterm-256color,
+    /// COLORTERM), so that anything but plain text would show; stdout is a pipe (`pipes`).
+    func start(_ arguments: [String], pipes: [Int32] = [1], environment: [String: String] = [:],
+               accessibleFlag: Bool = true) throws -> PseudoTerminal {
+        let env = home.environment.merging(["TERM": "xterm-256color", "COLORTERM": "truecolor"]) { $1 }.merging(environment) { $1 }
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + (accessibleFlag ? ["--accessible"] : []) + arguments,
+                                   environment: env, pipes: pipes)
+        t.waitForRawMode()
+        return t
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        let line = try #require(text.split(separator: "\n").first)
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    /// The terminal's byte stream holds no escape sequence of any kind (cursor motion, erase,
+    /// colour, modes), no carriage return but the one before each line feed, and no backspace.
+    static func expectPlainText(_ raw: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
+        let text = String(decoding: raw, as: UTF8.self)
+        #expect(!text.contains("\u{1B}"), "an escape sequence: \(text.debugDescription)", sourceLocation: sourceLocation)
+        #expect(!raw.contains(0x08), "a backspace", sourceLocation: sourceLocation)
+        let overwriting = raw.indices.filter { raw[$0] == 0x0D && ($0 + 1 == raw.count || raw[$0 + 1] != 0x0A) }
+        #expect(overwriting.isEmpty, "a carriage return not followed by a line feed", sourceLocation: sourceLocation)
+    }
+
+    /// The screen's lines, without trailing blanks, non-empty ones only.
+    static func lines(_ t: PseudoTerminal) -> [String] {
+        t.screen.lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
+    }
+
+    @Test func aFullEntryIsPlainSequentialText() throws {
+        let t = try start(["--print", "--once"])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r")
+        #expect(t.expect("Visa card number, 16 digits, ending in 1111."))
+        #expect(t.expect("Expiry date, month and year as MM/YY: "))
+        t.send("12/30\r")
+        #expect(t.expect("Visa •••• 1111, expires 12/30."))
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        t.send(Self.code + "\r")
+        #expect(t.waitForExit() == 0)
+        let card = try json(t.pipedText(1))
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["cvv"] as? String == Self.code)
+        #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
+        #expect(card["network"] as? String == "visa")
+        Self.expectPlainText(t.raw)
+        let raw = String(decoding: t.raw, as: UTF8.self)
+        #expect(raw.contains("Card number: " + Self.number + "\r\n"), "the number echoed as typed, on its question's line")
+        #expect(!raw.contains(Self.code), "the code is never echoed")
+        #expect(Self.lines(t) == [
+            "Each question is answered with Enter; type :help for the commands.",
+            "Card number: 4111111111111111",
+            "Visa card number, 16 digits, ending in 1111.",
+            "Expiry date, month and year as MM/YY: 12/30",
+            "Visa •••• 1111, expires 12/30.",
+            "CVV, 3 digits, not shown as you type:",
+            "Success! Visa •••• 1111, expires 12/30.",
+        ])
+    }
+
+    @Test func theEnvironmentTurnsItOnAndZeroLeavesItOff() throws {
+        let on = try start(["--print", "--once"], environment: ["ACCESSIBLE": "yes"], accessibleFlag: false)
+        #expect(on.expect("Card number: "))
+        on.send(Self.number + "\r12/30\r" + Self.code + "\r")
+        #expect(on.waitForExit() == 0)
+        #expect(try json(on.pipedText(1))["number"] as? String == Self.number)
+        Self.expectPlainText(on.raw)
+
+        let off = try start(["--print", "--once"], environment: ["ACCESSIBLE": "0"], accessibleFlag: false)
+        #expect(off.expect("Card number (#### #### #### ####): "))
+        #expect(off.raw.contains(0x1B), "the ordinary prompt, in colour")
+        off.send("\u{03}")
+        #expect(off.waitForExit() == 130)
+    }
+
+    @Test func aRefusedAnswerGetsOneSentenceAndTheFieldIsAskedAgain() throws {
+        let t = try start(["--print", "--once"])
+        #expect(t.expect("Card number: "))
+        // A key the engine refuses: the reason, as a sentence.
+        t.send("4111x\r")
+        #expect(t.expect("Only digits go in the card number, not 'x'."))
+        #expect(t.expect("Card number: "))
+        // A whole number whose check digit fails.
+        t.send("4111111111111112\r")
+        #expect(t.expect("That number has 16 digits, as a Visa card number does, but the last digit doesn't match the others; please check it."))
+        #expect(t.expect("Card number: "))
+        // Too short for its network.
+        t.send("411111111111\r")
+        #expect(t.expect("A Visa number has 13 or 16 digits; this has 12."))
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r")
+        #expect(t.expect("Expiry date, month and year as MM/YY: "))
+        t.send("01/20\r")
+        #expect(t.expect("01/20 is in the past (today is 11/26)."))
+        #expect(t.expect("Expiry date, month and year as MM/YY: "))
+        // More than the field on one line: the expiry and the code together.
+        t.send("12/30 987\r")
+        #expect(t.expect("There was more on that line than the expiry takes; please type the expiry alone."))
+        #expect(t.expect("Expiry date, month and year as MM/YY: "))
+        t.send("12/30\r")
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        t.send("98\r")
+        #expect(t.expect("Cannot accept this card: CVV — the CVV has 3 digits; this has 2."))
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        t.send(Self.code + "\r")
+        #expect(t.waitForExit() == 0)
+        // Delivered exactly as typed the last time, nothing carried over from the refusals.
+        let card = try json(t.pipedText(1))
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["cvv"] as? String == Self.code)
+        #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
+        Self.expectPlainText(t.raw)
+        // Each sentence is a line of its own.
+        let lines = Self.lines(t)
+        for sentence in ["Only digits go in the card number, not 'x'.", "01/20 is in the past (today is 11/26).",
+                         "Cannot accept this card: CVV — the CVV has 3 digits; this has 2."] {
+            #expect(lines.contains(sentence), "\(lines)")
+        }
+        #expect(!String(decoding: t.raw, as: UTF8.self).contains("98\r\n"), "no part of a code echoed")
+    }
+
+    @Test func theCodeIsNotEchoedAndTheTerminalIsPutBack() throws {
+        let t = try start([])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r12/30\r")
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        let mark = t.raw.count
+        t.send("98")
+        // The keys are read (the input queue empties) and nothing comes back for them.
+        #expect(t.until("the code's keys read") { t.unreadInput == 0 })
+        t.send("7\r")
+        #expect(t.expect("Success! Visa •••• 1111, expires 12/30."))
+        let after = String(decoding: t.rawSince(mark), as: UTF8.self)
+        #expect(!after.contains("9") && !after.contains("8") && !after.contains("7"), "\(after.debugDescription)")
+        #expect(t.expect("Card number: "))
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
+        let settings = t.currentSettings
+        #expect(settings.c_lflag & tcflag_t(ICANON) != 0, "cooked again")
+        #expect(settings.c_lflag & tcflag_t(ECHO) != 0, "echo on again")
+        Self.expectPlainText(t.raw)
+    }
+
+    @Test func aSignalAtTheCodePutsTheTerminalBack() throws {
+        let t = try start([])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r12/30\r")
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        t.send("98")
+        #expect(t.until("the code's keys read") { t.unreadInput == 0 })
+        kill(t.pid, SIGTERM)
+        #expect(t.waitForExit() == 128 + SIGTERM)
+        let settings = t.currentSettings
+        #expect(settings.c_lflag & tcflag_t(ICANON) != 0, "cooked again")
+        #expect(settings.c_lflag & tcflag_t(ECHO) != 0, "echo on again")
+    }
+
+    @Test func ctrlCCancelsTheCardOrEndsAOneShotPrompt() throws {
+        let t = try start([])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r12/3")
+        t.send("\u{03}")
+        #expect(t.expect("Card cancelled. Start again with the card number."))
+        #expect(t.expect("Card number: "))
+        t.send(":quit\r")
+        #expect(t.waitForExit() == 0)
+        Self.expectPlainText(t.raw)
+
+        let once = try start(["--print", "--once"])
+        #expect(once.expect("Card number: "))
+        once.send("4111")
+        once.send("\u{03}")
+        #expect(once.expect("Cancelled: the card being entered was wiped."))
+        #expect(once.waitForExit() == 130)
+        #expect(once.pipedText(1).isEmpty)
+    }
+}
