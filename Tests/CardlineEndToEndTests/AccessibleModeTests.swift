@@ -30,6 +30,18 @@ import Glibc
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
+    /// The prompt ends with 0 having delivered exactly the Visa 4111… 12/30 987 on stdout, and
+    /// the terminal got plain text only.
+    func expectDelivered(_ t: PseudoTerminal, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(t.waitForExit() == 0, sourceLocation: sourceLocation)
+        let card = try json(t.pipedText(1))
+        #expect(card["number"] as? String == Self.number, sourceLocation: sourceLocation)
+        #expect(card["cvv"] as? String == Self.code, sourceLocation: sourceLocation)
+        #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030], sourceLocation: sourceLocation)
+        #expect(card["network"] as? String == "visa", sourceLocation: sourceLocation)
+        Self.expectPlainText(t.raw, sourceLocation: sourceLocation)
+    }
+
     /// The terminal's byte stream holds no escape sequence of any kind (cursor motion, erase,
     /// colour, modes), no carriage return but the one before each line feed, and no backspace.
     static func expectPlainText(_ raw: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
@@ -55,13 +67,7 @@ import Glibc
         #expect(t.expect("Visa •••• 1111, expires 12/30."))
         #expect(t.expect("CVV, 3 digits, not shown as you type: "))
         t.send(Self.code + "\r")
-        #expect(t.waitForExit() == 0)
-        let card = try json(t.pipedText(1))
-        #expect(card["number"] as? String == Self.number)
-        #expect(card["cvv"] as? String == Self.code)
-        #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
-        #expect(card["network"] as? String == "visa")
-        Self.expectPlainText(t.raw)
+        try expectDelivered(t)
         let raw = String(decoding: t.raw, as: UTF8.self)
         #expect(raw.contains("Card number: " + Self.number + "\r\n"), "the number echoed as typed, on its question's line")
         #expect(!raw.contains(Self.code), "the code is never echoed")
@@ -80,9 +86,7 @@ import Glibc
         let on = try start(["--print", "--once"], environment: ["ACCESSIBLE": "yes"], accessibleFlag: false)
         #expect(on.expect("Card number: "))
         on.send(Self.number + "\r12/30\r" + Self.code + "\r")
-        #expect(on.waitForExit() == 0)
-        #expect(try json(on.pipedText(1))["number"] as? String == Self.number)
-        Self.expectPlainText(on.raw)
+        try expectDelivered(on)
 
         let off = try start(["--print", "--once"], environment: ["ACCESSIBLE": "0"], accessibleFlag: false)
         #expect(off.expect("Card number (#### #### #### ####): "))
@@ -121,13 +125,8 @@ import Glibc
         #expect(t.expect("Cannot accept this card: CVV — the CVV has 3 digits; this has 2."))
         #expect(t.expect("CVV, 3 digits, not shown as you type: "))
         t.send(Self.code + "\r")
-        #expect(t.waitForExit() == 0)
         // Delivered exactly as typed the last time, nothing carried over from the refusals.
-        let card = try json(t.pipedText(1))
-        #expect(card["number"] as? String == Self.number)
-        #expect(card["cvv"] as? String == Self.code)
-        #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
-        Self.expectPlainText(t.raw)
+        try expectDelivered(t)
         // Each sentence is a line of its own.
         let lines = Self.lines(t)
         for sentence in ["Only digits go in the card number, not 'x'.", "01/20 is in the past (today is 11/26).",
@@ -171,6 +170,15 @@ import Glibc
         let settings = t.currentSettings
         #expect(settings.c_lflag & tcflag_t(ICANON) != 0, "cooked again")
         #expect(settings.c_lflag & tcflag_t(ECHO) != 0, "echo on again")
+    }
+
+    @Test func theIdleTimeoutWipesTheCardAndSaysSo() throws {
+        let t = try start(["--timeout", "0.5"])
+        #expect(t.expect("Card number: "))
+        t.send("4111")
+        #expect(t.waitForExit() == 124)
+        #expect(t.expect("Timed out: no key for 0.5 seconds; the card being entered was wiped."))
+        Self.expectPlainText(t.raw)
     }
 
     @Test func ctrlCCancelsTheCardOrEndsAOneShotPrompt() throws {
