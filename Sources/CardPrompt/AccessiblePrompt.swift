@@ -30,11 +30,12 @@ final class AccessiblePrompt {
     private let loader: EntryEngine.RuleLoader?
     private let endsOnCancel: Bool
     private let reader: KeyReader
-    /// The answer being typed, one character per key, until Enter types it into the engine.
-    /// Overwritten in place before it is emptied: it holds card digits.
-    private var line: [Character] = []
-    /// The most characters an answer takes; further keys are dropped.
-    private static let longestLine = 256
+    /// The answer being typed, as UTF-8 (one Unicode scalar per key), until Enter types it into
+    /// the engine. Its room is reserved once and it is overwritten in place before it is
+    /// emptied: it holds card digits.
+    private var line: [UInt8] = []
+    /// The most bytes an answer takes; further keys are dropped.
+    private static let longestLine = 1024
     /// The field the question on screen asks for (the one `line` is typed into).
     private var asked: Field = .number
 
@@ -133,8 +134,12 @@ final class AccessiblePrompt {
         case .backspace:
             guard !line.isEmpty else { return nil }
             let wasEchoed = echoes
-            line[line.count - 1] = " "
-            line.removeLast()
+            // The last scalar: its continuation bytes (10xxxxxx), then its first byte.
+            while let last = line.last {
+                line[line.count - 1] = 0
+                line.removeLast()
+                if last & 0xC0 != 0x80 { break }
+            }
             if wasEchoed { write("\u{8} \u{8}") }
         case .clearLine:
             // The answer so far is dropped and the question asked again below it (nothing erased).
@@ -166,13 +171,13 @@ final class AccessiblePrompt {
 
     /// Whether the characters of the answer are echoed: always, but in the security code's
     /// field, where only a `:` command is.
-    private var echoes: Bool { asked != .cvv || line.first == ":" }
+    private var echoes: Bool { asked != .cvv || line.first == UInt8(ascii: ":") }
 
     /// Adds a typed character to the answer and echoes it (`echoes`); a character that would
     /// act on the terminal (a control or format character) is echoed as `?`.
     private func type(_ character: Character) {
-        guard line.count < Self.longestLine else { return }
-        line.append(character)
+        guard line.count + character.utf8.count <= Self.longestLine else { return }
+        line.append(contentsOf: character.utf8)
         guard echoes else { return }
         if character == "\t" { return write(" ") }
         let shows = character.unicodeScalars.allSatisfy { scalar in
@@ -193,22 +198,27 @@ final class AccessiblePrompt {
         let field = asked
         var messages: [Message] = []
         var refusal: String?
-        for character in line {
-            // The field moved on by itself (a whole number or expiry) and more follows: one
-            // line answers one field.
-            if engine.command == nil && engine.field != field {
-                if character == " " || character == "\t" { continue }
-                refusal = AccessibleSentences.moreThanTheField(engine.fieldName(field))
-                break
+        do {  // (the iterator, which shares the line's storage, is gone before the line is wiped)
+            var bytes = line.makeIterator()
+            var decoder = UTF8()
+            while case .scalarValue(let scalar) = decoder.decode(&bytes) {
+                let character = Character(scalar)
+                // The field moved on by itself (a whole number or expiry) and more follows: one
+                // line answers one field.
+                if engine.command == nil && engine.field != field {
+                    if character == " " || character == "\t" { continue }
+                    refusal = AccessibleSentences.moreThanTheField(engine.fieldName(field))
+                    break
+                }
+                let outcome = engine.handle(.character(character), reloadingWith: loader)
+                if let reason = outcome.refusal {
+                    refusal = AccessibleSentences.sentence(reason)
+                    break
+                }
+                // A problem a key shows as it is typed (a number failing its check) is said once,
+                // by Enter; what a field moving on by itself says (the summary) is kept.
+                messages += outcome.messages.filter { $0.kind == .success || $0.kind == .info }
             }
-            let outcome = engine.handle(.character(character), reloadingWith: loader)
-            if let reason = outcome.refusal {
-                refusal = AccessibleSentences.sentence(reason)
-                break
-            }
-            // A problem a key shows as it is typed (a number failing its check) is said once,
-            // by Enter; what a field moving on by itself says (the summary) is kept.
-            messages += outcome.messages.filter { $0.kind == .success || $0.kind == .info }
         }
         if let refusal {
             rewind(to: field)
@@ -310,7 +320,6 @@ final class AccessiblePrompt {
 
     /// Overwrites the answer's characters in place, then empties it.
     private func wipeLine() {
-        for index in line.indices { line[index] = " " }
-        line.removeAll(keepingCapacity: true)
+        line.overwriteAndEmpty()
     }
 }

@@ -200,4 +200,45 @@ import Glibc
         #expect(once.waitForExit() == 130)
         #expect(once.pipedText(1).isEmpty)
     }
+
+    /// Accessible mode leaves no copy of the number in the process's memory once an entry has
+    /// ended (accepted, cancelled halfway through a line, refused and asked again): the answer
+    /// being typed is overwritten as the engine's fields are (`CardMemoryTests`' scan).
+    @Test(.enabled(if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"),
+          .disabled(if: testingUnderASan, "AddressSanitizer keeps its own free(): freed memory is not wiped"),
+          arguments: ["accepted", "cancelled", "refused"])
+    func noCopyOfTheNumberOnceTheEntryHasEnded(_ ending: String) throws {
+        let scan = CardMemoryTests()
+        let number = CardMemoryTests.number
+        // Delivered to descriptor 3 when accepted; else Ctrl-C cancels the card (one-shot use would end).
+        let t = ending == "accepted" ? try start(["--print-fd", "3"], pipes: [3]) : try start([], pipes: [])
+        #expect(t.expect("Card number: "))
+        switch ending {
+        case "accepted":
+            t.send(number + "\r")
+            #expect(t.expect("Expiry date"))
+            // The scan sees the digits while the engine holds them (it is not blind).
+            let found = scan.copies(in: t.pid)
+            #expect(found.contains { $0.hasPrefix("digit values") }, "found: \(found)")
+            t.send("12/30\r123\r")
+            #expect(t.expect("Success!"))
+            t.waitForPiped(3, containing: number)
+        case "cancelled":
+            t.send(CardMemoryTests.partial)
+            #expect(t.expect(CardMemoryTests.partial))
+            // The answer being typed is seen where it is kept (the scan is not blind to it).
+            let found = scan.copies(in: t.pid)
+            #expect(found.contains { $0.hasPrefix("middle digits") }, "found: \(found)")
+            t.send("\u{03}")
+            #expect(t.expect("Card cancelled."))
+        default:
+            // One digit short: refused at Enter, emptied, asked again.
+            t.send(CardMemoryTests.partial + "\r")
+            #expect(t.expect("this has 15."))
+        }
+        scan.waitUntilIdle(t) { $0.cursorLine.hasPrefix("Card number:") && !$0.cursorLine.contains(where: \.isNumber) }
+        let found = scan.copies(in: t.pid)
+        #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
+        t.send("\u{04}")
+    }
 }
