@@ -95,6 +95,17 @@ import Glibc
         #expect(off.waitForExit() == 130)
     }
 
+    @Test func aDumbTerminalInTheCLocaleGetsASCIIOnly() throws {
+        let t = try start(["--print", "--once"], environment: ["TERM": "dumb", "LANG": "C"])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r12/30\r" + "98\r")
+        #expect(t.expect("Visa **** 1111, expires 12/30."))
+        #expect(t.expect("Cannot accept this card: CVV - the CVV has 3 digits; this has 2."))
+        t.send(Self.code + "\r")
+        try expectDelivered(t)
+        #expect(t.raw.allSatisfy { $0 < 0x80 }, "\(String(decoding: t.raw, as: UTF8.self).debugDescription)")
+    }
+
     @Test func aRefusedAnswerGetsOneSentenceAndTheFieldIsAskedAgain() throws {
         let t = try start(["--print", "--once"])
         #expect(t.expect("Card number: "))
