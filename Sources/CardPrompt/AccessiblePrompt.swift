@@ -106,8 +106,9 @@ final class AccessiblePrompt {
         }
     }
 
-    /// Shows a warning line (a history file that cannot be written): on a line of its own, the
-    /// question asked again under it.
+    /// Shows a warning line (a history file that cannot be written) on a line of its own. It
+    /// comes from a callback run while an answer's line is handled (`Options.onCommand`), after
+    /// that line's break and before the next question.
     func warn(_ text: String) {
         say(style.drawn(text.escapingControlCharacters))
     }
