@@ -242,7 +242,14 @@ final class AccessiblePrompt {
         }
         if case .submitFailed = outcome.event {
             show(outcome.messages)
-            rewind(to: engine.field)
+            if engine.field == .cvv {
+                rewind(to: .cvv)
+            } else {
+                // An earlier field no longer holds (the rules were reloaded): the fields after it
+                // hold answers too, so the whole card is emptied and asked again.
+                _ = engine.handle(.cancel)
+                say(AccessibleSentences.startAgain)
+            }
             ask()
             return nil
         }

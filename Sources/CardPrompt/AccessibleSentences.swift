@@ -62,6 +62,9 @@ enum AccessibleSentences {
         return "Timed out: no key for \(amount) second\(seconds == 1 ? "" : "s"); the card being entered was wiped."
     }
 
+    /// Said when a submitted card is refused for its number or expiry: the card is emptied.
+    static let startAgain = "The card was emptied; please start again with the card number."
+
     /// The prompt ended on Ctrl-C or Esc (one-shot use).
     static let cancelled = "Cancelled: the card being entered was wiped."
 }

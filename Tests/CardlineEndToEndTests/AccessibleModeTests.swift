@@ -147,6 +147,34 @@ import Glibc
         #expect(!String(decoding: t.raw, as: UTF8.self).contains("98\r\n"), "no part of a code echoed")
     }
 
+    /// A card refused at submit for an earlier field (its network gone after `:reload`) is
+    /// emptied whole: nothing typed for it is carried into the next answers.
+    @Test func aSubmitRefusedForTheNumberStartsTheCardAgain() throws {
+        let folder = home.path + "/extra-rules"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let t = try start(["--print", "--once", "--rules", folder])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r12/30\r")
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        try #"{"id": "visa", "disabled": true}"#.write(toFile: folder + "/visa.json", atomically: true, encoding: .utf8)
+        t.send(":reload\r")
+        #expect(t.expect("Rules reloaded"))
+        t.send(Self.code + "\r")
+        #expect(t.expect("Cannot accept this card: card number"))
+        #expect(t.expect("The card was emptied; please start again with the card number."))
+        #expect(t.expect("Card number: "))
+        try FileManager.default.removeItem(atPath: folder + "/visa.json")
+        t.send(":reload\r")
+        #expect(t.expect("Rules reloaded"))
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r")
+        #expect(t.expect("Expiry date, month and year as MM/YY: "))
+        t.send("12/30\r")
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        t.send(Self.code + "\r")
+        try expectDelivered(t)
+    }
+
     @Test func theCodeIsNotEchoedAndTheTerminalIsPutBack() throws {
         let t = try start([])
         #expect(t.expect("Card number: "))
