@@ -242,8 +242,8 @@ final class AccessiblePrompt {
         }
         if case .submitFailed = outcome.event {
             show(outcome.messages)
-            if engine.field == .cvv {
-                rewind(to: .cvv)
+            if engine.field == field {
+                rewind(to: field)
             } else {
                 // An earlier field no longer holds (the rules were reloaded): the fields after it
                 // hold answers too, so the whole card is emptied and asked again.
