@@ -22,6 +22,13 @@ public struct EntryEngine: Sendable {
     public private(set) var expiryDigits: [UInt8] = []
     /// The security code typed so far, each digit 0–9 (not ASCII).
     public private(set) var cvvDigits: [UInt8] = []
+    /// Which fields are asked for (`--name`, `--postal-code`, `--cvv-only`); set at the start.
+    public private(set) var form = EntryForm()
+    /// The cardholder's name typed so far (`form.asksName`).
+    public private(set) var holderName = ""
+    /// The postal code typed so far: its letters (uppercase) and digits, ASCII, without the
+    /// format's separators (`PostalCodeFormat.formatted` shows them).
+    public private(set) var postalCharacters: [UInt8] = []
     /// The `:` command being typed in place of the active field's value, colon included.
     public private(set) var command: String?
     /// The cards accepted so far, masked.
@@ -91,8 +98,10 @@ public struct EntryEngine: Sendable {
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
     public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = [],
-                acceptedNetworks: AcceptedNetworks? = nil) {
+                acceptedNetworks: AcceptedNetworks? = nil, form: EntryForm = EntryForm()) {
         self.rules = rules
+        self.form = form
+        field = form.firstField
         self.expiryPolicy = expiryPolicy
         self.acceptedNetworks = acceptedNetworks
         let empty = rules.detect([UInt8]())
@@ -237,7 +246,9 @@ public struct EntryEngine: Sendable {
 
     /// True when no digit of a card has been typed in any field (Ctrl-D quitting only between
     /// cards, and the plain-line reader's "card abandoned" and "input ended" ask this).
-    public var cardIsEmpty: Bool { numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty }
+    public var cardIsEmpty: Bool {
+        numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty && holderName.isEmpty && postalCharacters.isEmpty
+    }
 
     /// Reads the rule folders again (front ends do the file reading CardKit never does).
     public typealias RuleLoader = () -> Result<RuleSet, RuleErrors>
@@ -263,6 +274,13 @@ public struct EntryEngine: Sendable {
             command = ":"
             return .accepted
         }
+        if field == .name { return typeName(character) }
+        if field == .postalCode { return typePostalCode(character) }
+        if byte == UInt8(ascii: " ") && field == .cvv && !cvvDigits.isEmpty && form.field(after: .cvv) != nil && problem(in: .cvv) == nil {
+            // A space after a whole code moves on to the name or postal code (a piped line
+            // `4111111111111111 12/30 123 Ada Lovelace`).
+            return moveForward()
+        }
         if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || (byte == UInt8(ascii: "/") && field != .expiry) {
             // Grouping is automatic; separators in a paste are skipped, but one after a number
             // that is complete yet could grow marks where it may end.
@@ -275,6 +293,7 @@ public struct EntryEngine: Sendable {
         case .number: return typeNumber(character, digit: digit)
         case .expiry: return typeExpiry(character, byte: byte, digit: digit)
         case .cvv: return typeCVV(character, digit: digit)
+        case .name, .postalCode: return .ignored  // (typed above)
         }
     }
 
@@ -401,7 +420,7 @@ public struct EntryEngine: Sendable {
                 case .tooFar: canBeTooFar = true
                 }
             }
-            guard canBeValid else {
+            guard canBeValid || expiryPolicy.fourDigitYearCanContinue(month: month, prefix: Int(digit), digitCount: 1) else {
                 return .refused(canBeTooFar && !canBePast
                     ? "a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead"
                     : "\(twoDigits(month))/\(digit)_ would be in the past (today is \(expiryPolicy.today.cardText))")
@@ -412,22 +431,92 @@ public struct EntryEngine: Sendable {
             let month = expiryMonth!
             let year = Int(expiryDigits[2]) * 10 + Int(digit)
             switch expiryPolicy.check(month: month, twoDigitYear: year) {
-            case .past:
+            case .past, .tooFar:
+                // `12/20` past: the first half of a four-digit year (`12/2030`), which grows the field.
+                if expiryPolicy.fourDigitYearCanContinue(month: month, prefix: year, digitCount: 2) {
+                    expiryDigits.append(digit)
+                    return .accepted
+                }
+                if expiryPolicy.check(month: month, twoDigitYear: year) == .tooFar {
+                    return .refused("a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead")
+                }
                 return .refused("\(twoDigits(month))/\(twoDigits(year)) is in the past (today is \(expiryPolicy.today.cardText))")
-            case .tooFar:
-                return .refused("a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead")
             case .valid:
                 expiryDigits.append(digit)
                 return moveForward()
             }
+        case 4 where awaitsFourDigitYear, 5:
+            return typeFourDigitYear(digit)
         default:
             return .refused("the expiry is complete")
         }
     }
 
+    /// Whether the expiry holds `MM/YY` whose two-digit year is not valid but begins a
+    /// four-digit one (`12/20` of `12/2030`): the field waits for the rest of the year.
+    var awaitsFourDigitYear: Bool {
+        guard expiryDigits.count == 4, let month = expiryMonth else { return false }
+        let year = Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])
+        return expiryPolicy.check(month: month, twoDigitYear: year) != .valid
+            && expiryPolicy.fourDigitYearCanContinue(month: month, prefix: year, digitCount: 2)
+    }
+
+    /// The third or fourth digit of a four-digit year (`12/2030`): taken while a valid year
+    /// can still follow; the fourth completes the expiry and moves on.
+    private mutating func typeFourDigitYear(_ digit: UInt8) -> Outcome {
+        let month = expiryMonth!
+        let prefix = expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) } * 10 + Int(digit)
+        let count = expiryDigits.count - 1  // year digits with this one
+        if count < 4 {
+            guard expiryPolicy.fourDigitYearCanContinue(month: month, prefix: prefix, digitCount: count) else {
+                return .refused(prefix * 10 > expiryPolicy.today.year
+                    ? "a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead"
+                    : "\(twoDigits(month))/\(prefix)_ would be in the past (today is \(expiryPolicy.today.cardText))")
+            }
+            expiryDigits.append(digit)
+            return .accepted
+        }
+        switch expiryPolicy.check(YearMonth(year: prefix, month: month)) {
+        case .past:
+            return .refused("\(twoDigits(month))/\(prefix) is in the past (today is \(expiryPolicy.today.cardText))")
+        case .tooFar:
+            return .refused("a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead")
+        case .valid:
+            expiryDigits.append(digit)
+            return moveForward()
+        }
+    }
+
+    /// A character of the cardholder's name (`HolderName`'s rule).
+    private mutating func typeName(_ character: Character) -> Outcome {
+        if character == "\t" && problem(in: .name) == nil { return moveForward() }
+        if HolderName.skips(character, after: holderName) { return .ignored }
+        if let reason = HolderName.refusal(of: character, after: holderName) { return .refused(reason) }
+        holderName.append(character)
+        return .accepted
+    }
+
+    /// A character of the postal code: a letter or digit the format can take next; a space or
+    /// `-` is the format's to put in, and skipped.
+    private mutating func typePostalCode(_ character: Character) -> Outcome {
+        guard let format = form.postalCode else { return .ignored }
+        if character == " " || character == "-" { return .ignored }
+        guard let raw = PostalCodeFormat.rawCharacter(character) else {
+            return .refused("a \(format.name) \(format.label.lowercasedFirst) takes letters and digits, like \(format.example); not \(quoted(character))")
+        }
+        postalCharacters.append(raw)
+        guard format.canBegin(postalCharacters) else {
+            postalCharacters.overwriteLast()
+            let wanted = postalCharacters.count < format.longest && raw &- 48 < 10 ? "a letter" : postalCharacters.count < format.longest ? "a digit" : nil
+            if let wanted { return .refused("a \(format.name) \(format.label.lowercasedFirst) has \(wanted) here, like \(format.example)") }
+            return .refused("a \(format.name) \(format.label.lowercasedFirst) has at most \(format.longest) letters and digits, like \(format.example)")
+        }
+        return .accepted
+    }
+
     private mutating func typeCVV(_ character: Character, digit: UInt8?) -> Outcome {
         // The longest code without making `securityCode` (its name) on every key.
-        let maxLength = CardPolicy.securityCodeLengths(for: detection.network).upperBound
+        let maxLength = CardPolicy.securityCodeLengths(for: securityCodeNetwork).upperBound
         guard let digit else {
             return .refused("the \(securityCode.name) takes digits only, not \(quoted(character))")
         }
@@ -450,10 +539,12 @@ public struct EntryEngine: Sendable {
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
+            case .name: holderName.removeLast()
+            case .postalCode: postalCharacters.overwriteLast()
             }
             return .accepted
         }
-        guard let previous = field.previous else { return .refused("the card number is empty") }
+        guard let previous = form.field(before: field) else { return .refused("the \(fieldName(field)) is empty") }
         field = previous
         return Outcome(fieldChanged: true)
     }
@@ -462,7 +553,7 @@ public struct EntryEngine: Sendable {
         // Enter on an empty field does nothing, so a line break after a field that moved on
         // by itself (on a pipe, or out of habit) never submits an empty code.
         guard !activeIsEmpty else { return .ignored }
-        if field == .cvv { return submit() }
+        if form.field(after: field) == nil { return submit() }
         if let problem = problem(in: field) {
             return Outcome(messages: [.init(.error, problem)])
         }
@@ -485,8 +576,9 @@ public struct EntryEngine: Sendable {
             if let network, let expiry {
                 messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
             }
-        case .cvv:
-            return submit()
+        case .cvv, .name, .postalCode:
+            guard let next = form.field(after: field) else { return submit() }
+            field = next
         }
         messages.append(.init(.help, help))
         return Outcome(messages: messages, fieldChanged: true)
@@ -508,6 +600,7 @@ public struct EntryEngine: Sendable {
             }
         case .expiry:
             guard let expiry else { return "the expiry needs a month and a year, as MM/YY" }
+            if awaitsFourDigitYear { return "\(expiryText) is in the past; type a four-digit year as MM/YYYY" }
             switch expiryPolicy.check(expiry) {
             case .valid: return nil
             case .past: return "the card expired in \(expiry.cardText)"
@@ -515,28 +608,48 @@ public struct EntryEngine: Sendable {
             }
         case .cvv:
             return securityCode.problem(count: cvvDigits.count)
+        case .name:
+            return HolderName.problem(holderName)
+        case .postalCode:
+            return form.postalCode?.problem(postalCharacters)
         }
     }
 
     private mutating func submit() -> Outcome {
-        let problems = Field.allCases.compactMap { field in problem(in: field).map { (field, $0) } }
+        let problems = form.fields.compactMap { field in problem(in: field).map { (field, $0) } }
         if let first = problems.first {
             field = first.0
             let text = "Cannot accept this card: " + problems.map { "\(fieldName($0.0)) — \($0.1)" }.joined(separator: "; ")
             return Outcome(messages: [.init(.error, text)], fieldChanged: true, event: .submitFailed(problems.map(\.0)))
         }
+        if let onFile = form.securityCodeOnly { return submitSecurityCode(of: onFile) }
         let network = self.network!
-        let card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
+        var card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
                                alsoNetworks: alsoNetworks)
+        if form.asksName { card.holderName = HolderName.finished(holderName) }
+        if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         tray.add(card)
         resetCard()
         return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 
+    /// `--cvv-only`: the security code of a card on file, delivered with its network alone.
+    private mutating func submitSecurityCode(of network: CardNetwork) -> Outcome {
+        var card = PaymentCard(network: network, numberDigits: [], expiry: expiryPolicy.today, securityCodeDigits: cvvDigits)
+        card.isSecurityCodeOnly = true
+        if form.asksName { card.holderName = HolderName.finished(holderName) }
+        if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
+        let name = securityCode.name
+        resetCard()
+        return Outcome(messages: [Message(.success, "Success! \(network.name) \(name) taken.")], fieldChanged: true, event: .accepted(card))
+    }
+
     /// Back to an empty number, the digits of every field overwritten in place.
     private mutating func resetCard() {
-        field = .number
+        field = form.firstField
+        holderName = ""
+        postalCharacters.overwriteAndEmpty()
         numberEnd = 0
         chosenNetworkID = nil
         numberDigits.overwriteAndEmpty()
@@ -559,6 +672,7 @@ public struct EntryEngine: Sendable {
         case (false, .number): return .refused("card numbers are never kept, so there is nothing to recall")
         case (false, .expiry): list = .expiry
         case (false, .cvv): return .refused("a \(securityCode.name) is never kept, so there is nothing to recall")
+        case (false, .name), (false, .postalCode): return .refused("the \(fieldName(field)) is never kept, so there is nothing to recall")
         }
         let entries = recall[list]
         let current = recallPosition.flatMap { $0.list == list ? $0 : nil }
@@ -571,7 +685,7 @@ public struct EntryEngine: Sendable {
         if list == .command {
             command = text.isEmpty ? nil : text
         } else {
-            expiryDigits = Array(text.compactMap(\.digitValue).prefix(4))
+            expiryDigits = Array(text.compactMap(\.digitValue).prefix(6))
         }
         recallPosition = (list, index, draft)
         return .accepted
@@ -740,11 +854,23 @@ public struct EntryEngine: Sendable {
         case .number: return numberDigits
         case .expiry: return expiryDigits
         case .cvv: return cvvDigits
+        case .name, .postalCode: return []  // (not digits: never recalled)
         }
     }
 
     /// True when the active field holds nothing and no `:` command is being typed.
-    public var activeIsEmpty: Bool { command == nil && activeDigits.isEmpty }
+    public var activeIsEmpty: Bool { command == nil && characterCount(of: field) == 0 }
+
+    /// How many characters `field` holds (digits, or the name's or postal code's characters).
+    func characterCount(of field: Field) -> Int {
+        switch field {
+        case .number: return numberDigits.count
+        case .expiry: return expiryDigits.count
+        case .cvv: return cvvDigits.count
+        case .name: return holderName.count
+        case .postalCode: return postalCharacters.count
+        }
+    }
 
     /// Empties the active field, overwriting its digits in place.
     private mutating func clearActive() {
@@ -756,6 +882,8 @@ public struct EntryEngine: Sendable {
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()
+        case .name: holderName = ""
+        case .postalCode: postalCharacters.overwriteAndEmpty()
         }
     }
 
@@ -763,18 +891,20 @@ public struct EntryEngine: Sendable {
         expiryDigits.count >= 2 ? Int(expiryDigits[0]) * 10 + Int(expiryDigits[1]) : nil
     }
 
-    /// The expiry once all four digits are in.
+    /// The expiry once all four digits are in (`MM/YY`), or all six (`MM/YYYY`).
     public var expiry: YearMonth? {
-        guard expiryDigits.count == 4, let month = expiryMonth else { return nil }
+        guard let month = expiryMonth else { return nil }
+        if expiryDigits.count == 6 { return YearMonth(year: expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) }, month: month) }
+        guard expiryDigits.count == 4 else { return nil }
         return YearMonth(year: expiryPolicy.fullYear(Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])), month: month)
     }
 
-    /// `MM/YY` as far as it is typed; the slash appears once the month is complete.
+    /// `MM/YY` (`MM/YYYY`) as far as it is typed; the slash appears once the month is complete.
     var expiryText: String {
-        // At most five bytes: made in place as a small string, no allocation.
-        String(unsafeUninitializedCapacity: 5) { buffer in
+        // At most seven bytes: made in place as a small string, no allocation.
+        String(unsafeUninitializedCapacity: 7) { buffer in
             var at = 0
-            for (index, digit) in expiryDigits.prefix(4).enumerated() {
+            for (index, digit) in expiryDigits.prefix(6).enumerated() {
                 if index == 2 {
                     buffer[at] = UInt8(ascii: "/")
                     at += 1
@@ -792,7 +922,11 @@ public struct EntryEngine: Sendable {
 
     /// The security code asked for: the network's, or any length a rule file may give one
     /// while the network is unknown.
-    var securityCode: CardPolicy.SecurityCode { CardPolicy.securityCode(for: detection.network) }
+    public var securityCode: CardPolicy.SecurityCode { CardPolicy.securityCode(for: securityCodeNetwork) }
+
+    /// The network whose security code is asked for: the number's, or with `--cvv-only` the
+    /// card on file's.
+    var securityCodeNetwork: CardNetwork? { form.securityCodeOnly ?? detection.network }
 
     /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).
     public func fieldName(_ field: Field) -> String {
@@ -800,6 +934,8 @@ public struct EntryEngine: Sendable {
         case .number: return "card number"
         case .expiry: return "expiry"
         case .cvv: return securityCode.name
+        case .name: return "name"
+        case .postalCode: return form.postalCode?.label.lowercasedFirst ?? "postal code"
         }
     }
 
@@ -821,7 +957,15 @@ public struct EntryEngine: Sendable {
         case .expiry:
             return "Type the expiry date as MM/YY, as printed on the card."
         case .cvv:
-            return detection.network?.securityCodeHelp ?? Self.unknownSecurityCodeHelp
+            let help = securityCodeNetwork?.securityCodeHelp ?? Self.unknownSecurityCodeHelp
+            // With a name or postal code after it, Enter moves on rather than submits.
+            guard form.field(after: .cvv) != nil, help.hasSuffix("Enter submits.") else { return help }
+            return help.dropLast("submits.".count) + "moves on."
+        case .name:
+            return "Type the cardholder's name as printed on the card (letters, spaces, ' - .)."
+        case .postalCode:
+            guard let format = form.postalCode else { return "" }
+            return "Type the \(format.label.lowercasedFirst) of the card's billing address, like \(format.example)."
         }
     }
 }

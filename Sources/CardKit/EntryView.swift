@@ -101,13 +101,7 @@ extension EntryEngine {
         if wasCommand { return true }
         // The field's text after the key is empty exactly when it shows no command and has no digits.
         let showsCommand = command != nil && field == self.field
-        let digits: Int
-        switch field {
-        case .number: digits = numberDigits.count
-        case .expiry: digits = expiryDigits.count
-        case .cvv: digits = cvvDigits.count
-        }
-        return !showsCommand && digits == 0
+        return !showsCommand && characterCount(of: field) == 0
     }
 
     /// Appends `view(of: field).transcriptLine`'s bytes, written from the engine's state
@@ -116,6 +110,8 @@ extension EntryEngine {
     public func appendTranscriptLine(of field: Field, to bytes: inout [UInt8]) {
         // A `:` command is rare: its view's line.
         if command != nil && field == self.field { return view(of: field).appendTranscriptLine(to: &bytes) }
+        // The name and postal code are rare and short: their view's line.
+        if field == .name || field == .postalCode { return view(of: field).appendTranscriptLine(to: &bytes) }
         let network = detection.network
         // The badge names the network chosen (a co-badged card's may be another than the one
         // whose groups the number has).
@@ -143,13 +139,15 @@ extension EntryEngine {
             }
         case .expiry:
             EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.expiryLabelText) } hint: {
-                $0.append(Self.expiryHintText)
+                $0.append(expiryDigits.count > 4 ? Self.longExpiryHintText : Self.expiryHintText)
             } text: { bytes in
                 bytes.appendUTF8(expiryText)
             } progress: { bytes in
                 bytes.append(UInt8(ascii: " "))
-                Self.writeProgress(expiryDigits.count, of: 4, valid: false, into: &bytes)
+                Self.writeProgress(expiryDigits.count, of: expiryGoal, valid: false, into: &bytes)
             }
+        case .name, .postalCode:
+            break  // (above)
         case .cvv:
             let code = securityCode
             EntryView.appendTranscriptLine(to: &bytes, logo: EntryView.securityCodeLogo) { $0.appendUTF8(code.name) } hint: {
@@ -167,9 +165,17 @@ extension EntryEngine {
     static let numberLabelText: StaticString = "Card number"
     static let expiryLabelText: StaticString = "Expiry"
     static let expiryHintText: StaticString = "MM/YY"
+    /// The hint once a four-digit year's third digit is typed: the field grows.
+    static let longExpiryHintText: StaticString = "MM/YYYY"
     static let numberLabel = numberLabelText.description
     static let expiryLabel = expiryLabelText.description
     static let expiryHint = expiryHintText.description
+    /// The name field's label, hint ("as on the card") and badge.
+    static let nameLabel = "Name", nameHint = "as on the card", nameLogo = "NAME"
+    static let longExpiryHint = longExpiryHintText.description
+
+    /// The expiry's digits when complete: 4, or 6 once a four-digit year's third digit is typed.
+    var expiryGoal: Int { expiryDigits.count > 4 ? 6 : 4 }
 
     /// "8/16": digits typed, out of the length that moves on by itself, the longest the
     /// patterns still possible allow (a Visa `4136…` counts toward 16, a Maestro toward 19);
@@ -254,9 +260,9 @@ extension EntryEngine {
             progress = isCommand ? "" : numberProgress(network)
         case .expiry:
             label = Self.expiryLabel
-            hint = Self.expiryHint
+            hint = expiryDigits.count > 4 ? Self.longExpiryHint : Self.expiryHint
             text = isCommand ? command! : expiryText
-            progress = isCommand ? "" : Self.progress(expiryDigits.count, of: 4)
+            progress = isCommand ? "" : Self.progress(expiryDigits.count, of: expiryGoal)
         case .cvv:
             let code = securityCode
             label = code.name
@@ -264,6 +270,19 @@ extension EntryEngine {
             text = isCommand ? command! : Self.repeated(CardPolicy.mask, cvvDigits.count)
             logo = EntryView.securityCodeLogo
             progress = isCommand ? "" : Self.progress(cvvDigits.count, of: code.maxLength)
+        case .name:
+            label = Self.nameLabel
+            hint = Self.nameHint
+            text = isCommand ? command! : holderName
+            logo = Self.nameLogo
+            progress = isCommand ? "" : Self.progress(holderName.count, of: HolderName.maxLength)
+        case .postalCode:
+            let format = form.postalCode
+            label = format?.label ?? "Postal code"
+            hint = format?.example ?? ""
+            text = isCommand ? command! : format?.formatted(postalCharacters) ?? ""
+            logo = format?.country ?? ""
+            progress = isCommand ? "" : Self.progress(postalCharacters.count, of: format?.longest)
         }
         return EntryView(field: field, label: label, hint: hint, text: text, logo: logo, progress: progress, isCommand: isCommand)
     }

@@ -31,8 +31,10 @@ public enum Key: Equatable, Hashable, Sendable {
 /// The three fields of a card, in entry order.
 public enum Field: String, CaseIterable, Sendable, Comparable {
     case number, expiry, cvv
+    /// The cardholder's name and a postal code, asked for only when the form says so (`EntryForm`).
+    case name, postalCode = "postal-code"
 
-    /// Entry order: number, then expiry, then CVV.
+    /// Entry order: number, then expiry, then CVV (then name, then postal code).
     public static func < (a: Field, b: Field) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
@@ -42,6 +44,8 @@ public enum Field: String, CaseIterable, Sendable, Comparable {
         case .number: return nil
         case .expiry: return .number
         case .cvv: return .expiry
+        case .name: return .cvv
+        case .postalCode: return .name
         }
     }
 }

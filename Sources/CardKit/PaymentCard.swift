@@ -19,6 +19,15 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     public let expiry: YearMonth
     /// The security code's digits, each 0–9 (not ASCII).
     public private(set) var securityCodeDigits: [UInt8]
+    /// The cardholder's name as typed (`--name`, `EntryForm.asksName`), delivered as
+    /// `holder_name`; nil when it was not asked for.
+    public var holderName: String? = nil
+    /// The billing address's postal code as the country writes it (`SW1A 1AA`, `12345-6789`;
+    /// `--postal-code`), delivered as `postal_code`; nil when it was not asked for.
+    public var postalCode: String? = nil
+    /// True for the security code of a card on file (`--cvv-only`): no number, and `expiry`
+    /// means nothing; the JSON is `{"network":…,"cvv":…}`.
+    public var isSecurityCodeOnly = false
 
     /// A card from its parts. The digit arrays are copied into storage of the card's own, so
     /// wiping the card never touches the caller's arrays and the other way round.
@@ -48,7 +57,9 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     }
 
     /// `Visa 411111••••••1111 12/30`: never the full number or the code.
-    public var description: String { "\(network.name) \(maskedNumber) \(expiry.cardText)" }
+    public var description: String {
+        isSecurityCodeOnly ? "\(network.name) (security code only)" : "\(network.name) \(maskedNumber) \(expiry.cardText)"
+    }
     /// `PaymentCard(Visa 411111••••••1111 12/30)`: masked, like `description`.
     public var debugDescription: String { "PaymentCard(\(description))" }
     /// Only the network id, masked number and expiry, for `dump` and debuggers.
@@ -64,9 +75,20 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     /// `alsoNetworks` the card's other networks' ids (`["dankort"]`; `[]` for most cards),
     /// `family` and `name` the chosen network's (`family`: `visa` for `visa-electron`, its own
     /// id when it names none).
+    /// A card with a name or postal code asked for ends with `"holder_name"` and
+    /// `"postal_code"`; the security code alone (`isSecurityCodeOnly`) is `{"network":"amex","cvv":"1234"}`
+    /// (with those two when asked for).
     public func appendJSON(to out: inout [UInt8]) {
         out += #"{"network":"#.utf8
         out += network.id.jsonQuoted.utf8
+        if isSecurityCodeOnly {
+            out += #","cvv":""#.utf8
+            for digit in securityCodeDigits { out.append(digit + 48) }
+            out.append(UInt8(ascii: "\""))
+            appendFormFields(to: &out)
+            out.append(UInt8(ascii: "}"))
+            return
+        }
         out += #","alsoNetworks":["#.utf8
         for (index, other) in alsoNetworks.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -88,7 +110,21 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         for digit in CardPolicy.lastShownDigits(of: numberDigits) { out.append(digit + 48) }
         out += #"","masked":""#.utf8
         CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
-        out += #""}"#.utf8
+        out.append(UInt8(ascii: "\""))
+        appendFormFields(to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"holder_name":"…","postal_code":"…"`, each when asked for.
+    private func appendFormFields(to out: inout [UInt8]) {
+        if let holderName {
+            out += #","holder_name":"#.utf8
+            out += holderName.jsonQuoted.utf8
+        }
+        if let postalCode {
+            out += #","postal_code":"#.utf8
+            out += postalCode.jsonQuoted.utf8
+        }
     }
 
     /// How many bytes `appendJSON` appends, to size a buffer once.
@@ -96,8 +132,11 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         var count = 0
         var probe: [UInt8] = []
         // The shape without the digits, measured on an empty card of this network.
-        PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks).appendJSON(to: &probe)
-        count = probe.count + 2 * numberDigits.count + securityCodeDigits.count + CardPolicy.lastShownDigits(of: numberDigits).count
+        var shape = PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks)
+        (shape.holderName, shape.postalCode, shape.isSecurityCodeOnly) = (holderName, postalCode, isSecurityCodeOnly)
+        shape.appendJSON(to: &probe)
+        count = probe.count + securityCodeDigits.count
+            + (isSecurityCodeOnly ? 0 : 2 * numberDigits.count + CardPolicy.lastShownDigits(of: numberDigits).count)
         return count
     }
 

@@ -93,8 +93,12 @@ public struct Replayer {
     /// `messageChecks`, from a first pass over the script, lets it forget message lines no
     /// expectation asks about (nil keeps them all).
     public init(script header: SessionScript, rules: RuleSet, today: YearMonth, accepted: AcceptedNetworks? = nil,
-                reloadingWith loader: EntryEngine.RuleLoader? = nil, messageChecks: MessageChecks? = nil) {
-        engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted)
+                reloadingWith loader: EntryEngine.RuleLoader? = nil, messageChecks: MessageChecks? = nil,
+                securityCodeOnly: CardNetwork? = nil) {
+        // `@name`, `@postal-code` from the header; `@cvv-only`'s network found by the caller in the rules.
+        let form = EntryForm(asksName: header.asksName, postalCode: header.postalCodeCountry.flatMap(PostalCodeFormats.bundled.format(for:)),
+                             securityCodeOnly: securityCodeOnly)
+        engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted, form: form)
         self.loader = loader
         self.messageChecks = messageChecks
         line.reserveCapacity(256)

@@ -17,6 +17,14 @@ public struct SessionScript: Equatable, Sendable {
     }
     private var networksList: String?
     private var networksLine = 0
+    /// `@name`: the cardholder's name is asked for after the security code.
+    public var asksName = false
+    /// `@postal-code COUNTRY`: the postal code's country (a `PostalCodeFormats.bundled` one).
+    public var postalCodeCountry: String?
+    /// `@cvv-only ID`: only the security code of a card on file of that network, as written,
+    /// and its line (the id is checked against the rules when they are loaded).
+    public var securityCodeOnlyNetwork: String?
+    public var securityCodeOnlyLine = 0
 
     /// One line of the script that does something when replayed.
     public struct Step: Equatable, Sendable {
@@ -222,10 +230,12 @@ public struct SessionScript: Equatable, Sendable {
                 header.acceptedNetworks = (argument, number)
             case "expect":
                 return Step(line: number, kind: .expect(try expectation(argument, line: number)))
+            case "name", "postal-code", "cvv-only":
+                try formDirective(directive, argument, line: number)
             default:
                 var message = "unknown directive `@\(directive)`"
-                if let guess = closest(to: directive, in: ["today", "rules", "networks", "expect"]) { message += "; did you mean `@\(guess)`?" }
-                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @networks, @expect)")
+                if let guess = closest(to: directive, in: ["today", "rules", "networks", "expect", "name", "postal-code", "cvv-only"]) { message += "; did you mean `@\(guess)`?" }
+                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only)")
             }
             return nil
         }
@@ -351,5 +361,27 @@ public struct SessionScript: Equatable, Sendable {
             }
         }
         throw SyntaxError(line: line, message: "unterminated quote")
+    }
+}
+
+extension SessionScript.LineParser {
+    /// `@name`, `@postal-code COUNTRY`, `@cvv-only ID`: the fields asked for (`EntryForm`), as
+    /// `--name`, `--postal-code` and `--cvv-only --network` set them; before the first keys.
+    mutating func formDirective(_ directive: String, _ argument: String, line number: Int) throws(SessionScript.SyntaxError) {
+        guard !sawKeys else { throw SessionScript.SyntaxError(line: number, message: "@\(directive) must come before the first line of keys") }
+        switch directive {
+        case "name":
+            guard argument.isEmpty else { throw SessionScript.SyntaxError(line: number, message: "@name takes nothing after it") }
+            header.asksName = true
+        case "postal-code":
+            guard PostalCodeFormats.bundled.format(for: argument) != nil else {
+                throw SessionScript.SyntaxError(line: number, column: 14, message: "@postal-code: " + PostalCodeFormats.bundled.unknownCountryMessage(argument))
+            }
+            header.postalCodeCountry = argument.uppercased()
+        default:
+            guard !argument.isEmpty else { throw SessionScript.SyntaxError(line: number, message: "@cvv-only takes the card's network, like amex") }
+            header.securityCodeOnlyNetwork = argument
+            header.securityCodeOnlyLine = number
+        }
     }
 }

@@ -67,4 +67,17 @@ public struct ExpiryPolicy: Equatable, Sendable {
     public func check(month: Int, twoDigitYear: Int) -> Verdict {
         check(YearMonth(year: fullYear(twoDigitYear), month: month))
     }
+
+    /// Whether the first `digitCount` digits of a four-digit year (`prefix`: `20` of 2030,
+    /// `203`) can still end in a valid expiry in `month`: the expiry field takes `MM/YYYY`
+    /// when a two-digit reading of `MM/20` is not valid.
+    public func fourDigitYearCanContinue(month: Int, prefix: Int, digitCount: Int) -> Bool {
+        guard digitCount >= 1, digitCount <= 4 else { return false }
+        var scale = 1
+        for _ in digitCount..<4 { scale *= 10 }
+        let first = max(prefix * scale, today.year), last = min(prefix * scale + scale - 1, today.year + maxYearsAhead)
+        guard first <= last else { return false }
+        // Any whole year in the range is valid but perhaps the first (past for an earlier month).
+        return check(YearMonth(year: last, month: month)) == .valid
+    }
 }

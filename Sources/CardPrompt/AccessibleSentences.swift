@@ -7,14 +7,22 @@ import CardKit
 /// makes sentences of them. (These move into the message catalog with issue 25's item 2.)
 enum AccessibleSentences {
     /// The question for `field`, the answer typed after it on the same line: "Card number: ",
-    /// "Expiry date, month and year as MM/YY: ", "CVV, 3 digits, not shown as you type: ".
+    /// "Expiry date, month and year as MM/YY: ", "CVV, 3 digits, not shown as you type: ",
+    /// "Name, as on the card: ", "ZIP code, like 12345: " (the label and example of the view).
     static func question(_ field: Field, engine: EntryEngine) -> String {
         switch field {
         case .number: return "Card number: "
         case .expiry: return "Expiry date, month and year as MM/YY: "
         case .cvv:
-            let code = CardPolicy.securityCode(for: engine.detection.network)
+            let code = engine.securityCode
             return "\(code.name), \(code.lengthWords) digits, not shown as you type: "
+        case .name:
+            let view = engine.view(of: .name)
+            return "\(view.label), \(view.hint): "
+        case .postalCode:
+            // "ZIP code, like 12345: ", from the country's format.
+            let view = engine.view(of: .postalCode)
+            return view.hint.isEmpty ? "\(view.label): " : "\(view.label), like \(view.hint): "
         }
     }
 

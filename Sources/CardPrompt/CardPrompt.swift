@@ -65,6 +65,17 @@ public final class CardPrompt {
         /// clear JSON `--print` writes. `askForCard()` and `askForCards` always give the clear
         /// card.
         public var sealing: (any CardSealing)?
+        /// Whether the cardholder's name is asked for after the security code (`--name`),
+        /// delivered as `PaymentCard.holderName` (`holder_name`).
+        public var asksName = false
+        /// The format of the postal code asked for last (`--postal-code`), delivered as
+        /// `PaymentCard.postalCode` (`postal_code`): a country's, like
+        /// `PostalCodeFormats.bundled.format(for: "GB")`; nil (the default): none.
+        public var postalCode: PostalCodeFormat?
+        /// A network id or badge name (`amex`): only the security code of a card of that network
+        /// already on file is asked for (`--cvv-only --network`), delivered as
+        /// `{"network":…,"cvv":…}` (`PaymentCard.isSecurityCodeOnly`); nil: the whole card.
+        public var securityCodeOnlyNetwork: String?
         /// Accessible mode (`cardline --accessible`): each field asked on a line of its own and
         /// answered with Enter, nothing redrawn, no colour, the security code not echoed, for a
         /// screen reader or braille display. The same checks, delivery and endings. nil (the
@@ -78,6 +89,7 @@ public final class CardPrompt {
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
                     protectsProcess: Bool = true, retiredNetworks: Bool = false,
                     timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil,
+                    asksName: Bool = false, postalCode: PostalCodeFormat? = nil, securityCodeOnlyNetwork: String? = nil,
                     accessible: Bool? = nil) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
@@ -92,6 +104,9 @@ public final class CardPrompt {
             self.timeout = timeout
             self.endsOnCancel = endsOnCancel
             self.sealing = sealing
+            self.asksName = asksName
+            self.postalCode = postalCode
+            self.securityCodeOnlyNetwork = securityCodeOnlyNetwork
             self.accessible = accessible
         }
     }
@@ -150,6 +165,8 @@ public final class CardPrompt {
     /// What `ProcessProtection` managed, when it was applied.
     public let protection: ProcessProtection.Report?
     private let options: Options
+    /// The fields asked for (`Options.asksName`, `postalCode`, `securityCodeOnlyNetwork`).
+    public let form: EntryForm
     private let folders: [String]
     /// The prompt at the terminal while `askForCards` runs.
     private weak var editor: InteractiveEditor?
@@ -179,6 +196,15 @@ public final class CardPrompt {
         } else {
             acceptedNetworks = nil
         }
+        var form = EntryForm(asksName: options.asksName, postalCode: options.postalCode)
+        if let name = options.securityCodeOnlyNetwork {
+            do throws(AcceptedNetworks.UnknownNetwork) {
+                form.securityCodeOnly = try AcceptedNetworks.network(named: name, in: rules)
+            } catch {
+                throw .unknownNetwork(error.message)
+            }
+        }
+        self.form = form
     }
 
     /// Asks for one card. Returns it once accepted, or nil when the person gave up, cancelled
@@ -329,7 +355,7 @@ public final class CardPrompt {
 
     private func makeEngine() -> EntryEngine {
         EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: options.today ?? YearMonth.current()),
-                    commandHistory: options.commandHistory, acceptedNetworks: acceptedNetworks)
+                    commandHistory: options.commandHistory, acceptedNetworks: acceptedNetworks, form: form)
     }
 }
 

@@ -110,13 +110,15 @@ public struct Style: Sendable {
         var promptWidth: Int
     }
 
-    /// The widest text each field can hold: the longest number in groups of four, MM/YY, the
+    /// The widest text each field can hold: the longest number in groups of four, MM/YYYY, the
     /// longest security code (`CardPolicy`).
     static func widestText(_ field: Field) -> Int {
         switch field {
         case .number: return CardPolicy.widestUnknownNumber
-        case .expiry: return 5
+        case .expiry: return 7  // MM/YYYY
         case .cvv: return CardPolicy.securityCodeLengths.upperBound
+        case .name: return HolderName.maxLength
+        case .postalCode: return 10  // the longest format's, with its separator (99999-9999)
         }
     }
 

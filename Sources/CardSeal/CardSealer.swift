@@ -74,6 +74,13 @@ public struct CardSealer: CardSealing {
         out += card.network.id.jsonQuoted.utf8
         out += #","family":"#.utf8
         out += card.network.family.jsonQuoted.utf8
+        if card.isSecurityCodeOnly {
+            // A card on file's code (`--cvv-only`): no number or expiry to tell about.
+            out += #","jwe":""#.utf8
+            out += jwe.utf8
+            out += #""}"#.utf8
+            return
+        }
         out += #","last4":"#.utf8
         out += card.lastFour.jsonQuoted.utf8
         out += #","expiry":{"month":"#.utf8
@@ -93,13 +100,21 @@ public struct CardSealer: CardSealing {
         let time = Self.generationTime(clock())
         let month = [UInt8(card.expiry.month / 10 % 10), UInt8(card.expiry.month % 10)]
         let year = String(card.expiry.year).utf8.map { $0 - 48 }
-        var fields: [(name: String, key: String, digits: [UInt8])] = [
+        // A card on file's code (`--cvv-only`) is its `encryptedSecurityCode` alone, as Adyen
+        // takes it with a stored payment method.
+        var fields: [(name: String, key: String, digits: [UInt8])] = card.isSecurityCodeOnly ? [] : [
             ("encryptedCardNumber", "number", card.numberDigits),
             ("encryptedExpiryMonth", "expiryMonth", month),
             ("encryptedExpiryYear", "expiryYear", year),
         ]
         if !card.securityCodeDigits.isEmpty { fields.append(("encryptedSecurityCode", "cvc", card.securityCodeDigits)) }
         out += #"{"type":"scheme""#.utf8
+        // Adyen's `holderName` goes in clear beside the encrypted fields (`--name`); a postal
+        // code belongs to Adyen's `billingAddress`, which the caller composes, so it is left out.
+        if let holderName = card.holderName {
+            out += #","holderName":"#.utf8
+            out += holderName.jsonQuoted.utf8
+        }
         for field in fields {
             var plaintext: [UInt8] = []
             plaintext.reserveCapacity(field.key.utf8.count + field.digits.count + time.utf8.count + 40)

@@ -40,11 +40,23 @@ struct Enter: ParsableCommand {
     @Option(help: ArgumentHelp("End the prompt when no key (or piped input) comes for SECONDS (0.001 to 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.", valueName: "SECONDS"))
     var timeout: String?
 
+    @Flag(name: .customLong("name"), help: "Also ask for the cardholder's name, after the security code (delivered as holder_name).")
+    var asksName = false
+
+    @Option(name: .customLong("postal-code"), help: ArgumentHelp("Also ask, last, for the billing address's postal code in COUNTRY's format (US, CA, GB, DE, FR, NL, AU, JP, BR, IN), delivered as postal_code.", valueName: "COUNTRY"))
+    var postalCode: String?
+
+    @Flag(help: "Ask only for the security code of a card on file, of the network --network names; delivered as {\"network\": ..., \"cvv\": ...}.")
+    var cvvOnly = false
+
+    @Option(help: ArgumentHelp("With --cvv-only: the card's network (an id or badge name, as --networks takes them: visa, amex...).", valueName: "ID"))
+    var network: String?
+
     @Flag(help: "Accessible mode, for a screen reader or braille display: each field asked on a line of its own and answered with Enter, nothing redrawn, no colour; the number is echoed as typed, the security code is not. Also ACCESSIBLE (set, and not 0).")
     var accessible = false
 
     func validate() throws {
-        if let problem = settings.deliveryProblem { throw ValidationError(problem) }
+        if let problem = settings.deliveryProblem ?? settings.formProblem { throw ValidationError(problem) }
         if let timeout, EnterSettings.timeout(from: timeout) == nil { throw ValidationError(EnterSettings.timeoutProblem(timeout, source: "--timeout")) }
     }
 
@@ -54,6 +66,7 @@ struct Enter: ParsableCommand {
                       retired: options.rules.retired, today: options.today, noColor: options.noColor,
                       networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
                       once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
+                      asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
                       accessible: accessible)
     }
 
@@ -79,8 +92,25 @@ struct EnterSettings {
     var encryptTo: String?
     /// `--encrypt-format`.
     var encryptFormat: CardSealer.Format?
+    /// `--name`, `--postal-code`, `--cvv-only`, `--network`: the fields asked for.
+    var asksName = false
+    var postalCode: String?
+    var cvvOnly = false
+    var network: String?
     /// `--accessible` (without it, `ACCESSIBLE` decides: `CardPrompt.Options.accessible` nil).
     var accessible = false
+
+    /// What is wrong with `--postal-code`, `--cvv-only` and `--network` (a network id is
+    /// checked once the rules are read).
+    var formProblem: String? {
+        if let postalCode, PostalCodeFormats.bundled.format(for: postalCode) == nil {
+            return "--postal-code: " + PostalCodeFormats.bundled.unknownCountryMessage(postalCode)
+        }
+        if cvvOnly && network == nil { return "--cvv-only needs --network ID, the network of the card on file (like visa or amex)" }
+        if network != nil && !cvvOnly { return "--network names the card on file's network for --cvv-only; to accept only some networks use --networks" }
+        if cvvOnly && networks != nil { return "--networks does not apply to --cvv-only; --network names the card's network" }
+        return nil
+    }
 
     /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
     /// write), in argument-parser's words for `Enter`.
@@ -160,12 +190,14 @@ extension EnterSettings {
                 colour: noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
                 retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer,
+                asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
+                securityCodeOnlyNetwork: cvvOnly ? network : nil,
                 accessible: accessible ? true : nil))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
             case .unknownNetwork(let message):
-                Terminal.writeError("cardline: error: \(acceptedNetworksText?.source ?? "--networks"): \(message)\n")
+                Terminal.writeError("cardline: error: \(cvvOnly ? "--network" : acceptedNetworksText?.source ?? "--networks"): \(message)\n")
             case .unreadableRules(let reason), .noTerminal(let reason): Terminal.writeError("cardline: error: \(reason)\n")
             }
             throw error.exitCode

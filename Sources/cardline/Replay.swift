@@ -115,12 +115,24 @@ struct Replay: ParsableCommand {
                     continue
                 }
             }
+            var securityCodeOnly: CardNetwork?
+            if let name = script.securityCodeOnlyNetwork {
+                do throws(AcceptedNetworks.UnknownNetwork) {
+                    securityCodeOnly = try AcceptedNetworks.network(named: name, in: rules)
+                } catch {
+                    let failure = "\(path.escapingControlCharacters):\(script.securityCodeOnlyLine):11: error: @cvv-only: \(error.message)"
+                    Terminal.writeError(failure + "\n")
+                    report(path, failures: [failure], cards: nil)
+                    tally.malformed += 1
+                    continue
+                }
+            }
             let loader = RuleSources.loader(folders: folders, includeRetired: options.rules.retired)
             /// One replay of the script, each transcript line handed to `transcript`.
             /// `complete`: the whole script ran (not stopped by a read or syntax problem or failed output).
             func replay(_ transcript: (Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool) {
                 var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted,
-                                        reloadingWith: loader, messageChecks: messageChecks)
+                                        reloadingWith: loader, messageChecks: messageChecks, securityCodeOnly: securityCodeOnly)
                 var parser = SessionScript.LineParser()
                 var problem: String?
                 do throws(Files.Failure) {

@@ -95,6 +95,38 @@ import Glibc
         #expect(off.waitForExit() == 130)
     }
 
+    /// The name and postal code (`--name`, `--postal-code`) are asked after the code, each on its
+    /// own line, echoed; a refused postal code is said and asked again.
+    @Test func theNameAndPostalCodeAreAskedInTurn() throws {
+        let t = try start(["--print", "--once", "--name", "--postal-code", "CA"])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r12/30\r" + Self.code + "\r")
+        #expect(t.expect("Name, as on the card: "))
+        t.send("Ada Lovelace\r")
+        #expect(t.expect("Postal code, like K1A 0B1: "))
+        t.send("K1A\r")
+        #expect(t.expect("Cannot accept this card: postal code — a Canada postal code looks like K1A 0B1; this is K1A."))
+        #expect(t.expect("Postal code, like K1A 0B1: "))
+        t.send("k1a 0b1\r")
+        try expectDelivered(t)
+        let card = try json(t.pipedText(1))
+        #expect(card["holder_name"] as? String == "Ada Lovelace")
+        #expect(card["postal_code"] as? String == "K1A 0B1")
+        #expect(Self.lines(t).contains("Name, as on the card: Ada Lovelace"), "\(Self.lines(t))")
+    }
+
+    @Test func aCodeOnlyEntryAsksTheCodeAlone() throws {
+        let t = try start(["--print", "--once", "--cvv-only", "--network", "amex"])
+        #expect(t.expect("CID, 4 digits, not shown as you type: "))
+        t.send("1234\r")
+        #expect(t.waitForExit() == 0)
+        let card = try json(t.pipedText(1))
+        #expect(card["cvv"] as? String == "1234")
+        #expect(card["number"] == nil)
+        #expect(!String(decoding: t.raw, as: UTF8.self).contains("1234"))
+        Self.expectPlainText(t.raw)
+    }
+
     @Test func aDumbTerminalInTheCLocaleGetsASCIIOnly() throws {
         let t = try start(["--print", "--once"], environment: ["TERM": "dumb", "LANG": "C"])
         #expect(t.expect("Card number: "))
@@ -124,7 +156,7 @@ import Glibc
         t.send(Self.number + "\r")
         #expect(t.expect("Expiry date, month and year as MM/YY: "))
         t.send("01/20\r")
-        #expect(t.expect("01/20 is in the past (today is 11/26)."))
+        #expect(t.expect("01/20 is in the past; type a four-digit year as MM/YYYY."))
         #expect(t.expect("Expiry date, month and year as MM/YY: "))
         // More than the field on one line: the expiry and the code together.
         t.send("12/30 987\r")
@@ -140,7 +172,7 @@ import Glibc
         try expectDelivered(t)
         // Each sentence is a line of its own.
         let lines = Self.lines(t)
-        for sentence in ["Only digits go in the card number, not 'x'.", "01/20 is in the past (today is 11/26).",
+        for sentence in ["Only digits go in the card number, not 'x'.", "01/20 is in the past; type a four-digit year as MM/YYYY.",
                          "Cannot accept this card: CVV — the CVV has 3 digits; this has 2."] {
             #expect(lines.contains(sentence), "\(lines)")
         }

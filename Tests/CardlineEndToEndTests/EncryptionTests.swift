@@ -50,8 +50,8 @@ import Glibc
     }
 
     /// What `--print` writes for the same card, the plaintext a JWE must hold exactly.
-    func printed(_ input: String) throws -> String {
-        let clear = try run(["--print", "--once"], input: input)
+    func printed(_ input: String, _ extra: [String] = []) throws -> String {
+        let clear = try run(["--print", "--once"] + extra, input: input)
         try #require(clear.status == 0)
         return String(clear.output.dropLast())  // its line break
     }
@@ -88,6 +88,37 @@ import Glibc
         let card = try #require(jwe["plaintext"] as? [String: Any])
         #expect(card["number"] as? String == Self.number)
         #expect(card["cvv"] as? String == Self.code)
+    }
+
+    /// Issue 24: the name and postal code travel inside the JWE (as `--print` writes them); Adyen's
+    /// `holderName` is clear beside its encrypted fields; the security code alone (`--cvv-only`)
+    /// is a JWE with the network clear, or Adyen's `encryptedSecurityCode` alone.
+    @Test func nameAndPostalCodeAndTheCodeAloneSealed() throws {
+        let form = ["--name", "--postal-code", "US"], input = "\(Self.number) 12/2030 \(Self.code) Ada Lovelace\n941051234\n"
+        let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"] + form, input: input)
+        #expect(sealed.status == 0, "\(sealed.errors)")
+        let line = try #require(try decrypted(sealed.output).first)
+        let jwe = try #require(line["jwe"] as? [String: Any])
+        #expect(jwe["text"] as? String == (try printed(input, form)))
+        let card = try #require(jwe["plaintext"] as? [String: Any])
+        #expect(card["holder_name"] as? String == "Ada Lovelace" && card["postal_code"] as? String == "94105-1234")
+
+        let adyen = try run(["--print", "--once", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", "adyen"] + form, input: input)
+        #expect(adyen.status == 0, "\(adyen.errors)")
+        let fields = try #require(try decrypted(adyen.output).first)
+        #expect(fields["holderName"] as? String == "Ada Lovelace")
+        #expect(!adyen.output.contains("94105"))
+
+        let onFile = ["--cvv-only", "--network", "amex"]
+        let code = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"] + onFile, input: "4321\n")
+        #expect(code.status == 0, "\(code.errors)")
+        let codeLine = try #require(try decrypted(code.output).first)
+        #expect(Set(codeLine.keys) == ["network", "family", "jwe"])
+        #expect((codeLine["jwe"] as? [String: Any])?["text"] as? String == #"{"network":"american-express","cvv":"4321"}"#)
+        let adyenCode = try run(["--print", "--once", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", "adyen"] + onFile, input: "4321\n")
+        let adyenLine = try #require(try decrypted(adyenCode.output).first)
+        #expect(Set(adyenLine.keys) == ["type", "encryptedSecurityCode"])
+        #expect(((adyenLine["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"] == "4321")
     }
 
     @Test(arguments: ["public.pem", "public.jwk", "adyen.txt"])

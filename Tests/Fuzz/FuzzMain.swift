@@ -1,5 +1,6 @@
 // The one libFuzzer entry point of the fuzzing binary built by `Tests/Fuzz/fuzz.sh`: it runs
-// the harness named by CARDLINE_FUZZ_TARGET (key-decoder, rule-file, session, check-record).
+// the harness named by CARDLINE_FUZZ_TARGET (key-decoder, rule-file, session, check-record,
+// postal-codes).
 // The harnesses that need rules read the bundled ones from CARDLINE_FUZZ_RULES (default
 // `rules`, from the repository's root).
 //
@@ -62,7 +63,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "session": fuzzSession(input)
     case "check-record": fuzzCheckRecord(input)
     case "rule-file": fuzzRuleFile(input)
-    default: fatalError("set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session or check-record")
+    case "postal-codes": fuzzPostalCodes(input)
+    default: fatalError("set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record or postal-codes")
     }
     return 0
 }
