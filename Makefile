@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run release test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall man rules deb
+.PHONY: run release test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall man rules messages deb
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
@@ -71,6 +71,12 @@ man: deps
 rules:
 	python3 rules/bundle.py
 
+# Rewrites Sources/CardKit/BundledMessageCatalogs.swift, the prompt's words in every language of
+# messages/*.json compiled into CardKit; run it after changing a catalog. `make test` fails while
+# the copy is out of date.
+messages:
+	python3 messages/bundle.py
+
 # The tests run under a hostile personal configuration, so that neither they nor `replay`
 # read the user's rule folders or environment by accident: XDG_CONFIG_HOME and CARDLINE_RULES
 # each hold a broken rule file, and CARDLINE_NETWORKS names one network. HOME is never
@@ -94,6 +100,7 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	man/generate.sh --check
 	python3 rules/bundle.py --check
+	python3 messages/bundle.py --check
 	@# Issue 21: at most 70 lines of Sources use an unsafe pointer, each with its reason; no
 	@# @_silgen_name (a C function Swift cannot see goes through a C target).
 	python3 Tests/tools/unsafe-uses.py --check 70 > .build/unsafe-uses.txt && tail -1 .build/unsafe-uses.txt

@@ -70,29 +70,30 @@ public struct AcceptedNetworks: Equatable, Sendable {
 
     /// "Visa, Mastercard and American Express", for help and refusals (a family no network
     /// heads by its id).
-    public func names(in rules: RuleSet) -> String { listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: "and") }
+    public func names(in rules: RuleSet, and word: String = "and") -> String { listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: word) }
 
     /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
     /// accepted network or could still grow into one. A co-badged card is taken when one of
     /// its networks is (`Detection.networks`); while the number is undecided, so may be a
     /// number that can still grow into a co-badged pattern naming an accepted network.
-    func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet) -> String? {
+    func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet, messages: MessageCatalog = .english) -> String? {
+        let and = messages.text(.listAnd)
         if let network = detection.network {
             guard !detection.isCoBadged else {
                 let all = detection.networks
                 return all.contains(where: accepts) ? nil
-                    : "\(listing(all.map(\.name), joinedBy: "and")) are not accepted here (accepted: \(names(in: rules)))"
+                    : messages.text(.acceptedNoneOf, ("networks", listing(all.map(\.name), joinedBy: and)), ("accepted", names(in: rules, and: and)))
             }
-            return accepts(network) ? nil : "\(network.name) is not accepted here (accepted: \(names(in: rules)))"
+            return accepts(network) ? nil : messages.text(.networkNotAccepted, ("network", network.name), ("accepted", names(in: rules, and: and)))
         }
         let candidates = rules.candidates(digits)
         guard !candidates.isEmpty, !candidates.contains(where: { mayBeAccepted($0, digits, rules) }) else { return nil }
-        let accepted = "(accepted: \(names(in: rules)))"
+        let accepted = names(in: rules, and: and)
         let prefix = CardNumber.string(CardPolicy.leadingShownDigits(of: digits))
         switch candidates.count {
-        case 1: return "\(candidates[0].name) is not accepted here \(accepted)"
-        case 2...3: return "a number starting \(prefix) is \(listing(candidates.map(\.name), joinedBy: "or")), none accepted here \(accepted)"
-        default: return "no accepted network starts with \(prefix) \(accepted)"
+        case 1: return messages.text(.networkNotAccepted, ("network", candidates[0].name), ("accepted", accepted))
+        case 2...3: return messages.text(.acceptedStarting, ("digits", prefix), ("networks", messages.orList(candidates.map(\.name))), ("accepted", accepted))
+        default: return messages.text(.acceptedNoneStarts, ("digits", prefix), ("accepted", accepted))
         }
     }
 }

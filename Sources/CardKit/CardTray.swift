@@ -170,11 +170,15 @@ public struct CardTray: Equatable, Sendable {
     }
 
     /// One line per card, numbered from 1, the selected one marked with `*`.
-    public var listing: [String] {
-        guard count > 0 else { return ["no cards yet"] }
+    public var listing: [String] { listing(.english) }
+
+    /// `listing` in `messages`' words.
+    public func listing(_ messages: MessageCatalog) -> [String] {
+        guard count > 0 else { return [messages.text(.trayEmpty)] }
         return (0..<count).map { index in
             let card = self[index]
-            return "\(index == selected ? "*" : " ") \(index + 1). \(card.networkName) \(card.maskedNumber)  expires \(card.expiry.cardText)"
+            return "\(index == selected ? "*" : " ") \(index + 1). "
+                + messages.text(.trayCard, ("card", "\(card.networkName) \(card.maskedNumber)"), ("expiry", card.expiry.cardText))
         }
     }
 }

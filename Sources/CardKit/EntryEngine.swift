@@ -53,6 +53,9 @@ public struct EntryEngine: Sendable {
     /// expiry's digits that follow would join it: when they make it too long, or a `/` comes,
     /// the number ends there and they go to the expiry (`endNumberAtSeparator`).
     private var numberEnd = 0
+    /// Set when the number came from a swipe (`Key.swipe`): whether the track's service code
+    /// says the card has a chip. nil for a typed number; any change to the number clears it.
+    private var swipedWithChip: Bool?
 
     /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
     /// while a `:` command is typed. (There is none for numbers or security codes.)
@@ -95,6 +98,10 @@ public struct EntryEngine: Sendable {
     /// and the Ctrl-D refusal describe them follow it.
     public var cancelEndsEntry = false
 
+    /// The words every label, hint and message is shown in (`MessageCatalog`): English unless
+    /// the front end gives another language's catalog.
+    public var messages = MessageCatalog.english
+
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
     public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = [],
@@ -136,16 +143,16 @@ public struct EntryEngine: Sendable {
         case .backspace: return backspace()
         case .enter: return enter()
         case .clearLine:
-            guard !activeIsEmpty else { return .refused("the \(fieldName(field)) is already empty") }
+            guard !activeIsEmpty else { return .refused(messages.text(.keyFieldEmpty, ("field", fieldName(field)))) }
             clearActive()
             return .accepted
         case .cancel:
             resetCard()
-            return Outcome(messages: [.init(.info, "Card cancelled. Start again with the card number.")], fieldChanged: true)
+            return Outcome(messages: [.init(.info, messages.text(.cardCancelled))], fieldChanged: true)
         case .endOfInput:
-            guard activeIsEmpty else { return .refused("Ctrl-D quits only on an empty field") }
+            guard activeIsEmpty else { return .refused(messages.text(.keyCtrlDField)) }
             guard cardIsEmpty else {
-                return .refused("Ctrl-D quits only between cards; " + (cancelEndsEntry ? "Ctrl-C gives up and ends the prompt" : "Ctrl-C cancels this one first"))
+                return .refused(messages.text(cancelEndsEntry ? .keyCtrlDCardEnds : .keyCtrlDCardCancels))
             }
             return quit()
         case .historyPrevious, .historyNext:
@@ -153,7 +160,9 @@ public struct EntryEngine: Sendable {
         case .nextNetwork:
             return nextNetwork()
         case .other(let name):
-            return .refused("\(name) does nothing here")
+            return .refused(messages.text(.keyDoesNothing, ("key", name)))
+        case .swipe(let swipe):
+            return takeSwipe(swipe)
         }
     }
 
@@ -193,9 +202,9 @@ public struct EntryEngine: Sendable {
         guard choices.count > 1, let current = network, let index = choices.firstIndex(where: { $0 === current }) else {
             guard field == .number else { return recallStep(backwards: false) }
             if detection.networks.count > 1, let only = choices.first {
-                return .refused("only \(only.name) of this card's networks is accepted here")
+                return .refused(messages.text(.networkOnlyAccepted, ("network", only.name)))
             }
-            return .refused("Ctrl-N chooses among a co-badged card's networks; " + (detection.network.map { "\($0.name) cards have one" } ?? "no network is known yet"))
+            return .refused(detection.network.map { messages.text(.networkOne, ("network", $0.name)) } ?? messages.text(.networkNoneYet))
         }
         chosenNetworkID = choices[(index + 1) % choices.count].id
         return .accepted
@@ -206,42 +215,42 @@ public struct EntryEngine: Sendable {
     private mutating func chooseNetwork(_ name: String?) -> Outcome {
         let all = detection.networks
         guard let current = network else {
-            return Outcome(messages: [.init(.error, "no card network is known yet; type the card number first")])
+            return Outcome(messages: [.init(.error, messages.text(.networkUnknown))])
         }
         guard let name else {
-            let listed = all.map { $0 === current ? "\($0.name) (\($0.id), chosen)" : "\($0.name) (\($0.id))" }
-            let how = all.count > 1 ? "; Ctrl-N or :network ID chooses" : ""
-            return Outcome(messages: [.init(.info, "This card's networks: \(listed.joined(separator: ", "))\(how).")])
+            let listed = all.map { $0 === current ? messages.text(.networkChosen, ("network", $0.name), ("id", $0.id)) : "\($0.name) (\($0.id))" }
+            return Outcome(messages: [.init(.info, messages.text(all.count > 1 ? .networkListChoose : .networkList, ("networks", listed.joined(separator: ", "))))])
         }
         let wanted = name.lowercased()
         guard let picked = all.first(where: { $0.id == wanted || $0.logo.lowercased() == wanted }) else {
             let shown = CardNumber.maskingDigits(in: name).escapingControlCharacters
-            return Outcome(messages: [.init(.error, "this card is not a `\(shown)` card; its networks: \(all.map(\.id).joined(separator: ", "))")])
+            return Outcome(messages: [.init(.error, messages.text(.networkNotThisCard, ("name", shown), ("ids", all.map(\.id).joined(separator: ", "))))])
         }
         if let acceptedNetworks, !acceptedNetworks.accepts(picked) {
-            return Outcome(messages: [.init(.error, "\(picked.name) is not accepted here (accepted: \(acceptedNetworks.names(in: rules)))")])
+            return Outcome(messages: [.init(.error, messages.text(.networkNotAccepted, ("network", picked.name), ("accepted", acceptedNetworks.names(in: rules, and: messages.text(.listAnd)))))])
         }
         chosenNetworkID = picked.id
-        return Outcome(messages: [.init(.success, Self.chosenNetworkLine(picked, also: alsoNetworks))])
+        return Outcome(messages: [.init(.success, chosenNetworkLine(picked, also: alsoNetworks))])
     }
 
     /// `Network: Dankort (also Visa).`: what a co-badged card is delivered as.
-    static func chosenNetworkLine(_ network: CardNetwork, also: [CardNetwork]) -> String {
-        "Network: \(network.name)" + (also.isEmpty ? "." : " (also \(listing(also.map(\.name), joinedBy: "and"))).")
+    func chosenNetworkLine(_ network: CardNetwork, also: [CardNetwork], changing: Bool = false) -> String {
+        guard !also.isEmpty else { return messages.text(changing ? .networkChange : .networkLine, ("network", network.name)) }
+        return messages.text(changing ? .networkChangeAlso : .networkLineAlso, ("network", network.name),
+                             ("others", listing(also.map(\.name), joinedBy: messages.text(.listAnd))))
     }
 
     /// Said once the number of a co-badged card is complete: what it is paid with, and how to change it.
     private var coBadgedMessage: Message? {
         guard cardNetworks.count > 1, let network else { return nil }
-        return Message(.info, String(Self.chosenNetworkLine(network, also: alsoNetworks).dropLast()) + "; Ctrl-N or :network ID changes it.")
+        return Message(.info, chosenNetworkLine(network, also: alsoNetworks, changing: true))
     }
 
     /// Ends the session, saying what happens to the cards in the tray.
     private func quit() -> Outcome {
         let count = tray.count
         guard count > 0 else { return Outcome(event: .quit) }
-        let cards = count == 1 ? "the card accepted here is" : "the \(count) cards accepted here are"
-        return Outcome(messages: [.init(.info, "Goodbye: \(cards) not kept after cardline ends.")], event: .quit)
+        return Outcome(messages: [.init(.info, count == 1 ? messages.text(.goodbyeOne) : messages.text(.goodbyeMany, ("count", String(count))))], event: .quit)
     }
 
     /// True when no digit of a card has been typed in any field (Ctrl-D quitting only between
@@ -258,7 +267,7 @@ public struct EntryEngine: Sendable {
         let outcome = handle(key)
         guard case .reloadRules = outcome.event else { return outcome }
         var reloaded = loader.map { reload($0()) }
-            ?? Outcome(messages: [Message(.error, "rules cannot be reloaded here"), Message(.help, help)])
+            ?? Outcome(messages: [Message(.error, messages.text(.rulesNotHere)), Message(.help, help)])
         reloaded.command = outcome.command
         return reloaded
     }
@@ -301,26 +310,27 @@ public struct EntryEngine: Sendable {
         guard let digit else {
             // Tab moves on from a complete number, as Enter does (a 16-digit Diners Club).
             if character == "\t" && !numberDigits.isEmpty && problem(in: .number) == nil { return moveForward() }
-            return .refused("only digits go in the card number, not \(quoted(character))")
+            return .refused(messages.text(.numberCharacter, ("character", quoted(character))))
         }
         guard numberDigits.count < CardPolicy.longestNumber else {
             if let ended = endNumberAtSeparator(then: character) { return ended }
-            return .refused("no card network has numbers longer than \(numberDigits.count) digits")
+            return .refused(messages.text(.numberTooLong, ("count", String(numberDigits.count))))
         }
         // Appended in place (no new array per key, no copy), taken back if the digit is refused.
         numberDigits.append(digit)
+        swipedWithChip = nil
         // Once the digits before this one reach the longest pattern, no later digit can change
         // the detection: keep it rather than look again.
         let kept = numberDigits.count > rules.longestPattern
         let next = kept ? detection : rules.detect(numberDigits)
         if !next.hasCandidates {
             let named = CardPolicy.leadingShownDigits(of: numberDigits)
-            let reason = "no card network starts with \(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")"
+            let reason = messages.text(.numberNoNetwork, ("digits", "\(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")"))
             numberDigits.overwriteLast()
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
         }
-        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: next, rules: rules) {
+        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: next, rules: rules, messages: messages) {
             numberDigits.overwriteLast()
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
@@ -329,9 +339,9 @@ public struct EntryEngine: Sendable {
             numberDigits.overwriteLast()
             if let ended = endNumberAtSeparator(then: character) { return ended }
             if let network = detection.network {
-                return .refused("\(article(for: network.name)) \(network.name) number has at most \(next.maxLength) digits")
+                return .refused(messages.text(.numberAtMost, ("a", article(for: network.name)), ("network", network.name), ("count", String(next.maxLength))))
             }
-            return .refused("no card network has numbers longer than \(numberDigits.count) digits")
+            return .refused(messages.text(.numberTooLong, ("count", String(numberDigits.count))))
         }
         if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
@@ -339,19 +349,17 @@ public struct EntryEngine: Sendable {
         switch CardPolicy.verdict(numberDigits, count: length, network: next.network, hasCandidates: true, lengths: next.lengths,
                                   decidingLength: next.decidingLength) {
         case .failsLuhn(.final):
-            return Outcome(messages: [.init(.error, Self.invalidNumberMessage)])
+            return Outcome(messages: [.init(.error, messages.text(.numberInvalid))])
         case .valid(.completeCanGrow):
             // Moves on by itself only when the number cannot grow into a longer valid one: a
             // 16-digit Maestro may be a 19-digit one still being typed, so the person decides.
-            return Outcome(messages: [.init(.help, Self.completeCanGrowMessage(upTo: next.lengths.max))])
+            return Outcome(messages: [.init(.help, messages.text(.numberCompleteCanGrow, ("count", String(next.lengths.max))))])
         case .valid:
             return moveForward()
         default:
             return .accepted
         }
     }
-
-    static let invalidNumberMessage = "card number is not valid — check the digits"
 
     /// A space, `-` or `/` typed in the number field: skipped, but noted as where the number
     /// may end when the number is complete, valid and could still grow; a `/` after such a
@@ -380,21 +388,16 @@ public struct EntryEngine: Sendable {
         return outcome
     }
 
-    /// Said when the number typed is complete and valid but a longer one is possible.
-    static func completeCanGrowMessage(upTo longest: Int) -> String {
-        "complete - Enter to continue, or keep typing (up to \(longest) digits)"
-    }
-
     private mutating func typeExpiry(_ character: Character, byte: UInt8?, digit: UInt8?) -> Outcome {
         if byte == UInt8(ascii: "/") {
             // "1/" means January: pad the month. Elsewhere the slash is automatic.
             guard expiryDigits.count == 1 else { return .ignored }
-            guard expiryDigits[0] != 0 else { return .refused("there is no month 00") }
+            guard expiryDigits[0] != 0 else { return .refused(messages.text(.expiryNoMonth, ("month", "00"))) }
             expiryDigits = [0] + expiryDigits
             return .accepted
         }
         guard let digit else {
-            return .refused("the expiry takes digits as MM/YY, not \(quoted(character))")
+            return .refused(messages.text(.expiryCharacter, ("character", quoted(character))))
         }
         switch expiryDigits.count {
         case 0:
@@ -404,7 +407,7 @@ public struct EntryEngine: Sendable {
             return .accepted
         case 1:
             let month = Int(expiryDigits[0]) * 10 + Int(digit)
-            guard month >= 1 && month <= 12 else { return .refused("there is no month \(twoDigits(month))") }
+            guard month >= 1 && month <= 12 else { return .refused(messages.text(.expiryNoMonth, ("month", twoDigits(month)))) }
             expiryDigits.append(digit)
             return .accepted
         case 2:
@@ -422,8 +425,8 @@ public struct EntryEngine: Sendable {
             }
             guard canBeValid || expiryPolicy.fourDigitYearCanContinue(month: month, prefix: Int(digit), digitCount: 1) else {
                 return .refused(canBeTooFar && !canBePast
-                    ? "a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead"
-                    : "\(twoDigits(month))/\(digit)_ would be in the past (today is \(expiryPolicy.today.cardText))")
+                    ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
+                    : messages.text(.expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(digit)), ("today", expiryPolicy.today.cardText)))
             }
             expiryDigits.append(digit)
             return .accepted
@@ -438,9 +441,9 @@ public struct EntryEngine: Sendable {
                     return .accepted
                 }
                 if expiryPolicy.check(month: month, twoDigitYear: year) == .tooFar {
-                    return .refused("a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead")
+                    return .refused(messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead))))
                 }
-                return .refused("\(twoDigits(month))/\(twoDigits(year)) is in the past (today is \(expiryPolicy.today.cardText))")
+                return .refused(messages.text(.expiryPast, ("expiry", "\(twoDigits(month))/\(twoDigits(year))"), ("today", expiryPolicy.today.cardText)))
             case .valid:
                 expiryDigits.append(digit)
                 return moveForward()
@@ -448,7 +451,7 @@ public struct EntryEngine: Sendable {
         case 4 where awaitsFourDigitYear, 5:
             return typeFourDigitYear(digit)
         default:
-            return .refused("the expiry is complete")
+            return .refused(messages.text(.expiryComplete))
         }
     }
 
@@ -470,17 +473,17 @@ public struct EntryEngine: Sendable {
         if count < 4 {
             guard expiryPolicy.fourDigitYearCanContinue(month: month, prefix: prefix, digitCount: count) else {
                 return .refused(prefix * 10 > expiryPolicy.today.year
-                    ? "a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead"
-                    : "\(twoDigits(month))/\(prefix)_ would be in the past (today is \(expiryPolicy.today.cardText))")
+                    ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
+                    : messages.text(.expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(prefix)), ("today", expiryPolicy.today.cardText)))
             }
             expiryDigits.append(digit)
             return .accepted
         }
         switch expiryPolicy.check(YearMonth(year: prefix, month: month)) {
         case .past:
-            return .refused("\(twoDigits(month))/\(prefix) is in the past (today is \(expiryPolicy.today.cardText))")
+            return .refused(messages.text(.expiryPast, ("expiry", "\(twoDigits(month))/\(prefix)"), ("today", expiryPolicy.today.cardText)))
         case .tooFar:
-            return .refused("a card does not expire more than \(expiryPolicy.maxYearsAhead) years ahead")
+            return .refused(messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead))))
         case .valid:
             expiryDigits.append(digit)
             return moveForward()
@@ -491,7 +494,7 @@ public struct EntryEngine: Sendable {
     private mutating func typeName(_ character: Character) -> Outcome {
         if character == "\t" && problem(in: .name) == nil { return moveForward() }
         if HolderName.skips(character, after: holderName) { return .ignored }
-        if let reason = HolderName.refusal(of: character, after: holderName) { return .refused(reason) }
+        if let reason = HolderName.refusal(of: character, after: holderName, messages) { return .refused(reason) }
         holderName.append(character)
         return .accepted
     }
@@ -502,14 +505,15 @@ public struct EntryEngine: Sendable {
         guard let format = form.postalCode else { return .ignored }
         if character == " " || character == "-" { return .ignored }
         guard let raw = PostalCodeFormat.rawCharacter(character) else {
-            return .refused("a \(format.name) \(format.label.lowercasedFirst) takes letters and digits, like \(format.example); not \(quoted(character))")
+            return .refused(messages.text(.postalCharacter, ("country", format.name), ("label", format.label.lowercasedFirst),
+                                          ("example", format.example), ("character", quoted(character))))
         }
         postalCharacters.append(raw)
         guard format.canBegin(postalCharacters) else {
             postalCharacters.overwriteLast()
-            let wanted = postalCharacters.count < format.longest && raw &- 48 < 10 ? "a letter" : postalCharacters.count < format.longest ? "a digit" : nil
-            if let wanted { return .refused("a \(format.name) \(format.label.lowercasedFirst) has \(wanted) here, like \(format.example)") }
-            return .refused("a \(format.name) \(format.label.lowercasedFirst) has at most \(format.longest) letters and digits, like \(format.example)")
+            let id: MessageID = postalCharacters.count >= format.longest ? .postalTooLong : raw &- 48 < 10 ? .postalWantsLetter : .postalWantsDigit
+            return .refused(messages.text(id, ("country", format.name), ("label", format.label.lowercasedFirst),
+                                          ("example", format.example), ("count", String(format.longest))))
         }
         return .accepted
     }
@@ -518,10 +522,10 @@ public struct EntryEngine: Sendable {
         // The longest code without making `securityCode` (its name) on every key.
         let maxLength = CardPolicy.securityCodeLengths(for: securityCodeNetwork).upperBound
         guard let digit else {
-            return .refused("the \(securityCode.name) takes digits only, not \(quoted(character))")
+            return .refused(messages.text(.codeCharacter, ("code", securityCode.name), ("character", quoted(character))))
         }
         guard cvvDigits.count < maxLength else {
-            return .refused("the \(securityCode.name) has \(maxLength) digits")
+            return .refused(messages.text(.codeFull, ("code", securityCode.name), ("count", String(maxLength))))
         }
         cvvDigits.append(digit)
         return .accepted
@@ -536,6 +540,7 @@ public struct EntryEngine: Sendable {
             case .number:
                 numberDigits.overwriteLast()
                 numberEnd = 0
+                swipedWithChip = nil
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
@@ -544,7 +549,7 @@ public struct EntryEngine: Sendable {
             }
             return .accepted
         }
-        guard let previous = form.field(before: field) else { return .refused("the \(fieldName(field)) is empty") }
+        guard let previous = form.field(before: field) else { return .refused(messages.text(.fieldEmpty, ("field", fieldName(field)))) }
         field = previous
         return Outcome(fieldChanged: true)
     }
@@ -574,7 +579,7 @@ public struct EntryEngine: Sendable {
             field = .cvv
             // The summary, worded only if it is read (a replay writes its bytes straight out).
             if let network, let expiry {
-                messages.append(Message(.success, card: CardLine(prefix: "", network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
+                messages.append(Message(.success, card: CardLine(prefix: "", expires: self.messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
             }
         case .cvv, .name, .postalCode:
             guard let next = form.field(after: field) else { return submit() }
@@ -588,30 +593,34 @@ public struct EntryEngine: Sendable {
     public func problem(in field: Field) -> String? {
         switch field {
         case .number:
-            if numberDigits.isEmpty { return "the card number is empty" }
+            if numberDigits.isEmpty { return messages.text(.numberEmpty) }
             guard let network = detection.network else {
-                return "no single card network matches \(CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits)))… yet; keep typing"
+                return messages.text(.numberUndecided, ("digits", CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits))))
             }
-            if let acceptedNetworks, !detection.networks.contains(where: acceptedNetworks.accepts) { return "\(network.name) is not accepted here" }
+            if let acceptedNetworks, !detection.networks.contains(where: acceptedNetworks.accepts) { return messages.text(.numberNotAccepted, ("network", network.name)) }
             switch detection.verdict(numberDigits) {
             case .valid: return nil
-            case .failsLuhn: return Self.invalidNumberMessage
-            default: return "\(network.lengthPhrase(detection.lengths.lengths)); this has \(numberDigits.count)"
+            case .failsLuhn: return messages.text(.numberInvalid)
+            default: return messages.text(.numberLength, ("a", article(for: network.name)), ("network", network.name), ("lengths", messages.orList(detection.lengths.lengths.map(String.init))), ("count", String(numberDigits.count)))
             }
         case .expiry:
-            guard let expiry else { return "the expiry needs a month and a year, as MM/YY" }
-            if awaitsFourDigitYear { return "\(expiryText) is in the past; type a four-digit year as MM/YYYY" }
+            guard let expiry else { return messages.text(.expiryMissing) }
+            if awaitsFourDigitYear { return messages.text(.expiryPastFourDigits, ("expiry", expiryText)) }
             switch expiryPolicy.check(expiry) {
             case .valid: return nil
-            case .past: return "the card expired in \(expiry.cardText)"
-            case .tooFar: return "an expiry of \(expiry.cardText) is more than \(expiryPolicy.maxYearsAhead) years ahead"
+            case .past: return messages.text(.expiryExpired, ("expiry", expiry.cardText))
+            case .tooFar: return messages.text(.expiryBeyond, ("expiry", expiry.cardText), ("years", String(expiryPolicy.maxYearsAhead)))
             }
         case .cvv:
-            return securityCode.problem(count: cvvDigits.count)
+            let code = securityCode, count = cvvDigits.count
+            return code.problem(count: count).map { _ in  // (the code decides; the catalog words it)
+                count == 0 ? messages.text(.codeEmpty, ("code", code.name))
+                    : messages.text(.codeLength, ("code", code.name), ("lengths", messages.orList(code.lengths.map(String.init))), ("count", String(count)))
+            }
         case .name:
-            return HolderName.problem(holderName)
+            return HolderName.problem(holderName, messages)
         case .postalCode:
-            return form.postalCode?.problem(postalCharacters)
+            return form.postalCode?.problem(postalCharacters, messages)
         }
     }
 
@@ -619,18 +628,18 @@ public struct EntryEngine: Sendable {
         let problems = form.fields.compactMap { field in problem(in: field).map { (field, $0) } }
         if let first = problems.first {
             field = first.0
-            let text = "Cannot accept this card: " + problems.map { "\(fieldName($0.0)) — \($0.1)" }.joined(separator: "; ")
+            let text = messages.text(.cardNotAccepted, ("problems", problems.map { messages.text(.cardProblem, ("field", fieldName($0.0)), ("problem", $0.1)) }.joined(separator: "; ")))
             return Outcome(messages: [.init(.error, text)], fieldChanged: true, event: .submitFailed(problems.map(\.0)))
         }
         if let onFile = form.securityCodeOnly { return submitSecurityCode(of: onFile) }
         let network = self.network!
         var card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
-                               alsoNetworks: alsoNetworks)
+                               alsoNetworks: alsoNetworks, entry: swipedWithChip == nil ? .keyed : .swipe, chip: swipedWithChip)
         if form.asksName { card.holderName = HolderName.finished(holderName) }
         if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         tray.add(card)
         resetCard()
-        return Outcome(messages: [Message(.success, card: CardLine(prefix: "Success! ", network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
+        return Outcome(messages: [Message(.success, card: CardLine(prefix: messages.text(.cardSuccess), expires: messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
                        fieldChanged: true, event: .accepted(card))
     }
 
@@ -642,7 +651,7 @@ public struct EntryEngine: Sendable {
         if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         let name = securityCode.name
         resetCard()
-        return Outcome(messages: [Message(.success, "Success! \(network.name) \(name) taken.")], fieldChanged: true, event: .accepted(card))
+        return Outcome(messages: [Message(.success, messages.text(.cardCodeTaken, ("network", network.name), ("code", name)))], fieldChanged: true, event: .accepted(card))
     }
 
     /// Back to an empty number, the digits of every field overwritten in place.
@@ -652,6 +661,7 @@ public struct EntryEngine: Sendable {
         postalCharacters.overwriteAndEmpty()
         numberEnd = 0
         chosenNetworkID = nil
+        swipedWithChip = nil
         numberDigits.overwriteAndEmpty()
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()
@@ -669,17 +679,17 @@ public struct EntryEngine: Sendable {
         let list: RecallList
         switch (command != nil, field) {
         case (true, _): list = .command
-        case (false, .number): return .refused("card numbers are never kept, so there is nothing to recall")
+        case (false, .number): return .refused(messages.text(.recallNumber))
         case (false, .expiry): list = .expiry
-        case (false, .cvv): return .refused("a \(securityCode.name) is never kept, so there is nothing to recall")
-        case (false, .name), (false, .postalCode): return .refused("the \(fieldName(field)) is never kept, so there is nothing to recall")
+        case (false, .cvv): return .refused(messages.text(.recallCode, ("code", securityCode.name)))
+        case (false, .name), (false, .postalCode): return .refused(messages.text(.recallField, ("field", fieldName(field))))
         }
         let entries = recall[list]
         let current = recallPosition.flatMap { $0.list == list ? $0 : nil }
         let draft = current?.draft ?? (command ?? CardNumber.string(activeDigits))
         let index = (current?.index ?? entries.count) + (backwards ? -1 : 1)
         guard !entries.isEmpty, index >= 0, index <= entries.count, current != nil || backwards else {
-            return .refused(backwards ? "no earlier entries to recall" : "already at the newest entry")
+            return .refused(messages.text(backwards ? .recallOldest : .recallNewest))
         }
         let text = index == entries.count ? draft : entries[index]
         if list == .command {
@@ -697,8 +707,8 @@ public struct EntryEngine: Sendable {
         guard var line = command else { return .ignored }
         switch key {
         case .character(let character):
-            guard character.isPrintableASCII else { return .refused("commands are plain text; \(quoted(character)) cannot go in one") }
-            guard line.count < Self.maxCommandLength else { return .refused("a command has at most \(Self.maxCommandLength) characters") }
+            guard character.isPrintableASCII else { return .refused(messages.text(.commandCharacter, ("character", quoted(character)))) }
+            guard line.count < Self.maxCommandLength else { return .refused(messages.text(.commandTooLong, ("count", String(Self.maxCommandLength)))) }
             line.append(character)
             command = line
             return .accepted
@@ -711,13 +721,15 @@ public struct EntryEngine: Sendable {
             return .accepted
         case .cancel:
             resetCard()
-            return Outcome(messages: [.init(.info, "Card cancelled. Start again with the card number.")], fieldChanged: true)
+            return Outcome(messages: [.init(.info, messages.text(.cardCancelled))], fieldChanged: true)
         case .endOfInput:
-            return .refused("Ctrl-D quits only on an empty field")
+            return .refused(messages.text(.keyCtrlDField))
         case .historyPrevious, .historyNext, .nextNetwork:
             return recallStep(backwards: key == .historyPrevious)
         case .other(let name):
-            return .refused("\(name) does nothing here")
+            return .refused(messages.text(.keyDoesNothing, ("key", name)))
+        case .swipe:
+            return .refused(messages.text(.swipeElsewhere))
         case .enter:
             command = nil
             // A command line that holds a card number (typed in the wrong place) is neither
@@ -738,24 +750,24 @@ public struct EntryEngine: Sendable {
         func info(_ lines: [String]) -> Outcome { Outcome(messages: lines.map { .init(.info, $0) }) }
         switch (name, words.count) {
         case ("help", 1), ("h", 1), ("?", 1):
-            outcome = info(Self.helpText(cancelEndsEntry: cancelEndsEntry))
+            outcome = info(Self.helpText(cancelEndsEntry: cancelEndsEntry, messages: messages))
         case ("cards", 1):
-            outcome = info(tray.listing)
+            outcome = info(tray.listing(messages))
         case ("use", 2) where argument != nil:
             outcome = tray.select(argument!)
-                ? info(["card \(argument!) selected"] + tray.listing)
-                : Outcome(messages: [.init(.error, Self.noSuchCard(words[1]))])
+                ? info([messages.text(.commandSelected, ("number", String(argument!)))] + tray.listing(messages))
+                : Outcome(messages: [.init(.error, noSuchCard(words[1]))])
         case ("remove", 2) where argument != nil:
             if let card = tray.remove(argument!) {
-                outcome = info(["removed \(card.networkName) \(card.maskedNumber)"])
+                outcome = info([messages.text(.commandRemoved, ("card", "\(card.networkName) \(card.maskedNumber)"))])
             } else {
-                outcome = Outcome(messages: [.init(.error, Self.noSuchCard(words[1]))])
+                outcome = Outcome(messages: [.init(.error, noSuchCard(words[1]))])
             }
         case ("clear", 1):
             resetCard()
-            outcome = Outcome(messages: [.init(.info, "Card cleared. Start again with the card number.")], fieldChanged: true)
+            outcome = Outcome(messages: [.init(.info, messages.text(.cardCleared))], fieldChanged: true)
         case ("rules", 1):
-            let heading = acceptedNetworks.map { ["Accepted here: \($0.names(in: rules)).", "The others are detected, then refused."] } ?? []
+            let heading = acceptedNetworks.map { [messages.text(.rulesAccepted, ("networks", $0.names(in: rules, and: messages.text(.listAnd)))), messages.text(.rulesOthers)] } ?? []
             outcome = info(heading + rules.networks.map { network in
                 let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(Self.lengthRuns(network.allLengths)) digits, \(network.securityCodeSummary)"
                 return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
@@ -767,13 +779,14 @@ public struct EntryEngine: Sendable {
         case ("network", 1), ("network", 2):
             outcome = chooseNetwork(words.count == 2 ? words[1] : nil)
         case ("use", _), ("remove", _):
-            outcome = Outcome(messages: [.init(.error, "usage: :\(name) N, where N is a card's number in :cards")])
+            outcome = Outcome(messages: [.init(.error, messages.text(.commandUsageCard, ("command", name)))])
         case ("network", _):
-            outcome = Outcome(messages: [.init(.error, "usage: :network [ID], where ID is one of the card's networks (:network lists them)")])
+            outcome = Outcome(messages: [.init(.error, messages.text(.commandUsageNetwork))])
         default:
             let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "network", "quit"]
-            var text = "unknown command `\(CardNumber.maskingDigits(in: line))`"
-            if let guess = closest(to: name, in: known) { text += "; did you mean `:\(guess)`?" } else { text += "; :help lists the commands" }
+            let shown = CardNumber.maskingDigits(in: line)
+            let text = closest(to: name, in: known).map { messages.text(.commandUnknownGuess, ("command", shown), ("guess", ":" + $0)) }
+                ?? messages.text(.commandUnknown, ("command", shown))
             outcome = Outcome(messages: [.init(.error, text)])
         }
         outcome.command = line
@@ -783,9 +796,8 @@ public struct EntryEngine: Sendable {
 
     /// "there is no card 7", naming the argument only when it is short: a card number typed
     /// after `:use` or `:remove` is never echoed, not even masked.
-    static func noSuchCard(_ argument: String) -> String {
-        let named = argument.utf8.count <= 4 ? "there is no card \(argument)" : "there is no card with that number"
-        return named + "; :cards lists them"
+    func noSuchCard(_ argument: String) -> String {
+        argument.utf8.count <= 4 ? messages.text(.commandNoCard, ("number", argument)) : messages.text(.commandNoCardLong)
     }
 
     /// Lengths as `:rules` lists them: runs of consecutive lengths as `12-19`, others apart
@@ -803,31 +815,13 @@ public struct EntryEngine: Sendable {
     }
 
     /// The lines `:help` shows: what to type, the keys (Ctrl-C and Esc as `cancelEndsEntry`
-    /// says) and the commands. ASCII, and each line fits 80 columns.
-    public static func helpText(cancelEndsEntry: Bool) -> [String] {
-        let cancelKeys = cancelEndsEntry
-            ? ["      Up/Down recall earlier entries; Ctrl-C or Esc gives up, ends the prompt;",
-               "      Ctrl-D between cards quits. Other keys (arrows, Delete...) do nothing."]
-            : ["      Up/Down recall earlier entries; Ctrl-C cancels the card; Ctrl-D between",
-               "      cards quits. Other keys (arrows, Delete, Esc...) do nothing here."]
-        let networkKeys = ["      Ctrl-N: the next network of a co-badged card (Visa, then Dankort...)."]
-        return helpIntro + cancelKeys + networkKeys + helpCommands
+    /// says) and the commands, in `messages`' words. Each line fits 80 columns (English: ASCII).
+    public static func helpText(cancelEndsEntry: Bool, messages: MessageCatalog = .english) -> [String] {
+        let cancelKeys: [MessageID] = cancelEndsEntry ? [.helpKeysEnds1, .helpKeysEnds2] : [.helpKeysCancels1, .helpKeysCancels2]
+        let ids: [MessageID] = [.helpIntro, .helpKeys1, .helpKeys2] + cancelKeys
+            + [.helpKeysNetwork, .helpCommands, .helpCommands1, .helpCommands2, .helpCommands3, .helpCommands4, .helpCommands5]
+        return ids.map { messages.text($0) }
     }
-
-    private static let helpIntro = [
-        "Type the card number, then the expiry (MM/YY), then the security code.",
-        "Keys: Enter moves on, and submits in the last field; Backspace deletes (on an",
-        "      empty field: back to the previous one); Ctrl-U empties the field;",
-    ]
-
-    private static let helpCommands = [
-        "Commands (type them in any empty field):",
-        "  :cards       list accepted cards        :use N      select card N",
-        "  :remove N    remove card N              :clear      start this card over",
-        "  :rules       list the card networks     :reload     read the rules again",
-        "  :help        this text                  :quit       leave",
-        "  :network ID  deliver a co-badged card as network ID (:network lists them)",
-    ]
 
     /// Takes the rule folders read again after `:reload`: new rules replace the old ones and
     /// the number typed so far is detected again; broken rules leave the old ones in force.
@@ -838,13 +832,70 @@ public struct EntryEngine: Sendable {
             detection = rules.detect(numberDigits)
             emptyDetection = rules.detect([UInt8]())
             undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
-            var messages = [Message(.success, "Rules reloaded: \(rules.networks.count) networks.")]
+            var messages = [Message(.success, self.messages.text(.rulesReloaded, ("count", String(rules.networks.count))))]
             messages += newRules.warnings.map { Message(.info, $0.description) }
             return Outcome(messages: messages + [Message(.help, help)])
         case .failure(let errors):
             let lines = errors.errors.map { Message(.info, $0.description) }
-            return Outcome(messages: [Message(.error, "Rules not reloaded; the previous rules stay in force:")] + lines + [Message(.help, help)])
+            return Outcome(messages: [Message(.error, messages.text(.rulesNotReloaded))] + lines + [Message(.help, help)])
         }
+    }
+
+    // MARK: - Swipe
+
+    /// Whether a swipe is taken now: at the card number field while it is empty and no `:`
+    /// command is typed. Front ends collect a swipe's bytes unechoed only then.
+    public var takesSwipe: Bool { field == .number && command == nil && numberDigits.isEmpty }
+
+    /// A swipe (`Key.swipe`): the number and expiry from the track fill their fields, checked
+    /// as typed ones are (`problem(in:)`, `ExpiryPolicy`), and the card moves on to the first
+    /// field still empty after them. A swipe that was not read, or whose number or expiry is
+    /// refused, leaves the fields empty with one reason (`TrackData.unreadableMessage`, or
+    /// that the network is not accepted here, or that the card has expired).
+    private mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
+        guard takesSwipe else { return .refused(messages.text(.swipeElsewhere)) }
+        guard let swipe else { return .refused(messages.text(.swipeUnreadable)) }
+        numberDigits.append(contentsOf: swipe.numberDigits)  // into the storage reserved up front
+        numberEnd = 0
+        chosenNetworkID = nil
+        detection = rules.detect(numberDigits)
+        let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
+        var reason: String?
+        if let problem = problem(in: .number) {
+            let notAccepted = detection.network != nil && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
+            reason = notAccepted ? problem : messages.text(.swipeUnreadable)
+        } else if expiryPolicy.check(expiry) == .past {
+            reason = messages.text(.swipeExpired, ("expiry", expiry.cardText))
+        } else if expiryPolicy.check(expiry) == .tooFar {
+            reason = messages.text(.swipeUnreadable)
+        }
+        if let reason {
+            clearActive()
+            return .refused(reason)
+        }
+        expiryDigits.overwriteAndEmpty()
+        for value in [expiry.month / 10, expiry.month % 10, swipe.expiryYear / 10, swipe.expiryYear % 10] {
+            expiryDigits.append(UInt8(value))
+        }
+        swipedWithChip = swipe.chip
+        // The name from track 1, when the form asks for one and none is typed yet: taken as
+        // typed characters would be (`HolderName`), or not at all.
+        if form.asksName, holderName.isEmpty, let name = swipe.holderName {
+            var taken = ""
+            for character in name where !HolderName.skips(character, after: taken) {
+                guard HolderName.refusal(of: character, after: taken) == nil else { taken = ""; break }
+                taken.append(character)
+            }
+            holderName = HolderName.finished(taken)
+        }
+        field = .cvv  // the first field still empty: a track never holds the security code
+        var messages: [Message] = []
+        if let message = coBadgedMessage { messages.append(message) }
+        if let network {
+            messages.append(Message(.success, card: CardLine(prefix: "", expires: self.messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
+        }
+        messages.append(.init(.help, help))
+        return Outcome(messages: messages, fieldChanged: true)
     }
 
     // MARK: - Field values
@@ -879,6 +930,7 @@ public struct EntryEngine: Sendable {
             numberDigits.overwriteAndEmpty()
             numberEnd = 0
             chosenNetworkID = nil
+            swipedWithChip = nil
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()
@@ -931,16 +983,13 @@ public struct EntryEngine: Sendable {
     /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).
     public func fieldName(_ field: Field) -> String {
         switch field {
-        case .number: return "card number"
-        case .expiry: return "expiry"
+        case .number: return messages.text(.fieldNumber)
+        case .expiry: return messages.text(.fieldExpiry)
         case .cvv: return securityCode.name
-        case .name: return "name"
-        case .postalCode: return form.postalCode?.label.lowercasedFirst ?? "postal code"
+        case .name: return messages.text(.fieldName)
+        case .postalCode: return form.postalCode?.label.lowercasedFirst ?? messages.text(.fieldPostalCode)
         }
     }
-
-    /// The security-code field's help while the network is unknown.
-    static let unknownSecurityCodeHelp = CardPolicy.securityCodeHelp(CardPolicy.securityCode(for: nil), side: nil)
 
     /// The one-line help for the active field, 80 columns at most (with many accepted
     /// networks, `:rules` names them).
@@ -948,24 +997,31 @@ public struct EntryEngine: Sendable {
         switch field {
         case .number:
             if let acceptedNetworks {
-                let named = "Type the card number (\(acceptedNetworks.names(in: rules)) accepted)"
-                if named.unicodeScalars.count + 19 <= 80 { return named + "; :help lists keys." }
-                if named.unicodeScalars.count + 1 <= 80 { return named + "." }
-                return "Type the card number (some networks only: :rules names them); :help lists keys."
+                let names = acceptedNetworks.names(in: rules, and: messages.text(.listAnd))
+                let long = messages.text(.helpNumberAccepted, ("networks", names))
+                if long.unicodeScalars.count <= 80 { return long }
+                let short = messages.text(.helpNumberAcceptedShort, ("networks", names))
+                if short.unicodeScalars.count <= 80 { return short }
+                return messages.text(.helpNumberSome)
             }
-            return "Type the card number; spaces are added for you. :help lists keys and commands."
+            return messages.text(.helpNumber)
         case .expiry:
-            return "Type the expiry date as MM/YY, as printed on the card."
+            return messages.text(.helpExpiry)
         case .cvv:
-            let help = securityCodeNetwork?.securityCodeHelp ?? Self.unknownSecurityCodeHelp
+            guard let network = securityCodeNetwork else {
+                let lengths = CardPolicy.securityCode(for: nil).lengths
+                return messages.text(.helpCodeUnknown, ("shortest", String(lengths.lowerBound)), ("longest", String(lengths.upperBound)))
+            }
+            let code = securityCode, side = network.cvv.side
             // With a name or postal code after it, Enter moves on rather than submits.
-            guard form.field(after: .cvv) != nil, help.hasSuffix("Enter submits.") else { return help }
-            return help.dropLast("submits.".count) + "moves on."
+            return messages.text(form.field(after: .cvv) == nil ? .helpCode : .helpCodeMovesOn,
+                                 ("lengths", messages.orList(code.lengths.map(String.init))), ("code", code.name),
+                                 ("side", side == "back" ? messages.text(.sideBack) : side == "front" ? messages.text(.sideFront) : side))
         case .name:
-            return "Type the cardholder's name as printed on the card (letters, spaces, ' - .)."
+            return messages.text(.helpName)
         case .postalCode:
             guard let format = form.postalCode else { return "" }
-            return "Type the \(format.label.lowercasedFirst) of the card's billing address, like \(format.example)."
+            return messages.text(.helpPostalCode, ("label", format.label.lowercasedFirst), ("example", format.example))
         }
     }
 }

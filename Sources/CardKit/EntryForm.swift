@@ -59,11 +59,11 @@ public enum HolderName {
 
     /// Why `character` cannot follow `name`, or nil when it can. A space at the start or
     /// after another space is not refused but skipped (`skips`).
-    public static func refusal(of character: Character, after name: String) -> String? {
-        if name.count >= maxLength { return "a name on a card has at most \(maxLength) characters" }
+    public static func refusal(of character: Character, after name: String, _ messages: MessageCatalog = .english) -> String? {
+        if name.count >= maxLength { return messages.text(.nameTooLong, ("count", String(maxLength))) }
         if isAllowed(character) { return nil }
-        if character.isNumber { return "a name takes no digits" }
-        return "a name takes letters, spaces, ' - and . only, not \(quoted(character))"
+        if character.isNumber { return messages.text(.nameDigit) }
+        return messages.text(.nameCharacter, ("character", quoted(character)))
     }
 
     /// Whether `character` may be in a name.
@@ -92,10 +92,10 @@ public enum HolderName {
     }
 
     /// Why `name` cannot be delivered, or nil.
-    public static func problem(_ name: String) -> String? {
+    public static func problem(_ name: String, _ messages: MessageCatalog = .english) -> String? {
         let name = finished(name)
-        if name.isEmpty { return "the name is empty" }
-        if !name.contains(where: \.isLetter) { return "a name needs a letter" }
+        if name.isEmpty { return messages.text(.nameEmpty) }
+        if !name.contains(where: \.isLetter) { return messages.text(.nameNoLetter) }
         return nil
     }
 }

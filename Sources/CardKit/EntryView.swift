@@ -119,7 +119,7 @@ extension EntryEngine {
         if detection.isCoBadged, let chosen = self.network { logo = chosen.logo } else if let network { logo = network.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
-            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.numberLabelText) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(messages.numberLabel) } hint: {
                 $0.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
             } text: { bytes in
                 // `CardNumber.appendMaskingNumber` of the grouped text, without the text.
@@ -138,8 +138,8 @@ extension EntryEngine {
                 Self.writeProgress(numberDigits.count, of: goal, valid: valid, into: &bytes)
             }
         case .expiry:
-            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.append(Self.expiryLabelText) } hint: {
-                $0.append(expiryDigits.count > 4 ? Self.longExpiryHintText : Self.expiryHintText)
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(messages.expiryLabel) } hint: {
+                $0.appendUTF8(expiryDigits.count > 4 ? messages.text(.hintExpiryLong) : messages.expiryHint)
             } text: { bytes in
                 bytes.appendUTF8(expiryText)
             } progress: { bytes in
@@ -161,18 +161,8 @@ extension EntryEngine {
         }
     }
 
-    // The fixed labels and hint, as literals the transcript copies without a string.
-    static let numberLabelText: StaticString = "Card number"
-    static let expiryLabelText: StaticString = "Expiry"
-    static let expiryHintText: StaticString = "MM/YY"
-    /// The hint once a four-digit year's third digit is typed: the field grows.
-    static let longExpiryHintText: StaticString = "MM/YYYY"
-    static let numberLabel = numberLabelText.description
-    static let expiryLabel = expiryLabelText.description
-    static let expiryHint = expiryHintText.description
-    /// The name field's label, hint ("as on the card") and badge.
-    static let nameLabel = "Name", nameHint = "as on the card", nameLogo = "NAME"
-    static let longExpiryHint = longExpiryHintText.description
+    /// The name field's badge.
+    static let nameLogo = "NAME"
 
     /// The expiry's digits when complete: 4, or 6 once a four-digit year's third digit is typed.
     var expiryGoal: Int { expiryDigits.count > 4 ? 6 : 4 }
@@ -254,13 +244,13 @@ extension EntryEngine {
         if let chosen = self.network { logo = chosen.logo } else { logo = undecidedLogo }
         switch field {
         case .number:
-            label = Self.numberLabel
+            label = messages.numberLabel
             if let network { hint = network.formatHint } else { hint = EntryView.unknownNetworkHint }
             text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
             progress = isCommand ? "" : numberProgress(network)
         case .expiry:
-            label = Self.expiryLabel
-            hint = expiryDigits.count > 4 ? Self.longExpiryHint : Self.expiryHint
+            label = messages.expiryLabel
+            hint = expiryDigits.count > 4 ? messages.text(.hintExpiryLong) : messages.expiryHint
             text = isCommand ? command! : expiryText
             progress = isCommand ? "" : Self.progress(expiryDigits.count, of: expiryGoal)
         case .cvv:
@@ -271,14 +261,14 @@ extension EntryEngine {
             logo = EntryView.securityCodeLogo
             progress = isCommand ? "" : Self.progress(cvvDigits.count, of: code.maxLength)
         case .name:
-            label = Self.nameLabel
-            hint = Self.nameHint
+            label = messages.text(.labelName)
+            hint = messages.text(.hintName)
             text = isCommand ? command! : holderName
             logo = Self.nameLogo
             progress = isCommand ? "" : Self.progress(holderName.count, of: HolderName.maxLength)
         case .postalCode:
             let format = form.postalCode
-            label = format?.label ?? "Postal code"
+            label = format?.label ?? messages.text(.labelPostalCode)
             hint = format?.example ?? ""
             text = isCommand ? command! : format?.formatted(postalCharacters) ?? ""
             logo = format?.country ?? ""

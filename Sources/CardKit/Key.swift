@@ -23,6 +23,9 @@ public enum Key: Equatable, Hashable, Sendable {
     /// A key with no meaning at this prompt (Ctrl-Left, Delete, F5, Esc, Alt-digit…), named as a
     /// person knows it: refused with that name, never typed into a field.
     case other(String)
+    /// A card swiped through a keyboard-wedge reader, read by `TrackData.read(_:)` (nil: the
+    /// swipe could not be read). Taken at an empty card number field only.
+    case swipe(TrackData?)
 
     /// The keys that typing `text` produces, one character each.
     public static func typing(_ text: String) -> [Key] { text.map { .character($0) } }

@@ -184,9 +184,10 @@ public struct Message: Equatable, Sendable {
 }
 
 /// `[prefix]Visa •••• 1111, expires 12/30`: what it says, kept until it is written. Holds the
-/// last four digits only, never the number.
+/// last four digits only, never the number. (`prefix` and `expires` are the catalog's words.)
 struct CardLine: Sendable {
-    var prefix: StaticString
+    var prefix: String
+    var expires: String
     var network: CardNetwork
     /// The last (up to) four digits, 0–9 each, four bits a digit, the last in the lowest bits
     /// (`lastFourCount` of them): no array to allocate and wipe.
@@ -195,8 +196,9 @@ struct CardLine: Sendable {
     var expiry: YearMonth
 
     /// `lastFour` are the digits the masking policy shows last (`CardPolicy.lastShownDigits`).
-    init(prefix: StaticString, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) {
+    init(prefix: String, expires: String, network: CardNetwork, lastFour: some Collection<UInt8>, expiry: YearMonth) {
         self.prefix = prefix
+        self.expires = expires
         self.network = network
         self.expiry = expiry
         for digit in lastFour.suffix(4) {  // (the value holds four digits; callers pass the last shown)
@@ -208,7 +210,7 @@ struct CardLine: Sendable {
     /// Appends the line's UTF-8 bytes.
     func append(to bytes: inout [UInt8]) {
         bytes.reserveCapacity(bytes.count + 48 + network.name.utf8.count)
-        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.appendUTF8(prefix)
         bytes.appendUTF8(network.name)
         (" •••• " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }  // the masked digits, as `CardPolicy.mask`
         var shift = 4 * lastFourCount
@@ -216,7 +218,7 @@ struct CardLine: Sendable {
             shift -= 4
             bytes.append(UInt8(truncatingIfNeeded: lastFourDigits >> UInt16(shift) & 0xF) + 48)
         }
-        (", expires " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.appendUTF8(expires)
         if (1...12).contains(expiry.month) && expiry.year >= 0 {
             // `expiry.cardText` (MM/YY), digit by digit.
             let year = expiry.year % 100

@@ -28,11 +28,21 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     /// True for the security code of a card on file (`--cvv-only`): no number, and `expiry`
     /// means nothing; the JSON is `{"network":…,"cvv":…}`.
     public var isSecurityCodeOnly = false
+    /// How the number came in: typed (`keyed`) or read from the magnetic stripe (`swipe`).
+    public let entry: Entry
+    /// For a swiped card, whether its service code says it has a chip (the caller should ask
+    /// for the chip); nil for a keyed card (nothing says).
+    public let chip: Bool?
+
+    /// How a card's number came in, as the delivered JSON's `entry` says it.
+    public enum Entry: String, Sendable { case keyed, swipe }
 
     /// A card from its parts. The digit arrays are copied into storage of the card's own, so
     /// wiping the card never touches the caller's arrays and the other way round.
     public init(network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8],
-                alsoNetworks: [CardNetwork] = []) {
+                alsoNetworks: [CardNetwork] = [], entry: Entry = .keyed, chip: Bool? = nil) {
+        self.entry = entry
+        self.chip = chip
         self.network = network
         self.alsoNetworks = alsoNetworks
         self.numberDigits = Self.ownCopy(numberDigits)
@@ -69,12 +79,13 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     }
 
     /// Appends the card as one JSON object, full number and code included, no line break:
-    /// `{"network":"visa","alsoNetworks":[],"family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111"}`.
+    /// `{"network":"visa","alsoNetworks":[],"family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111","entry":"keyed"}`.
     /// The masked form uses `*`, as `cardline check` does. `network` is the network chosen (a
     /// co-badged card's international scheme unless the person chose another),
     /// `alsoNetworks` the card's other networks' ids (`["dankort"]`; `[]` for most cards),
     /// `family` and `name` the chosen network's (`family`: `visa` for `visa-electron`, its own
-    /// id when it names none).
+    /// id when it names none). Then `"entry":"keyed"` or `"entry":"swipe"`, and for a swiped
+    /// card `"chip":true` or `false` (the service code's word on a chip).
     /// A card with a name or postal code asked for ends with `"holder_name"` and
     /// `"postal_code"`; the security code alone (`isSecurityCodeOnly`) is `{"network":"amex","cvv":"1234"}`
     /// (with those two when asked for).
@@ -110,9 +121,10 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         for digit in CardPolicy.lastShownDigits(of: numberDigits) { out.append(digit + 48) }
         out += #"","masked":""#.utf8
         CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
-        out.append(UInt8(ascii: "\""))
+        out += #"","#.utf8
+        appendEntryMembers(to: &out)
         appendFormFields(to: &out)
-        out.append(UInt8(ascii: "}"))
+        out += "}".utf8
     }
 
     /// `,"holder_name":"…","postal_code":"…"`, each when asked for.
@@ -127,12 +139,21 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         }
     }
 
+    /// Appends the members that say how the card was entered, without a comma before them:
+    /// `"entry":"keyed"`, or for a swiped card `"entry":"swipe","chip":true` (or `false`).
+    public func appendEntryMembers(to out: inout [UInt8]) {
+        out += #""entry":"#.utf8
+        out += entry.rawValue.jsonQuoted.utf8
+        if let chip { out += (chip ? #","chip":true"# : #","chip":false"#).utf8 }
+    }
+
     /// How many bytes `appendJSON` appends, to size a buffer once.
     public var jsonLength: Int {
         var count = 0
         var probe: [UInt8] = []
         // The shape without the digits, measured on an empty card of this network.
-        var shape = PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks)
+        var shape = PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks,
+                                entry: entry, chip: chip)
         (shape.holderName, shape.postalCode, shape.isSecurityCodeOnly) = (holderName, postalCode, isSecurityCodeOnly)
         shape.appendJSON(to: &probe)
         count = probe.count + securityCodeDigits.count

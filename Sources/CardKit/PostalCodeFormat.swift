@@ -93,10 +93,10 @@ public struct PostalCodeFormat: Sendable, Equatable {
     }
 
     /// Why `raw` is not a complete code, in words; nil when it is one.
-    public func problem(_ raw: [UInt8]) -> String? {
-        if raw.isEmpty { return "the \(label.lowercasedFirst) is empty" }
+    public func problem(_ raw: [UInt8], _ messages: MessageCatalog = .english) -> String? {
+        if raw.isEmpty { return messages.text(.fieldEmpty, ("field", label.lowercasedFirst)) }
         if isComplete(raw) { return nil }
-        return "a \(name) \(label.lowercasedFirst) looks like \(example); this is \(formatted(raw))"
+        return messages.text(.postalLooksLike, ("country", name), ("label", label.lowercasedFirst), ("example", example), ("typed", formatted(raw)))
     }
 }
 

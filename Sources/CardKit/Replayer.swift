@@ -76,7 +76,7 @@ public struct Replayer {
     private var lastSubmit: LastSubmit?
 
     private enum LastSubmit {
-        case accepted(network: String, lastFour: String)
+        case accepted(network: String, lastFour: String, entry: PaymentCard.Entry = .keyed, chip: Bool? = nil)
         case failed([Field])
     }
     private var loader: EntryEngine.RuleLoader?
@@ -99,6 +99,7 @@ public struct Replayer {
         let form = EntryForm(asksName: header.asksName, postalCode: header.postalCodeCountry.flatMap(PostalCodeFormats.bundled.format(for:)),
                              securityCodeOnly: securityCodeOnly)
         engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted, form: form)
+        engine.messages = .english  // pinned: a script's `@expect message` and its transcript never follow the tester's locale
         self.loader = loader
         self.messageChecks = messageChecks
         line.reserveCapacity(256)
@@ -208,7 +209,7 @@ public struct Replayer {
         let shownReason = refusals.reasonToShow(refusal: refusal)
         // Nobody takes a replayed card: taken out of the outcome and overwritten at once.
         if var card = outcome.takeAcceptedCard() {
-            lastSubmit = .accepted(network: card.network.id, lastFour: card.lastFour)
+            lastSubmit = .accepted(network: card.network.id, lastFour: card.lastFour, entry: card.entry, chip: card.chip)
             card.wipe()
         } else if case .submitFailed(let fields) = outcome.event {
             lastSubmit = .failed(fields)
@@ -276,7 +277,7 @@ public struct Replayer {
             return "expected a message containing \"\(text)\", got "
                 + (shown.isEmpty ? "no message" : shown.map { "\"\($0)\"" }.joined(separator: ", "))
         case .accepted(let network, let lastFour):
-            guard case .accepted(let acceptedNetwork, let acceptedLastFour) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
+            guard case .accepted(let acceptedNetwork, let acceptedLastFour, _, _) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
             if let network, acceptedNetwork != network { return "expected a \(network) card to be accepted, got \(acceptedNetwork)" }
             if let lastFour, acceptedLastFour != lastFour { return "expected a card ending \(lastFour) to be accepted, got one ending \(acceptedLastFour)" }
             return nil
@@ -289,12 +290,17 @@ public struct Replayer {
             return engine.tray.count == count ? nil : "expected \(count) card\(count == 1 ? "" : "s") in the tray, got \(engine.tray.count)"
         case .logo(let logo):
             return view.logo == logo ? nil : "expected logo \(logo), got \(view.logo)"
+        case .entry(let entry, let chip):
+            guard case .accepted(_, _, let actual, let actualChip) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
+            if actual != entry { return "expected entry \(entry.rawValue), got \(actual.rawValue)" }
+            if let chip, actualChip != chip { return "expected a card \(chip ? "with" : "without") a chip, got one \(actualChip == true ? "with" : "without")" }
+            return nil
         }
     }
 
     private func describe(_ submit: LastSubmit?) -> String {
         switch submit {
-        case .accepted(let network, let lastFour): return "accepted \(network) \(lastFour)"
+        case .accepted(let network, let lastFour, _, _): return "accepted \(network) \(lastFour)"
         case .failed(let fields): return "failed \(fields.map(\.rawValue).joined(separator: ","))"
         case nil: return "no submit"
         }

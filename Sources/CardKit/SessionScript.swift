@@ -70,6 +70,9 @@ public struct SessionScript: Equatable, Sendable {
         case cards(Int)
         /// `@expect logo VISA`: the logo badge shown for the active field.
         case logo(String)
+        /// `@expect entry swipe chip`: how the last accepted card's number came in (`keyed`,
+        /// `swipe`) and, when given, whether a swiped card has a chip (`chip`, `no-chip`).
+        case entry(PaymentCard.Entry, chip: Bool?)
     }
 
     /// A malformed line: printed as `file:line:column: error: message`.
@@ -232,10 +235,18 @@ public struct SessionScript: Equatable, Sendable {
                 return Step(line: number, kind: .expect(try expectation(argument, line: number)))
             case "name", "postal-code", "cvv-only":
                 try formDirective(directive, argument, line: number)
+            case "swipe":
+                // A card swiped (`Key.swipe`): the track data as a reader types it, read here.
+                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both") }
+                sawKeys = true
+                guard keepingKeys else { return Step(line: number, kind: .keys([])) }
+                var bytes = Array(argument.utf8)
+                defer { bytes.overwriteAndEmpty() }
+                return Step(line: number, kind: .keys([.swipe(try? TrackData.read(bytes).get())]))
             default:
                 var message = "unknown directive `@\(directive)`"
-                if let guess = closest(to: directive, in: ["today", "rules", "networks", "expect", "name", "postal-code", "cvv-only"]) { message += "; did you mean `@\(guess)`?" }
-                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only)")
+                if let guess = closest(to: directive, in: ["today", "rules", "networks", "expect", "name", "postal-code", "cvv-only", "swipe"]) { message += "; did you mean `@\(guess)`?" }
+                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)")
             }
             return nil
         }
@@ -316,6 +327,13 @@ public struct SessionScript: Equatable, Sendable {
         case "logo":
             guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect logo takes a logo name, like VISA") }
             return .logo(words[0])
+        case "entry":
+            let chip: [String: Bool] = ["chip": true, "no-chip": false]
+            guard (1...2).contains(words.count), let entry = PaymentCard.Entry(rawValue: words[0]),
+                  words.count == 1 || chip[words[1]] != nil else {
+                throw SyntaxError(line: line, message: "@expect entry takes keyed or swipe, then chip or no-chip if it matters, like `@expect entry swipe chip`")
+            }
+            return .entry(entry, chip: words.count == 2 ? chip[words[1]] : nil)
         case "refused": return .refused(try count())
         case "cards": return .cards(try count())
         case "accepted":
@@ -332,7 +350,7 @@ public struct SessionScript: Equatable, Sendable {
             return .failed(fields)
         default:
             var message = "unknown expectation `\(what)`"
-            let known = ["field", "text", "network", "refused", "message", "accepted", "failed", "cards", "logo"]
+            let known = ["field", "text", "network", "refused", "message", "accepted", "failed", "cards", "logo", "entry"]
             if let guess = closest(to: what, in: known) { message += "; did you mean `\(guess)`?" }
             throw SyntaxError(line: line, message: message)
         }

@@ -45,7 +45,9 @@ final class AccessiblePrompt {
         self.engine = engine
         self.engine.cancelEndsEntry = endsOnCancel
         // No colour, whatever was asked: a screen reader reads the escape codes out.
-        self.style = Style(colour: false, ascii: style.ascii)
+        var plain = style
+        plain.colour = false
+        self.style = plain
         self.device = device
         self.title = title
         self.onCommand = onCommand
@@ -88,6 +90,8 @@ final class AccessiblePrompt {
         ask()
         reader.startIdleClock()
         while true {
+            // A card reader's swipe is read whole and unechoed when it starts an answer.
+            reader.swipeAllowed = line.isEmpty
             let status = reader.wait(on: input)
             if reader.timedOut {
                 return end(.timedOut, saying: AccessibleSentences.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0))
@@ -100,6 +104,11 @@ final class AccessiblePrompt {
                 return .endOfInput
             }
             reader.resized = false  // nothing is drawn to a width
+            if var swipe = reader.takeSwipe() {
+                let ending = swiped(swipe)
+                swipe?.wipe()
+                if let ending { return ending }
+            }
             while let key = reader.next() {
                 if let ending = take(key) { return ending }
             }
@@ -257,10 +266,30 @@ final class AccessiblePrompt {
             say(AccessibleSentences.numberTaken(network: engine.network, count: engine.numberDigits.count,
                                                 ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits))))
         }
-        let receipt = outcome.deliverAcceptedCard(to: onAccepted)
+        let receipt = outcome.deliverAcceptedCard(to: onAccepted, messages: engine.messages)
         show(messages + outcome.messages)
         if outcome.event == .quit { return .quit }
         if let receipt, receipt != .more { return .finished }
+        ask()
+        return nil
+    }
+
+    /// A swipe (its Enter included) at the start of an answer: the engine fills the fields it
+    /// holds, or refuses it (unreadable, or not at the card number); nothing of it was echoed.
+    private func swiped(_ swipe: TrackData?) -> InteractiveEditor.Ending? {
+        let field = asked
+        write("\n")
+        let outcome = engine.handle(.swipe(swipe), reloadingWith: loader)
+        if let reason = outcome.refusal {
+            rewind(to: field)
+            say(AccessibleSentences.sentence(reason))
+        } else {
+            if field == .number && engine.field > .number {
+                say(AccessibleSentences.numberTaken(network: engine.network, count: engine.numberDigits.count,
+                                                    ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits))))
+            }
+            show(outcome.messages)
+        }
         ask()
         return nil
     }

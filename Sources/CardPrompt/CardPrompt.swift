@@ -76,6 +76,15 @@ public final class CardPrompt {
         /// already on file is asked for (`--cvv-only --network`), delivered as
         /// `{"network":…,"cvv":…}` (`PaymentCard.isSecurityCodeOnly`); nil: the whole card.
         public var securityCodeOnlyNetwork: String?
+        /// The language of the prompt's words (`fr`, `de_DE.UTF-8`); nil: from `LC_ALL`,
+        /// `LC_MESSAGES`, `LANG`, `LANGUAGE` (`MessageSources.language`). No catalog for it: English.
+        public var locale: String?
+        /// Extra folders holding message catalogs (`<language>.json`), read after the bundled
+        /// catalogs, the user's folder and `CARDLINE_MESSAGES` (`--messages DIR`).
+        public var messageFolders: [String] = []
+        /// The caller's own texts by message id (`MessageID`: `"label.number"`, `"help.number"`,
+        /// …), over the catalog's, as pinentry's caller passes its own; the title is `title`.
+        public var messages: [String: String] = [:]
         /// Accessible mode (`cardline --accessible`): each field asked on a line of its own and
         /// answered with Enter, nothing redrawn, no colour, the security code not echoed, for a
         /// screen reader or braille display. The same checks, delivery and endings. nil (the
@@ -115,7 +124,8 @@ public final class CardPrompt {
     public enum Failure: Error, CustomStringConvertible {
         /// A rule folder or file cannot be read.
         case unreadableRules(String)
-        /// Rule files are wrong; every problem with its file, line and column.
+        /// Rule files are wrong, or the message catalog of the language asked for is
+        /// (`MessageSources.load`); every problem with its file, line and column.
         case brokenRules(RuleErrors)
         /// `acceptedNetworks` names a network the rules do not define.
         case unknownNetwork(String)
@@ -162,6 +172,9 @@ public final class CardPrompt {
     public let rules: RuleSet
     /// The networks taken, when not all are.
     public let acceptedNetworks: AcceptedNetworks?
+    /// The words the prompt speaks: the catalog of `Options.locale` (or the environment's
+    /// language), the caller's `Options.messages` over it.
+    public let messages: MessageCatalog
     /// What `ProcessProtection` managed, when it was applied.
     public let protection: ProcessProtection.Report?
     private let options: Options
@@ -205,6 +218,12 @@ public final class CardPrompt {
             }
         }
         self.form = form
+        do throws(RuleErrors) {
+            messages = try MessageSources.load(language: MessageSources.language(locale: options.locale),
+                                               folders: MessageSources.folders(extra: options.messageFolders), overrides: options.messages)
+        } catch {
+            throw .brokenRules(error)  // (a catalog, like a rule file, is a file read with located errors: exit 65)
+        }
     }
 
     /// Asks for one card. Returns it once accepted, or nil when the person gave up, cancelled
@@ -235,7 +254,8 @@ public final class CardPrompt {
         } catch {
             throw .noTerminal(error.reason)
         }
-        let style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
+        var style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
+        style.messages = messages
         if options.accessible ?? AccessiblePrompt.environmentAsks() {
             let prompt = AccessiblePrompt(engine: makeEngine(), style: style, device: device, title: options.title,
                                           onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
@@ -354,8 +374,10 @@ public final class CardPrompt {
     }
 
     private func makeEngine() -> EntryEngine {
-        EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: options.today ?? YearMonth.current()),
-                    commandHistory: options.commandHistory, acceptedNetworks: acceptedNetworks, form: form)
+        var engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: options.today ?? YearMonth.current()),
+                                 commandHistory: options.commandHistory, acceptedNetworks: acceptedNetworks, form: form)
+        engine.messages = messages
+        return engine
     }
 }
 
@@ -396,8 +418,29 @@ extension Style {
     public static func localeWantsASCII() -> Bool {
         let previous = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
         defer { if let previous { setlocale(LC_CTYPE, previous) } }
-        guard setlocale(LC_CTYPE, "") != nil, let codeset = nl_langinfo(nl_item(CODESET)) else { return true }
+        guard setCharacterLocale(), let codeset = nl_langinfo(nl_item(CODESET)) else { return true }
         let name = String(cString: codeset).uppercased()
         return name != "UTF-8" && name != "UTF8"
+    }
+
+    /// Sets the process's `LC_CTYPE` from the environment; where the locale named is not
+    /// installed, to `C.UTF-8` (unless the name gives a character set other than UTF-8). False
+    /// when neither could be set (the `C` locale stays: ASCII). The prompt's libedit and
+    /// `localeWantsASCII` both set it so, so the two agree (libedit given UTF-8 text in the
+    /// `C` locale crashes).
+    static func setCharacterLocale() -> Bool {
+        if setlocale(LC_CTYPE, "") != nil { return true }
+        return !uninstalledLocaleWantsASCII() && setlocale(LC_CTYPE, "C.UTF-8") != nil
+    }
+
+    /// For a locale that is named but not installed (`LANG=fr_FR.UTF-8` on a machine with only
+    /// `C.UTF-8`): the character set of `C.UTF-8`, unless the name gives another one
+    /// (`de_DE.ISO-8859-1`: ASCII then, as for any character set that is not UTF-8).
+    static func uninstalledLocaleWantsASCII() -> Bool {
+        let variables: [String] = ["LC_ALL", "LC_CTYPE", "LANG"]
+        let name = variables.lazy.compactMap { (variable: String) -> String? in getenv(variable).map { String(cString: $0) } }.first { !$0.isEmpty } ?? ""
+        guard let dot = name.firstIndex(of: ".") else { return false }
+        let codeset = name[name.index(after: dot)...].prefix { $0 != "@" }.lowercased().filter { $0 != "-" }
+        return codeset != "utf8"
     }
 }

@@ -147,7 +147,7 @@ final class InteractiveEditor {
         // libedit drops non-ASCII bytes without a character-type locale; the host's own
         // setting is put back when the prompt ends.
         let previousLocale = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
-        setlocale(LC_CTYPE, "")
+        _ = Style.setCharacterLocale()
         defer { if let previousLocale { setlocale(LC_CTYPE, previousLocale) } }
         cl_signals_begin(fileno(device.input), fileno(device.output))
         defer { cl_signals_end() }
@@ -249,6 +249,9 @@ final class InteractiveEditor {
         device.wipeWrittenOutput()
         // The badge after it, straight to the terminal (it holds no card digit).
         if drawsBadge { drawBadge() }
+        // A swipe is collected unechoed in any field but a `:` command (the engine takes it at
+        // an empty number and refuses it elsewhere, so track digits never land in a field).
+        reader.swipeAllowed = engine.command == nil
         return reader.wait(on: fileno(device.input))
     }
 
@@ -275,7 +278,7 @@ final class InteractiveEditor {
         if reader.timedOut {
             let seconds = Double(reader.timeoutMilliseconds ?? 0) / 1000
             let amount = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
-            return end(.timedOut, saying: "Timed out: no key for \(amount) second\(seconds == 1 ? "" : "s"); the card being entered was wiped", on: el)
+            return end(.timedOut, saying: seconds == 1 ? engine.messages.text(.promptTimedOutOne) : engine.messages.text(.promptTimedOut, ("seconds", amount)), on: el)
         }
         if reader.resized {
             reader.resized = false
@@ -308,6 +311,12 @@ final class InteractiveEditor {
             cl_refresh(el)
             return redrawn(CC_REFRESH)
         }
+        if var swipe = reader.takeSwipe() {
+            // The engine copies the number into its own storage; this copy is wiped.
+            let drawn = perform(.swipe(swipe), on: el)
+            swipe?.wipe()
+            return drawn
+        }
         guard let key = reader.next() else { return UInt8(CC_NORM) }
         do {
             if case .control(let byte) = key.base, byte == 0x1A, key.modifiers.isEmpty { return suspend(el) }
@@ -332,7 +341,7 @@ final class InteractiveEditor {
             // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
             // short timeout) ends the prompt.
             if endsOnCancel && (entryKey == .cancel || key == TerminalKey(.escape)) {
-                return end(.cancelled, saying: "Cancelled: the card being entered was wiped", on: el)
+                return end(.cancelled, saying: engine.messages.text(.promptCancelled), on: el)
             }
             return perform(entryKey, on: el)
         }
@@ -473,7 +482,7 @@ final class InteractiveEditor {
         swap(&view, &currentView)
         let viewBefore = consume view
         if let command = outcome.command { onCommand(command) }
-        if let receipt = outcome.deliverAcceptedCard(to: onAccepted), receipt != .more { endAfterOutput = true }
+        if let receipt = outcome.deliverAcceptedCard(to: onAccepted, messages: engine.messages), receipt != .more { endAfterOutput = true }
         if outcome.event == .quit {
             quitRequested = true
             ending = .quit

@@ -9,7 +9,9 @@ import Glibc
 /// with `KeyDecoder` (an escape sequence one named key, a bracketed paste one burst), waits
 /// out the pauses inside a sequence or paste, keeps the idle timeout, and notices a resize.
 /// It owns the bytes read and the keys queued, and leaves none of them behind: the read buffer
-/// is wiped after each read and each key is blanked in the queue as it is taken.
+/// is wiped after each read and each key is blanked in the queue as it is taken. A read that
+/// starts with `%` or `;` is a card reader's swipe: its bytes go to `SwipeCollector`, not the
+/// decoder, and come out as one `Key.swipe`.
 final class KeyReader {
     /// Turns the terminal's bytes into keys.
     @exclusivity(unchecked) private var decoder = KeyDecoder()
@@ -38,6 +40,12 @@ final class KeyReader {
     /// How long a bracketed paste may pause before it is taken as ended.
     private static let pasteTimeout: Int32 = 3000
 
+    /// Whether a read that starts with a swipe's start sentinel (`%` or `;`) is collected as a
+    /// swipe: set by the editor before each wait (not while a `:` command is typed).
+    @exclusivity(unchecked) var swipeAllowed = false
+    /// The swipe being collected (`SwipeCollector`), never echoed, never decoded into keys.
+    @exclusivity(unchecked) private var swipe = SwipeCollector()
+
     init(timeout: Duration?) {
         timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
     }
@@ -53,13 +61,13 @@ final class KeyReader {
     /// Waits until a key is queued, a resize came, or the idle timeout ran out: 1 then; 0 at
     /// the end of input; -1 on a read error.
     func wait(on fd: Int32) -> Int32 {
-        while keyIndex == keys.count && !resized {
+        while keyIndex == keys.count && !resized && !swipe.isRead {
             // Emptied from the end (the keys were blanked as taken): `removeAll(keepingCapacity:)`
             // cost 150 instructions for the one key a digit leaves.
             while keys.popLast() != nil {}
             keyIndex = 0
             if inputEnded { return 0 }
-            var timeout = decoder.isInPaste ? Self.pasteTimeout
+            var timeout = swipe.isCollecting ? SwipeCollector.gapTimeout : decoder.isInPaste ? Self.pasteTimeout
                 : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
             if timeoutMilliseconds != nil {
                 // Idle time: the wait is cut at the deadline, which every read that brings bytes
@@ -78,7 +86,11 @@ final class KeyReader {
                 return -1
             }
             if ready == 0 {
-                if decoder.isInPaste {
+                if swipe.isCollecting {
+                    // A pause inside a swipe: a lone sentinel was typed by hand (the key it is),
+                    // anything longer is a swipe cut short.
+                    if let byte = swipe.endWithoutEnter() { keys += decoder.feed([byte]) }
+                } else if decoder.isInPaste {
                     // A paste start with no end (typed by hand, or cut): end it, so keys work again.
                     keys += decoder.finish()
                 } else if decoder.isPending {
@@ -95,6 +107,7 @@ final class KeyReader {
             }
             if count == 0 {
                 inputEnded = true
+                if swipe.isCollecting, let byte = swipe.endWithoutEnter() { keys += decoder.feed([byte]) }
                 keys += decoder.finish()
             }
         }
@@ -106,11 +119,24 @@ final class KeyReader {
         let count = Glibc.read(fd, &readBuffer, Self.readSize)
         guard count > 0 else { return count }
         if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
-        // The decoder reads the bytes where they were read (no copy is left unwiped).
-        readBuffer.withContiguousStorageIfAvailable { decoder.feed($0.extracting(0..<count), into: &keys) }
+        // A swipe takes the bytes up to its Enter; the decoder reads the rest where they were
+        // read (no copy is left unwiped).
+        var start = 0
+        if swipe.isCollecting || (swipeAllowed && keyIndex == keys.count && !decoder.isPending && !decoder.isInPaste
+                                  && !decoder.isHoldingCutShort && TrackData.isStartSentinel(readBuffer[0])) {
+            start = swipe.collect(readBuffer, count: count)
+        }
+        if start < count {
+            readBuffer.withContiguousStorageIfAvailable { decoder.feed($0.extracting(start..<count), into: &keys) }
+        }
         explicit_bzero(&readBuffer, count)
         return count
     }
+
+    /// The swipe read, if one is waiting: it comes before the queued keys (which were read after
+    /// it). `.swipe(nil)` for one that could not be read. The caller wipes the track data once
+    /// the engine has taken it.
+    func takeSwipe() -> TrackData?? { swipe.take() }
 
     /// The next queued key, taken (its text is not kept in the queue); nil when none is.
     func next() -> TerminalKey? {

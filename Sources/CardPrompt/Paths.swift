@@ -20,6 +20,18 @@ public enum Paths {
         return (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// A data folder installed with the running executable, `name` beside it or
+    /// `../share/cardline/name` (`make install`, the Debian package), when it holds `marker`;
+    /// nil elsewhere (a build in the source tree, a program built on the library).
+    public static func installedFolder(_ name: String, holding marker: String) -> String? {
+        // readlink(2) of /proc/self/exe: the executable's own path, links resolved.
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let length = readlink("/proc/self/exe", &buffer, 4096)
+        guard length > 0 else { return nil }
+        let directory = directory(of: String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return [directory + "/" + name, directory + "/../share/cardline/" + name].first { isDirectory($0 + "/" + marker) == false }
+    }
+
     /// An XDG base folder: `$variable` when it is set to an absolute path, else `fallback`
     /// below the home folder (`".config"`, `".local/state"`). The XDG Base Directory
     /// specification makes a relative path invalid, to be ignored: `XDG_STATE_HOME=state`

@@ -66,6 +66,12 @@ public struct PlainLineReader {
         write(style.message(Message(.help, engine.help)) + "\n")
         for line in lines {
             lineNumber += 1
+            // A line of track data at an empty number (a swipe, as a reader types it) is one
+            // swipe, not keys; the next line goes on from the field it moved to (the CVV).
+            if engine.takesSwipe, let first = line.utf8.first, TrackData.isStartSentinel(first) {
+                if !swipe(line, number: lineNumber) { failed += 1 }
+                continue
+            }
             // The field a digit of this line filled and moved on from by itself (a 16-digit
             // Visa, a whole expiry), until a separator or another character follows it.
             var filledByDigit: Field?
@@ -94,7 +100,7 @@ public struct PlainLineReader {
                     break
                 }
                 var more = true
-                switch outcome.deliverAcceptedCard(to: onAccepted) {
+                switch outcome.deliverAcceptedCard(to: onAccepted, messages: engine.messages) {
                 case .more: accepted += 1
                 case .done: (accepted, more) = (accepted + 1, false)
                 case .failed: (failed, more) = (failed + 1, false)
@@ -108,10 +114,26 @@ public struct PlainLineReader {
         }
         if timedOut() {
             abandon()
-            write(style.message(Message(.error, "Timed out: no input came for the time allowed; the card being entered was wiped")) + "\n")
+            write(style.message(Message(.error, engine.messages.text(.plainTimedOut))) + "\n")
             return .timedOut(accepted: accepted)
         }
         return result(accepted: accepted, failed: failed)
+    }
+
+    /// Hands a line of track data to the engine as one swipe; false,
+    /// the line abandoned with the engine's reason, when the swipe is refused.
+    private mutating func swipe(_ line: String, number: Int) -> Bool {
+        var bytes = Array(line.utf8)
+        var swipe = try? TrackData.read(bytes).get()
+        bytes.overwriteAndEmpty()
+        let outcome = engine.handle(.swipe(swipe))
+        swipe?.wipe()
+        if let reason = outcome.refusal {
+            abandon(line: number, saying: "\(engine.fieldName(.number)): \(reason)")
+            return false
+        }
+        for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
+        return true
     }
 
     /// `FIELD: reason` when `key`'s outcome refuses the line: a refused key, or an Enter (not
@@ -127,7 +149,7 @@ public struct PlainLineReader {
             return "\(engine.fieldName(engine.field)): \(problem)"
         }
         guard let reason = outcome.refusal else { return nil }
-        return "\(inCommand ? "command" : engine.fieldName(field)): \(reason)"
+        return "\(inCommand ? engine.messages.text(.plainCommand) : engine.fieldName(field)): \(reason)"
     }
 
     /// Abandons the card being entered (`abandon()`) and says why, naming the line:
@@ -135,7 +157,7 @@ public struct PlainLineReader {
     private mutating func abandon(line: Int, saying problem: String) {
         let started = !engine.cardIsEmpty
         abandon()
-        write(style.refusal("line \(line): \(problem) (\(started ? "card abandoned" : "line skipped"))") + "\n")
+        write(style.refusal(engine.messages.text(started ? .plainRefused : .plainSkipped, ("line", String(line)), ("problem", problem))) + "\n")
     }
 
     /// Clears the card being entered through the engine's cancel key, which overwrites its
@@ -147,7 +169,7 @@ public struct PlainLineReader {
     private mutating func result(accepted: Int, failed: Int) -> Result {
         let unfinished = !engine.cardIsEmpty
         if unfinished {
-            write(style.message(Message(.error, "input ended before the card was complete (\(engine.fieldName(engine.field)) field)")) + "\n")
+            write(style.message(Message(.error, engine.messages.text(.plainEnded, ("field", engine.fieldName(engine.field))))) + "\n")
             abandon()
         }
         if failed == 0 && !unfinished { return .allAccepted(count: accepted) }
@@ -159,11 +181,11 @@ extension Outcome {
     /// Hands the card this outcome accepted, if any, to `onAccepted` at the moment it is
     /// accepted, then overwrites this copy; a failed delivery replaces the messages with one
     /// that says so (the person must not read a success line). nil when no card was accepted.
-    mutating func deliverAcceptedCard(to onAccepted: (PaymentCard) -> CardPrompt.Receipt) -> CardPrompt.Receipt? {
+    mutating func deliverAcceptedCard(to onAccepted: (PaymentCard) -> CardPrompt.Receipt, messages catalog: MessageCatalog) -> CardPrompt.Receipt? {
         guard var card = takeAcceptedCard() else { return nil }
         let receipt = onAccepted(card)
         card.wipe()
-        if case .failed(let reason) = receipt { messages = [Message(.error, "The card was not delivered: \(reason)")] }
+        if case .failed(let reason) = receipt { messages = [Message(.error, catalog.text(.cardNotDelivered, ("reason", reason)))] }
         return receipt
     }
 }

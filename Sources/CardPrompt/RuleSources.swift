@@ -139,12 +139,7 @@ public enum RuleSources {
     /// elsewhere (a build in the source tree, any program built on this library): then the
     /// compiled-in files are read. The source tree is never looked for, so a program behaves
     /// the same wherever it was built and whatever folder it runs in.
-    public static func bundledFolder() -> String? {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        let directory = Paths.directory(of: executable)
-        let candidates = [directory + "/rules", directory + "/../share/cardline/rules"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/visa.json") }
-    }
+    public static func bundledFolder() -> String? { Paths.installedFolder("rules", holding: "visa.json") }
 
     /// `$XDG_CONFIG_HOME/cardline/rules` (default `~/.config/cardline/rules`; a relative
     /// `XDG_CONFIG_HOME` is ignored).

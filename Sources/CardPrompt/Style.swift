@@ -9,6 +9,8 @@ public struct Style: Sendable {
     /// Whether only ASCII is drawn (a locale without UTF-8): `drawn` turns the marks, dots
     /// and dashes into ASCII.
     public var ascii: Bool
+    /// The words of the prompt's labels (the short "Number" of a narrow terminal).
+    public var messages = MessageCatalog.english
 
     /// A style with colour on or off, drawing Unicode or ASCII only.
     public init(colour: Bool, ascii: Bool = false) {
@@ -47,9 +49,31 @@ public struct Style: Sendable {
         case "‘", "’", "′": return "'"
         case "“", "”", "″": return "\""
         case "\u{A0}": return " "
-        default: return "?"
+        case "«", "»", "„", "‚": return "\""
+        case "¿", "¡": return ""
+        default: return plainLetter(scalar) ?? "?"
         }
     }
+
+    /// The plain form of an accented Latin letter (`é` → `e`, `Ü` → `U`, `ß` → `ss`), for a
+    /// catalog's words in an ASCII-only locale; nil for anything else.
+    static func plainLetter(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "ß": return "ss"
+        case "Æ": return "AE"
+        case "æ": return "ae"
+        case "Œ": return "OE"
+        case "œ": return "oe"
+        default:
+            // Latin-1's letters from U+00C0, in order, by their base letter ("_": none).
+            let bases = latinBases
+            let value = Int(scalar.value)
+            guard value >= 0xC0, value - 0xC0 < bases.count, bases[value - 0xC0] != "_" else { return nil }
+            return String(bases[value - 0xC0])
+        }
+    }
+
+    private static let latinBases = Array("AAAAAAACEEEEIIIIDNOOOOO_OUUUUYTsaaaaaaaceeeeiiiidnooooo_ouuuuyty".unicodeScalars)
 
     /// A message line as shown above the prompt.
     public func message(_ message: Message) -> String {
@@ -155,7 +179,7 @@ public struct Style: Sendable {
         }
         if fits(hint: false, progress: 0) { return LayoutChoice(label: view.label, hint: nil, progress: "", promptWidth: plain) }
         if fits(hint: false, progress: nil) { return LayoutChoice(label: view.label, hint: nil, progress: nil, promptWidth: plain) }
-        let short = view.field == .number ? "Number" : view.label
+        let short = view.field == .number ? messages.text(.labelNumberShort) : view.label
         return LayoutChoice(label: short, hint: nil, progress: nil, promptWidth: short.scalarCount + 2)
     }
 

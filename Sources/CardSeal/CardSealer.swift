@@ -7,14 +7,16 @@ import Glibc
 /// Encrypts accepted cards for a payment processor's public key, so that whoever receives
 /// them (the calling script, its pipes and logs) holds only ciphertext:
 ///
-/// - `.jwe`: `{"network":"visa","family":"visa","last4":"1111","expiry":{"month":12,"year":2030},"jwe":"eyJ…"}`,
+/// - `.jwe`: `{"network":"visa","family":"visa","last4":"1111","expiry":{"month":12,"year":2030},"entry":"keyed","jwe":"eyJ…"}`
+///   (a swiped card: `"entry":"swipe","chip":true` or `false`),
 ///   the JWE (RSA-OAEP-256 or, for a P-256 key, ECDH-ES+A256KW; A256GCM; the key's `kid`)
 ///   holding exactly the JSON `--print`
 ///   writes (`PaymentCard.appendJSON`); the other members are clear and never more of the card;
 /// - `.adyen`: `{"type":"scheme","encryptedCardNumber":"eyJ…","encryptedExpiryMonth":"eyJ…","encryptedExpiryYear":"eyJ…","encryptedSecurityCode":"eyJ…"}`,
 ///   Adyen's card fields, each its own JWE (RSA-OAEP-256, A256CBC-HS512, `"version":"1"`)
 ///   of `{"number":"…","generationtime":"2026-11-25T10:42:07.123Z"}` (`expiryMonth` as two
-///   digits, `expiryYear` as four, `cvc`), ready for `paymentMethod` in Adyen's `/payments`.
+///   digits, `expiryYear` as four, `cvc`), ready for `paymentMethod` in Adyen's `/payments`
+///   (nothing of how the card was entered: Adyen's fields have no place for it).
 ///
 /// Every JWE has a content key and IV of its own. The buffers that hold a clear card on the way
 /// are wiped before `appendSealed` returns.
@@ -87,7 +89,9 @@ public struct CardSealer: CardSealing {
         out += String(card.expiry.month).utf8
         out += #","year":"#.utf8
         out += String(card.expiry.year).utf8
-        out += #"},"jwe":""#.utf8
+        out += #"},"#.utf8
+        card.appendEntryMembers(to: &out)
+        out += #","jwe":""#.utf8
         out += jwe.utf8
         out += #""}"#.utf8
     }

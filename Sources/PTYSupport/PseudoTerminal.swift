@@ -94,6 +94,13 @@ public final class TemporaryHome {
             .merging(sanitizerOptions) { $1 }
     }
 
+    /// `environment` with `changes` applied; a nil value removes the variable.
+    public func environment(changing changes: [String: String?]) -> [String: String] {
+        var environment = self.environment
+        for (name, value) in changes { environment[name] = value }
+        return environment
+    }
+
     /// Every regular file below the folder, with its contents.
     public func files() -> [(path: String, contents: Data)] {
         let enumerator = FileManager.default.enumerator(atPath: path)

@@ -104,7 +104,7 @@ struct Cardline: ParsableCommand {
             Exit status: 0 success (with --print, --print-fd or --once: a card was delivered; piped input: every card started was delivered); 1 with --print, --print-fd or --once the person gave up (:quit, Ctrl-D) or input ended with no card delivered, or (piped input) a card was abandoned or input ended mid-card, even with other cards delivered; 64 bad usage (also an --encrypt-to file that holds no usable key); 65 a rule file is wrong; 66 a rule folder, script, golden, input or --encrypt-to key file cannot be read; 74 there is no terminal to ask on, or (every command) output could not be written: a card not delivered, standard output full or closed (a closed pipe, as with | head -1, ends it without a message), a golden not rewritten by replay --update; 124 --timeout ran out; 130 Ctrl-C or Esc ended a prompt run with --print, --print-fd or --once (in the plain prompt Ctrl-C only cancels the card); 128+N killed by signal N. None of 1, 124 and 130 writes anything to standard output itself; cards delivered before stay delivered.
             """,
         version: "0.1.0",
-        subcommands: [Enter.self, Replay.self, Rules.self, Check.self],
+        subcommands: [Enter.self, Replay.self, Rules.self, Check.self, Messages.self],
         defaultSubcommand: Enter.self
     )
 }

@@ -52,6 +52,12 @@ struct Enter: ParsableCommand {
     @Option(help: ArgumentHelp("With --cvv-only: the card's network (an id or badge name, as --networks takes them: visa, amex...).", valueName: "ID"))
     var network: String?
 
+    @Option(help: ArgumentHelp("The language of the prompt's words (fr, de, es, en; or a locale name like fr_FR.UTF-8). Default: from LC_ALL, LC_MESSAGES, LANG, LANGUAGE; English when no catalog has it.", valueName: "LANG"))
+    var locale: String?
+
+    @Option(name: .customLong("messages"), help: ArgumentHelp("Also read message catalogs (LANG.json) from DIR (repeatable). Also CARDLINE_MESSAGES.", valueName: "DIR"))
+    var messageFolders: [String] = []
+
     @Flag(help: "Accessible mode, for a screen reader or braille display: each field asked on a line of its own and answered with Enter, nothing redrawn, no colour; the number is echoed as typed, the security code is not. Also ACCESSIBLE (set, and not 0).")
     var accessible = false
 
@@ -67,7 +73,7 @@ struct Enter: ParsableCommand {
                       networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
                       once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
                       asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
-                      accessible: accessible)
+                      accessible: accessible, locale: locale, messageFolders: messageFolders)
     }
 
     func run() throws { try settings.run() }
@@ -111,6 +117,11 @@ struct EnterSettings {
         if cvvOnly && networks != nil { return "--networks does not apply to --cvv-only; --network names the card's network" }
         return nil
     }
+
+    /// `--locale`: the prompt's language; nil: the environment's.
+    var locale: String?
+    /// `--messages`: extra message catalog folders.
+    var messageFolders: [String] = []
 
     /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
     /// write), in argument-parser's words for `Enter`.
@@ -169,6 +180,14 @@ extension EnterSettings {
         return duration
     }
 
+    /// `options` with `--locale` and `--messages`.
+    func localised(_ options: CardPrompt.Options) -> CardPrompt.Options {
+        var options = options
+        options.locale = locale
+        options.messageFolders = messageFolders
+        return options
+    }
+
     /// One-shot use (`--once`, `--print`, `--print-fd`): Ctrl-C and a lone Esc end the prompt
     /// (130), and ending with no card delivered is exit 1.
     var oneShot: Bool { once || deliveryFD != nil }
@@ -184,7 +203,7 @@ extension EnterSettings {
         let history = noHistory ? nil : CommandHistoryFile.standard()
         let prompt: CardPrompt
         do {
-            prompt = try CardPrompt(CardPrompt.Options(
+            prompt = try CardPrompt(localised(CardPrompt.Options(
                 ruleFolders: ruleFolders, bundledRules: !noDefaultRules,
                 acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: todayMonth,
                 colour: noColor ? false : nil, title: title,
@@ -192,7 +211,7 @@ extension EnterSettings {
                 retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer,
                 asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
                 securityCodeOnlyNetwork: cvvOnly ? network : nil,
-                accessible: accessible ? true : nil))
+                accessible: accessible ? true : nil)))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")

@@ -42,8 +42,8 @@ import Testing
     @Test(arguments: [
         ("@today 2026-13", 1, "@today takes a date as YYYY-MM, like 2026-11; got '2026-13'"),
         ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ''"),
-        ("# c\n@expcet field number", 2, "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only)"),
-        ("@color on", 1, "unknown directive `@color` (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only)"),
+        ("# c\n@expcet field number", 2, "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"),
+        ("@color on", 1, "unknown directive `@color` (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"),
         ("\n\n4111<Escape>", 3, "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"),
         ("41<BS", 1, "unterminated key name after '<'; write <lt> for a literal '<'"),
         ("@expect text \"4111", 1, "unterminated quote"),

@@ -127,6 +127,24 @@ import Glibc
         Self.expectPlainText(t.raw)
     }
 
+    /// A card reader's swipe at the number's question fills number and expiry without echoing
+    /// any of the track; an unreadable one is said in a sentence and the number asked again.
+    @Test func aSwipeIsReadUnechoed() throws {
+        let t = try start(["--print", "--once"])
+        #expect(t.expect("Card number: "))
+        t.send("%B4111111111111111^LOVELACE/ADA^30122010000\r")
+        #expect(t.expect("Couldn't read the swipe"))
+        #expect(t.expect("Card number: "))
+        t.send(SwipeTests.tracks + "\r")
+        #expect(t.expect("Visa card number, 16 digits, ending in 1111."))
+        #expect(t.expect("CVV, 3 digits, not shown as you type: "))
+        t.send(Self.code + "\r")
+        try expectDelivered(t)
+        let raw = String(decoding: t.raw, as: UTF8.self)
+        for piece in SwipeTests.trackPieces { #expect(!raw.contains(piece), "\(piece) on the terminal") }
+        #expect(Self.lines(t).count(where: { $0 == "Card number:" }) == 2, "\(Self.lines(t))")
+    }
+
     @Test func aDumbTerminalInTheCLocaleGetsASCIIOnly() throws {
         let t = try start(["--print", "--once"], environment: ["TERM": "dumb", "LANG": "C"])
         #expect(t.expect("Card number: "))

@@ -132,13 +132,16 @@ struct CardMemoryTests {
         t.send("\u{04}")
     }
 
+    /// The number's card swiped: track 1 and track 2 as a reader types them.
+    static let tracks = "%B\(number)^LOVELACE/ADA^3012201000000000000?;\(number)=30122010000000000?"
+
     /// The number's first fifteen digits: typed, they leave the field open (Visa has 16).
     static let partial = String(number.dropLast())
 
     /// How an entry ends: the keys, and the text the screen shows once they have been handled.
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
         case accepted, cancelled, emptiedWithCtrlU, backspacedAway, removedFromTheTray, pastedThenCancelled, redrawnThenCancelled,
-             redrawnThenEmptied
+             redrawnThenEmptied, swiped, swipedThenCancelled, swipeCutShort
         var testDescription: String { rawValue }
 
         /// Key presses, each sent once the screen shows the text beside it (a badge, which
@@ -158,13 +161,18 @@ struct CardMemoryTests {
             case .redrawnThenCancelled: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{03}", "Card cancelled.")]
             // Ctrl-L writes the whole line at once; what follows writes little (no message).
             case .redrawnThenEmptied: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{15}", "CARD 0")]
+            // A card swiped through a keyboard-wedge reader (issue 24): the track bytes are
+            // collected apart from the keys, read, and wiped.
+            case .swiped: return [(CardMemoryTests.tracks + "\r", "Type the 3-digit CVV"), ("123\r", "Success!")]
+            case .swipedThenCancelled: return [(CardMemoryTests.tracks + "\r", "Type the 3-digit CVV"), ("\u{03}", "Card cancelled.")]
+            case .swipeCutShort: return [("%B\(CardMemoryTests.number)^LOVELACE/ADA^3012201\r", "couldn't read the swipe")]
             }
         }
     }
 
     @Test(arguments: Ending.allCases)
     func noCopyOnceTheEntryHasEnded(_ ending: Ending) throws {
-        let delivers = ending == .accepted || ending == .removedFromTheTray
+        let delivers = ending == .accepted || ending == .removedFromTheTray || ending == .swiped
         let t = try start(delivering: delivers)
         for step in ending.steps {
             t.send(step.keys)

@@ -69,7 +69,8 @@ import Glibc
         try #require(lines.count == 1)
         let line = lines[0]
         // Clear members for the caller's bookkeeping, and nothing else.
-        #expect(Set(line.keys) == ["network", "family", "last4", "expiry", "jwe"])
+        #expect(Set(line.keys) == ["network", "family", "last4", "expiry", "entry", "jwe"])
+        #expect(line["entry"] as? String == "keyed")
         #expect(line["network"] as? String == "visa")
         #expect(line["family"] as? String == "visa")
         #expect(line["last4"] as? String == "1111")
@@ -119,6 +120,24 @@ import Glibc
         let adyenLine = try #require(try decrypted(adyenCode.output).first)
         #expect(Set(adyenLine.keys) == ["type", "encryptedSecurityCode"])
         #expect(((adyenLine["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"] == "4321")
+    }
+
+    /// A swiped card (issue 24): the clear members say so and whether it has a chip, as does
+    /// the sealed card.
+    @Test func aSwipedCardIsSealedWithItsEntryAndChip() throws {
+        let swipe = "%B4111111111111111^LOVELACE/ADA^3012201000000000000?;4111111111111111=30122010000000000?\n\(Self.code)\n"
+        let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"], input: swipe)
+        #expect(sealed.status == 0, "\(sealed.errors)")
+        let line = try #require(try decrypted(sealed.output).first)
+        #expect(Set(line.keys) == ["network", "family", "last4", "expiry", "entry", "chip", "jwe"])
+        #expect(line["entry"] as? String == "swipe")
+        #expect(line["chip"] as? Bool == true)
+        let jwe = try #require(line["jwe"] as? [String: Any])
+        #expect(jwe["text"] as? String == (try printed(swipe)))
+        let card = try #require(jwe["plaintext"] as? [String: Any])
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["entry"] as? String == "swipe")
+        #expect(card["chip"] as? Bool == true)
     }
 
     @Test(arguments: ["public.pem", "public.jwk", "adyen.txt"])

@@ -13,11 +13,7 @@ import Glibc
     let home = TemporaryHome()
 
     /// The child's environment with `changes` applied; a nil value removes the variable.
-    func environment(_ changes: [String: String?]) -> [String: String] {
-        var environment = home.environment
-        for (name, value) in changes { environment[name] = value }
-        return environment
-    }
+    func environment(_ changes: [String: String?]) -> [String: String] { home.environment(changing: changes) }
 
     /// Starts cardline on a pty, waits for the first prompt.
     func start(_ changes: [String: String?], _ arguments: [String] = [], columns: Int = 140) throws -> PseudoTerminal {

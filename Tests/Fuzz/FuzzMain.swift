@@ -1,6 +1,6 @@
 // The one libFuzzer entry point of the fuzzing binary built by `Tests/Fuzz/fuzz.sh`: it runs
 // the harness named by CARDLINE_FUZZ_TARGET (key-decoder, rule-file, session, check-record,
-// postal-codes).
+// postal-codes, message-catalog, track-data).
 // The harnesses that need rules read the bundled ones from CARDLINE_FUZZ_RULES (default
 // `rules`, from the repository's root).
 //
@@ -64,7 +64,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "check-record": fuzzCheckRecord(input)
     case "rule-file": fuzzRuleFile(input)
     case "postal-codes": fuzzPostalCodes(input)
-    default: fatalError("set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record or postal-codes")
+    case "message-catalog": fuzzMessageCatalog(input)
+    case "track-data": fuzzTrackData(input)
+    default: fatalError("set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes, message-catalog or track-data")
     }
     return 0
 }

@@ -1,0 +1,231 @@
+/// The words the prompt shows, in one language: every label, hint, help line and message by
+/// its `MessageID`. English is built in (`messages/en.json`, compiled in); another language's
+/// catalog (a bundled one, a user's file, a library caller's texts) words what it has and
+/// falls back to English id by id. Pure: the front end reads the files and the environment
+/// and hands the engine a catalog (`EntryEngine.messages`).
+///
+/// A text may hold placeholders, `{count}`, `{network}`, filled by the code that shows it; a
+/// translation may leave one out, never add one English's text lacks (`lint` refuses it).
+public struct MessageCatalog: Sendable {
+    /// One reference to share: an engine holding a catalog grows by a pointer.
+    private final class Storage: Sendable {
+        let language: String
+        /// Every id's text, English where the catalog has none.
+        let texts: [String: String]
+        /// The labels and hint read on every key, looked up once.
+        let numberLabel: String, expiryLabel: String, expiryHint: String
+        init(language: String, texts: [String: String]) {
+            self.language = language
+            self.texts = texts
+            numberLabel = texts[MessageID.labelNumber.rawValue] ?? ""
+            expiryLabel = texts[MessageID.labelExpiry.rawValue] ?? ""
+            expiryHint = texts[MessageID.hintExpiry.rawValue] ?? ""
+        }
+    }
+    private let storage: Storage
+
+    /// The catalog's language code (`en`, `fr`, `de`, `es`, or a user's own).
+    public var language: String { storage.language }
+
+    /// The catalog of `language`: `texts` over the bundled catalog of that language (if any)
+    /// over English. An id that is not a `MessageID` is ignored.
+    public init(language: String, texts: [String: String] = [:]) {
+        var merged = Self.bundledTexts["en"] ?? [:]
+        if language != "en", let bundled = Self.bundledTexts[language] { merged.merge(bundled) { $1 } }
+        for (id, text) in texts where merged[id] != nil { merged[id] = text }
+        storage = Storage(language: language, texts: merged)
+    }
+
+    /// English, as built in.
+    public static let english = MessageCatalog(language: "en")
+
+    /// The languages compiled in, sorted (`de`, `en`, `es`, `fr`).
+    public static var bundledLanguages: [String] { bundledTexts.keys.sorted() }
+
+    /// This catalog with `texts` (by id) in place of its own: a library caller's title,
+    /// labels and messages over the catalog's. A text holding a control character is shown
+    /// with it escaped (it would act on the terminal).
+    public func overriding(_ texts: [String: String]) -> MessageCatalog {
+        guard !texts.isEmpty else { return self }
+        var merged = storage.texts
+        for (id, text) in texts where merged[id] != nil {
+            merged[id] = text.unicodeScalars.contains(where: Self.isControl) ? text.escapingControlCharacters : text
+        }
+        return MessageCatalog(storage: Storage(language: language, texts: merged))
+    }
+
+    private init(storage: Storage) { self.storage = storage }
+
+    /// The label of the number field ("Card number"), of the expiry ("Expiry"), and the
+    /// expiry's format hint ("MM/YY"): shown on every key, so looked up once.
+    public var numberLabel: String { storage.numberLabel }
+    public var expiryLabel: String { storage.expiryLabel }
+    public var expiryHint: String { storage.expiryHint }
+
+    /// The text of `id`, its placeholders as written.
+    public func text(_ id: MessageID) -> String { storage.texts[id.rawValue] ?? "" }
+
+    /// The text of `id`, each `{name}` filled with its value (a placeholder without a value is
+    /// left as written; a value is never read for placeholders).
+    public func text(_ id: MessageID, _ values: (String, String)...) -> String {
+        Self.fill(text(id), values)
+    }
+
+    /// `template` with each `{name}` replaced by the value given for it.
+    static func fill(_ template: String, _ values: [(String, String)]) -> String {
+        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}"),
+                  let value = values.first(where: { $0.0 == rest[rest.index(after: open)..<close] })?.1 else {
+                result += rest[open...open]
+                rest = rest[rest.index(after: open)...]
+                continue
+            }
+            result += value
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// Items as a list with the catalog's "or": `16`, `16 or 19`, `12, 13 or 19`.
+    public func orList(_ items: [String]) -> String {
+        listing(items, joinedBy: text(.listOr))
+    }
+
+    /// A character that acts on a terminal, or breaks a line, rather than showing.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+
+    /// The placeholders a text holds (`{count}`), in order.
+    public static func placeholders(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            let name = rest[rest.index(after: open)..<close]
+            if !name.isEmpty && name.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" }) { names.append(String(name)) }
+            rest = rest[rest.index(after: open)...]
+        }
+        return names
+    }
+}
+
+// MARK: - The language
+
+extension MessageCatalog {
+    /// The language to speak: the first of `locale` (`--locale`), `LC_ALL`, `LC_MESSAGES`,
+    /// `LANG` and `LANGUAGE` (a colon-separated list: its first entry) that is set and not
+    /// empty, as its language code (`fr_FR.UTF-8@euro` → `fr`); `C` and `POSIX` are English,
+    /// and so is nothing set. The code may name a language no catalog has: the loader then
+    /// speaks English, without a warning. Read from the variables, not from the C library's
+    /// locale (a desk's `fr_FR.UTF-8` need not be installed).
+    public static func languageCode(locale: String?, environment: (String) -> String?) -> String {
+        let candidates = [locale, environment("LC_ALL"), environment("LC_MESSAGES"), environment("LANG"),
+                          environment("LANGUAGE").map { String($0.split(separator: ":").first ?? "") }]
+        guard let name = candidates.lazy.compactMap({ $0 }).first(where: { !$0.isEmpty }) else { return "en" }
+        return languageCode(of: name)
+    }
+
+    /// The language code of a locale name: `fr_FR.UTF-8` → `fr`, `de-CH` → `de`, `C` → `en`;
+    /// anything that is not two or three ASCII letters → `en`.
+    public static func languageCode(of name: String) -> String {
+        let code = name.prefix { $0 != "_" && $0 != "." && $0 != "@" && $0 != "-" }.lowercased()
+        guard (2...3).contains(code.count), code.allSatisfy({ ("a"..."z").contains($0) }) else { return "en" }
+        return code
+    }
+}
+
+// MARK: - Catalog files
+
+extension MessageCatalog {
+    /// A catalog file read and checked: its language (when it names one), its texts by id,
+    /// and every problem with its line and column (errors refuse the file; warnings do not).
+    public struct FileContents: Sendable {
+        public var language: String?
+        public var texts: [String: String] = [:]
+        public var problems: [RuleError] = []
+        /// Whether any problem is an error.
+        public var isRefused: Bool { problems.contains { $0.severity == .error } }
+    }
+
+    /// Reads a catalog file (`{"language": "fr", "messages": {"label.number": "…", …}}`),
+    /// naming it `file` in its problems: not JSON, not an object, a text that is not a string
+    /// or holds a control character, an id given twice, a placeholder English's text lacks
+    /// (errors); an unknown id or member (warnings, ignored).
+    public static func read(_ bytes: [UInt8], file: String) -> FileContents {
+        var contents = FileContents()
+        func problem(_ location: SourceLocation, _ message: String, _ severity: RuleError.Severity = .error) {
+            contents.problems.append(RuleError(file: file, location: location, severity: severity, message: message))
+        }
+        let document: JSONValue
+        do throws(JSONSyntaxError) {
+            document = try JSONValue.parse(bytes)
+        } catch {
+            problem(error.location, error.message)
+            return contents
+        }
+        guard case .object(let members, let start) = document else {
+            problem(document.location, "a message catalog is an object, {\"language\": …, \"messages\": {…}}, not \(document.kindName)")
+            return contents
+        }
+        var sawMessages = false
+        for member in members {
+            switch member.key {
+            case "language":
+                guard case .string(let language, _) = member.value else {
+                    problem(member.value.location, "\"language\" is a language code like \"fr\", not \(member.value.kindName)")
+                    continue
+                }
+                contents.language = language
+            case "messages":
+                sawMessages = true
+                readTexts(member.value, into: &contents, file: file)
+            case "$comment", "$schema":
+                continue
+            default:
+                problem(member.keyLocation, "unknown member \"\(member.key.escapingControlCharacters)\" (a catalog has \"language\" and \"messages\"); it is ignored", .warning)
+            }
+        }
+        if !sawMessages { problem(start, "a message catalog needs \"messages\": {\"id\": \"text\", …}") }
+        return contents
+    }
+
+    private static func readTexts(_ value: JSONValue, into contents: inout FileContents, file: String) {
+        func problem(_ location: SourceLocation, _ message: String, _ severity: RuleError.Severity) {
+            contents.problems.append(RuleError(file: file, location: location, severity: severity, message: message))
+        }
+        guard case .object(let members, _) = value else {
+            return problem(value.location, "\"messages\" is an object of texts by id, not \(value.kindName)", .error)
+        }
+        let english = bundledTexts["en"] ?? [:]
+        for member in members {
+            let id = member.key.escapingControlCharacters
+            guard let englishText = english[member.key] else {
+                problem(member.keyLocation, "\"\(id)\" is not a message id; it is ignored", .warning)
+                continue
+            }
+            guard case .string(let text, let location) = member.value else {
+                problem(member.value.location, "the text of \"\(id)\" is a string, not \(member.value.kindName)", .error)
+                continue
+            }
+            if contents.texts[member.key] != nil {
+                problem(member.keyLocation, "\"\(id)\" is given twice", .error)
+                continue
+            }
+            if text.unicodeScalars.contains(where: isControl) {
+                problem(location, "the text of \"\(id)\" holds a control character (a text is one line of plain text)", .error)
+                continue
+            }
+            let allowed = Set(placeholders(in: englishText))
+            if let extra = placeholders(in: text).first(where: { !allowed.contains($0) }) {
+                let known = allowed.isEmpty ? "none" : allowed.sorted().map { "{\($0)}" }.joined(separator: ", ")
+                problem(location, "the text of \"\(id)\" uses {\(extra)}, which the English text does not have (it has \(known))", .error)
+                continue
+            }
+            contents.texts[member.key] = text
+        }
+    }
+}
