@@ -10,7 +10,8 @@ deps:
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config; }
 
 # The schema check in `make test` uses Python's jsonschema; the install check renders the
-# man page with man-db and groff; the scrollback tests drive the prompt in tmux; the
+# man pages with man-db and groff and loads the bash completion with bash-completion's loader;
+# the scrollback tests drive the prompt in tmux; the
 # encryption tests decrypt with joserfc.
 test-deps: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || { \
@@ -19,6 +20,9 @@ test-deps: deps
 	@{ command -v man && command -v groff; } >/dev/null 2>&1 || { \
 	  echo "cardline: installing man-db and groff-base (to check the man page renders)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq man-db groff-base; }
+	@[ -f /usr/share/bash-completion/bash_completion ] || { \
+	  echo "cardline: installing bash-completion (the install check loads cardline's completion with it)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash-completion; }
 	@command -v tmux >/dev/null 2>&1 || { \
 	  echo "cardline: installing tmux (for the scrollback tests)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; }
@@ -61,7 +65,8 @@ run: $(RELEASE_BINARY)
 	@$(RELEASE_BINARY) $(ARGS)
 
 # Rewrites man/cardline.1 from the command definitions and man/sections.mdoc (see
-# man/generate.sh); `make test` fails while the committed page is out of date.
+# man/generate.sh); `make test` fails while the committed page is out of date, or while any
+# page in man/ renders with a warning from groff -ww.
 man: deps
 	man/generate.sh
 
@@ -139,34 +144,42 @@ FUZZ_RUNS ?= 3000
 fuzz: deps
 	Tests/Fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
 
-# Installs cardline (the release build above, stripped), its bundled rules, its man page and
-# its bash, zsh and fish completions under PREFIX (DESTDIR in front, for packagers); `make
-# uninstall` removes exactly those files. CONFIG=debug installs the debug build instead (what
+# Installs cardline (the release build above, stripped), its bundled rules (and their JSON
+# Schema), its man pages (cardline(1), cardline-session(5), cardline-rules(5)) and its bash,
+# zsh and fish completions (argument-parser's scripts, each followed by its part of
+# packaging/completions: options typed before any subcommand complete as the default
+# subcommand's, enter's) under PREFIX (DESTDIR in front, for packagers); `make uninstall`
+# removes exactly those files. CONFIG=debug installs the debug build instead (what
 # `make test` does, to check the install without a release build).
 PREFIX ?= /usr/local
 CONFIG ?= release
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 RULESDIR = $(DESTDIR)$(PREFIX)/share/cardline/rules
 MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
+MAN5DIR = $(DESTDIR)$(PREFIX)/share/man/man5
 BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 BUILT = $(if $(filter debug,$(CONFIG)),$(DEBUG_BINARY),$(RELEASE_BINARY))
 install: $(BUILT)
-	install -d $(BINDIR) $(RULESDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -d $(BINDIR) $(RULESDIR) $(MANDIR) $(MAN5DIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -s -m 0755 $(BUILT) $(BINDIR)/cardline
 	install -m 0644 rules/*.json $(RULESDIR)/
 	install -m 0644 man/cardline.1 $(MANDIR)/cardline.1
-	$(BUILT) --generate-completion-script bash > $(BASHDIR)/cardline
-	$(BUILT) --generate-completion-script zsh > $(ZSHDIR)/_cardline
-	$(BUILT) --generate-completion-script fish > $(FISHDIR)/cardline.fish
+	install -m 0644 man/cardline-session.5 man/cardline-rules.5 $(MAN5DIR)/
+	{ $(BUILT) --generate-completion-script bash && cat packaging/completions/default-command.bash; } > $(BASHDIR)/cardline
+	@# zsh: the generated script's closing `if [[ "${funcstack[1]}" = _cardline ]] ... fi`
+	@# gives way to the one in default-command.zsh.
+	{ $(BUILT) --generate-completion-script zsh | sed '/^if \[\[ "$${funcstack\[1\]}" = _cardline \]\]; then$$/,$$d' \
+	  && cat packaging/completions/default-command.zsh; } > $(ZSHDIR)/_cardline
+	{ $(BUILT) --generate-completion-script fish && cat packaging/completions/default-command.fish; } > $(FISHDIR)/cardline.fish
 
 uninstall:
-	rm -f $(BINDIR)/cardline $(MANDIR)/cardline.1 $(BASHDIR)/cardline $(ZSHDIR)/_cardline $(FISHDIR)/cardline.fish
+	rm -f $(BINDIR)/cardline $(MANDIR)/cardline.1 $(MAN5DIR)/cardline-session.5 $(MAN5DIR)/cardline-rules.5 $(BASHDIR)/cardline $(ZSHDIR)/_cardline $(FISHDIR)/cardline.fish
 	rm -f $(addprefix $(RULESDIR)/,$(notdir $(wildcard rules/*.json)))
 	-rmdir $(RULESDIR) $(DESTDIR)$(PREFIX)/share/cardline 2>/dev/null
 
-# A Debian package of what `make install PREFIX=/usr` installs (the man page gzipped, as
+# A Debian package of what `make install PREFIX=/usr` installs (the man pages gzipped, as
 # Debian does), built with dpkg-deb alone: .build/cardline_VERSION_ARCH.deb.
 deb: deps
 	packaging/build-deb.sh

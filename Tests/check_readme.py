@@ -1,20 +1,29 @@
 #!/usr/bin/env python3
-"""Keeps the README true to the tree: the counts it states (the bundled networks, the files
-`rules lint` reports in the rule-author example, the broken rule cases of Tests/RuleCatalogue)
-must equal what is there, each sentence must still be there (a rewording updates this script
-too), and with a cardline binary as argument every `.session` script the README shows whole
-(a code block starting with a `#` comment line and holding `@expect` lines) must pass
-`cardline replay`. Exits 1 on any difference."""
+"""Keeps the README (and docs/RULE-DATA.md, where its reference on rule data moved) true to the
+tree: the counts they state (the bundled networks, the files `rules lint` reports in the
+rule-author example, the broken rule cases of Tests/RuleCatalogue) must equal what is there,
+each sentence must still be there (a rewording updates this script too), and with a cardline
+binary as argument:
+- every `.session` script the README shows whole (a code block starting with a `#` comment
+  line and holding `@expect` lines) must pass `cardline replay`;
+- every command the README shows in a ```console block (a line starting with `$ `; one ending
+  in a here-document, `<<'EOF'`, runs to its `EOF` line) is run, in order, by one bash in the
+  repository's folder, with that binary first on PATH, an empty HOME of its own, no XDG or
+  CARDLINE variable and a UTF-8 locale; what it writes (stdout and stderr together, that HOME
+  shown as `~`) must be the lines shown under it, exactly.
+Exits 1 on any difference."""
 import glob, os, re, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+stated_text = readme + open(os.path.join(root, "docs", "RULE-DATA.md"), encoding="utf-8").read()
 networks = len([f for f in glob.glob(os.path.join(root, "rules", "*.json")) if not f.endswith("schema.json")])
 cases = sorted(glob.glob(os.path.join(root, "Tests", "RuleCatalogue", "*", "expected.txt")))
 schema_cases = sum(1 for case in cases if open(case).readline().strip() == "# schema: rejects")
 
 checks = [
     (r"\*\*Bundled networks \((\d+)\):\*\*", networks, "bundled networks (files in rules/)"),
+    (r"cardline ships (\d+) \(in `rules/`\)", networks, "bundled networks (files in rules/)"),
     (r"checked (\d+) files in 2 folders", networks + 1, "files `rules lint` checks in the rule-author example"),
     (r"on the \d+ of the (\d+) broken cases", len(cases), "broken cases in Tests/RuleCatalogue"),
     (r"on the (\d+) of the \d+ broken cases", schema_cases, "broken cases marked `# schema: rejects`"),
@@ -22,7 +31,7 @@ checks = [
 ]
 problems = []
 for pattern, actual, what in checks:
-    stated = [int(n) for n in re.findall(pattern.replace(" ", r"\s+"), readme)]
+    stated = [int(n) for n in re.findall(pattern.replace(" ", r"\s+"), stated_text)]
     if not stated:
         problems.append(f"README.md no longer matches /{pattern}/ ({what}: {actual}); update it or Tests/check_readme.py")
     for number in stated:
@@ -39,7 +48,58 @@ if len(sys.argv) > 1:
             run = subprocess.run([sys.argv[1], "replay", path], capture_output=True, text=True)
             if run.returncode != 0:
                 problems.append(f"the README's script starting `{script.splitlines()[0]}` fails to replay:\n{run.stdout}{run.stderr}")
+
+def console_commands(text):
+    """The (command, expected output lines) pairs of the ```console blocks, in order."""
+    pairs = []
+    for block in re.findall(r"^```console\n(.*?)^```", text, re.S | re.M):
+        lines = block.split("\n")[:-1]
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            if not line.startswith("$ "):
+                if not pairs:
+                    problems.append(f"README.md: a console block starts with output, not a `$ ` command: {line}")
+                    return []
+                pairs[-1][1].append(line)
+                index += 1
+                continue
+            command = line[2:]
+            index += 1
+            if command.endswith("<<'EOF'"):
+                while index < len(lines) and lines[index] != "EOF":
+                    command += "\n" + lines[index]
+                    index += 1
+                command += "\nEOF"
+                index += 1
+            pairs.append((command, []))
+    return pairs
+
+commands = console_commands(readme)
+if len(sys.argv) > 1:
+    if not commands:
+        problems.append("README.md shows no command in a console block")
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as home:
+        home = os.path.realpath(home)
+        # One bash runs every command, so variables and files carry over as they would for a
+        # reader typing them; a NUL-delimited marker before each separates their outputs.
+        script = "exec 2>&1\n" + "".join(f"printf '\\0%s\\0' {number}\n{command}\n" for number, (command, _) in enumerate(commands))
+        environment = {"HOME": home, "PATH": os.path.dirname(binary) + ":/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+        run = subprocess.run(["bash", "-c", script], cwd=root, env=environment, capture_output=True, timeout=300)
+        outputs = run.stdout.decode("utf-8", "replace").split("\0")[1:]
+        for number, (command, expected) in enumerate(commands):
+            got = outputs[2 * number + 1] if 2 * number + 1 < len(outputs) else ""
+            got_lines = [line.rstrip() for line in got.replace(home, "~").split("\n")]
+            while got_lines and got_lines[-1] == "":
+                got_lines.pop()
+            want = [line.rstrip() for line in expected]
+            if got_lines != want:
+                problems.append(f"the README's `$ {command.splitlines()[0]}` shows:\n  " + "\n  ".join(want)
+                                + "\nbut cardline writes:\n  " + "\n  ".join(got_lines))
+
 for problem in problems:
     print("check_readme: " + problem, file=sys.stderr)
-print(f"readme: {len(checks)} stated counts checked, {len(scripts) if len(sys.argv) > 1 else 0} scripts replayed, {len(problems)} wrong")
+ran = len(commands) if len(sys.argv) > 1 else 0
+print(f"readme: {len(checks)} stated counts checked, {len(scripts) if len(sys.argv) > 1 else 0} scripts replayed, {ran} commands run and their output compared, {len(problems)} wrong")
 sys.exit(1 if problems else 0)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds .build/cardline_VERSION_ARCH.deb with dpkg-deb alone (`make deb`): the files of
-# `make install PREFIX=/usr` (the man page gzipped, as Debian ships man pages), and a control
+# `make install PREFIX=/usr` (the man pages gzipped, as Debian ships man pages), and a control
 # file whose Depends names the Debian package of each shared library the binary loads, at
 # least at the version installed here.
 set -eu
@@ -11,7 +11,7 @@ arch=$(dpkg --print-architecture)
 root=.build/deb/root
 rm -rf .build/deb
 make --no-print-directory install DESTDIR="$PWD/$root" PREFIX=/usr
-gzip -9n "$root/usr/share/man/man1/cardline.1"
+gzip -9n "$root"/usr/share/man/man1/cardline.1 "$root"/usr/share/man/man5/cardline-*.5
 
 # The package owning each library the binary loads, found by its real path (usr-merged
 # systems list some libraries under /usr/lib, some under /lib).
@@ -46,7 +46,8 @@ Description: enter payment cards at a terminal, every keystroke checked
  security code) at a terminal prompt, checking every keystroke against
  card-network rules kept as JSON files, and hands the card to the calling
  script. Also: bulk validation of card records, replay of scripted sessions,
- and tools for rule authors.
+ and tools for rule authors. Manual pages: cardline(1), cardline-rules(5),
+ cardline-session(5).
 CONTROL
 deb=.build/cardline_${version}_${arch}.deb
 dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null

@@ -34,7 +34,7 @@ public struct AcceptedNetworks: Equatable, Sendable {
             }
             guard let network = rules.network(id: name) ?? rules.networks.first(where: { $0.logo.lowercased() == name }) else {
                 var message = "unknown network `\(name.escapingControlCharacters)`"
-                if let guess = closest(to: name, in: rules.networks.map(\.id)) {
+                if let guess = NetworkNames.suggestion(for: name, among: rules.networks) {
                     message += "; did you mean `\(guess)`?"
                 } else {
                     message += " (known: \(rules.networks.map(\.id).joined(separator: ", ")))"

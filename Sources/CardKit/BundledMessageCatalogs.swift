@@ -142,6 +142,9 @@ public enum MessageID: String, CaseIterable, Sendable {
     case swipeUnreadable = "swipe.unreadable"
     case swipeElsewhere = "swipe.elsewhere"
     case swipeExpired = "swipe.expired"
+    case rulesDigits = "rules.digits"
+    case rulesRowAccepted = "rules.row.accepted"
+    case rulesRowNotAccepted = "rules.row.not-accepted"
 }
 
 extension MessageCatalog {
@@ -287,6 +290,9 @@ extension MessageCatalog {
             "swipe.unreadable": "Magnetstreifen nicht lesbar — Karte erneut durchziehen oder Nummer eingeben",
             "swipe.elsewhere": "eine Karte wird bei leerem Kartennummernfeld durchgezogen",
             "swipe.expired": "die gelesene Karte ist {expiry} abgelaufen",
+            "rules.digits": "{lengths} Ziffern",
+            "rules.row.accepted": "angenommen",
+            "rules.row.not-accepted": "hier nicht angenommen",
         ],
         "en": [
             "label.number": "Card number",
@@ -428,6 +434,9 @@ extension MessageCatalog {
             "swipe.unreadable": "couldn't read the swipe — swipe again or type the number",
             "swipe.elsewhere": "a card is swiped at an empty card number field",
             "swipe.expired": "the swiped card expired in {expiry}",
+            "rules.digits": "{lengths} digits",
+            "rules.row.accepted": "accepted",
+            "rules.row.not-accepted": "not accepted here",
         ],
         "es": [
             "label.number": "Número de tarjeta",
@@ -569,6 +578,9 @@ extension MessageCatalog {
             "swipe.unreadable": "no se pudo leer la banda — vuelva a pasar la tarjeta o escriba el número",
             "swipe.elsewhere": "la tarjeta se pasa con el campo del número vacío",
             "swipe.expired": "la tarjeta leída caducó en {expiry}",
+            "rules.digits": "{lengths} dígitos",
+            "rules.row.accepted": "aceptada",
+            "rules.row.not-accepted": "no aceptada aquí",
         ],
         "fr": [
             "label.number": "Numéro de carte",
@@ -710,6 +722,9 @@ extension MessageCatalog {
             "swipe.unreadable": "lecture de la piste impossible — repassez la carte ou tapez le numéro",
             "swipe.elsewhere": "une carte se passe quand le champ du numéro est vide",
             "swipe.expired": "la carte lue a expiré en {expiry}",
+            "rules.digits": "{lengths} chiffres",
+            "rules.row.accepted": "acceptée",
+            "rules.row.not-accepted": "refusée ici",
         ],
     ]
 }

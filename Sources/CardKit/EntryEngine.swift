@@ -101,6 +101,8 @@ public struct EntryEngine: Sendable {
     /// The words every label, hint and message is shown in (`MessageCatalog`): English unless
     /// the front end gives another language's catalog.
     public var messages = MessageCatalog.english
+    /// The terminal's width, that `:rules` fits its table into (the prompt keeps it current).
+    public var columns = 80
 
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
@@ -768,10 +770,10 @@ public struct EntryEngine: Sendable {
             outcome = Outcome(messages: [.init(.info, messages.text(.cardCleared))], fieldChanged: true)
         case ("rules", 1):
             let heading = acceptedNetworks.map { [messages.text(.rulesAccepted, ("networks", $0.names(in: rules, and: messages.text(.listAnd)))), messages.text(.rulesOthers)] } ?? []
-            outcome = info(heading + rules.networks.map { network in
-                let line = "\(network.id.padded(to: 18)) \(network.name.padded(to: 18)) \(Self.lengthRuns(network.allLengths)) digits, \(network.securityCodeSummary)"
-                return acceptedNetworks.map { $0.accepts(network) ? "\(line)  accepted" : "\(line)  not accepted here" } ?? line
-            })
+            outcome = info(heading + Self.rulesTable(rules.networks.map { network in
+                ["\(network.id)", "\(network.name)", messages.text(.rulesDigits, ("lengths", Self.lengthRuns(network.allLengths))) + ", \(network.securityCodeSummary)"]
+                    + (acceptedNetworks.map { [messages.text($0.accepts(network) ? .rulesRowAccepted : .rulesRowNotAccepted)] } ?? [])
+            }, columns: columns))
         case ("quit", 1), ("q", 1), ("exit", 1):
             outcome = quit()
         case ("reload", 1):

@@ -81,7 +81,8 @@ public struct EntryView: Equatable, Sendable {
 
     /// The logo shown while no single network matches.
     public static let genericLogo = "CARD"
-    /// The logo shown in the security-code field.
+    /// The logo shown in the security-code field while no network is known (then the
+    /// network's name for its code, as the label shows it).
     public static let securityCodeLogo = CardPolicy.unknownSecurityCodeName
 }
 
@@ -150,7 +151,7 @@ extension EntryEngine {
             break  // (above)
         case .cvv:
             let code = securityCode
-            EntryView.appendTranscriptLine(to: &bytes, logo: EntryView.securityCodeLogo) { $0.appendUTF8(code.name) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: code.name) { $0.appendUTF8(code.name) } hint: {
                 $0.appendUTF8(Self.repeated("#", code.maxLength))
             } text: { bytes in
                 bytes.appendUTF8(Self.repeated(CardPolicy.mask, cvvDigits.count))
@@ -258,7 +259,7 @@ extension EntryEngine {
             label = code.name
             hint = Self.repeated("#", code.maxLength)
             text = isCommand ? command! : Self.repeated(CardPolicy.mask, cvvDigits.count)
-            logo = EntryView.securityCodeLogo
+            logo = code.name  // the badge says what the label says: CVC, CID, CVV
             progress = isCommand ? "" : Self.progress(cvvDigits.count, of: code.maxLength)
         case .name:
             label = messages.text(.labelName)

@@ -25,6 +25,10 @@ public struct SessionScript: Equatable, Sendable {
     /// and its line (the id is checked against the rules when they are loaded).
     public var securityCodeOnlyNetwork: String?
     public var securityCodeOnlyLine = 0
+    /// The column where `@networks`' list starts, 1-based, in characters (for located errors).
+    public var networksColumn = 11
+    /// The column where each `@rules` folder starts, in the same order as `ruleFolders`.
+    public var ruleFolderColumns: [Int] = []
 
     /// One line of the script that does something when replayed.
     public struct Step: Equatable, Sendable {
@@ -213,10 +217,13 @@ public struct SessionScript: Equatable, Sendable {
             let words = line.dropFirst().split(separator: " ", maxSplits: 1)
             let directive = words.first.map(String.init) ?? ""
             let argument = words.count > 1 ? String(words[1]).trimmingBlanks : ""
+            // Where the argument starts: after `@`, the directive, a space and any more blanks.
+            let argumentColumn = directive.unicodeScalars.count + 3
+                + (words.count > 1 ? words[1].unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count : 0)
             switch directive {
             case "today":
                 guard let month = YearMonth(iso: argument) else {
-                    throw SyntaxError(line: number, column: directive.unicodeScalars.count + 3,
+                    throw SyntaxError(line: number, column: argumentColumn,
                                       message: "@today takes a date as YYYY-MM, like 2026-11; got '\(argument.escapingControlCharacters)'")
                 }
                 if sawKeys { return Step(line: number, kind: .today(month)) }
@@ -226,11 +233,13 @@ public struct SessionScript: Equatable, Sendable {
                 guard !sawKeys else { throw SyntaxError(line: number, message: "@rules must come before the first line of keys") }
                 header.ruleFolders.append(argument)
                 header.ruleFolderLines.append(number)
+                header.ruleFolderColumns.append(argumentColumn)
             case "networks":
                 guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@networks takes network ids separated by commas, like visa,mastercard") }
                 guard !sawKeys else { throw SyntaxError(line: number, message: "@networks must come before the first line of keys") }
                 guard header.acceptedNetworks == nil else { throw SyntaxError(line: number, message: "@networks is given twice (line \(header.networksLine))") }
                 header.acceptedNetworks = (argument, number)
+                header.networksColumn = argumentColumn
             case "expect":
                 return Step(line: number, kind: .expect(try expectation(argument, line: number)))
             case "name", "postal-code", "cvv-only":

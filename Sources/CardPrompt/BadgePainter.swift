@@ -41,7 +41,7 @@ struct BadgePainter {
     private var inPlace = false
 
     /// Sets the badge wanted: `logo` and `progress` (nil: no badge; "": the logo alone).
-    mutating func want(logo: String, progress: String?, style: Style) {
+    mutating func want(logo: String, progress: String?, style: Style, securityCode: Bool = false) {
         guard let progress else {
             wanted.removeAll(keepingCapacity: true)
             wantedCells = 0
@@ -53,7 +53,7 @@ struct BadgePainter {
             wanted.removeAll(keepingCapacity: true)
             logoCells = Style.appendBadgeLogo(style.drawn(logo), to: &wanted)
             logoBytes = wanted.count
-            colour = style.colour ? Array("\u{1B}[\(Style.badgeColour(logo))m".utf8) : []
+            colour = style.colour ? Array("\u{1B}[\(Style.badgeColour(logo, securityCode: securityCode))m".utf8) : []
             self.logo = logo
             logoRebuilt = true
         } else if replaceCounter(with: progress) {

@@ -178,6 +178,7 @@ final class InteractiveEditor {
             return status
         }
         terminal.columns = Int(cl_columns(fileno(device.output)))
+        engine.columns = terminal.columns
         updatePrompts()
         terminal.lineTakes(rowsAboveCursor: 0)
         write(terminal.enterModes)
@@ -286,6 +287,7 @@ final class InteractiveEditor {
             let rowsAboveDrawn = max(0, terminal.rowsAbove)
             el_resize(el)
             terminal.columns = Int(cl_columns(fileno(device.output)))
+            engine.columns = terminal.columns
             guard terminal.escapes else {
                 // A dumb terminal cannot clear; libedit's redraw starts a new line there.
                 updatePrompts()
@@ -605,7 +607,7 @@ final class InteractiveEditor {
         guard badgeWaitsForEcho else { return }
         badgeWaitsForEcho = false
         choice!.progress = currentView.progress
-        painter.want(logo: currentView.logo, progress: currentView.progress, style: style)
+        painter.want(logo: currentView.logo, progress: currentView.progress, style: style, securityCode: currentView.field == .cvv)
     }
 
     /// `result`, for a key after which libedit redraws the line: the badge is then drawn whole.
@@ -700,7 +702,7 @@ final class InteractiveEditor {
         if drawsBadge, choice != nil, layoutMemo.differsOnlyByProgress(view, columns: terminal.columns) {
             // An ordinary digit: the same choice with the new progress, changed in place.
             choice!.progress = view.progress
-            painter.want(logo: view.logo, progress: view.progress, style: style)
+            painter.want(logo: view.logo, progress: view.progress, style: style, securityCode: view.field == .cvv)
             return false
         }
         let next = style.layoutChoice(view, columns: terminal.columns)
@@ -717,7 +719,7 @@ final class InteractiveEditor {
             promptText = strdup(invisibleEscapes(promptString))
         }
         if drawsBadge {
-            painter.want(logo: view.logo, progress: next.progress, style: style)
+            painter.want(logo: view.logo, progress: next.progress, style: style, securityCode: view.field == .cvv)
         } else if next != choice || rightPromptText == nil || view.logo != badgeLogo {
             var badgeView = view
             badgeView.progress = next.progress ?? ""

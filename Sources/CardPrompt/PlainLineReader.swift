@@ -63,7 +63,7 @@ public struct PlainLineReader {
         var accepted = 0, failed = 0
         var lineNumber = 0
         if let title { write(style.title(title) + "\n") }
-        write(style.message(Message(.help, engine.help)) + "\n")
+        // (No hint on keys and `:help`: nobody is typing at a terminal.)
         for line in lines {
             lineNumber += 1
             // A line of track data at an empty number (a swipe, as a reader types it) is one
@@ -75,6 +75,10 @@ public struct PlainLineReader {
             // The field a digit of this line filled and moved on from by itself (a 16-digit
             // Visa, a whole expiry), until a separator or another character follows it.
             var filledByDigit: Field?
+            // The line's messages, written when it ends: a refusal that abandons the card says
+            // its reason once (`show(_:restatedBy:)`).
+            var messages: [Message] = []
+            defer { show(messages) }
             // A Tab between fields (a tab-separated line, as a spreadsheet writes) separates as
             // a space does; at the prompt it is a key of its own.
             for key in Key.typing(line.contains("\t") ? line.replacing("\t", with: " ") : line) + [.enter] {
@@ -85,7 +89,10 @@ public struct PlainLineReader {
                     // A digit straight after a full field is one too many for it, not the first
                     // of the next field: taken so, `41111111111111111 2/30` would hand over a
                     // card expiring 12/30, which nobody typed.
-                    abandon(line: lineNumber, saying: "\(engine.fieldName(full)): a digit too many, or no space before the next field")
+                    let problem = "\(engine.fieldName(full)): a digit too many, or no space before the next field"
+                    show(messages, restatedBy: problem)
+                    messages = []
+                    abandon(line: lineNumber, saying: problem)
                     failed += 1
                     break
                 }
@@ -95,6 +102,8 @@ public struct PlainLineReader {
                     filledByDigit = digit && moved && engine.activeIsEmpty ? fieldBefore : nil
                 }
                 if let problem = refusal(of: key, outcome, field: fieldBefore, inCommand: inCommand) {
+                    show(messages, restatedBy: problem)
+                    messages = []
                     abandon(line: lineNumber, saying: problem)
                     failed += 1
                     break
@@ -106,10 +115,13 @@ public struct PlainLineReader {
                 case .failed: (failed, more) = (failed + 1, false)
                 case nil: break
                 }
-                for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
+                messages += outcome.messages.filter { $0.kind != .help }
                 if let command = outcome.command { onCommand(command) }
-                if case .quit = outcome.event { return result(accepted: accepted, failed: failed) }
-                if !more { return result(accepted: accepted, failed: failed) }
+                if outcome.event == .quit || !more {
+                    show(messages)
+                    messages = []
+                    return result(accepted: accepted, failed: failed)
+                }
             }
         }
         if timedOut() {
@@ -134,6 +146,16 @@ public struct PlainLineReader {
         }
         for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
         return true
+    }
+
+    /// Writes a line's `messages`; with `problem`, the reason a refusal abandons the card for,
+    /// without the errors it restates (a 16-digit number that fails Luhn said "not valid" at
+    /// its last digit; the refused Enter's `line N: card number: … not valid …` says it again).
+    private func show(_ messages: [Message], restatedBy problem: String? = nil) {
+        for message in messages {
+            if let problem, message.kind == .error, problem.hasSuffix(message.text) { continue }
+            write(style.message(message) + "\n")
+        }
     }
 
     /// `FIELD: reason` when `key`'s outcome refuses the line: a refused key, or an Enter (not

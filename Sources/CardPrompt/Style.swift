@@ -94,7 +94,7 @@ public struct Style: Sendable {
     /// The logo badge and progress for the right prompt: ` VISA ` in the badge's colour, then
     /// `12/16 ` plain (as cardline draws it, `BadgePainter`), then one plain space.
     public func badge(_ view: EntryView) -> String {
-        paint(" \(view.logo) ", Self.badgeColour(view.logo)) + (view.progress.isEmpty ? "" : drawn(view.progress) + " ") + " "
+        paint(" \(view.logo) ", Self.badgeColour(view.logo, securityCode: view.field == .cvv)) + (view.progress.isEmpty ? "" : drawn(view.progress) + " ") + " "
     }
 
     /// The badge's text as `badge` draws it, without the plain space after it (` VISA 12/16 `),
@@ -189,8 +189,10 @@ public struct Style: Sendable {
         return paint(choice.label, "1") + " " + paint("(" + hint + ")", "2") + ": "
     }
 
-    /// Black on a colour chosen from the logo name, so each network keeps its colour.
-    static func badgeColour(_ logo: String) -> String {
+    /// Black on a colour chosen from the logo name, so each network keeps its colour; black on
+    /// white for the security code's badge (`securityCode`: CVV, CVC, CID…).
+    static func badgeColour(_ logo: String, securityCode: Bool = false) -> String {
+        if securityCode { return "30;47" }
         switch logo {
         case EntryView.genericLogo: return "7"
         case EntryView.securityCodeLogo: return "30;47"

@@ -57,13 +57,17 @@ struct Cardline: ParsableCommand {
     }
 
     /// argument-parser's message for `error`: help and version on stdout as they are; an error
-    /// on stderr through the one function for outside text, since argument-parser quotes the
-    /// values given (`--title`, `--timeout 4111…`): any card number in them masked, control and
-    /// bidi characters escaped.
+    /// on stderr in cardline's one style (`Complaint`: `cardline: error: …` and a hint, not
+    /// argument-parser's `Error:` and usage), through the one function for outside text, since
+    /// argument-parser quotes the values given (`--title`, `--timeout 4111…`): any card number
+    /// in them masked, control and bidi characters escaped.
     static func writeMessage(for error: Error, status: Int32) {
         let text = fullMessage(for: error)
         guard !text.isEmpty else { return }
-        Terminal.write((status == 0 ? text : text.escapingControlCharacters(keepingLineBreaks: true)) + "\n", to: status == 0 ? 1 : 2)
+        guard status != 0 else { return Terminal.write(text + "\n", to: 1) }
+        let (problem, hint) = Complaint.argumentProblem(message(for: error), help: Complaint.helpCommand(inFullMessage: text),
+                                                        first: CommandLine.arguments.dropFirst().first)
+        Terminal.writeError(Complaint.text(problem, hint: hint).escapingControlCharacters(keepingLineBreaks: true))
     }
 
     /// For arguments argument-parser refused, the same with the options typed before the
@@ -97,11 +101,17 @@ struct Cardline: ParsableCommand {
             cardline replay|rules|check [<options>] ...
             """,
         discussion: """
-            With no subcommand, opens the card-entry prompt (cardline enter --help lists its options). With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script (with --encrypt-to FILE, encrypted for that public key instead: the script gets only ciphertext); the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine; a line with a refused key, or whose Enter does not take its field, abandons the card being entered (line N: FIELD: reason (card abandoned)), and the next line starts a new card. A co-badged card (Visa and Dankort, say: a rule file's coBadged range) is delivered as its international scheme, its other networks in the JSON's alsoNetworks; Ctrl-N at the prompt, or :network ID, delivers it as another of them.
+            With no subcommand, opens the card-entry prompt. Its main options:
 
-            Options may come before the subcommand or after it: cardline --rules DIR rules list is cardline rules list --rules DIR.
+              --print              write each accepted card as one line of JSON to stdout
+              --once               end after the first accepted card
+              --networks LIST      accept only these networks, like visa,mastercard,amex
+              --timeout SECONDS    end the prompt when no key comes for SECONDS (exit 124)
+              --encrypt-to FILE    encrypt each card for this public key (with --print)
 
-            Exit status: 0 success (with --print, --print-fd or --once: a card was delivered; piped input: every card started was delivered); 1 with --print, --print-fd or --once the person gave up (:quit, Ctrl-D) or input ended with no card delivered, or (piped input) a card was abandoned or input ended mid-card, even with other cards delivered; 64 bad usage (also an --encrypt-to file that holds no usable key); 65 a rule file is wrong; 66 a rule folder, script, golden, input or --encrypt-to key file cannot be read; 74 there is no terminal to ask on, or (every command) output could not be written: a card not delivered, standard output full or closed (a closed pipe, as with | head -1, ends it without a message), a golden not rewritten by replay --update; 124 --timeout ran out; 130 Ctrl-C or Esc ended a prompt run with --print, --print-fd or --once (in the plain prompt Ctrl-C only cancels the card); 128+N killed by signal N. None of 1, 124 and 130 writes anything to standard output itself; cards delivered before stay delivered.
+            From a script: card=$(cardline --print --once). When stdin is not a terminal, each input line is typed into the same prompt.
+
+            All the prompt's options and exit statuses: cardline enter --help. Each command's: cardline help COMMAND. The keys, the file formats, the environment: man cardline.
             """,
         version: "0.1.0",
         subcommands: [Enter.self, Replay.self, Rules.self, Check.self, Messages.self],

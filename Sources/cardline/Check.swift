@@ -60,7 +60,7 @@ struct Check: ParsableCommand {
     @Option(help: ArgumentHelp("With --encrypt-to: jwe or adyen (as for enter).", valueName: "jwe|adyen"))
     var encryptFormat: CardSealer.Format?
 
-    @Argument(help: ArgumentHelp("Files of records (- for standard input).", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("Files of records (- for standard input).", valueName: "FILE"), completion: .file())
     var files: [String] = []
 
     func validate() throws {

@@ -12,7 +12,14 @@ struct Enter: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enter",  // named, not derived from the type: deriving costs start-up time
         abstract: "Open the card-entry prompt (the default command).",
-        usage: "cardline [enter] [<options>]")
+        usage: "cardline [enter] [<options>]",
+        discussion: """
+            With no subcommand, opens the card-entry prompt. With --print (or --print-fd N) each accepted card is written whole, as one line of JSON, for the calling script (with --encrypt-to FILE, encrypted for that public key instead: the script gets only ciphertext); the prompt is then drawn on the terminal (/dev/tty). When stdin is not a terminal, each input line is typed into the same engine; a line with a refused key, or whose Enter does not take its field, abandons the card being entered (line N: FIELD: reason (card abandoned)), and the next line starts a new card. A co-badged card (Visa and Dankort, say: a rule file's coBadged range) is delivered as its international scheme, its other networks in the JSON's alsoNetworks; Ctrl-N at the prompt, or :network ID, delivers it as another of them.
+
+            Options may come before the subcommand or after it: cardline --rules DIR rules list is cardline rules list --rules DIR.
+
+            Exit status: 0 success (with --print, --print-fd or --once: a card was delivered; piped input: every card started was delivered); 1 with --print, --print-fd or --once the person gave up (:quit, Ctrl-D) or input ended with no card delivered, or (piped input) a card was abandoned or input ended mid-card, even with other cards delivered; 64 bad usage (also an --encrypt-to file that holds no usable key); 65 a rule file is wrong; 66 a rule folder, script, golden, input or --encrypt-to key file cannot be read; 74 there is no terminal to ask on, or (every command) output could not be written: a card not delivered, standard output full or closed (a closed pipe, as with | head -1, ends it without a message), a golden not rewritten by replay --update; 124 --timeout ran out; 130 Ctrl-C or Esc ended a prompt run with --print, --print-fd or --once (in the plain prompt Ctrl-C only cancels the card); 128+N killed by signal N. None of 1, 124 and 130 writes anything to standard output itself; cards delivered before stay delivered.
+            """)
 
     @OptionGroup var options: EntryOptions
 
@@ -216,7 +223,7 @@ extension EnterSettings {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
             case .unknownNetwork(let message):
-                Terminal.writeError("cardline: error: \(cvvOnly ? "--network" : acceptedNetworksText?.source ?? "--networks"): \(message)\n")
+                Complaint.write("\(cvvOnly ? "--network" : acceptedNetworksText?.source ?? "--networks"): \(message)")
             case .unreadableRules(let reason), .noTerminal(let reason): Terminal.writeError("cardline: error: \(reason)\n")
             }
             throw error.exitCode
@@ -284,7 +291,8 @@ extension EnterSettings {
         }
         if isatty(fd) == 1 {
             let what = fd == 1 ? "standard output is a terminal" : "file descriptor \(fd) is a terminal"
-            Terminal.writeError("cardline: error: \(name): \(what); the full card number and code must not be shown on it. Redirect it to a pipe or file, as in card=$(cardline --print --once)\n")
+            Complaint.write("\(name): \(what); the full card number and code must not be shown on it",
+                            hint: "redirect it to a pipe or a file, as in card=$(cardline --print --once)")
             throw ExitStatus.usage
         }
     }

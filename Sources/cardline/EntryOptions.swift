@@ -7,7 +7,7 @@ import Glibc
 
 /// Where rules come from: shared by every command that loads them.
 struct RuleOptions: ParsableArguments {
-    @Option(name: .customLong("rules"), help: ArgumentHelp("Also load the rule files in DIR (repeatable; later folders override earlier ones by id).", valueName: "DIR"))
+    @Option(name: .customLong("rules"), help: ArgumentHelp("Also load the rule files in DIR (repeatable; later folders override earlier ones by id).", valueName: "DIR"), completion: Completions.ruleFolders)
     var ruleFolders: [String] = []
 
     @Flag(help: "Do not load the bundled networks (only your own rule folders).")
@@ -43,7 +43,7 @@ struct RuleOptions: ParsableArguments {
         do throws(AcceptedNetworks.UnknownNetwork) {
             return (rules, try AcceptedNetworks.parse(list.text, in: rules))
         } catch {
-            Terminal.writeError("cardline: error: \(list.source): \(error.message)\n")
+            Complaint.write("\(list.source): \(error.message)")
             throw ExitStatus.usage
         }
     }
@@ -62,7 +62,7 @@ struct EntryOptions: ParsableArguments {
     @Flag(help: "Never use colour (also off with NO_COLOR, on a terminal without colours by terminfo, TERM=dumb or unset, or when the output is not a terminal).")
     var noColor = false
 
-    @Option(name: .customLong("networks"), help: ArgumentHelp("Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex; an id takes its family too: visa takes Visa Electron); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.", valueName: "LIST"))
+    @Option(name: .customLong("networks"), help: ArgumentHelp("Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex; an id takes its family too: visa takes Visa Electron); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.", valueName: "LIST"), completion: Completions.networkList)
     var networks: String?
 
     /// `--networks`, or for the prompt and `check` (`environment`) `CARDLINE_NETWORKS` when set

@@ -30,7 +30,7 @@ struct Replay: ParsableCommand {
             message).
             """)
 
-    @Argument(help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"))
+    @Argument(help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"), completion: Completions.sessionFiles)
     var paths: [String]
 
     @OptionGroup var options: EntryOptions
@@ -74,13 +74,12 @@ struct Replay: ParsableCommand {
                     }
                 }) else { throw Files.Failure(errno: ENOENT) }
             } catch {
-                Terminal.writeError("\(path.escapingControlCharacters): error: cannot read the file: \(error.reason)\n")
+                Complaint.unreadable(path, error.reason)
                 tally.unreadable += 1
                 continue
             }
             if let error = syntaxError {
-                Terminal.writeError("\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)\n")
-                report(path, failures: ["\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)"], cards: nil)
+                reportMalformed(path, "\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)")
                 tally.malformed += 1
                 continue
             }
@@ -95,12 +94,11 @@ struct Replay: ParsableCommand {
                 Terminal.writeError("\(error)".escapingControlCharacters(keepingLineBreaks: true) + "\n")
                 // Name the @rules line whose folder is at fault, when one is.
                 let said = "\(error)"
-                let culprit = zip(zip(script.ruleFolders, scriptFolders), script.ruleFolderLines)
+                let culprit = zip(zip(script.ruleFolders, scriptFolders), zip(script.ruleFolderLines, script.ruleFolderColumns))
                     .first { said.contains($0.0.1.escapingControlCharacters) }
-                let failure = culprit.map { "\(path.escapingControlCharacters):\($0.1):8: error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
+                let failure = culprit.map { "\(path.escapingControlCharacters):\($0.1.0):\($0.1.1): error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
                     ?? "\(path.escapingControlCharacters): error: the rule files it uses are broken"
-                if culprit != nil { Terminal.writeError(failure + "\n") }
-                report(path, failures: [failure], cards: nil)
+                reportMalformed(path, failure)
                 tally.malformed += 1
                 continue
             }
@@ -109,8 +107,8 @@ struct Replay: ParsableCommand {
                 do throws(AcceptedNetworks.UnknownNetwork) {
                     accepted = try AcceptedNetworks.parse(list, in: rules)
                 } catch {
-                    Terminal.writeError("\(path.escapingControlCharacters):\(line):11: error: @networks: \(error.message)\n")
-                    report(path, failures: ["\(path.escapingControlCharacters):\(line):11: error: @networks: \(error.message)"], cards: nil)
+                    let column = Self.column(ofUnknownNetworkIn: list, startingAt: script.networksColumn, rules: rules)
+                    reportMalformed(path, "\(path.escapingControlCharacters):\(line):\(column): error: @networks: \(error.message)")
                     tally.malformed += 1
                     continue
                 }
@@ -161,6 +159,8 @@ struct Replay: ParsableCommand {
             let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
             var result: (failures: [String], tray: CardTray, complete: Bool)?
             var goldenFailures: [String] = []
+            // A golden that cannot be read or rewritten: said on standard error (`Complaint`).
+            var goldenErrors: [String] = []
             do throws(Files.Failure) {
                 if var comparison = try GoldenComparison(golden, keepingDifference: !update) {
                     // Streamed beside the golden, line by line, as it is made.
@@ -171,7 +171,7 @@ struct Replay: ParsableCommand {
                     let difference = try comparison.finish()
                     if update {
                         if difference != nil {
-                            goldenFailures = rewrite(golden, with: replay, tally: &tally)
+                            goldenErrors = rewrite(golden, with: replay, tally: &tally)
                             if !json { result = replay(printing) }
                         } else if !json {
                             result = replay(printing)
@@ -183,18 +183,18 @@ struct Replay: ParsableCommand {
                     result = replay { line in if !json { printing(line) } }
                 }
             } catch {
-                let message = "\(golden.escapingControlCharacters): error: cannot read it: \(error.reason)"
+                let message = Complaint.errorPrefix + "cannot read \(golden.escapingControlCharacters): \(error.reason)"
                 Terminal.writeError(message + "\n")
                 tally.unreadableGoldens += 1
-                goldenFailures = [message]
+                goldenErrors = [message]
                 // Replayed again only if the transcript has not been printed yet.
                 if result == nil || (update && !json) { result = replay { line in if !json { printing(line) } } }
             }
             printer.flush()
             guard let result else { continue }  // (every path above has replayed)
             let failures = result.failures + goldenFailures
-            report(path, failures: failures, cards: result.tray)
-            if failures.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
+            report(path, failures: failures, errors: goldenErrors, cards: result.tray)
+            if failures.isEmpty && goldenErrors.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
         }
         // Output failed: the run was cut short; `Cardline.main` reports it (74).
         if Terminal.outputFailed { return }
@@ -224,7 +224,7 @@ struct Replay: ParsableCommand {
         var scripts: [String] = []
         for path in paths {
             guard let isDirectory = Paths.isDirectory(path) else {
-                Terminal.writeError("\(path.escapingControlCharacters): error: no such file or folder\n")
+                Complaint.unreadable(path, "no such file or folder")
                 tally.unreadable += 1
                 continue
             }
@@ -236,7 +236,7 @@ struct Replay: ParsableCommand {
             let found = ((try? FileManager.default.subpathsOfDirectory(atPath: base)) ?? [])
                 .filter { $0.hasSuffix(".session") }.sorted().map { base + "/" + $0 }
             if found.isEmpty {
-                Terminal.writeError("\(path.escapingControlCharacters): error: no .session files in this folder\n")
+                Complaint.write("no .session files in the folder \(path.escapingControlCharacters)")
                 tally.unreadable += 1
             }
             scripts += found
@@ -244,7 +244,8 @@ struct Replay: ParsableCommand {
         return scripts
     }
 
-    /// Rewrites a golden (atomically) with a fresh replay's transcript; says so, or why not.
+    /// Rewrites a golden (atomically) with a fresh replay's transcript; says so, or why not (on
+    /// standard error, the reason returned for the script's result).
     /// A golden --update cannot rewrite fails the script and the run (74).
     func rewrite(_ golden: String, with replay: ((Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool),
                  tally: inout Tally) -> [String] {
@@ -257,28 +258,54 @@ struct Replay: ParsableCommand {
             }
             // A replay cut short would leave a golden cut short: the old one stays (dropping
             // the replacement removes its temporary file).
-            guard replayed.complete else { return ["\(golden.escapingControlCharacters): not updated: the replay did not run to the end"] }
+            guard replayed.complete else {
+                let message = Complaint.errorPrefix + "\(golden.escapingControlCharacters) not updated: the replay did not run to the end"
+                Terminal.writeError(message + "\n")
+                return [message]
+            }
             try replacement.commit()
             Terminal.write("updated \(golden.escapingControlCharacters)\n", to: json ? 2 : 1)
             tally.updated += 1
             return []
         } catch {
-            let message = "\(golden.escapingControlCharacters): error: cannot rewrite it: \(error.reason)"
+            let message = Complaint.errorPrefix + "cannot rewrite \(golden.escapingControlCharacters): \(error.reason)"
             Terminal.writeError(message + "\n")
             tally.unwritableGoldens += 1
             return [message]
         }
     }
 
+    /// A script that cannot be replayed (malformed, or its rules or networks are): its located
+    /// error is said once, on standard error, then its FAIL line (with --json, its object, which
+    /// lists the error too).
+    func reportMalformed(_ path: String, _ failure: String) {
+        Terminal.writeError(failure + "\n")
+        report(path, failures: [], errors: [failure], cards: nil)
+    }
+
+    /// The column of the first entry of `@networks`' `list` that `rules` do not know (the list
+    /// starts at `start`), for the located error: the list's own column when no single entry
+    /// is at fault (it names no network at all).
+    static func column(ofUnknownNetworkIn list: String, startingAt start: Int, rules: RuleSet) -> Int {
+        var column = start
+        for entry in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let blanks = entry.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
+            if blanks < entry.unicodeScalars.count, (try? AcceptedNetworks.parse(String(entry), in: rules)) == nil { return column + blanks }
+            column += entry.unicodeScalars.count + 1
+        }
+        return start
+    }
+
     /// Prints a script's result: with --json one object (its cards written straight from the
-    /// tray, however many), otherwise each failure and PASS or FAIL.
-    func report(_ path: String, failures: [String], cards tray: CardTray?) {
+    /// tray, however many), otherwise each failure and PASS or FAIL. `errors` (said already on
+    /// standard error) fail the script too, and are listed in its object.
+    func report(_ path: String, failures: [String], errors: [String] = [], cards tray: CardTray?) {
         if json {
             // Numbers masked with `•`, not check's `*`: the failures quote transcript lines and
             // the cards are the tray's, screen text both (README, "Security: what is kept, and where").
             var output = BufferedOutput(fd: 1)
-            let failureObjects = failures.map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
-            output.pending += "{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty),\"failures\":[\(failureObjects)],\"cards\":[".utf8
+            let failureObjects = (errors + failures).map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
+            output.pending += "{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty && errors.isEmpty),\"failures\":[\(failureObjects)],\"cards\":[".utf8
             for index in 0..<(tray?.count ?? 0) {
                 let card = tray![index]
                 if index > 0 { output.pending.append(UInt8(ascii: ",")) }
@@ -288,7 +315,7 @@ struct Replay: ParsableCommand {
             output.pending += "]}\n".utf8
             output.flush()
         } else {
-            Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty ? "PASS " : "FAIL ") + path.escapingControlCharacters + "\n")
+            Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty && errors.isEmpty ? "PASS " : "FAIL ") + path.escapingControlCharacters + "\n")
         }
     }
 }

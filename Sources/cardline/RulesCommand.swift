@@ -23,29 +23,32 @@ struct Rules: ParsableCommand {
                 Terminal.writeOut("[\n" + networks.map { "  " + $0.json }.joined(separator: ",\n") + "\n]\n")
                 return
             }
+            let folders = rules.folders()
             let rows = [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]] + networks.map { network in
-                [network.id, network.name + (network.status == .retired ? " (retired)" : ""), network.patternSummary, network.lengthSummary,
-                 network.securityCodeSummary, network.file.escapingControlCharacters]
+                [network.id, network.name.escapingControlCharacters + (network.status == .retired ? " (retired)" : ""), network.patternSummary,
+                 network.lengthSummary, network.securityCodeSummary, RuleFolderPaths.shown(network.file, folders: folders).escapingControlCharacters]
             }
-            let widths = (0..<5).map { column in rows.map { $0[column].count }.max()! }
-            Terminal.writeOut(rows.map { row in
-                row.enumerated().map { $0 < 5 ? $1 + String(repeating: " ", count: widths[$0] + 2 - $1.count) : $1 }.joined() + "\n"
-            }.joined())
+            // The name, the patterns, the lengths and the file (at its start: its end names it)
+            // give way; the id, which people type, never.
+            var table = TextTable(rows: rows, shrinking: [2, 1, 5, 3])
+            table.narrowest = [1: 12, 2: 8, 3: 8, 5: 12]
+            table.cutAtStart = [5]
+            Terminal.writeOut(table.lines(fitting: Terminal.outputColumns).map { $0 + "\n" }.joined())
         }
     }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one network in full.", usage: "cardline rules show [<options>] <id>", discussion: "Exit status: 0, or 1 when no network has that id.")
         @OptionGroup var rules: RuleOptions
-        @Argument(help: "The network's id, like american-express.")
+        @Argument(help: "The network's id, like american-express.", completion: Completions.networkID)
         var id: String
 
         func run() throws {
             let set = try rules.loadOrExit()
             // By id, or by logo name ("amex" finds american-express).
             guard let network = set.anyNetwork(named: id) else {
-                let guess = closest(to: id, in: (set.networks + set.retired).map(\.id))
-                Terminal.writeError("cardline: error: no network has the id `\(id.escapingControlCharacters)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
+                let guess = NetworkNames.suggestion(for: id, among: set.networks + set.retired)
+                Complaint.write("no network has the id `\(id.escapingControlCharacters)`", hint: guess.map { "did you mean `\($0)`?" })
                 throw ExitStatus.rejected
             }
             // A number moves on by itself only at its pattern's longest length (LengthSet.completeness).
@@ -116,7 +119,7 @@ struct Rules: ParsableCommand {
             usage: "cardline rules sample [<options>] <id>",
             discussion: "Each number lies in one of the network's patterns (each pattern in turn, so --count at least the number of patterns covers all of them), has a length valid for that pattern, passes Luhn when the network checks it, and is detected as that network. The same seed gives the same numbers. A retired network is sampled as if --retired were given. Exit status: 0; 1 when no network has that id or none of its patterns can be reached.")
         @OptionGroup var rules: RuleOptions
-        @Argument(help: "The network's id (or badge name), like american-express.")
+        @Argument(help: "The network's id (or badge name), like american-express.", completion: Completions.networkID)
         var id: String
         @Option(help: "How many numbers.")
         var count = 10
@@ -130,8 +133,8 @@ struct Rules: ParsableCommand {
         func run() throws {
             var set = try rules.loadOrExit()
             guard let found = set.anyNetwork(named: id) else {
-                let guess = closest(to: id, in: (set.networks + set.retired).map(\.id))
-                Terminal.writeError("cardline: error: no network has the id `\(id.escapingControlCharacters)`" + (guess.map { "; did you mean `\($0)`?" } ?? "") + "\n")
+                let guess = NetworkNames.suggestion(for: id, among: set.networks + set.retired)
+                Complaint.write("no network has the id `\(id.escapingControlCharacters)`", hint: guess.map { "did you mean `\($0)`?" })
                 throw ExitStatus.rejected
             }
             if set.network(id: found.id) == nil {
@@ -159,7 +162,7 @@ struct Rules: ParsableCommand {
             usage: "cardline rules lint [<options>] [<DIR> ...]",
             discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Warns where a pattern overlaps another network's (the more specific one decides those numbers) and neither file's note names the other network. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
         @OptionGroup var rules: RuleOptions
-        @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"))
+        @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"), completion: Completions.ruleFolders)
         var folders: [String] = []
 
         func run() throws {

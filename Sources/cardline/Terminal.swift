@@ -14,6 +14,13 @@ enum Terminal {
 
     static func writeOut(_ text: String) { write(text, to: 1) }
 
+    /// The width tables are fitted to: `COLUMNS` when it is a number from 20 to 1000, else 80
+    /// (as `ls` and `git` read it; a pipe has no width of its own).
+    static var outputColumns: Int {
+        guard let value = getenv("COLUMNS"), let columns = Int(String(cString: value)), (20...1000).contains(columns) else { return 80 }
+        return columns
+    }
+
     static func writeError(_ text: String) { write(text, to: 2) }
 
     /// `errno` of the first write to standard output that failed, 0 while none has. After one

@@ -165,7 +165,8 @@ import Testing
         engine.type(number + " 12/30")
         #expect(engine.field == .cvv)
         #expect(engine.view.label == name)
-        #expect(engine.view.logo == EntryView.securityCodeLogo)
+        // The badge says the code's name as the label does (not CVV beside a CID label).
+        #expect(engine.view.logo == name)
         #expect(engine.help.contains(help))
         engine.type(String(repeating: "7", count: length))
         #expect(engine.view.text == String(repeating: "•", count: length))

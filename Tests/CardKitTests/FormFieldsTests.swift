@@ -126,7 +126,7 @@ import Testing
         #expect(engine.view.text == "José O'Brien-Smith Jr. ")
         let card = Self.submit(&engine, "")
         #expect(card?.holderName == "José O'Brien-Smith Jr.")
-        #expect(card.map(Self.json)?.hasSuffix(#","masked":"411111******1111","holder_name":"José O'Brien-Smith Jr."}"#) == true)
+        #expect(card.map(Self.json)?.hasSuffix(#","masked":"411111******1111","entry":"keyed","holder_name":"José O'Brien-Smith Jr."}"#) == true)
     }
 
     @Test func nameRefusals() {
@@ -224,7 +224,7 @@ import Testing
         #expect(engine.field == .postalCode)
         #expect(engine.view.label == "Postcode")
         let card = Self.submit(&engine, "sw1a 1aa")
-        #expect(card.map(Self.json)?.hasSuffix(#""expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111","holder_name":"Ada Lovelace","postal_code":"SW1A 1AA"}"#) == true)
+        #expect(card.map(Self.json)?.hasSuffix(#""expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111","entry":"keyed","holder_name":"Ada Lovelace","postal_code":"SW1A 1AA"}"#) == true)
         #expect(engine.field == .number)
         #expect(engine.holderName.isEmpty && engine.postalCharacters.isEmpty)
     }

@@ -163,7 +163,7 @@ import Testing
             "Expiry (MM/YY): 12/30  [AMEX 4/4]",
             "✓ American Express •••• 0005, expires 12/30",
             "Type the 4-digit CID on the front of the card; Enter submits.",
-            "CID (####): ••••  [CVV 4/4]",
+            "CID (####): ••••  [CID 4/4]",
             "✓ Success! American Express •••• 0005, expires 12/30",
             "Card number (#### #### #### ####):   [CARD 0]",
         ])

@@ -60,7 +60,7 @@ import Testing
         } else {
             #expect(quick.status == 64, "\(arguments): exit \(quick.status)")
             let firstLine = quick.errors.split(separator: "\n").first.map(String.init)
-            #expect(firstLine != nil && firstLine!.hasPrefix("Error: ") && firstLine == full.errors.split(separator: "\n").first.map(String.init),
+            #expect(firstLine != nil && firstLine!.hasPrefix("cardline: error: ") && firstLine == full.errors.split(separator: "\n").first.map(String.init),
                     "\(arguments): \(quick.errors)")
             #expect(quick.output.isEmpty, "\(arguments): a card was taken: \(quick.output)")
         }

@@ -278,10 +278,10 @@ import Glibc
         #expect(amex.output.contains("line 1: card number: Diners Club is not accepted here (accepted: American Express)"))
         let unknown = try runPiped(["--networks", "visa,mastercad"], input: "", environment: home.environment)
         #expect(unknown.status == 64)
-        #expect(unknown.errors.contains("cardline: error: --networks: unknown network `mastercad`; did you mean `mastercard`?"))
+        #expect(unknown.errors.contains("cardline: error: --networks: unknown network `mastercad`\ncardline: hint: did you mean `mastercard`?\n"))
         let fromEnvironment = try runPiped([], input: "", environment: home.environment.merging(["CARDLINE_NETWORKS": "viza"]) { $1 })
         #expect(fromEnvironment.status == 64)
-        #expect(fromEnvironment.errors.contains("cardline: error: CARDLINE_NETWORKS: unknown network `viza`; did you mean `visa`?"))
+        #expect(fromEnvironment.errors.contains("cardline: error: CARDLINE_NETWORKS: unknown network `viza`\ncardline: hint: did you mean `visa`?\n"))
     }
 
     @Test func aClosedOutputIsReportedNotIgnored() throws {

@@ -71,7 +71,8 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
             {"id": "maestro", "disabled": true}
 
             """.write(toFile: folder + "/no-maestro.json", atomically: true, encoding: .utf8)
-        let list = try runPiped(["rules", "list", "--rules", folder], input: "", environment: home.environment)
+        // Wide enough for the whole path (at 80 columns it is cut at its start).
+        let list = try runPiped(["rules", "list", "--rules", folder], input: "", environment: home.environment.merging(["COLUMNS": "1000"]) { $1 })
         #expect(list.status == 0)
         #expect(list.output.split(separator: "\n").contains { $0.hasPrefix("visa ") && $0.contains("TestNet") })
         #expect(list.output.contains("\(folder)/visa.json"))
@@ -117,7 +118,7 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(run.output.contains("  code:         CID, 4 digits, on the front"))
         let missing = try cardline(["rules", "show", "vias"])
         #expect(missing.status == 1)
-        #expect(missing.errors.contains("no network has the id `vias`; did you mean `visa`?"))
+        #expect(missing.errors.contains("no network has the id `vias`\ncardline: hint: did you mean `visa`?"))
     }
 
     @Test func testExplainsPartialAndCompleteNumbers() throws {

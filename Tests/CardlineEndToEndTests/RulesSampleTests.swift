@@ -65,7 +65,7 @@ import Testing
     @Test func sampleRefusesAnUnknownNetworkAndABadCount() throws {
         let unknown = try cardline(["rules", "sample", "vias"])
         #expect(unknown.status == 1)
-        #expect(unknown.errors == "cardline: error: no network has the id `vias`; did you mean `visa`?\n")
+        #expect(unknown.errors == "cardline: error: no network has the id `vias`\ncardline: hint: did you mean `visa`?\n")
         #expect(unknown.output.isEmpty)
         let zero = try cardline(["rules", "sample", "visa", "--count", "0"])
         #expect(zero.status == 64)
