@@ -256,7 +256,7 @@ public enum Completeness: Equatable, Sendable {
 }
 
 /// "a" or "an" for a name, by its first letter.
-func article(for word: String) -> String {
+public func article(for word: String) -> String {
     guard let first = word.first?.lowercased() else { return "a" }
     return "aeiou".contains(first) ? "an" : "a"
 }

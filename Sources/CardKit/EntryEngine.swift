@@ -976,7 +976,7 @@ public struct EntryEngine: Sendable {
 
     /// The security code asked for: the network's, or any length a rule file may give one
     /// while the network is unknown.
-    var securityCode: CardPolicy.SecurityCode { CardPolicy.securityCode(for: securityCodeNetwork) }
+    public var securityCode: CardPolicy.SecurityCode { CardPolicy.securityCode(for: securityCodeNetwork) }
 
     /// The network whose security code is asked for: the number's, or with `--cvv-only` the
     /// card on file's.

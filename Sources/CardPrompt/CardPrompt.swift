@@ -85,6 +85,12 @@ public final class CardPrompt {
         /// The caller's own texts by message id (`MessageID`: `"label.number"`, `"help.number"`,
         /// …), over the catalog's, as pinentry's caller passes its own; the title is `title`.
         public var messages: [String: String] = [:]
+        /// Accessible mode (`cardline --accessible`): each field asked on a line of its own and
+        /// answered with Enter, nothing redrawn, no colour, the security code not echoed, for a
+        /// screen reader or braille display. The same checks, delivery and endings. nil (the
+        /// default) decides by the environment: on when `ACCESSIBLE` is set to anything but
+        /// empty or `0`.
+        public var accessible: Bool?
 
         /// Options; every one has the default `cardline` uses.
         public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
@@ -92,7 +98,8 @@ public final class CardPrompt {
                     commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
                     protectsProcess: Bool = true, retiredNetworks: Bool = false,
                     timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil,
-                    asksName: Bool = false, postalCode: PostalCodeFormat? = nil, securityCodeOnlyNetwork: String? = nil) {
+                    asksName: Bool = false, postalCode: PostalCodeFormat? = nil, securityCodeOnlyNetwork: String? = nil,
+                    accessible: Bool? = nil) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
             self.retiredNetworks = retiredNetworks
@@ -109,6 +116,7 @@ public final class CardPrompt {
             self.asksName = asksName
             self.postalCode = postalCode
             self.securityCodeOnlyNetwork = securityCodeOnlyNetwork
+            self.accessible = accessible
         }
     }
 
@@ -175,6 +183,8 @@ public final class CardPrompt {
     private let folders: [String]
     /// The prompt at the terminal while `askForCards` runs.
     private weak var editor: InteractiveEditor?
+    /// The accessible prompt while `askForCards` runs one (`Options.accessible`).
+    private weak var accessiblePrompt: AccessiblePrompt?
 
     /// Loads the rules and checks the options; throws `.unreadableRules`, `.brokenRules` or
     /// `.unknownNetwork`.
@@ -246,13 +256,27 @@ public final class CardPrompt {
         }
         var style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
         style.messages = messages
+        if options.accessible ?? AccessiblePrompt.environmentAsks() {
+            let prompt = AccessiblePrompt(engine: makeEngine(), style: style, device: device, title: options.title,
+                                          onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+                                          reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
+                                          timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+            accessiblePrompt = prompt
+            defer { accessiblePrompt = nil }
+            return try ending(prompt.run())
+        }
         let editor = InteractiveEditor(engine: makeEngine(), style: style,
                                        device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
                                        onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
                                        timeout: options.timeout, endsOnCancel: options.endsOnCancel)
         self.editor = editor
         defer { self.editor = nil }
-        switch editor.run() {
+        return try ending(editor.run())
+    }
+
+    /// How a prompt for several cards ended, from how its front end did.
+    private func ending(_ ending: InteractiveEditor.Ending) throws(Failure) -> Ending {
+        switch ending {
         case .quit: return .gaveUp
         case .endOfInput: return .endOfInput
         case .finished: return .finished
@@ -319,6 +343,8 @@ public final class CardPrompt {
     public func warn(_ text: String) {
         if let editor {
             editor.warn(text)
+        } else if let accessiblePrompt {
+            accessiblePrompt.warn(text)
         } else {
             _ = Paths.writeAll(Array((text + "\n").utf8).span, to: 2)
         }

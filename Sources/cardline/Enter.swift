@@ -65,6 +65,9 @@ struct Enter: ParsableCommand {
     @Option(name: .customLong("messages"), help: ArgumentHelp("Also read message catalogs (LANG.json) from DIR (repeatable). Also CARDLINE_MESSAGES.", valueName: "DIR"))
     var messageFolders: [String] = []
 
+    @Flag(help: "Accessible mode, for a screen reader or braille display: each field asked on a line of its own and answered with Enter, nothing redrawn, no colour; the number is echoed as typed, the security code is not. Also ACCESSIBLE (set, and not 0).")
+    var accessible = false
+
     func validate() throws {
         if let problem = settings.deliveryProblem ?? settings.formProblem { throw ValidationError(problem) }
         if let timeout, EnterSettings.timeout(from: timeout) == nil { throw ValidationError(EnterSettings.timeoutProblem(timeout, source: "--timeout")) }
@@ -77,7 +80,7 @@ struct Enter: ParsableCommand {
                       networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
                       once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
                       asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
-                      locale: locale, messageFolders: messageFolders)
+                      accessible: accessible, locale: locale, messageFolders: messageFolders)
     }
 
     func run() throws { try settings.run() }
@@ -107,6 +110,8 @@ struct EnterSettings {
     var postalCode: String?
     var cvvOnly = false
     var network: String?
+    /// `--accessible` (without it, `ACCESSIBLE` decides: `CardPrompt.Options.accessible` nil).
+    var accessible = false
 
     /// What is wrong with `--postal-code`, `--cvv-only` and `--network` (a network id is
     /// checked once the rules are read).
@@ -212,7 +217,8 @@ extension EnterSettings {
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
                 retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer,
                 asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
-                securityCodeOnlyNetwork: cvvOnly ? network : nil)))
+                securityCodeOnlyNetwork: cvvOnly ? network : nil,
+                accessible: accessible ? true : nil)))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")

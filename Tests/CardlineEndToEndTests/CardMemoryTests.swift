@@ -50,10 +50,13 @@ struct CardMemoryTests {
         return terminal
     }
 
-    /// Waits until the prompt shows an empty number field and is blocked reading the terminal
-    /// (its system call is the wait for a key): it is done with whatever came before.
-    func waitUntilIdle(_ t: PseudoTerminal) {
-        t.waitForScreen("the number field, empty") { $0.lines.contains { $0.hasPrefix("Card number (#### #### #### ####): ") && $0.contains("CARD 0") } }
+    /// Waits until the prompt shows an empty number field (`emptyNumber`: the ordinary
+    /// prompt's, unless said) and is blocked reading the terminal (its system call is the wait
+    /// for a key): it is done with whatever came before.
+    func waitUntilIdle(_ t: PseudoTerminal, emptyNumber: (ScreenModel) -> Bool = { screen in
+        screen.lines.contains { $0.hasPrefix("Card number (#### #### #### ####): ") && $0.contains("CARD 0") }
+    }) {
+        t.waitForScreen("the number field, empty", emptyNumber)
         #if arch(x86_64)
         let waits = ["271 ", "7 "]  // ppoll, poll
         #else
