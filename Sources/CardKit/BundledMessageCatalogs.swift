@@ -145,6 +145,21 @@ public enum MessageID: String, CaseIterable, Sendable {
     case rulesDigits = "rules.digits"
     case rulesRowAccepted = "rules.row.accepted"
     case rulesRowNotAccepted = "rules.row.not-accepted"
+    case a11yQuestionNumber = "a11y.question.number"
+    case a11yQuestionExpiry = "a11y.question.expiry"
+    case a11yQuestionCode = "a11y.question.code"
+    case a11yQuestionHint = "a11y.question.hint"
+    case a11yQuestionLike = "a11y.question.like"
+    case a11yQuestionPlain = "a11y.question.plain"
+    case a11yIntroduction = "a11y.introduction"
+    case a11yMoreThanTheField = "a11y.more-than-the-field"
+    case a11yCheckDigit = "a11y.check-digit"
+    case a11yNumberTaken = "a11y.number-taken"
+    case a11yNumberTakenUnknown = "a11y.number-taken.unknown"
+    case a11yTimedOut = "a11y.timed-out"
+    case a11yTimedOutOne = "a11y.timed-out.one"
+    case a11yStartAgain = "a11y.start-again"
+    case a11yCancelled = "a11y.cancelled"
 }
 
 extension MessageCatalog {
@@ -293,6 +308,21 @@ extension MessageCatalog {
             "rules.digits": "{lengths} Ziffern",
             "rules.row.accepted": "angenommen",
             "rules.row.not-accepted": "hier nicht angenommen",
+            "a11y.question.number": "Kartennummer: ",
+            "a11y.question.expiry": "Ablaufdatum, Monat und Jahr als MM/JJ: ",
+            "a11y.question.code": "{code}, {lengths} Ziffern, bei der Eingabe nicht angezeigt: ",
+            "a11y.question.hint": "{label}, {hint}: ",
+            "a11y.question.like": "{label}, etwa {example}: ",
+            "a11y.question.plain": "{label}: ",
+            "a11y.introduction": "Jede Frage mit Enter beantworten; :help zeigt die Befehle.",
+            "a11y.more-than-the-field": "Die Zeile enthielt mehr als das Feld {field}; bitte nur das Feld {field} eingeben.",
+            "a11y.check-digit": "Diese Nummer hat {count} Ziffern wie eine {network}-Kartennummer, aber die letzte Ziffer passt nicht zu den anderen; bitte prüfen.",
+            "a11y.number-taken": "{network}-Kartennummer, {count} Ziffern, endet auf {last}.",
+            "a11y.number-taken.unknown": "Kartennummer, {count} Ziffern, endet auf {last}.",
+            "a11y.timed-out": "Zeit abgelaufen: {seconds} Sekunden keine Taste; die begonnene Karte wurde gelöscht.",
+            "a11y.timed-out.one": "Zeit abgelaufen: {seconds} Sekunde keine Taste; die begonnene Karte wurde gelöscht.",
+            "a11y.start-again": "Die Karte wurde geleert; bitte mit der Kartennummer neu beginnen.",
+            "a11y.cancelled": "Abgebrochen: die begonnene Karte wurde gelöscht.",
         ],
         "en": [
             "label.number": "Card number",
@@ -437,6 +467,21 @@ extension MessageCatalog {
             "rules.digits": "{lengths} digits",
             "rules.row.accepted": "accepted",
             "rules.row.not-accepted": "not accepted here",
+            "a11y.question.number": "Card number: ",
+            "a11y.question.expiry": "Expiry date, month and year as MM/YY: ",
+            "a11y.question.code": "{code}, {lengths} digits, not shown as you type: ",
+            "a11y.question.hint": "{label}, {hint}: ",
+            "a11y.question.like": "{label}, like {example}: ",
+            "a11y.question.plain": "{label}: ",
+            "a11y.introduction": "Each question is answered with Enter; type :help for the commands.",
+            "a11y.more-than-the-field": "There was more on that line than the {field} takes; please type the {field} alone.",
+            "a11y.check-digit": "That number has {count} digits, as {a} {network} card number does, but the last digit doesn't match the others; please check it.",
+            "a11y.number-taken": "{network} card number, {count} digits, ending in {last}.",
+            "a11y.number-taken.unknown": "Card number, {count} digits, ending in {last}.",
+            "a11y.timed-out": "Timed out: no key for {seconds} seconds; the card being entered was wiped.",
+            "a11y.timed-out.one": "Timed out: no key for {seconds} second; the card being entered was wiped.",
+            "a11y.start-again": "The card was emptied; please start again with the card number.",
+            "a11y.cancelled": "Cancelled: the card being entered was wiped.",
         ],
         "es": [
             "label.number": "Número de tarjeta",
@@ -581,6 +626,21 @@ extension MessageCatalog {
             "rules.digits": "{lengths} dígitos",
             "rules.row.accepted": "aceptada",
             "rules.row.not-accepted": "no aceptada aquí",
+            "a11y.question.number": "Número de tarjeta: ",
+            "a11y.question.expiry": "Fecha de caducidad, mes y año como MM/AA: ",
+            "a11y.question.code": "{code}, {lengths} dígitos, no se muestran al escribir: ",
+            "a11y.question.hint": "{label}, {hint}: ",
+            "a11y.question.like": "{label}, por ejemplo {example}: ",
+            "a11y.question.plain": "{label}: ",
+            "a11y.introduction": "Responda cada pregunta y pulse Intro; escriba :help para ver los comandos.",
+            "a11y.more-than-the-field": "La línea tenía más que el campo {field}; escriba solo el campo {field}.",
+            "a11y.check-digit": "Este número tiene {count} dígitos, como un número de tarjeta {network}, pero el último dígito no concuerda con los demás; revíselo.",
+            "a11y.number-taken": "Número de tarjeta {network}, {count} dígitos, terminado en {last}.",
+            "a11y.number-taken.unknown": "Número de tarjeta, {count} dígitos, terminado en {last}.",
+            "a11y.timed-out": "Tiempo agotado: ninguna tecla en {seconds} segundos; se borró la tarjeta en curso.",
+            "a11y.timed-out.one": "Tiempo agotado: ninguna tecla en {seconds} segundo; se borró la tarjeta en curso.",
+            "a11y.start-again": "La tarjeta se vació; empiece de nuevo por el número de tarjeta.",
+            "a11y.cancelled": "Cancelado: se borró la tarjeta en curso.",
         ],
         "fr": [
             "label.number": "Numéro de carte",
@@ -725,6 +785,21 @@ extension MessageCatalog {
             "rules.digits": "{lengths} chiffres",
             "rules.row.accepted": "acceptée",
             "rules.row.not-accepted": "refusée ici",
+            "a11y.question.number": "Numéro de carte : ",
+            "a11y.question.expiry": "Date d'expiration, mois et année en MM/AA : ",
+            "a11y.question.code": "{code}, {lengths} chiffres, non affichés pendant la saisie : ",
+            "a11y.question.hint": "{label}, {hint} : ",
+            "a11y.question.like": "{label}, par exemple {example} : ",
+            "a11y.question.plain": "{label} : ",
+            "a11y.introduction": "Répondez à chaque question puis appuyez sur Entrée ; tapez :help pour les commandes.",
+            "a11y.more-than-the-field": "La ligne contenait plus que le champ {field} ; tapez seulement le champ {field}.",
+            "a11y.check-digit": "Ce numéro a {count} chiffres, comme un numéro de carte {network}, mais le dernier chiffre ne correspond pas aux autres ; vérifiez-le.",
+            "a11y.number-taken": "Numéro de carte {network}, {count} chiffres, se terminant par {last}.",
+            "a11y.number-taken.unknown": "Numéro de carte, {count} chiffres, se terminant par {last}.",
+            "a11y.timed-out": "Délai dépassé : aucune touche pendant {seconds} secondes ; la carte en cours a été effacée.",
+            "a11y.timed-out.one": "Délai dépassé : aucune touche pendant {seconds} seconde ; la carte en cours a été effacée.",
+            "a11y.start-again": "La carte a été vidée ; recommencez par le numéro de carte.",
+            "a11y.cancelled": "Annulé : la carte en cours a été effacée.",
         ],
     ]
 }

@@ -94,7 +94,7 @@ final class AccessiblePrompt {
             reader.swipeAllowed = line.isEmpty
             let status = reader.wait(on: input)
             if reader.timedOut {
-                return end(.timedOut, saying: AccessibleSentences.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0))
+                return end(.timedOut, saying: AccessibleSentences.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0, engine.messages))
             }
             if status <= 0 {
                 // The terminal closed, or cannot be read.
@@ -136,7 +136,7 @@ final class AccessiblePrompt {
         }
         guard let entryKey = key.entryKey else { return nil }
         if endsOnCancel && (entryKey == .cancel || key == TerminalKey(.escape)) {
-            return end(.cancelled, saying: AccessibleSentences.cancelled)
+            return end(.cancelled, saying: AccessibleSentences.cancelled(engine.messages))
         }
         switch entryKey {
         case .character(let character):
@@ -217,7 +217,7 @@ final class AccessiblePrompt {
                 // line answers one field.
                 if engine.command == nil && engine.field != field {
                     if character == " " || character == "\t" { continue }
-                    refusal = AccessibleSentences.moreThanTheField(engine.fieldName(field))
+                    refusal = AccessibleSentences.moreThanTheField(engine.fieldName(field), engine.messages)
                     break
                 }
                 let outcome = engine.handle(.character(character), reloadingWith: loader)
@@ -257,14 +257,14 @@ final class AccessiblePrompt {
                 // An earlier field no longer holds (the rules were reloaded): the fields after it
                 // hold answers too, so the whole card is emptied and asked again.
                 _ = engine.handle(.cancel)
-                say(AccessibleSentences.startAgain)
+                say(AccessibleSentences.startAgain(engine.messages))
             }
             ask()
             return nil
         }
         if field == .number && engine.field > .number {
             say(AccessibleSentences.numberTaken(network: engine.network, count: engine.numberDigits.count,
-                                                ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits))))
+                                                ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits)), engine.messages))
         }
         let receipt = outcome.deliverAcceptedCard(to: onAccepted, messages: engine.messages)
         show(messages + outcome.messages)
@@ -286,7 +286,7 @@ final class AccessiblePrompt {
         } else {
             if field == .number && engine.field > .number {
                 say(AccessibleSentences.numberTaken(network: engine.network, count: engine.numberDigits.count,
-                                                    ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits))))
+                                                    ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits)), engine.messages))
             }
             show(outcome.messages)
         }
@@ -298,7 +298,7 @@ final class AccessiblePrompt {
     /// digit fails, in words; else the engine's problem with the field (or its message).
     private func problemSentence(_ field: Field, _ outcome: Outcome) -> String {
         if field == .number, let network = engine.detection.network, case .failsLuhn = engine.detection.verdict(engine.numberDigits) {
-            return AccessibleSentences.checkDigitFails(count: engine.numberDigits.count, network: network)
+            return AccessibleSentences.checkDigitFails(count: engine.numberDigits.count, network: network, engine.messages)
         }
         let problem = engine.problem(in: field) ?? outcome.messages.first { $0.kind == .error }?.text ?? ""
         return AccessibleSentences.sentence(problem)

@@ -4,34 +4,37 @@ import CardKit
 /// question for each field, the sentence a refused answer gets, the network in words, and how
 /// the prompt ended. Each is a whole sentence a screen reader reads on its own line. The
 /// reasons inside them are the engine's (the same words the other front ends show); this only
-/// makes sentences of them. (These move into the message catalog with issue 25's item 2.)
+/// makes sentences of them. Their words come from the message catalog (`a11y.*` ids), in the prompt's language.
 enum AccessibleSentences {
     /// The question for `field`, the answer typed after it on the same line: "Card number: ",
     /// "Expiry date, month and year as MM/YY: ", "CVV, 3 digits, not shown as you type: ",
     /// "Name, as on the card: ", "ZIP code, like 12345: " (the label and example of the view).
     static func question(_ field: Field, engine: EntryEngine) -> String {
+        let messages = engine.messages
         switch field {
-        case .number: return "Card number: "
-        case .expiry: return "Expiry date, month and year as MM/YY: "
+        case .number: return messages.text(.a11yQuestionNumber)
+        case .expiry: return messages.text(.a11yQuestionExpiry)
         case .cvv:
             let code = engine.securityCode
-            return "\(code.name), \(code.lengthWords) digits, not shown as you type: "
+            return messages.text(.a11yQuestionCode, ("code", code.name), ("lengths", code.lengthWords))
         case .name:
             let view = engine.view(of: .name)
-            return "\(view.label), \(view.hint): "
+            return messages.text(.a11yQuestionHint, ("label", view.label), ("hint", view.hint))
         case .postalCode:
             // "ZIP code, like 12345: ", from the country's format.
             let view = engine.view(of: .postalCode)
-            return view.hint.isEmpty ? "\(view.label): " : "\(view.label), like \(view.hint): "
+            return view.hint.isEmpty ? messages.text(.a11yQuestionPlain, ("label", view.label))
+                : messages.text(.a11yQuestionLike, ("label", view.label), ("example", view.hint))
         }
     }
 
     /// Said once, before the first question: how answers are given, and which networks are
     /// taken when not all are ("Accepted here: Visa and Mastercard.").
     static func introduction(engine: EntryEngine) -> [String] {
-        let how = "Each question is answered with Enter; type :help for the commands."
+        let messages = engine.messages
+        let how = messages.text(.a11yIntroduction)
         guard let accepted = engine.acceptedNetworks else { return [how] }
-        return [how, "Accepted here: \(accepted.names(in: engine.rules))."]
+        return [how, messages.text(.rulesAccepted, ("networks", accepted.names(in: engine.rules, and: messages.text(.listAnd))))]
     }
 
     /// `reason` (an engine's refusal or problem, like "only digits go in the card number, not
@@ -45,34 +48,34 @@ enum AccessibleSentences {
 
     /// Said when a line holds more than the field asked for (a 16-digit number and more digits
     /// after it): the field is asked again, alone.
-    static func moreThanTheField(_ fieldName: String) -> String {
-        "There was more on that line than the \(fieldName) takes; please type the \(fieldName) alone."
+    static func moreThanTheField(_ fieldName: String, _ messages: MessageCatalog) -> String {
+        messages.text(.a11yMoreThanTheField, ("field", fieldName))
     }
 
     /// Said for a number of a length its network allows whose check digit does not match:
     /// "That number has 16 digits, as a Visa card number does, but the last digit doesn't match
     /// the others; please check it."
-    static func checkDigitFails(count: Int, network: CardNetwork) -> String {
-        "That number has \(count) digits, as \(article(for: network.name)) \(network.name) card number does, but the last digit doesn't match the others; please check it."
+    static func checkDigitFails(count: Int, network: CardNetwork, _ messages: MessageCatalog) -> String {
+        messages.text(.a11yCheckDigit, ("count", String(count)), ("a", article(for: network.name)), ("network", network.name))
     }
 
     /// Said once the number is taken, the network in words and the number masked as everywhere
     /// else (its last shown digits only): "Visa card number, 16 digits, ending in 1111."
-    static func numberTaken(network: CardNetwork?, count: Int, ending lastDigits: String) -> String {
-        let card = network.map { "\($0.name) card number" } ?? "Card number"
-        return "\(card), \(count) digits, ending in \(lastDigits)."
+    static func numberTaken(network: CardNetwork?, count: Int, ending lastDigits: String, _ messages: MessageCatalog) -> String {
+        guard let network else { return messages.text(.a11yNumberTakenUnknown, ("count", String(count)), ("last", lastDigits)) }
+        return messages.text(.a11yNumberTaken, ("network", network.name), ("count", String(count)), ("last", lastDigits))
     }
 
     /// The prompt ended because no key came for `milliseconds`.
-    static func timedOut(milliseconds: Int64) -> String {
+    static func timedOut(milliseconds: Int64, _ messages: MessageCatalog) -> String {
         let seconds = Double(milliseconds) / 1000
         let amount = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
-        return "Timed out: no key for \(amount) second\(seconds == 1 ? "" : "s"); the card being entered was wiped."
+        return messages.text(seconds == 1 ? .a11yTimedOutOne : .a11yTimedOut, ("seconds", amount))
     }
 
     /// Said when a submitted card is refused for its number or expiry: the card is emptied.
-    static let startAgain = "The card was emptied; please start again with the card number."
+    static func startAgain(_ messages: MessageCatalog) -> String { messages.text(.a11yStartAgain) }
 
     /// The prompt ended on Ctrl-C or Esc (one-shot use).
-    static let cancelled = "Cancelled: the card being entered was wiped."
+    static func cancelled(_ messages: MessageCatalog) -> String { messages.text(.a11yCancelled) }
 }

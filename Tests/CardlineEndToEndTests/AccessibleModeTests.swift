@@ -82,6 +82,23 @@ import Glibc
         ])
     }
 
+    /// Accessible mode speaks the prompt's language (issue 25): its questions and sentences come
+    /// from the catalog, as the engine's reasons do.
+    @Test func aFrenchDeskHearsFrench() throws {
+        let t = try start(["--print", "--once", "--locale", "fr"])
+        #expect(t.expect("Numéro de carte : "))
+        t.send("4111111111111112\r")
+        #expect(t.expect("Ce numéro a 16 chiffres, comme un numéro de carte Visa, mais le dernier chiffre ne correspond pas aux autres ; vérifiez-le."))
+        t.send(Self.number + "\r")
+        #expect(t.expect("Numéro de carte Visa, 16 chiffres, se terminant par 1111."))
+        #expect(t.expect("Date d'expiration, mois et année en MM/AA : "))
+        t.send("12/30\r")
+        #expect(t.expect("CVV, 3 chiffres, non affichés pendant la saisie : "))
+        t.send(Self.code + "\r")
+        try expectDelivered(t)
+        #expect(!Self.lines(t).contains { $0.hasPrefix("Card number") || $0.hasPrefix("Each question") })
+    }
+
     @Test func theEnvironmentTurnsItOnAndZeroLeavesItOff() throws {
         let on = try start(["--print", "--once"], environment: ["ACCESSIBLE": "yes"], accessibleFlag: false)
         #expect(on.expect("Card number: "))
