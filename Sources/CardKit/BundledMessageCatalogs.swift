@@ -160,6 +160,8 @@ public enum MessageID: String, CaseIterable, Sendable {
     case a11yTimedOutOne = "a11y.timed-out.one"
     case a11yStartAgain = "a11y.start-again"
     case a11yCancelled = "a11y.cancelled"
+    case cardCancelledCode = "card.cancelled.code"
+    case cardClearedCode = "card.cleared.code"
 }
 
 extension MessageCatalog {
@@ -323,6 +325,8 @@ extension MessageCatalog {
             "a11y.timed-out.one": "Zeit abgelaufen: {seconds} Sekunde keine Taste; die begonnene Karte wurde gelöscht.",
             "a11y.start-again": "Die Karte wurde geleert; bitte mit der Kartennummer neu beginnen.",
             "a11y.cancelled": "Abgebrochen: die begonnene Karte wurde gelöscht.",
+            "card.cancelled.code": "Abgebrochen. Mit dem {code} neu beginnen.",
+            "card.cleared.code": "Geleert. Mit dem {code} neu beginnen.",
         ],
         "en": [
             "label.number": "Card number",
@@ -482,6 +486,8 @@ extension MessageCatalog {
             "a11y.timed-out.one": "Timed out: no key for {seconds} second; the card being entered was wiped.",
             "a11y.start-again": "The card was emptied; please start again with the card number.",
             "a11y.cancelled": "Cancelled: the card being entered was wiped.",
+            "card.cancelled.code": "Cancelled. Start again with the {code}.",
+            "card.cleared.code": "Cleared. Start again with the {code}.",
         ],
         "es": [
             "label.number": "Número de tarjeta",
@@ -641,6 +647,8 @@ extension MessageCatalog {
             "a11y.timed-out.one": "Tiempo agotado: ninguna tecla en {seconds} segundo; se borró la tarjeta en curso.",
             "a11y.start-again": "La tarjeta se vació; empiece de nuevo por el número de tarjeta.",
             "a11y.cancelled": "Cancelado: se borró la tarjeta en curso.",
+            "card.cancelled.code": "Cancelado. Empiece de nuevo por el {code}.",
+            "card.cleared.code": "Borrado. Empiece de nuevo por el {code}.",
         ],
         "fr": [
             "label.number": "Numéro de carte",
@@ -800,6 +808,8 @@ extension MessageCatalog {
             "a11y.timed-out.one": "Délai dépassé : aucune touche pendant {seconds} seconde ; la carte en cours a été effacée.",
             "a11y.start-again": "La carte a été vidée ; recommencez par le numéro de carte.",
             "a11y.cancelled": "Annulé : la carte en cours a été effacée.",
+            "card.cancelled.code": "Annulé. Recommencez par le {code}.",
+            "card.cleared.code": "Effacé. Recommencez par le {code}.",
         ],
     ]
 }

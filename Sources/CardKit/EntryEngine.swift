@@ -150,7 +150,7 @@ public struct EntryEngine: Sendable {
             return .accepted
         case .cancel:
             resetCard()
-            return Outcome(messages: [.init(.info, messages.text(.cardCancelled))], fieldChanged: true)
+            return Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode, ("code", securityCode.name)))], fieldChanged: true)
         case .endOfInput:
             guard activeIsEmpty else { return .refused(messages.text(.keyCtrlDField)) }
             guard cardIsEmpty else {
@@ -723,7 +723,7 @@ public struct EntryEngine: Sendable {
             return .accepted
         case .cancel:
             resetCard()
-            return Outcome(messages: [.init(.info, messages.text(.cardCancelled))], fieldChanged: true)
+            return Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode, ("code", securityCode.name)))], fieldChanged: true)
         case .endOfInput:
             return .refused(messages.text(.keyCtrlDField))
         case .historyPrevious, .historyNext, .nextNetwork:
@@ -767,7 +767,7 @@ public struct EntryEngine: Sendable {
             }
         case ("clear", 1):
             resetCard()
-            outcome = Outcome(messages: [.init(.info, messages.text(.cardCleared))], fieldChanged: true)
+            outcome = Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCleared : .cardClearedCode, ("code", securityCode.name)))], fieldChanged: true)
         case ("rules", 1):
             let heading = acceptedNetworks.map { [messages.text(.rulesAccepted, ("networks", $0.names(in: rules, and: messages.text(.listAnd)))), messages.text(.rulesOthers)] } ?? []
             outcome = info(heading + Self.rulesTable(rules.networks.map { network in

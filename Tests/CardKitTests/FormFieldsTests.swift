@@ -246,6 +246,11 @@ import Testing
         #expect(card?.isSecurityCodeOnly == true)
         #expect(engine.field == .cvv)
         #expect(engine.handle(.backspace).refusal != nil)
+        // Cancelling starts again with the code, and says so (there is no card number to type).
+        _ = engine.type("1")
+        let name = CardPolicy.securityCode(for: network).name
+        #expect(engine.handle(.cancel).messages.map(\.text) == ["Cancelled. Start again with the \(name)."])
+        #expect(engine.field == .cvv && engine.cvvDigits.isEmpty)
     }
 
     @Test func networkNamedAsNetworksTakesThem() throws {
