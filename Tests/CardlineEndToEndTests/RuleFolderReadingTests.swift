@@ -70,12 +70,12 @@ import Testing
         return folder
     }
 
-    /// A folder with enough files to be read and decoded on several threads gives the same
-    /// rule set as reading the files and loading them on one (`RuleSet.load(folders:)`): the
+    /// A folder whose files are each decoded as they are read (`RuleSources.load`) gives the
+    /// same rule set as reading them all and then loading them (`RuleSet.load(folders:)`): the
     /// same networks in the same order, the same warnings, the same detections; and with wrong
     /// files, the same errors in the same order.
-    @Test func manyFilesDecodedOnThreadsLoadAsOnOne() throws {
-        let count = RuleSources.filesForThreads * 3 + 1
+    @Test func filesDecodedAsTheyAreReadLoadAsWhenReadFirst() throws {
+        let count = 193
         let good = try makeBankFolder(count)
         defer { try? FileManager.default.removeItem(atPath: good) }
         let threaded = try RuleSources.load(folders: [good])
@@ -107,9 +107,9 @@ import Testing
     }
 
     /// Among many files, the first that cannot be read in name order is the one named, as when
-    /// they are read on one thread, however the threads finish.
+    /// they are all read first.
     @Test func manyFilesNameTheFirstUnreadableOne() throws {
-        let count = RuleSources.filesForThreads * 3 + 1
+        let count = 193
         let folder = try makeBankFolder(count)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
@@ -120,7 +120,9 @@ import Testing
                 _ = try RuleSources.load(folders: [folder])
                 Issue.record("a folder with an unreadable file loaded")
             } catch {
-                #expect(error.description == "cardline: error: cannot read rule folder \(folder)/\(names[index]): the file cannot be read")
+                // (The folder's random name may hold a run of digits, which messages mask.)
+                #expect(error.description.hasPrefix("cardline: error: cannot read rule folder "))
+                #expect(error.description.hasSuffix("/\(names[index]): the file cannot be read"))
             }
         }
     }
