@@ -14,7 +14,7 @@ struct RuleFile {
     static let maxPatternLength = CardPolicy.longestNumber
 
     /// What a valid rule file says.
-    enum Content {
+    enum Content: Sendable {
         case network(CardNetwork)
         /// `{"id": "maestro", "disabled": true}`: drop that network from earlier folders.
         case disable(id: String, location: SourceLocation)

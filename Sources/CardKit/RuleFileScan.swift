@@ -120,6 +120,12 @@ extension JSONReader {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let first = i
             var value: UInt64 = 0
+            // Eight digits at once where eight bytes are left (a bank's ranges have six to
+            // eight): the same value as the loop below, which reads what follows them.
+            if i + 8 <= text.count, let eight = eightDigits(text, at: i) {
+                value = eight
+                i += 8
+            }
             while i < text.count {
                 let digit = text[i] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
@@ -162,4 +168,20 @@ extension JSONReader {
         setColumn(anchorColumn, at: anchor)
         return (patterns, locations)
     }
+}
+
+/// The value of the eight bytes of `text` at `index` (at least eight are there) when all are
+/// ASCII digits, read as one little-endian word: the first digit is the most significant.
+/// Nil when any is not a digit. About twenty instructions instead of eight turns of a loop.
+@inline(__always)
+func eightDigits(_ text: Span<UInt8>, at index: Int) -> UInt64? {
+    var word: UInt64 = 0
+    for k in 0..<8 { word |= UInt64(text[unchecked: index + k]) << UInt64(8 * k) }  // (checked by the caller: index + 8 <= count)
+    // Every byte 0x30–0x39: its high half 3, and its low half still below 10 after adding 6.
+    let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
+    guard word & highs == threes, (word &+ 0x0606_0606_0606_0606) & highs == threes else { return nil }
+    var digits = word &- threes
+    digits = (digits &* 10 &+ (digits >> 8)) & 0x00FF_00FF_00FF_00FF  // pairs: first × 10 + second
+    digits = (digits &* 100 &+ (digits >> 16)) & 0x0000_FFFF_0000_FFFF  // fours
+    return (digits &* 10_000 &+ (digits >> 32)) & 0xFFFF_FFFF  // all eight
 }

@@ -44,6 +44,32 @@ public struct RuleSet: Sendable {
     /// `"status": "retired"` are read and checked but kept in `retired`, not matched, unless
     /// `includeRetired`.
     public static func load(folders: [[FileText]], includeRetired: Bool = false) throws(RuleErrors) -> RuleSet {
+        try load(decoded: folders.map { $0.map(decode) }, includeRetired: includeRetired)
+    }
+
+    /// One rule file read and checked on its own, as `load(folders:)` reads each: what
+    /// `load(decoded:)` puts together. Files do not depend on each other until then, so a
+    /// caller with many may decode them on several threads.
+    public static func decode(_ file: FileText) -> DecodedFile {
+        var decoder = RuleFile(file: file.path)
+        let content = decoder.decode(file.bytes)
+        return DecodedFile(path: file.path, content: content, problems: decoder.problems, warnings: decoder.warnings,
+                           readInOnePass: decoder.readInOnePass)
+    }
+
+    /// A rule file as `decode(_:)` read it: its network (or the network it disables), or its
+    /// problems.
+    public struct DecodedFile: Sendable {
+        let path: String
+        let content: RuleFile.Content?
+        let problems: [RuleError]
+        let warnings: [RuleError]
+        let readInOnePass: Bool
+    }
+
+    /// `load(folders:)` of files already decoded (`decode(_:)`), in the same order: the same
+    /// rule set, problems and warnings.
+    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false) throws(RuleErrors) -> RuleSet {
         var problems: [RuleError] = []
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
@@ -52,11 +78,10 @@ public struct RuleSet: Sendable {
         for folder in folders {
             var seenHere: [String: String] = [:]
             for file in folder {
-                var decoder = RuleFile(file: file.path)
-                let content = decoder.decode(file.bytes)
-                problems += decoder.problems
-                warnings += decoder.warnings
-                if decoder.readInOnePass { readInOnePass += 1 }
+                let content = file.content
+                problems += file.problems
+                warnings += file.warnings
+                if file.readInOnePass { readInOnePass += 1 }
                 let (id, location): (String, SourceLocation)
                 switch content {
                 case .network(let network): (id, location) = (network.id, network.idLocation)

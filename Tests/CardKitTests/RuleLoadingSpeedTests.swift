@@ -75,6 +75,38 @@ import Testing
     /// Every single-byte change of the sample (a byte replaced by one of a set chosen to break
     /// strings, numbers, escapes and structure), and every cut: both readers agree, errors,
     /// their places and all. Most variants are errors, many inside the pattern arrays.
+    /// The one-pass reader's eight-digits-at-once step (`eightDigits`) gives what reading the
+    /// digits one by one gives: the value when all eight bytes are ASCII digits, nil when any
+    /// byte is not (every byte value, at every place, including the neighbours of '0' and '9').
+    @Test func eightDigitsAtOnceAreReadAsOneByOne() {
+        func oneByOne(_ bytes: [UInt8]) -> UInt64? {
+            var value: UInt64 = 0
+            for byte in bytes {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        var texts: [[UInt8]] = [Array("00000000".utf8), Array("99999999".utf8), Array("30012345".utf8)]
+        var random = SeededRandom(seed: 8)
+        for _ in 0..<200 { texts.append((0..<8).map { _ in UInt8(ascii: "0") + UInt8(random.next() % 10) }) }
+        var wrong = 0
+        for text in texts {
+            #expect(eightDigits(text.span, at: 0) == oneByOne(text))
+            for place in 0..<8 {
+                for byte in 0...255 {
+                    var changed = text
+                    changed[place] = UInt8(byte)
+                    if eightDigits(changed.span, at: 0) != oneByOne(changed) { wrong += 1 }
+                }
+            }
+            // Read from the middle of longer text, as the reader does.
+            let longer = Array("[\"".utf8) + text + Array("\"]".utf8)
+            #expect(eightDigits(longer.span, at: 2) == oneByOne(text))
+        }
+        #expect(wrong == 0)
+    }
+
     @Test func everyOneByteChangeIsReadTheSameBothWays() {
         let bytes = Array(Self.sample.utf8)
         let replacements: [UInt8] = Array("0 9\"\\[],:{}a-\n".utf8) + [0x01, 0xC3, 0xFF]
