@@ -156,10 +156,7 @@ public enum MessageID: String, CaseIterable, Sendable {
     case a11yCheckDigit = "a11y.check-digit"
     case a11yNumberTaken = "a11y.number-taken"
     case a11yNumberTakenUnknown = "a11y.number-taken.unknown"
-    case a11yTimedOut = "a11y.timed-out"
-    case a11yTimedOutOne = "a11y.timed-out.one"
     case a11yStartAgain = "a11y.start-again"
-    case a11yCancelled = "a11y.cancelled"
     case cardCancelledCode = "card.cancelled.code"
     case cardClearedCode = "card.cleared.code"
 }
@@ -321,10 +318,7 @@ extension MessageCatalog {
             "a11y.check-digit": "Diese Nummer hat {count} Ziffern wie eine {network}-Kartennummer, aber die letzte Ziffer passt nicht zu den anderen; bitte prüfen.",
             "a11y.number-taken": "{network}-Kartennummer, {count} Ziffern, endet auf {last}.",
             "a11y.number-taken.unknown": "Kartennummer, {count} Ziffern, endet auf {last}.",
-            "a11y.timed-out": "Zeit abgelaufen: {seconds} Sekunden keine Taste; die begonnene Karte wurde gelöscht.",
-            "a11y.timed-out.one": "Zeit abgelaufen: {seconds} Sekunde keine Taste; die begonnene Karte wurde gelöscht.",
             "a11y.start-again": "Die Karte wurde geleert; bitte mit der Kartennummer neu beginnen.",
-            "a11y.cancelled": "Abgebrochen: die begonnene Karte wurde gelöscht.",
             "card.cancelled.code": "Abgebrochen. Mit dem {code} neu beginnen.",
             "card.cleared.code": "Geleert. Mit dem {code} neu beginnen.",
         ],
@@ -482,10 +476,7 @@ extension MessageCatalog {
             "a11y.check-digit": "That number has {count} digits, as {a} {network} card number does, but the last digit doesn't match the others; please check it.",
             "a11y.number-taken": "{network} card number, {count} digits, ending in {last}.",
             "a11y.number-taken.unknown": "Card number, {count} digits, ending in {last}.",
-            "a11y.timed-out": "Timed out: no key for {seconds} seconds; the card being entered was wiped.",
-            "a11y.timed-out.one": "Timed out: no key for {seconds} second; the card being entered was wiped.",
             "a11y.start-again": "The card was emptied; please start again with the card number.",
-            "a11y.cancelled": "Cancelled: the card being entered was wiped.",
             "card.cancelled.code": "Cancelled. Start again with the {code}.",
             "card.cleared.code": "Cleared. Start again with the {code}.",
         ],
@@ -643,10 +634,7 @@ extension MessageCatalog {
             "a11y.check-digit": "Este número tiene {count} dígitos, como un número de tarjeta {network}, pero el último dígito no concuerda con los demás; revíselo.",
             "a11y.number-taken": "Número de tarjeta {network}, {count} dígitos, terminado en {last}.",
             "a11y.number-taken.unknown": "Número de tarjeta, {count} dígitos, terminado en {last}.",
-            "a11y.timed-out": "Tiempo agotado: ninguna tecla en {seconds} segundos; se borró la tarjeta en curso.",
-            "a11y.timed-out.one": "Tiempo agotado: ninguna tecla en {seconds} segundo; se borró la tarjeta en curso.",
             "a11y.start-again": "La tarjeta se vació; empiece de nuevo por el número de tarjeta.",
-            "a11y.cancelled": "Cancelado: se borró la tarjeta en curso.",
             "card.cancelled.code": "Cancelado. Empiece de nuevo por el {code}.",
             "card.cleared.code": "Borrado. Empiece de nuevo por el {code}.",
         ],
@@ -804,10 +792,7 @@ extension MessageCatalog {
             "a11y.check-digit": "Ce numéro a {count} chiffres, comme un numéro de carte {network}, mais le dernier chiffre ne correspond pas aux autres ; vérifiez-le.",
             "a11y.number-taken": "Numéro de carte {network}, {count} chiffres, se terminant par {last}.",
             "a11y.number-taken.unknown": "Numéro de carte, {count} chiffres, se terminant par {last}.",
-            "a11y.timed-out": "Délai dépassé : aucune touche pendant {seconds} secondes ; la carte en cours a été effacée.",
-            "a11y.timed-out.one": "Délai dépassé : aucune touche pendant {seconds} seconde ; la carte en cours a été effacée.",
             "a11y.start-again": "La carte a été vidée ; recommencez par le numéro de carte.",
-            "a11y.cancelled": "Annulé : la carte en cours a été effacée.",
             "card.cancelled.code": "Annulé. Recommencez par le {code}.",
             "card.cleared.code": "Effacé. Recommencez par le {code}.",
         ],

@@ -90,6 +90,14 @@ public struct MessageCatalog: Sendable {
         return result + rest
     }
 
+    /// Said when the prompt ends because no key came for `milliseconds` (the idle timeout):
+    /// "Timed out: no key for 2.5 seconds; the card being entered was wiped".
+    public func timedOut(milliseconds: Int64) -> String {
+        let seconds = Double(milliseconds) / 1000
+        guard seconds != 1 else { return text(.promptTimedOutOne) }
+        return text(.promptTimedOut, ("seconds", seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"))
+    }
+
     /// Items as a list with the catalog's "or": `16`, `16 or 19`, `12, 13 or 19`.
     public func orList(_ items: [String]) -> String {
         listing(items, joinedBy: text(.listOr))

@@ -66,16 +66,15 @@ enum AccessibleSentences {
         return messages.text(.a11yNumberTaken, ("network", network.name), ("count", String(count)), ("last", lastDigits))
     }
 
-    /// The prompt ended because no key came for `milliseconds`.
+    /// The prompt ended because no key came for `milliseconds`: the prompt's own words, as a
+    /// sentence.
     static func timedOut(milliseconds: Int64, _ messages: MessageCatalog) -> String {
-        let seconds = Double(milliseconds) / 1000
-        let amount = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
-        return messages.text(seconds == 1 ? .a11yTimedOutOne : .a11yTimedOut, ("seconds", amount))
+        sentence(messages.timedOut(milliseconds: milliseconds))
     }
 
     /// Said when a submitted card is refused for its number or expiry: the card is emptied.
     static func startAgain(_ messages: MessageCatalog) -> String { messages.text(.a11yStartAgain) }
 
     /// The prompt ended on Ctrl-C or Esc (one-shot use).
-    static func cancelled(_ messages: MessageCatalog) -> String { messages.text(.a11yCancelled) }
+    static func cancelled(_ messages: MessageCatalog) -> String { sentence(messages.text(.promptCancelled)) }
 }

@@ -277,9 +277,7 @@ final class InteractiveEditor {
             }
         }
         if reader.timedOut {
-            let seconds = Double(reader.timeoutMilliseconds ?? 0) / 1000
-            let amount = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
-            return end(.timedOut, saying: seconds == 1 ? engine.messages.text(.promptTimedOutOne) : engine.messages.text(.promptTimedOut, ("seconds", amount)), on: el)
+            return end(.timedOut, saying: engine.messages.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0), on: el)
         }
         if reader.resized {
             reader.resized = false
