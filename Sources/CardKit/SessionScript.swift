@@ -25,6 +25,8 @@ public struct SessionScript: Equatable, Sendable {
     /// and its line (the id is checked against the rules when they are loaded).
     public var securityCodeOnlyNetwork: String?
     public var securityCodeOnlyLine = 0
+    /// The column where `@cvv-only`'s network starts, 1-based, in characters.
+    public var securityCodeOnlyColumn = 11
     /// The column where `@networks`' list starts, 1-based, in characters (for located errors).
     public var networksColumn = 11
     /// The column where each `@rules` folder starts, in the same order as `ruleFolders`.
@@ -243,7 +245,7 @@ public struct SessionScript: Equatable, Sendable {
             case "expect":
                 return Step(line: number, kind: .expect(try expectation(argument, line: number)))
             case "name", "postal-code", "cvv-only":
-                try formDirective(directive, argument, line: number)
+                try formDirective(directive, argument, line: number, column: argumentColumn)
             case "swipe":
                 // A card swiped (`Key.swipe`): the track data as a reader types it, read here.
                 guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both") }
@@ -394,7 +396,7 @@ public struct SessionScript: Equatable, Sendable {
 extension SessionScript.LineParser {
     /// `@name`, `@postal-code COUNTRY`, `@cvv-only ID`: the fields asked for (`EntryForm`), as
     /// `--name`, `--postal-code` and `--cvv-only --network` set them; before the first keys.
-    mutating func formDirective(_ directive: String, _ argument: String, line number: Int) throws(SessionScript.SyntaxError) {
+    mutating func formDirective(_ directive: String, _ argument: String, line number: Int, column: Int) throws(SessionScript.SyntaxError) {
         guard !sawKeys else { throw SessionScript.SyntaxError(line: number, message: "@\(directive) must come before the first line of keys") }
         switch directive {
         case "name":
@@ -402,13 +404,14 @@ extension SessionScript.LineParser {
             header.asksName = true
         case "postal-code":
             guard PostalCodeFormats.bundled.format(for: argument) != nil else {
-                throw SessionScript.SyntaxError(line: number, column: 14, message: "@postal-code: " + PostalCodeFormats.bundled.unknownCountryMessage(argument))
+                throw SessionScript.SyntaxError(line: number, column: column, message: "@postal-code: " + PostalCodeFormats.bundled.unknownCountryMessage(argument))
             }
             header.postalCodeCountry = argument.uppercased()
         default:
             guard !argument.isEmpty else { throw SessionScript.SyntaxError(line: number, message: "@cvv-only takes the card's network, like amex") }
             header.securityCodeOnlyNetwork = argument
             header.securityCodeOnlyLine = number
+            header.securityCodeOnlyColumn = column
         }
     }
 }

@@ -118,9 +118,7 @@ struct Replay: ParsableCommand {
                 do throws(AcceptedNetworks.UnknownNetwork) {
                     securityCodeOnly = try AcceptedNetworks.network(named: name, in: rules)
                 } catch {
-                    let failure = "\(path.escapingControlCharacters):\(script.securityCodeOnlyLine):11: error: @cvv-only: \(error.message)"
-                    Terminal.writeError(failure + "\n")
-                    report(path, failures: [failure], cards: nil)
+                    reportMalformed(path, "\(path.escapingControlCharacters):\(script.securityCodeOnlyLine):\(script.securityCodeOnlyColumn): error: @cvv-only: \(error.message)")
                     tally.malformed += 1
                     continue
                 }

@@ -94,6 +94,18 @@ import Testing
         let date = try run(["replay", dates])
         #expect((date.output + date.errors).components(separatedBy: "\(dates):1:10: error: @today takes").count == 2,
                 "\(date.output)\(date.errors)")
+        // `@cvv-only` and `@postal-code` name the column of their argument, said once too.
+        let onFile = home.path + "/cvv-only.session"
+        try "@cvv-only   bogsu\n1234\n".write(toFile: onFile, atomically: true, encoding: .utf8)
+        let code = try run(["replay", onFile])
+        #expect(code.status == 65)
+        #expect((code.output + code.errors).components(separatedBy: "\(onFile):1:13: error: @cvv-only: unknown network `bogsu`").count == 2,
+                "\(code.output)\(code.errors)")
+        let postal = home.path + "/postal.session"
+        try "@postal-code  XX\n".write(toFile: postal, atomically: true, encoding: .utf8)
+        let country = try run(["replay", postal])
+        #expect((country.output + country.errors).components(separatedBy: "\(postal):1:15: error: @postal-code: unknown country `XX`").count == 2,
+                "\(country.output)\(country.errors)")
         // With --json the error is in the object, and on standard error once for people.
         let json = try run(["replay", "--json", script])
         #expect(json.errors.components(separatedBy: said).count == 2 && json.output.contains("1:18: error: @networks"))
