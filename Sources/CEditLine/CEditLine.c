@@ -113,14 +113,21 @@ static ssize_t cl_sink_write(void *cookie, const char *bytes, size_t size) {
     return (ssize_t)size;
 }
 
-int cl_refresh_silently(EditLine *el, FILE *out) {
-    static FILE *sink = NULL;
-    if (sink == NULL) {
+static FILE *cl_sink = NULL;
+
+int cl_silent_refresh_ready(void) {
+    if (cl_sink == NULL) {
         cookie_io_functions_t io = {NULL, cl_sink_write, NULL, NULL};
-        sink = fopencookie(NULL, "w", io);
-        if (sink == NULL) return -1;
-        setvbuf(sink, cl_sink_buffer, _IOFBF, sizeof cl_sink_buffer);
+        cl_sink = fopencookie(NULL, "w", io);
+        if (cl_sink == NULL) return -1;
+        setvbuf(cl_sink, cl_sink_buffer, _IOFBF, sizeof cl_sink_buffer);
     }
+    return 0;
+}
+
+int cl_refresh_silently(EditLine *el, FILE *out) {
+    if (cl_silent_refresh_ready() != 0) return -1;
+    FILE *sink = cl_sink;
     fflush(out);
     el_set(el, EL_SETFP, 1, sink);
     int status = el_set(el, EL_REFRESH);

@@ -106,5 +106,7 @@ int cl_refresh(EditLine *el);
 /// `out` again): libedit's picture of the screen becomes prompt and line as they now are, the
 /// cursor at its place in the line, when cardline has drawn them itself. -1 when the sink cannot be made.
 int cl_refresh_silently(EditLine *el, FILE *out);
+/// Makes the stream cl_refresh_silently draws into: 0 once it exists, -1 when it cannot be made.
+int cl_silent_refresh_ready(void);
 
 #endif
