@@ -125,6 +125,19 @@ int cl_silent_refresh_ready(void) {
     return 0;
 }
 
+int cl_draw_into_sink(EditLine *el, FILE *out) {
+    if (cl_silent_refresh_ready() != 0) return -1;
+    fflush(out);
+    return el_set(el, EL_SETFP, 1, cl_sink);
+}
+
+int cl_draw_into(EditLine *el, FILE *out) {
+    fflush(cl_sink);
+    int status = el_set(el, EL_SETFP, 1, out);
+    explicit_bzero(cl_sink_buffer, sizeof cl_sink_buffer);
+    return status;
+}
+
 int cl_refresh_silently(EditLine *el, FILE *out) {
     if (cl_silent_refresh_ready() != 0) return -1;
     FILE *sink = cl_sink;

@@ -176,8 +176,9 @@ final class InteractiveEditor {
         }
         installBindings(el)
         cl_set_getcfn(el) { el, character in
-            let status = InteractiveEditor.with(el, -1) { editor, el in editor.readCharacter(el) }
-            if status == 1 { character?.pointee = Action.inputKey }
+            var given = Action.inputKey
+            let status = InteractiveEditor.with(el, -1) { editor, el in editor.readCharacter(el, giving: &given) }
+            if status == 1 { character?.pointee = given }
             return status
         }
         terminal.columns = Int(cl_columns(fileno(device.output)))
@@ -238,8 +239,9 @@ final class InteractiveEditor {
     /// libedit's character reader: waits for the next whole key (`KeyReader`); 1 when one is
     /// queued (libedit is then given the dispatch character), 0 at the end of input, -1 on a
     /// read error. Ordinary digits are typed here without libedit (`typeOrdinaryKeys`): it is
-    /// given the dispatch character only for a key that needs more than an echo.
-    private func readCharacter(_ el: OpaquePointer) -> Int32 {
+    /// given the dispatch character only for a key that needs more than an echo (`given`; or,
+    /// after such digits, the first of them, `catchUpLibedit`).
+    private func readCharacter(_ el: OpaquePointer, giving given: inout wchar_t) -> Int32 {
         // libedit has just finished drawing. When cardline draws the badge, it brings it up to
         // date here (and resets the colour after any redraw of libedit's). When libedit draws it
         // as its right prompt and redraws only the changed cells, it leaves the badge's colour
@@ -260,8 +262,8 @@ final class InteractiveEditor {
             reader.swipeAllowed = engine.command == nil
             let status = reader.wait(on: fileno(device.input))
             guard status == 1, echoesDigits, typeOrdinaryKeys() else {
-                // libedit acts on the key (or the end of input) from the line as it is shown.
-                if libeditBehind { catchUpLibedit(el) }
+                // libedit acts on the key from the line as it is shown.
+                if status == 1 && libeditBehind { given = catchUpLibedit(el) }
                 return status
             }
         }
@@ -279,6 +281,7 @@ final class InteractiveEditor {
         guard maskedStep == nil, pendingOutput == nil, !quitRequested, choice != nil else { return false }
         while reader.keyIsNext {
             guard let key = reader.peek(), case .character(let character) = key.base, key.modifiers.isEmpty else { return false }
+            if !libeditBehind { libeditHolds = shown.text.utf8.count }
             _ = reader.next()
             let outcome = engine.handle(.character(character), reloadingWith: loader)
             var view = engine.currentView()
@@ -332,14 +335,47 @@ final class InteractiveEditor {
     }
 
     /// Brings libedit's buffer and its picture of the screen up to the line as shown, after
-    /// `typeOrdinaryKeys` typed keys without it: the buffer is given the text, and libedit draws
-    /// it into a stream that discards (`cl_refresh_silently`), which leaves its picture of the
-    /// screen and its cursor as they are on the terminal. Before libedit acts on a key.
-    private func catchUpLibedit(_ el: OpaquePointer) {
+    /// `typeOrdinaryKeys` typed characters without it, before libedit acts on the next key: the
+    /// characters go through libedit's own insert path, as they did when libedit echoed them
+    /// (a full redraw, `cl_refresh_silently`, costs ten times as much), with its drawing
+    /// discarded (`cl_draw_into_sink`) until the dispatch character after them comes round
+    /// (`nextInput`). Returns the first character, for libedit's reader to give; the rest and
+    /// the dispatch character are pushed.
+    private func catchUpLibedit(_ el: OpaquePointer) -> wchar_t {
         libeditBehind = false
-        replaceBuffer(el)
-        _ = cl_refresh_silently(el, device.output)
+        var first = Action.inputKey
+        shown.text.utf8.withContiguousStorageIfAvailable { text in
+            guard libeditHolds < text.count else { return }
+            first = wchar_t(text[libeditHolds])
+            var count = 0
+            for index in (libeditHolds + 1)..<text.count {
+                if count == catchUp.count - 2 { catchUp.append(0) }
+                catchUp[count] = wchar_t(text[index])
+                count += 1
+            }
+            catchUp[count] = Action.inputKey
+            catchUp[count + 1] = 0
+        }
+        guard first != Action.inputKey else { return first }
+        if cl_draw_into_sink(el, device.output) == 0 {
+            drawsIntoSink = true
+            el_wpush(el, catchUp)
+        } else {
+            // No stream to draw into (cannot happen once made: `echoesDigits`): drawn for real.
+            el_wpush(el, catchUp)
+        }
+        // The characters pushed are not left behind (libedit copies them).
+        for index in 0..<catchUp.count { catchUp[index] = 0 }
+        return first
     }
+
+    /// Where `catchUpLibedit` puts the characters it pushes (with the dispatch character and a
+    /// terminating 0), wiped once pushed.
+    @exclusivity(unchecked) private var catchUp = [wchar_t](repeating: 0, count: 64)
+    /// The bytes of `shown.text` that libedit's buffer holds while it is behind.
+    @exclusivity(unchecked) private var libeditHolds = 0
+    /// libedit draws into the discarding stream (`catchUpLibedit`) until the dispatch comes.
+    @exclusivity(unchecked) private var drawsIntoSink = false
 
     /// How many characters `text` adds at the end of what libedit's line holds (`shown`), when
     /// that is all that changed and they are one or two printable ASCII characters (a digit, or
@@ -368,6 +404,11 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        if drawsIntoSink {
+            // libedit has caught up with the characters cardline echoed (`catchUpLibedit`).
+            drawsIntoSink = false
+            cl_draw_into(el, device.output)
+        }
         if let step = maskedStep {
             // libedit has drawn the field masked (`drawMasked`): now what it was drawn for.
             maskedStep = nil
