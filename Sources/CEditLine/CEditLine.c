@@ -104,23 +104,45 @@ void cl_wipe(void *bytes, size_t count) { explicit_bzero(bytes, count); }
 void cl_wipe_written(char *buffer, size_t size) { explicit_bzero(buffer, strnlen(buffer, size)); }
 int cl_refresh(EditLine *el) { return el_set(el, EL_REFRESH); }
 
-// The stream that takes libedit's drawing in cl_refresh_silently and discards it; its buffer is
-// wiped after each use (the drawing holds the field).
+// The stream that takes libedit's drawing in cl_refresh_silently (and between cl_draw_into_sink
+// and cl_draw_into) and discards it. The drawing holds the field: what reaches the sink from its
+// buffer is wiped there as it is discarded (only the bytes written, not the whole 4 KiB, which
+// cost 4,000 instructions a use), and the buffer is flushed after each use.
 static char cl_sink_buffer[4096];
 static ssize_t cl_sink_write(void *cookie, const char *bytes, size_t size) {
     (void)cookie;
-    (void)bytes;
+    if (bytes >= cl_sink_buffer && bytes + size <= cl_sink_buffer + sizeof cl_sink_buffer) {
+        explicit_bzero(cl_sink_buffer + (bytes - cl_sink_buffer), size);
+    }
     return (ssize_t)size;
 }
 
-int cl_refresh_silently(EditLine *el, FILE *out) {
-    static FILE *sink = NULL;
-    if (sink == NULL) {
+static FILE *cl_sink = NULL;
+
+int cl_silent_refresh_ready(void) {
+    if (cl_sink == NULL) {
         cookie_io_functions_t io = {NULL, cl_sink_write, NULL, NULL};
-        sink = fopencookie(NULL, "w", io);
-        if (sink == NULL) return -1;
-        setvbuf(sink, cl_sink_buffer, _IOFBF, sizeof cl_sink_buffer);
+        cl_sink = fopencookie(NULL, "w", io);
+        if (cl_sink == NULL) return -1;
+        setvbuf(cl_sink, cl_sink_buffer, _IOFBF, sizeof cl_sink_buffer);
     }
+    return 0;
+}
+
+int cl_draw_into_sink(EditLine *el, FILE *out) {
+    if (cl_silent_refresh_ready() != 0) return -1;
+    fflush(out);
+    return el_set(el, EL_SETFP, 1, cl_sink);
+}
+
+int cl_draw_into(EditLine *el, FILE *out) {
+    fflush(cl_sink);  // (wiped as it is discarded)
+    return el_set(el, EL_SETFP, 1, out);
+}
+
+int cl_refresh_silently(EditLine *el, FILE *out) {
+    if (cl_silent_refresh_ready() != 0) return -1;
+    FILE *sink = cl_sink;
     fflush(out);
     el_set(el, EL_SETFP, 1, sink);
     int status = el_set(el, EL_REFRESH);

@@ -176,6 +176,26 @@ struct BadgePainter {
         }
     }
 
+    /// Appends what the last `draw` found to `out` (for `InteractiveEditor`'s echo of an
+    /// ordinary digit, which goes out with it in one write); false, appending nothing, when it
+    /// does not fit in `out`'s `room` bytes.
+    func appendDrawn(to out: inout some ByteAppending, room: Int) -> Bool {
+        if inPlace {
+            guard counterBytes.count <= room else { return false }
+            for index in 0..<counterBytes.count { out.append(counterBytes.storage[index]) }
+        } else {
+            guard bytes.count <= room else { return false }
+            for byte in bytes { out.append(byte) }
+        }
+        return true
+    }
+
+    /// True when a line whose text ends at column `end` (the cursor there) leaves the badge
+    /// wanted its place on a terminal `columns` wide, and does not reach the last column.
+    func leavesRoom(end: Int, columns: Int) -> Bool {
+        end < (wanted.isEmpty ? columns - 1 : columns - wantedCells - 2)
+    }
+
     /// The range of `wanted`'s counter that differs from the badge drawn (whose logo part is
     /// the same: not `logoRebuilt`), both being the same length and ASCII: nil inside when nothing differs; nil outside when the counter cannot be
     /// updated in place (the badge is then drawn whole).

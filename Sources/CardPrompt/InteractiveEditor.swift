@@ -168,13 +168,17 @@ final class InteractiveEditor {
         cl_set_tty_flag(el, "-d", "-isig")
         cl_set_prompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.promptText } }, Self.invisible)
         drawsBadge = terminal.escapes && cl_terminal_string(el, "ce") != nil
+        // cardline echoes ordinary digits itself only where libedit can be told the screen
+        // without drawing (`catchUpLibedit`).
+        echoesDigits = drawsBadge && cl_silent_refresh_ready() == 0
         if !drawsBadge {
             cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.rightPromptText } }, Self.invisible)
         }
         installBindings(el)
         cl_set_getcfn(el) { el, character in
-            let status = InteractiveEditor.with(el, -1) { editor, _ in editor.readCharacter() }
-            if status == 1 { character?.pointee = Action.inputKey }
+            var given = Action.inputKey
+            let status = InteractiveEditor.with(el, -1) { editor, el in editor.readCharacter(el, giving: &given) }
+            if status == 1 { character?.pointee = given }
             return status
         }
         terminal.columns = Int(cl_columns(fileno(device.output)))
@@ -234,8 +238,10 @@ final class InteractiveEditor {
 
     /// libedit's character reader: waits for the next whole key (`KeyReader`); 1 when one is
     /// queued (libedit is then given the dispatch character), 0 at the end of input, -1 on a
-    /// read error.
-    private func readCharacter() -> Int32 {
+    /// read error. Ordinary digits are typed here without libedit (`typeOrdinaryKeys`): it is
+    /// given the dispatch character only for a key that needs more than an echo (`given`; or,
+    /// after such digits, the first of them, `catchUpLibedit`).
+    private func readCharacter(_ el: OpaquePointer, giving given: inout wchar_t) -> Int32 {
         // libedit has just finished drawing. When cardline draws the badge, it brings it up to
         // date here (and resets the colour after any redraw of libedit's). When libedit draws it
         // as its right prompt and redraws only the changed cells, it leaves the badge's colour
@@ -252,12 +258,157 @@ final class InteractiveEditor {
         if drawsBadge { drawBadge() }
         // A swipe is collected unechoed in any field but a `:` command (the engine takes it at
         // an empty number and refuses it elsewhere, so track digits never land in a field).
-        reader.swipeAllowed = engine.command == nil
-        return reader.wait(on: fileno(device.input))
+        while true {
+            reader.swipeAllowed = engine.command == nil
+            let status = reader.wait(on: fileno(device.input))
+            guard status == 1, echoesDigits, typeOrdinaryKeys() else {
+                // libedit acts on the key from the line as it is shown.
+                if status == 1 && libeditBehind { given = catchUpLibedit(el) }
+                return status
+            }
+        }
     }
+
+    /// Types the queued keys that only append to the field (an ordinary digit, or a group's
+    /// space and a digit) without libedit: the engine takes each, and cardline writes its echo
+    /// and the badge counter's changed characters in one write(2), the first thing after the
+    /// engine (a key costs a third of what libedit's dispatch, insert and redraw cost; issue 21
+    /// item 7). libedit's buffer and its picture of the screen are brought up to date only when
+    /// a key needs libedit (`catchUpLibedit`). True when every queued key was typed; false when
+    /// one is left for libedit's dispatch, queued or, once the engine took it, in `takenOutcome`
+    /// (or a timeout, resize or swipe is).
+    private func typeOrdinaryKeys() -> Bool {
+        guard maskedStep == nil, pendingOutput == nil, !quitRequested, choice != nil else { return false }
+        while reader.keyIsNext {
+            guard let key = reader.peek(), case .character(let character) = key.base, key.modifiers.isEmpty else { return false }
+            if !libeditBehind { libeditHolds = shown.text.utf8.count }
+            _ = reader.next()
+            let outcome = engine.handle(.character(character), reloadingWith: loader)
+            var view = engine.currentView()
+            let appended = outcome.refusal == nil && outcome.event == nil && outcome.command == nil && outcome.messages.isEmpty
+                && warnings.isEmpty && layoutMemo.differsOnlyByProgress(view, columns: terminal.columns)
+                ? appendedLength(view.text) : 0
+            let end = (choice?.promptWidth ?? 0) + shown.width + appended
+            if appended > 0 {
+                choice!.progress = view.progress
+                painter.want(logo: view.logo, progress: view.progress, style: style, securityCode: view.field == .cvv)
+            }
+            guard appended > 0, painter.leavesRoom(end: end, columns: terminal.columns) else {
+                // More than an echo, or the line would reach the badge: libedit's dispatch
+                // presents it (`nextInput`), as it would have.
+                takenOutcome = outcome
+                return false
+            }
+            _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
+            swap(&view, &currentView)
+            echoAppended(appended)
+            libeditBehind = true
+        }
+        return reader.isEmpty
+    }
+
+    /// Writes the `count` characters `currentView.text` ends with, just taken by the engine,
+    /// and the badge's update after them, in one write(2); the bytes are wiped once written.
+    private func echoAppended(_ count: Int) {
+        let text = currentView.text
+        echo.count = 0
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            for index in (bytes.count - count)..<bytes.count { echo.append(bytes[index]) }
+        }
+        show(text, appending: count)
+        let end = (choice?.promptWidth ?? 0) + shown.width
+        if painter.draw(end: end, columns: terminal.columns, resetColour: style.colour),
+           !painter.appendDrawn(to: &echo, room: EchoBytes.capacity - echo.count) {
+            writeEcho()
+            painter.write(to: device.outputDescriptor)
+            return
+        }
+        writeEcho()
+    }
+
+    /// Writes `echo` to the terminal (straight to its descriptor: the output stream is empty,
+    /// flushed before the wait) and wipes it.
+    private func writeEcho() {
+        _ = Paths.writeAll(echo.storage.span.extracting(0..<echo.count), to: device.outputDescriptor)
+        for index in 0..<echo.count { echo.storage[index] = 0 }
+        echo.count = 0
+    }
+
+    /// Brings libedit's buffer and its picture of the screen up to the line as shown, after
+    /// `typeOrdinaryKeys` typed characters without it, before libedit acts on the next key: the
+    /// characters go through libedit's own insert path, as they did when libedit echoed them
+    /// (a full redraw, `cl_refresh_silently`, costs ten times as much), with its drawing
+    /// discarded (`cl_draw_into_sink`) until the dispatch character after them comes round
+    /// (`nextInput`). Returns the first character, for libedit's reader to give; the rest and
+    /// the dispatch character are pushed.
+    private func catchUpLibedit(_ el: OpaquePointer) -> wchar_t {
+        libeditBehind = false
+        var first = Action.inputKey
+        shown.text.utf8.withContiguousStorageIfAvailable { text in
+            guard libeditHolds < text.count else { return }
+            first = wchar_t(text[libeditHolds])
+            var count = 0
+            for index in (libeditHolds + 1)..<text.count {
+                if count == catchUp.count - 2 { catchUp.append(0) }
+                catchUp[count] = wchar_t(text[index])
+                count += 1
+            }
+            catchUp[count] = Action.inputKey
+            catchUp[count + 1] = 0
+        }
+        guard first != Action.inputKey else { return first }
+        if cl_draw_into_sink(el, device.output) == 0 {
+            drawsIntoSink = true
+            el_wpush(el, catchUp)
+        } else {
+            // No stream to draw into (cannot happen once made: `echoesDigits`): drawn for real.
+            el_wpush(el, catchUp)
+        }
+        // The characters pushed are not left behind (libedit copies them).
+        for index in 0..<catchUp.count { catchUp[index] = 0 }
+        return first
+    }
+
+    /// Where `catchUpLibedit` puts the characters it pushes (with the dispatch character and a
+    /// terminating 0), wiped once pushed.
+    @exclusivity(unchecked) private var catchUp = [wchar_t](repeating: 0, count: 64)
+    /// The bytes of `shown.text` that libedit's buffer holds while it is behind.
+    @exclusivity(unchecked) private var libeditHolds = 0
+    /// libedit draws into the discarding stream (`catchUpLibedit`) until the dispatch comes.
+    @exclusivity(unchecked) private var drawsIntoSink = false
+
+    /// How many characters `text` adds at the end of what libedit's line holds (`shown`), when
+    /// that is all that changed and they are one or two printable ASCII characters (a digit, or
+    /// a group's space and a digit); 0 otherwise.
+    private func appendedLength(_ text: String) -> Int {
+        text.utf8.withContiguousStorageIfAvailable { text in
+            shown.text.utf8.withContiguousStorageIfAvailable { shown in
+                guard text.count > shown.count, text.count <= shown.count + 2 else { return 0 }
+                for index in 0..<shown.count where text[index] != shown[index] { return 0 }
+                for index in shown.count..<text.count where !(0x20...0x7E).contains(text[index]) { return 0 }
+                return text.count - shown.count
+            } ?? 0
+        } ?? 0
+    }
+
+    /// cardline types ordinary digits itself (`typeOrdinaryKeys`): where it draws the badge and
+    /// libedit can be told the screen without drawing.
+    @exclusivity(unchecked) private var echoesDigits = false
+    /// Keys were typed since libedit's buffer last held the line (`catchUpLibedit`).
+    @exclusivity(unchecked) private var libeditBehind = false
+    /// A key the engine took in `typeOrdinaryKeys` that needs more than an echo: what it did,
+    /// presented by the next dispatch (`nextInput`).
+    @exclusivity(unchecked) private var takenOutcome: Outcome?
+    /// An ordinary digit's echo and badge update, written at once (`echoAppended`).
+    @exclusivity(unchecked) private var echo = EchoBytes()
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        if drawsIntoSink {
+            // libedit has caught up with the characters cardline echoed (`catchUpLibedit`).
+            drawsIntoSink = false
+            cl_draw_into(el, device.output)
+        }
         if let step = maskedStep {
             // libedit has drawn the field masked (`drawMasked`): now what it was drawn for.
             maskedStep = nil
@@ -275,6 +426,11 @@ final class InteractiveEditor {
                 replaceBuffer(el)
                 return redrawn(CC_REDISPLAY)
             }
+        }
+        if let outcome = takenOutcome {
+            // A key the engine already took, while cardline typed the keys before it.
+            takenOutcome = nil
+            return present(outcome, on: el)
         }
         if reader.timedOut {
             return end(.timedOut, saying: engine.messages.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0), on: el)
@@ -788,4 +944,17 @@ final class InteractiveEditor {
     }
 
     private func write(_ text: String) { device.write(text) }
+}
+
+/// An ordinary digit's echo and the badge's update after it (`InteractiveEditor.echoAppended`),
+/// without an array.
+struct EchoBytes: ByteAppending {
+    static let capacity = 96
+    var storage = InlineArray<96, UInt8>(repeating: 0)
+    var count = 0
+
+    @inline(__always) mutating func append(_ byte: UInt8) {
+        storage[count] = byte
+        count += 1
+    }
 }

@@ -12,7 +12,8 @@ import Testing
         t.waitForRawMode()
         t.expect("Card number")
         t.send(number + "1230")
-        let screen = t.waitForScreen("the \(name) field") { $0.cursorLine.hasPrefix("\(name) (") }
+        // The badge is drawn after the line (its own write): waited for, whatever name it says.
+        let screen = t.waitForScreen("the \(name) field") { $0.cursorLine.hasPrefix("\(name) (") && $0.cursorLine.hasSuffix(" 0/\(length)") }
         #expect(screen?.cursorLine.hasSuffix("\(name) 0/\(length)") == true, "\(screen?.cursorLine ?? "")")
         // Ctrl-C cancels the card, then Ctrl-D at the empty number quits.
         t.send("\u{03}")
