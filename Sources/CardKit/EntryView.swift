@@ -233,6 +233,58 @@ extension EntryEngine {
     /// property of it first copies the whole engine. Changes nothing.
     public mutating func currentView() -> EntryView { view(of: field) }
 
+    /// Brings `view` up to date in place when the active field's view now differs from it only
+    /// by characters added at the end of its text and by its progress (an ordinary digit of the
+    /// number, or a group's space and a digit): appends them, sets the progress, and returns
+    /// how many bytes were appended. Otherwise returns 0 and leaves `view` as it was (make it
+    /// afresh with `currentView()`). Nothing is assumed about where `view` came from: its
+    /// field, label, hint, logo and text are compared with what `view(of:)` would make, so an
+    /// extended view is exactly `view(of: field)`, without making its strings again (the
+    /// prompt does this after every digit). Mutating only as `currentView()` is. Card-number
+    /// field only.
+    public mutating func extendView(_ view: inout EntryView) -> Int {
+        guard field == .number, view.field == .number, command == nil, !view.isCommand else { return 0 }
+        let network = detection.network
+        // The label, hint and logo as `view(of:)` makes them (equal strings: compared by identity first).
+        guard view.label == messages.numberLabel else { return 0 }
+        if let network {
+            guard view.hint == network.formatHint else { return 0 }
+        } else {
+            guard view.hint == EntryView.unknownNetworkHint else { return 0 }
+        }
+        if let chosen = self.network {
+            guard view.logo == chosen.logo else { return 0 }
+        } else {
+            guard view.logo == undecidedLogo else { return 0 }
+        }
+        // The grouped digits, walked once: `view.text` must be their beginning, and at most two
+        // bytes (a group's space and a digit) may follow it.
+        var added = (UInt8(0), UInt8(0)), addedCount = 0
+        let extends: Bool? = view.text.utf8.withContiguousStorageIfAvailable { old in
+            var index = 0, same = true
+            CardPolicy.forEachGrouped(numberDigits, groups: CardPolicy.groups(for: network)) { byte in
+                if index < old.count {
+                    if old[index] != byte { same = false }
+                } else if addedCount == 0 {
+                    added.0 = byte
+                    addedCount = 1
+                } else if addedCount == 1 {
+                    added.1 = byte
+                    addedCount = 2
+                } else {
+                    addedCount = 3
+                }
+                index += 1
+            }
+            return same && index > old.count
+        }
+        guard extends == true, addedCount <= 2 else { return 0 }
+        view.text.unicodeScalars.append(Unicode.Scalar(added.0))
+        if addedCount == 2 { view.text.unicodeScalars.append(Unicode.Scalar(added.1)) }
+        view.progress = numberProgress(network)
+        return addedCount
+    }
+
     /// How a field looks with its current value (a `:` command shows only in the active field).
     public func view(of field: Field) -> EntryView {
         // Each string made once, the view built at the end (a view is made after every key).

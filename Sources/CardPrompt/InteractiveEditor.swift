@@ -462,22 +462,24 @@ final class InteractiveEditor {
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
         finishAppend()  // (done already when libedit read the key: `readCharacter`)
-        var view = engine.currentView()
         if drawsBadge, choice != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
-           outcome.messages.isEmpty, warnings.isEmpty, layoutMemo.differsOnlyByProgress(view, columns: terminal.columns),
-           case let appended = pushAppendedText(view.text, el), appended > 0 {
-            // An ordinary digit: taken with nothing to show, only characters added at the end,
-            // the prompt and the layout the same. libedit's own insert path writes them and
-            // nothing else, and keeps its picture of the screen right. The badge waits until
-            // libedit has echoed them (`readCharacter`): between the key and its echo there is
-            // only the engine. (What the line holds is noted at once: the signal handlers erase
-            // by it.)
+           outcome.messages.isEmpty, warnings.isEmpty, engine.extendView(&currentView) > 0,
+           layoutMemo.differsOnlyByProgress(currentView, columns: terminal.columns),
+           case let appended = pushAppendedText(currentView.text, el), appended > 0 {
+            // An ordinary digit: taken with nothing to show, only characters added at the end
+            // (the view brought up to date in place: `extendView`), the prompt and the layout
+            // the same. libedit's own insert path writes them and nothing else, and keeps its
+            // picture of the screen right. The badge waits until libedit has echoed them
+            // (`readCharacter`): between the key and its echo there is only the engine. (What
+            // the line holds is noted at once: the signal handlers erase by it.) Should the
+            // layout or libedit's line not allow it, the view extended is already the new one
+            // and the key is drawn below as any other.
             _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
-            swap(&view, &currentView)
             show(currentView.text, appending: appended)
             badgeWaitsForEcho = true
             return UInt8(CC_NORM)
         }
+        var view = engine.currentView()
         // The view before the keys, moved out as the new one goes in.
         swap(&view, &currentView)
         let viewBefore = consume view
