@@ -319,8 +319,9 @@ final class InteractiveEditor {
         }
         guard let key = reader.next() else { return UInt8(CC_NORM) }
         do {
-            if case .control(let byte) = key.base, byte == 0x1A, key.modifiers.isEmpty { return suspend(el) }
-            if case .control(let byte) = key.base, byte == 0x0C, key.modifiers.isEmpty {
+            // (One match for both: each match copies the key's base.)
+            if case .control(let byte) = key.base, byte == 0x1A || byte == 0x0C, key.modifiers.isEmpty {
+                if byte == 0x1A { return suspend(el) }
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
                 // left to it; the line it draws is still the engine's. Terminals that keep a
                 // cleared screen in their scrollback (tmux) keep the field as it was drawn:
@@ -343,7 +344,7 @@ final class InteractiveEditor {
             if endsOnCancel && (entryKey == .cancel || key == TerminalKey(.escape)) {
                 return end(.cancelled, saying: engine.messages.text(.promptCancelled), on: el)
             }
-            return perform(entryKey, on: el)
+            return perform(consume entryKey, on: el)  // (consumed: else the optional is freed through its type's metadata, 100 instructions)
         }
     }
 
@@ -454,7 +455,7 @@ final class InteractiveEditor {
     }
 
     /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
-    private func perform(_ key: Key, on el: OpaquePointer) -> UInt8 {
+    private func perform(_ key: consuming Key, on el: OpaquePointer) -> UInt8 {
         let outcome = engine.handle(key, reloadingWith: loader)
         return present(outcome, on: el)
     }
@@ -462,10 +463,12 @@ final class InteractiveEditor {
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
         finishAppend()  // (done already when libedit read the key: `readCharacter`)
-        if drawsBadge, choice != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
-           outcome.messages.isEmpty, warnings.isEmpty, engine.extendView(&currentView) > 0,
-           layoutMemo.differsOnlyByProgress(currentView, columns: terminal.columns),
-           case let appended = pushAppendedText(currentView.text, el), appended > 0 {
+        // (`choice?.promptWidth`, not `choice != nil`, and the view passed `inout`: a class's
+        // property passed or compared whole is copied first.)
+        if drawsBadge, choice?.promptWidth != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
+           outcome.messages.isEmpty, warnings.isEmpty, case let textBefore = currentView.text,
+           case let appended = engine.extendView(&currentView), appended > 0,
+           layoutMemo.differsOnlyByProgress(&currentView, columns: terminal.columns), shown.text == textBefore {
             // An ordinary digit: taken with nothing to show, only characters added at the end
             // (the view brought up to date in place: `extendView`), the prompt and the layout
             // the same. libedit's own insert path writes them and nothing else, and keeps its
@@ -475,6 +478,7 @@ final class InteractiveEditor {
             // layout or libedit's line not allow it, the view extended is already the new one
             // and the key is drawn below as any other.
             _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
+            pushLast(appended, of: currentView.text, el)
             show(currentView.text, appending: appended)
             badgeWaitsForEcho = true
             return UInt8(CC_NORM)
@@ -594,7 +598,19 @@ final class InteractiveEditor {
         return appended
     }
 
-    /// Where `pushAppendedText` puts the characters it pushes (two and the terminating 0).
+    /// Pushes the last `count` characters of `text` to libedit: one or two that
+    /// `EntryEngine.extendView` appended to what its buffer holds (digits, a group's space).
+    private func pushLast(_ count: Int, of text: String, _ el: OpaquePointer) {
+        _ = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for index in 0..<min(count, 2) { pushCharacters[index] = wchar_t(bytes[bytes.count - count + index]) }
+        }
+        el_wpush(el, pushCharacters)
+        // The digits pushed are not left behind.
+        pushCharacters[0] = 0
+        pushCharacters[1] = 0
+    }
+
+    /// Where `pushAppendedText` and `pushLast` put the characters they push (two and the terminating 0).
     @exclusivity(unchecked) private var pushCharacters: [wchar_t] = [0, 0, 0]
 
     /// An ordinary digit was pushed to libedit's insert path (`present`): the layout's progress
@@ -663,7 +679,8 @@ final class InteractiveEditor {
         guard filler > 0 else { return nil }
         let rowsUp = rows(text: shown.text) - 1
         let canRedraw = terminal.escapes && cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
-        replaceBuffer(el, with: String(repeating: " ", count: filler))
+        // (From bytes: `String(repeating: " ", count:)` costs some 280 instructions a space.)
+        replaceBuffer(el, with: String(decoding: [UInt8](repeating: 0x20, count: filler), as: UTF8.self))
         var rowsAbove: Int?
         if canRedraw {
             // libedit's cursor is at the end of the line (where cardline keeps it): to the
@@ -765,6 +782,12 @@ final class InteractiveEditor {
         mutating func differsOnlyByProgress(_ view: EntryView, columns: Int) -> Bool {
             keepsProgress && !view.isCommand && view.field == field && view.progress.utf8.count == progressBytes
                 && columns == self.columns && view.label == label && view.hint == hint && view.logo == logo
+        }
+
+        /// The same for the editor's own view, read where it is (passed by value, a class's
+        /// property is copied whole first).
+        mutating func differsOnlyByProgress(_ view: inout EntryView, columns: Int) -> Bool {
+            differsOnlyByProgress(view, columns: columns)
         }
     }
 
