@@ -723,7 +723,8 @@ final class InteractiveEditor {
             return false
         }
         let next = style.layoutChoice(view, columns: terminal.columns)
-        layoutMemo = LayoutMemo(next, for: view, columns: terminal.columns)
+        layoutMemo = LayoutMemo(next, for: view, columns: terminal.columns,
+                                spare: drawsBadge ? style.spareColumns(next, for: view, columns: terminal.columns) : 0)
         let promptChanged: Bool
         if let choice {
             promptChanged = next.label != choice.label || next.hint != choice.hint || promptText == nil
@@ -752,8 +753,9 @@ final class InteractiveEditor {
     @exclusivity(unchecked) private var badgeLogo = ""
 
     /// What the layout choice was last worked out for: an ordinary digit, which changes only
-    /// the progress and keeps its length, leaves the choices the same (they are made by widths
-    /// alone) when the last one showed the progress whole.
+    /// the progress and keeps its length or lengthens it by no more than the row has to spare,
+    /// leaves the choices the same (they are made by widths alone) when the last one showed the
+    /// progress whole.
     @exclusivity(unchecked) private var layoutMemo = LayoutMemo()
 
     private struct LayoutMemo {
@@ -761,15 +763,19 @@ final class InteractiveEditor {
         var keepsProgress = false
         var field = Field.number
         var progressBytes = 0
+        /// The columns the row has to spare (`Style.spareColumns`) while the progress is ASCII
+        /// (a byte a cell); else 0.
+        var spare = 0
         var columns = 0
         var label = "", hint = "", logo = ""
 
         init() {}
 
-        init(_ choice: Style.LayoutChoice, for view: EntryView, columns: Int) {
+        init(_ choice: Style.LayoutChoice, for view: EntryView, columns: Int, spare: Int) {
             keepsProgress = !view.isCommand && choice.progress == view.progress
             field = view.field
             progressBytes = view.progress.utf8.count
+            self.spare = view.progress.scalarCount == progressBytes ? max(0, spare) : 0
             self.columns = columns
             label = view.label
             hint = view.hint
@@ -777,11 +783,19 @@ final class InteractiveEditor {
         }
 
         /// True when `view` differs from the one the choice was made for only by a progress of
-        /// the same length, shown whole. (Mutating only so that calling it on the editor's
-        /// property does not copy the memo.)
+        /// the same length, or one longer by no more than the row has to spare (the progress
+        /// that widens, `9/16` to `10/16`: taken as the memo's from then on), shown whole.
+        /// (Mutating so that calling it on the editor's property does not copy the memo.)
         mutating func differsOnlyByProgress(_ view: EntryView, columns: Int) -> Bool {
-            keepsProgress && !view.isCommand && view.field == field && view.progress.utf8.count == progressBytes
-                && columns == self.columns && view.label == label && view.hint == hint && view.logo == logo
+            guard keepsProgress && !view.isCommand && view.field == field && columns == self.columns
+                && view.label == label && view.hint == hint && view.logo == logo else { return false }
+            let bytes = view.progress.utf8.count
+            if bytes == progressBytes { return true }
+            // Longer, within the spare columns, and ASCII (a cell a byte).
+            guard bytes > progressBytes, bytes - progressBytes <= spare, view.progress.scalarCount == bytes else { return false }
+            spare -= bytes - progressBytes
+            progressBytes = bytes
+            return true
         }
 
         /// The same for the editor's own view, read where it is (passed by value, a class's
