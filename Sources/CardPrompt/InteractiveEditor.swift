@@ -319,9 +319,8 @@ final class InteractiveEditor {
         }
         guard let key = reader.next() else { return UInt8(CC_NORM) }
         do {
-            // (One match for both: each match copies the key's base.)
-            if case .control(let byte) = key.base, byte == 0x1A || byte == 0x0C, key.modifiers.isEmpty {
-                if byte == 0x1A { return suspend(el) }
+            if case .control(let byte) = key.base, byte == 0x1A, key.modifiers.isEmpty { return suspend(el) }
+            if case .control(let byte) = key.base, byte == 0x0C, key.modifiers.isEmpty {
                 // Ctrl-L: libedit's own clear-and-redraw, reached through the one binding
                 // left to it; the line it draws is still the engine's. Terminals that keep a
                 // cleared screen in their scrollback (tmux) keep the field as it was drawn:
@@ -344,7 +343,7 @@ final class InteractiveEditor {
             if endsOnCancel && (entryKey == .cancel || key == TerminalKey(.escape)) {
                 return end(.cancelled, saying: engine.messages.text(.promptCancelled), on: el)
             }
-            return perform(consume entryKey, on: el)  // (consumed: else the optional is freed through its type's metadata, 100 instructions)
+            return perform(entryKey, on: el)
         }
     }
 
@@ -455,7 +454,7 @@ final class InteractiveEditor {
     }
 
     /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
-    private func perform(_ key: consuming Key, on el: OpaquePointer) -> UInt8 {
+    private func perform(_ key: Key, on el: OpaquePointer) -> UInt8 {
         let outcome = engine.handle(key, reloadingWith: loader)
         return present(outcome, on: el)
     }

@@ -136,7 +136,7 @@ final class KeyReader {
     /// The swipe read, if one is waiting: it comes before the queued keys (which were read after
     /// it). `.swipe(nil)` for one that could not be read. The caller wipes the track data once
     /// the engine has taken it.
-    func takeSwipe() -> TrackData?? { swipe.isRead ? swipe.take() : nil }  // (taking nothing costs 100 instructions a key)
+    func takeSwipe() -> TrackData?? { swipe.take() }
 
     /// The next queued key, taken (its text is not kept in the queue); nil when none is.
     func next() -> TerminalKey? {
