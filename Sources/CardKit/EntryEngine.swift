@@ -322,40 +322,48 @@ public struct EntryEngine: Sendable {
         numberDigits.append(digit)
         swipedWithChip = nil
         // Once the digits before this one reach the longest pattern, no later digit can change
-        // the detection: keep it rather than look again.
-        let kept = numberDigits.count > rules.longestPattern
-        let next = kept ? detection : rules.detect(numberDigits)
-        if !next.hasCandidates {
+        // the detection: keep it rather than look again. Else the new one is swapped in (not
+        // copied), and the one before it put back if the digit is refused.
+        var before: Detection?
+        if numberDigits.count <= rules.longestPattern {
+            var next = rules.detect(numberDigits)
+            swap(&next, &detection)
+            before = consume next
+        }
+        if !detection.hasCandidates {
             let named = CardPolicy.leadingShownDigits(of: numberDigits)
             let reason = messages.text(.numberNoNetwork, ("digits", "\(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")"))
             numberDigits.overwriteLast()
+            if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
         }
-        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: next, rules: rules, messages: messages) {
+        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: detection, rules: rules, messages: messages) {
             numberDigits.overwriteLast()
+            if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
         }
-        if numberDigits.count > next.maxLength {
+        if numberDigits.count > detection.maxLength {
+            let maxLength = detection.maxLength
             numberDigits.overwriteLast()
+            if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
             if let network = detection.network {
-                return .refused(messages.text(.numberAtMost, ("a", article(for: network.name)), ("network", network.name), ("count", String(next.maxLength))))
+                return .refused(messages.text(.numberAtMost, ("a", article(for: network.name)), ("network", network.name), ("count", String(maxLength))))
             }
             return .refused(messages.text(.numberTooLong, ("count", String(numberDigits.count))))
         }
-        if !kept { detection = next }  // (a kept one is already there: no copy back)
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
-        switch CardPolicy.verdict(numberDigits, count: length, network: next.network, hasCandidates: true, lengths: next.lengths,
-                                  decidingLength: next.decidingLength) {
+        switch CardPolicy.verdict(numberDigits, count: length, network: detection.network, hasCandidates: true, lengths: detection.lengths,
+                                  decidingLength: detection.decidingLength) {
         case .failsLuhn(.final):
             return Outcome(messages: [.init(.error, messages.text(.numberInvalid))])
         case .valid(.completeCanGrow):
             // Moves on by itself only when the number cannot grow into a longer valid one: a
             // 16-digit Maestro may be a 19-digit one still being typed, so the person decides.
-            return Outcome(messages: [.init(.help, messages.text(.numberCompleteCanGrow, ("count", String(next.lengths.max))))])
+            return Outcome(messages: [.init(.help, messages.text(.numberCompleteCanGrow, ("count", String(detection.lengths.max))))])
         case .valid:
             return moveForward()
         default:

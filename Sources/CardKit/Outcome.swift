@@ -46,8 +46,9 @@ public struct Outcome: Equatable, Sendable {
         self.command = command
     }
 
-    /// An accepted key with nothing to show.
-    public static let accepted = Outcome()
+    /// An accepted key with nothing to show. (Made where it is asked for: a stored one is
+    /// copied out with a retain of each part, on nearly every key.)
+    public static var accepted: Outcome { Outcome() }
     /// A key that is allowed but does nothing.
     public static let ignored = Outcome(disposition: .ignored)
     /// A refused key, with the reason to show.

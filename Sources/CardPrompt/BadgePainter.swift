@@ -39,9 +39,14 @@ struct BadgePainter {
     private var bytes: [UInt8] = []
     private var counterBytes = ShortBytes()
     private var inPlace = false
+    /// Which of `wanted`'s counter characters differ from `textOnScreen`'s, found as
+    /// `replaceCounter` wrote them (`changedCounter`'s answer, without a second pass); nil
+    /// when not known.
+    private var knownChange: Range<Int>??
 
     /// Sets the badge wanted: `logo` and `progress` (nil: no badge; "": the logo alone).
     mutating func want(logo: String, progress: String?, style: Style, securityCode: Bool = false) {
+        knownChange = nil
         guard let progress else {
             wanted.removeAll(keepingCapacity: true)
             wantedCells = 0
@@ -69,19 +74,43 @@ struct BadgePainter {
     /// it): true then. (Cheaper than removing the counter and appending it again.)
     private mutating func replaceCounter(with progress: String) -> Bool {
         let start = logoBytes, length = wanted.count - logoBytes
+        // The counter drawn is compared as the new one is written, when `changedCounter`
+        // could compare them (the same length, short enough, ASCII: checked as it goes).
+        let comparable = textOnScreen.count == wanted.count && length <= ShortBytes.capacity - 20
+        var first = -1, last = -1, ascii = true
         let replaced: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
             guard bytes.count + 1 == length else { return false }
             for byte in bytes where byte >= 0x80 { return false }
-            for index in 0..<bytes.count { wanted[start + index] = bytes[index] }
+            for index in 0..<bytes.count {
+                wanted[start + index] = bytes[index]
+                guard comparable else { continue }
+                let drawn = textOnScreen[start + index]
+                if drawn >= 0x80 { ascii = false } else if drawn != bytes[index] {
+                    if first < 0 { first = start + index }
+                    last = start + index
+                }
+            }
             return true
         }
         guard replaced == true else { return false }
         wantedCells = logoCells + length  // ASCII: a cell a byte
+        if comparable {
+            // The counter's last character (its space) was not written.
+            let end = wanted.count - 1, drawn = textOnScreen[end]
+            if drawn >= 0x80 || wanted[end] >= 0x80 { ascii = false } else if drawn != wanted[end] {
+                if first < 0 { first = end }
+                last = end
+            }
+            if ascii { knownChange = .some(first < 0 ? nil : first..<(last + 1)) }
+        }
         return true
     }
 
     /// libedit drew the line afresh: what it left of the badge is unknown.
-    mutating func forget() { onScreen = nil }
+    mutating func forget() {
+        onScreen = nil
+        knownChange = nil
+    }
 
     /// The bytes that bring the badge on the screen up to date on a line whose text ends at
     /// column `end` of a terminal `columns` wide, the cursor being there: only the counter's
@@ -92,13 +121,15 @@ struct BadgePainter {
     mutating func draw(end: Int, columns: Int, resetColour: Bool) -> Bool {
         guard end < columns else {
             // A wrapped line: the first row is all text, and a badge is left out (`layoutChoice`).
+            knownChange = nil
             onScreen = (columns, 0)
             textOnScreen.removeAll(keepingCapacity: true)
             return false
         }
         let start = wanted.isEmpty ? columns : columns - wantedCells - 2
         if !logoRebuilt, let shown = onScreen, shown.start == start, shown.cells == wantedCells, logoBytesOnScreen == logoBytes,
-           let changed = changedCounter() {
+           let changed = knownChange ?? changedCounter() {
+            knownChange = .some(nil)  // (the screen's counter is brought up to date below)
             guard let changed else { return false }
             // Only the counter's characters that changed (ASCII: a byte a cell).
             let column = start + logoCells + (changed.lowerBound - logoBytes)
@@ -135,6 +166,7 @@ struct BadgePainter {
 
     /// The badge wanted is on screen from column `start`.
     private mutating func noteDrawn(at start: Int) {
+        knownChange = nil
         onScreen = (start, wantedCells)
         textOnScreen.removeAll(keepingCapacity: true)
         textOnScreen.append(contentsOf: wanted)

@@ -618,22 +618,27 @@ final class InteractiveEditor {
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
         finishAppend()  // (done already when libedit read the key: `readCharacter`)
-        var view = engine.currentView()
-        if drawsBadge, choice != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
-           outcome.messages.isEmpty, warnings.isEmpty, layoutMemo.differsOnlyByProgress(view, columns: terminal.columns),
-           case let appended = pushAppendedText(view.text, el), appended > 0 {
-            // An ordinary digit: taken with nothing to show, only characters added at the end,
-            // the prompt and the layout the same. libedit's own insert path writes them and
-            // nothing else, and keeps its picture of the screen right. The badge waits until
-            // libedit has echoed them (`readCharacter`): between the key and its echo there is
-            // only the engine. (What the line holds is noted at once: the signal handlers erase
-            // by it.)
+        // (`choice?.promptWidth`, not `choice != nil`, and the view passed `inout`: a class's
+        // property passed or compared whole is copied first.)
+        if drawsBadge, choice?.promptWidth != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
+           outcome.messages.isEmpty, warnings.isEmpty, case let textBefore = currentView.text,
+           case let appended = engine.extendView(&currentView), appended > 0,
+           layoutMemo.differsOnlyByProgress(&currentView, columns: terminal.columns), shown.text == textBefore {
+            // An ordinary digit: taken with nothing to show, only characters added at the end
+            // (the view brought up to date in place: `extendView`), the prompt and the layout
+            // the same. libedit's own insert path writes them and nothing else, and keeps its
+            // picture of the screen right. The badge waits until libedit has echoed them
+            // (`readCharacter`): between the key and its echo there is only the engine. (What
+            // the line holds is noted at once: the signal handlers erase by it.) Should the
+            // layout or libedit's line not allow it, the view extended is already the new one
+            // and the key is drawn below as any other.
             _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
-            swap(&view, &currentView)
+            pushLast(appended, of: currentView.text, el)
             show(currentView.text, appending: appended)
             badgeWaitsForEcho = true
             return UInt8(CC_NORM)
         }
+        var view = engine.currentView()
         // The view before the keys, moved out as the new one goes in.
         swap(&view, &currentView)
         let viewBefore = consume view
@@ -748,7 +753,19 @@ final class InteractiveEditor {
         return appended
     }
 
-    /// Where `pushAppendedText` puts the characters it pushes (two and the terminating 0).
+    /// Pushes the last `count` characters of `text` to libedit: one or two that
+    /// `EntryEngine.extendView` appended to what its buffer holds (digits, a group's space).
+    private func pushLast(_ count: Int, of text: String, _ el: OpaquePointer) {
+        _ = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for index in 0..<min(count, 2) { pushCharacters[index] = wchar_t(bytes[bytes.count - count + index]) }
+        }
+        el_wpush(el, pushCharacters)
+        // The digits pushed are not left behind.
+        pushCharacters[0] = 0
+        pushCharacters[1] = 0
+    }
+
+    /// Where `pushAppendedText` and `pushLast` put the characters they push (two and the terminating 0).
     @exclusivity(unchecked) private var pushCharacters: [wchar_t] = [0, 0, 0]
 
     /// An ordinary digit was pushed to libedit's insert path (`present`): the layout's progress
@@ -817,7 +834,8 @@ final class InteractiveEditor {
         guard filler > 0 else { return nil }
         let rowsUp = rows(text: shown.text) - 1
         let canRedraw = terminal.escapes && cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
-        replaceBuffer(el, with: String(repeating: " ", count: filler))
+        // (From bytes: `String(repeating: " ", count:)` costs some 280 instructions a space.)
+        replaceBuffer(el, with: String(decoding: [UInt8](repeating: 0x20, count: filler), as: UTF8.self))
         var rowsAbove: Int?
         if canRedraw {
             // libedit's cursor is at the end of the line (where cardline keeps it): to the
@@ -860,7 +878,8 @@ final class InteractiveEditor {
             return false
         }
         let next = style.layoutChoice(view, columns: terminal.columns)
-        layoutMemo = LayoutMemo(next, for: view, columns: terminal.columns)
+        layoutMemo = LayoutMemo(next, for: view, columns: terminal.columns,
+                                spare: drawsBadge ? style.spareColumns(next, for: view, columns: terminal.columns) : 0)
         let promptChanged: Bool
         if let choice {
             promptChanged = next.label != choice.label || next.hint != choice.hint || promptText == nil
@@ -889,8 +908,9 @@ final class InteractiveEditor {
     @exclusivity(unchecked) private var badgeLogo = ""
 
     /// What the layout choice was last worked out for: an ordinary digit, which changes only
-    /// the progress and keeps its length, leaves the choices the same (they are made by widths
-    /// alone) when the last one showed the progress whole.
+    /// the progress and keeps its length or lengthens it by no more than the row has to spare,
+    /// leaves the choices the same (they are made by widths alone) when the last one showed the
+    /// progress whole.
     @exclusivity(unchecked) private var layoutMemo = LayoutMemo()
 
     private struct LayoutMemo {
@@ -898,15 +918,19 @@ final class InteractiveEditor {
         var keepsProgress = false
         var field = Field.number
         var progressBytes = 0
+        /// The columns the row has to spare (`Style.spareColumns`) while the progress is ASCII
+        /// (a byte a cell); else 0.
+        var spare = 0
         var columns = 0
         var label = "", hint = "", logo = ""
 
         init() {}
 
-        init(_ choice: Style.LayoutChoice, for view: EntryView, columns: Int) {
+        init(_ choice: Style.LayoutChoice, for view: EntryView, columns: Int, spare: Int) {
             keepsProgress = !view.isCommand && choice.progress == view.progress
             field = view.field
             progressBytes = view.progress.utf8.count
+            self.spare = view.progress.scalarCount == progressBytes ? max(0, spare) : 0
             self.columns = columns
             label = view.label
             hint = view.hint
@@ -914,11 +938,25 @@ final class InteractiveEditor {
         }
 
         /// True when `view` differs from the one the choice was made for only by a progress of
-        /// the same length, shown whole. (Mutating only so that calling it on the editor's
-        /// property does not copy the memo.)
+        /// the same length, or one longer by no more than the row has to spare (the progress
+        /// that widens, `9/16` to `10/16`: taken as the memo's from then on), shown whole.
+        /// (Mutating so that calling it on the editor's property does not copy the memo.)
         mutating func differsOnlyByProgress(_ view: EntryView, columns: Int) -> Bool {
-            keepsProgress && !view.isCommand && view.field == field && view.progress.utf8.count == progressBytes
-                && columns == self.columns && view.label == label && view.hint == hint && view.logo == logo
+            guard keepsProgress && !view.isCommand && view.field == field && columns == self.columns
+                && view.label == label && view.hint == hint && view.logo == logo else { return false }
+            let bytes = view.progress.utf8.count
+            if bytes == progressBytes { return true }
+            // Longer, within the spare columns, and ASCII (a cell a byte).
+            guard bytes > progressBytes, bytes - progressBytes <= spare, view.progress.scalarCount == bytes else { return false }
+            spare -= bytes - progressBytes
+            progressBytes = bytes
+            return true
+        }
+
+        /// The same for the editor's own view, read where it is (passed by value, a class's
+        /// property is copied whole first).
+        mutating func differsOnlyByProgress(_ view: inout EntryView, columns: Int) -> Bool {
+            differsOnlyByProgress(view, columns: columns)
         }
     }
 

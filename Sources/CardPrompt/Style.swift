@@ -152,18 +152,15 @@ public struct Style: Sendable {
     /// label ("Card number" becomes "Number"). Below about 32 columns the line may wrap.
     /// Decided by widths alone (no strings are built but the progress without its note).
     func layoutChoice(_ view: EntryView, columns: Int) -> LayoutChoice {
-        // A rule may group its digits more finely than any bundled one: its hint is as wide.
         let hintWidth = view.hint.scalarCount
-        let text = view.isCommand ? view.text.scalarCount
-            : max(Self.widestText(view.field), view.field == .number ? hintWidth : 0)
+        let text = Self.textWidth(view, hintWidth: hintWidth)
         let labelWidth = view.label.scalarCount
         let logoWidth = view.logo.scalarCount
         let progress = view.progress
         let progressWidth = progress.scalarCount
         func fits(hint: Bool, progress: Int?) -> Bool {
             let promptWidth = labelWidth + 2 + (hint ? hintWidth + 3 : 0)
-            let badgeWidth = progress.map { logoWidth + ($0 == 0 ? 0 : $0 + 1) + 4 } ?? 0
-            return promptWidth + text + badgeWidth + 1 <= columns
+            return Self.rowWidth(prompt: promptWidth, text: text, logo: logoWidth, progress: progress) <= columns
         }
         // From the fullest to the barest.
         if fits(hint: true, progress: progressWidth) {
@@ -181,6 +178,26 @@ public struct Style: Sendable {
         if fits(hint: false, progress: nil) { return LayoutChoice(label: view.label, hint: nil, progress: nil, promptWidth: plain) }
         let short = view.field == .number ? messages.text(.labelNumberShort) : view.label
         return LayoutChoice(label: short, hint: nil, progress: nil, promptWidth: short.scalarCount + 2)
+    }
+
+    /// The columns `columns` leaves over beside the row of `choice` for `view` (the field at its
+    /// widest): its progress may grow by as many and `choice` stays the fullest layout that fits.
+    func spareColumns(_ choice: LayoutChoice, for view: EntryView, columns: Int) -> Int {
+        columns - Self.rowWidth(prompt: choice.promptWidth, text: Self.textWidth(view, hintWidth: view.hint.scalarCount),
+                                logo: view.logo.scalarCount, progress: choice.progress?.scalarCount)
+    }
+
+    /// The columns the field takes in a layout: the text of a command, else the widest value
+    /// of the field (a rule may group its digits more finely than any bundled one: its hint
+    /// is as wide).
+    private static func textWidth(_ view: EntryView, hintWidth: Int) -> Int {
+        view.isCommand ? view.text.scalarCount : max(widestText(view.field), view.field == .number ? hintWidth : 0)
+    }
+
+    /// The columns a row takes: the prompt, the field and the badge (its progress `progress`
+    /// cells wide, 0 for the logo alone, nil for no badge), and the cursor's cell after them.
+    private static func rowWidth(prompt: Int, text: Int, logo: Int, progress: Int?) -> Int {
+        prompt + text + (progress.map { logo + ($0 == 0 ? 0 : $0 + 1) + 4 } ?? 0) + 1
     }
 
     /// The left prompt of a layout: `Card number (#### #### #### ####): `, or `Number: `.

@@ -73,6 +73,20 @@ extension PseudoTerminal {
                 sourceLocation: sourceLocation)
     }
 
+    /// The digit that widens the counter (`9/16` to `10/16`) keeps the layout when the row has
+    /// a column to spare for it, and drops the format hint when it has none: on 73 columns the
+    /// hint stays, on 72 it goes (the prompt with its hint 35, the widest number 23, the badge
+    /// ` VISA 10/16 ` with its brackets' room 14, the cursor's cell 1). Either way the line
+    /// is the one a full redraw draws.
+    @Test(arguments: [(73, true), (72, false)])
+    func theDigitThatWidensTheCounter(columns: Int, keepsHint: Bool) throws {
+        let t = try start(["TERM": "xterm"], columns: columns)
+        checkAgainstRedraw(t, keys: "411111111", field: "4111 1111 1", badge: "VISA 9/16")
+        #expect(t.screen.cursorLine.contains("(#### #### #### ####)"))
+        checkAgainstRedraw(t, keys: "1", field: "4111 1111 11", badge: "VISA 10/16")
+        #expect(t.screen.cursorLine.contains("(#### #### #### ####)") == keepsHint, "\(t.screen.cursorLine)")
+    }
+
     @Test(arguments: terminals)
     func theLineBuiltKeyByKeyIsTheLineRedrawn(terminal: [String: String?]) throws {
         let t = try start(terminal)
