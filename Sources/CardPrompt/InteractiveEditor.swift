@@ -284,14 +284,18 @@ final class InteractiveEditor {
             if !libeditBehind { libeditHolds = shown.text.utf8.count }
             _ = reader.next()
             let outcome = engine.handle(.character(character), reloadingWith: loader)
-            var view = engine.currentView()
-            let appended = outcome.refusal == nil && outcome.event == nil && outcome.command == nil && outcome.messages.isEmpty
-                && warnings.isEmpty && layoutMemo.differsOnlyByProgress(view, columns: terminal.columns)
-                ? appendedLength(view.text) : 0
+            // The view brought up to date in place (`extendView`: characters appended to the
+            // number, checked against what `currentView()` makes), when it is the line shown.
+            // Once extended, a key that needs more than an echo is presented afresh from the
+            // engine (`present`: it makes the view again; no message, so the view before it
+            // is not asked for).
+            let plain = outcome.refusal == nil && outcome.event == nil && outcome.command == nil && outcome.messages.isEmpty
+                && warnings.isEmpty
+            let appended = plain && shown.text == currentView.text ? extendedOnlyByProgress() : 0
             let end = (choice?.promptWidth ?? 0) + shown.width + appended
             if appended > 0 {
-                choice!.progress = view.progress
-                painter.want(logo: view.logo, progress: view.progress, style: style, securityCode: view.field == .cvv)
+                choice!.progress = currentView.progress
+                painter.want(logo: currentView.logo, progress: currentView.progress, style: style, securityCode: currentView.field == .cvv)
             }
             guard appended > 0, painter.leavesRoom(end: end, columns: terminal.columns) else {
                 // More than an echo, or the line would reach the badge: libedit's dispatch
@@ -300,11 +304,19 @@ final class InteractiveEditor {
                 return false
             }
             _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
-            swap(&view, &currentView)
             echoAppended(appended)
             libeditBehind = true
         }
         return reader.isEmpty
+    }
+
+    /// Brings `currentView` up to date in place for the key the engine just took
+    /// (`EntryEngine.extendView`) and returns how many characters it appended, when the layout
+    /// stays as it is but for the progress; 0 otherwise (the view may be extended already).
+    private func extendedOnlyByProgress() -> Int {
+        let appended = engine.extendView(&currentView)
+        guard appended > 0, layoutMemo.differsOnlyByProgress(&currentView, columns: terminal.columns) else { return 0 }
+        return appended
     }
 
     /// Writes the `count` characters `currentView.text` ends with, just taken by the engine,
@@ -376,20 +388,6 @@ final class InteractiveEditor {
     @exclusivity(unchecked) private var libeditHolds = 0
     /// libedit draws into the discarding stream (`catchUpLibedit`) until the dispatch comes.
     @exclusivity(unchecked) private var drawsIntoSink = false
-
-    /// How many characters `text` adds at the end of what libedit's line holds (`shown`), when
-    /// that is all that changed and they are one or two printable ASCII characters (a digit, or
-    /// a group's space and a digit); 0 otherwise.
-    private func appendedLength(_ text: String) -> Int {
-        text.utf8.withContiguousStorageIfAvailable { text in
-            shown.text.utf8.withContiguousStorageIfAvailable { shown in
-                guard text.count > shown.count, text.count <= shown.count + 2 else { return 0 }
-                for index in 0..<shown.count where text[index] != shown[index] { return 0 }
-                for index in shown.count..<text.count where !(0x20...0x7E).contains(text[index]) { return 0 }
-                return text.count - shown.count
-            } ?? 0
-        } ?? 0
-    }
 
     /// cardline types ordinary digits itself (`typeOrdinaryKeys`): where it draws the badge and
     /// libedit can be told the screen without drawing.
