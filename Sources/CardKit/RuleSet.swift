@@ -228,15 +228,24 @@ public struct RuleSet: Sendable {
             var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan
             var numbersOut = numbers.mutableSpan, masksOut = masks.mutableSpan
             for (owner, network) in networks.enumerated() {
-                let own = network.patternLengths, top = network.lengths, topMask = topMasks[owner]
-                for (number, pattern) in network.patterns.enumerated() {
+                let own = network.patternLengths, list = network.patterns
+                let patterns = list.span
+                // The leading patterns share one array (usually `lengths` itself: one mask).
+                let sharedMask = own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMasks[owner] : LengthSet(own.shared).mask
+                for number in 0..<patterns.count {
+                    let pattern = patterns[number]
                     let at = next[pattern.length]
                     next[pattern.length] = at + 1
                     lowsOut[at] = pattern.lowValue
                     highsOut[at] = pattern.highValue
                     ownersOut[at] = Int32(truncatingIfNeeded: owner)
                     numbersOut[at] = Int32(truncatingIfNeeded: number)
-                    masksOut[at] = own[number] == top ? topMask : LengthSet(own[number]).mask  // (the same array: no comparison of elements)
+                    if number < own.sharedCount {
+                        masksOut[at] = sharedMask
+                    } else {
+                        let lengths = own.rest[number - own.sharedCount]
+                        masksOut[at] = lengths == network.lengths ? topMasks[owner] : LengthSet(lengths).mask  // (often the same array: no comparison of elements)
+                    }
                 }
             }
         }
@@ -468,6 +477,15 @@ public struct RuleSet: Sendable {
                 let scale = pow10[deepest - pattern.length]
                 var next = pattern.lowValue * scale
                 let end = (pattern.highValue + 1) * scale
+                // Its first and last numbers first, with no list made: most patterns have one
+                // that no longer pattern of another network takes, and are not hidden.
+                func takenByOthers(_ number: UInt64) -> Bool {
+                    for level in levels where level.length > pattern.length {
+                        if let i = level.index(containing: number / pow10[deepest - level.length]), level.owners[i] != Int32(index) { return true }
+                    }
+                    return false
+                }
+                guard takenByOthers(next), takenByOthers(end - 1) else { return false }
                 let spans = levels.compactMap { level -> (IntervalLevel, Range<Int>)? in
                     guard level.length > pattern.length else { return nil }
                     let factor = pow10[level.length - pattern.length]
