@@ -1,8 +1,11 @@
+import Synchronization
+
 /// The card networks in force: a value the engine is given, never a global registry.
 ///
 /// Matching uses an index built once: for each pattern length, the patterns as sorted,
 /// disjoint intervals (a network's own overlapping patterns merged; two networks overlapping
-/// at one length is a tie, refused), with range-min/max tables over them. Detecting what a
+/// at one length is a tie, refused), with range-min/max tables over them (made when first
+/// asked for: `IntervalLevel.summary(of:)`). Detecting what a
 /// partial number can become then costs, per pattern length in use, two binary searches and
 /// three table look-ups: it does not grow with the number of patterns.
 public struct RuleSet: Sendable {
@@ -391,7 +394,7 @@ public struct RuleSet: Sendable {
                     (bestOwner, bestLength, bestLengths) = (level.owners[found], level.length, level.lengthMasks[found])
                 }
             } else if let span = level.span(prefix: typedValue, digits: typed.count) {
-                let summary = level.tables.query(span)
+                let summary = level.summary(of: span)
                 minOwner = min(minOwner, summary.minOwner)
                 maxOwner = max(maxOwner, summary.maxOwner)
                 lengths |= summary.lengths
@@ -751,8 +754,16 @@ private final class IntervalLevel: Sendable {
     let owners: [Int32]
     /// Each interval's valid lengths, as `LengthSet` masks.
     let lengthMasks: [UInt32]
-    /// The smallest and largest owner and the union of the lengths over a span.
-    let tables: RangeTables
+    /// The smallest and largest owner and the union of the lengths over all the intervals:
+    /// what an empty number asks (`RuleSet.emptyDetection`, made at load).
+    private let whole: SpanSummary
+    /// The same over any span (`RangeTables`), made the first time a span that is not the
+    /// whole level is asked about: a prompt asks with the first digit typed, `check` hardly
+    /// ever (whole numbers go to `WholeNumberIndex`), and `rules` commands not at all; made
+    /// at load they were a fifth of the index's time at 100,000 ranges and 2.4 MB. Whichever
+    /// thread makes them first puts them here (retained once; released by `deinit`); one that
+    /// loses the race drops its own.
+    private let madeTables = Atomic<Unmanaged<RangeTables>?>(nil)
 
     /// `intervals` sorted by low end, disjoint (a network's own overlapping patterns with the
     /// same lengths merged), with no overlap between different owners.
@@ -762,7 +773,33 @@ private final class IntervalLevel: Sendable {
         self.highs = highs
         self.owners = owners
         lengthMasks = masks
-        tables = RangeTables(owners: owners, masks: masks)
+        var whole = SpanSummary(owner: owners[0], lengths: masks[0])
+        do {
+            let owners = owners.span, masks = masks.span
+            for i in 1..<owners.count { whole = whole.combined(with: SpanSummary(owner: owners[i], lengths: masks[i])) }
+        }
+        self.whole = whole
+    }
+
+    deinit { madeTables.load(ordering: .acquiring)?.release() }
+
+    /// The smallest and largest owner and the union of the lengths over `span` (not empty).
+    @inline(__always)
+    func summary(of span: Range<Int>) -> SpanSummary {
+        if span.count == lows.count { return whole }
+        if let tables = madeTables.load(ordering: .acquiring) { return tables.takeUnretainedValue().query(span) }
+        return makeTables().query(span)
+    }
+
+    /// The range tables, made now unless another thread has just made them.
+    @inline(never)
+    private func makeTables() -> RangeTables {
+        let made = RangeTables(owners: owners, masks: lengthMasks)
+        let kept = Unmanaged.passRetained(made)
+        let (stored, earlier) = madeTables.compareExchange(expected: nil, desired: kept, ordering: .acquiringAndReleasing)
+        guard !stored, let earlier else { return made }
+        kept.release()
+        return earlier.takeUnretainedValue()
     }
     /// The index of the interval holding `value`, if one does.
     func index(containing value: UInt64) -> Int? {
@@ -915,7 +952,7 @@ private struct SpanSummary: Sendable {
 /// block, the start of its last, and the blocks between; a span inside one block (at most 32
 /// intervals) is summed directly. (A sparse table over every interval had 17 rows for 100,000
 /// of them: 20 MB, whose page faults cost more than building it.)
-private struct RangeTables: Sendable {
+private final class RangeTables: Sendable {
     private static let blockShift = 5
     private static let blockSize = 1 << blockShift
 
