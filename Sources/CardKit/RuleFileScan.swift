@@ -173,18 +173,27 @@ private func take(_ text: Span<UInt8>, _ i: inout Int, _ byte: UInt8) -> Bool {
 }
 
 /// A string of 1–19 ASCII digits and nothing else at `i` (its opening quote): its value and
-/// length, `i` moved past its closing quote. Nil (with `i` anywhere) for anything else.
+/// length, `i` moved past its closing quote. Nil (with `i` anywhere) for anything else. Eight
+/// digits (a bank's usual range end) are taken here, inlined in the loop; others by
+/// `otherQuotedDigits`.
 @inline(__always)
 private func quotedDigits(_ text: Span<UInt8>, _ i: inout Int) -> (value: UInt64, length: Int)? {
-    let count = text.count
-    guard i < count, text[i] == UInt8(ascii: "\"") else { return nil }
     let first = i + 1
-    // Eight digits and the closing quote (a bank's usual range end): one load and a check.
-    if first + 9 <= count, let eight = eightDigits(text, at: first), text[first + 8] == UInt8(ascii: "\"") {
+    if first + 9 <= text.count, text[i] == UInt8(ascii: "\""), let eight = eightDigits(text, at: first),
+       text[first + 8] == UInt8(ascii: "\"") {
         i = first + 9
         return (eight, 8)
     }
-    // Otherwise eight at once where eight bytes are left, then one at a time: the same value.
+    return otherQuotedDigits(text, &i)
+}
+
+/// `quotedDigits` for any other string.
+@inline(never)
+private func otherQuotedDigits(_ text: Span<UInt8>, _ i: inout Int) -> (value: UInt64, length: Int)? {
+    let count = text.count
+    guard i < count, text[i] == UInt8(ascii: "\"") else { return nil }
+    let first = i + 1
+    // Eight at once where eight bytes are left, then one at a time: the same value.
     var j = first, value: UInt64 = 0
     if j + 8 <= count, let eight = eightDigits(text, at: j) {
         value = eight
