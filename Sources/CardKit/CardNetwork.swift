@@ -273,9 +273,12 @@ public struct PatternLengths: RandomAccessCollection, Equatable, Sendable, Expre
     /// Each pattern's lengths, in pattern order.
     public init(_ lengths: [[Int]]) { self.init(shared: [], count: 0, then: lengths) }
 
+    /// Each pattern's lengths, written out: `[[16, 19], [13, 16, 19]]`.
     public init(arrayLiteral lengths: [Int]...) { self.init(lengths) }
 
+    /// The first pattern's index: 0.
     public var startIndex: Int { 0 }
+    /// How many patterns there are.
     public var endIndex: Int { sharedCount + rest.count }
 
     /// Pattern `index`'s lengths.
@@ -292,6 +295,7 @@ public struct PatternLengths: RandomAccessCollection, Equatable, Sendable, Expre
     /// Every array of lengths some pattern has, each shared one once (perhaps repeated).
     var distinctArrays: [[Int]] { (sharedCount > 0 ? [shared] : []) + rest }
 
+    /// The same lengths for every pattern, however they are held.
     public static func == (a: PatternLengths, b: PatternLengths) -> Bool { a.elementsEqual(b) }
 }
 
