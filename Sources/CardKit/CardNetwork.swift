@@ -16,7 +16,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// The valid lengths of each pattern, in `patterns` order: `lengths` for a top-level
     /// pattern, its entry's lengths for a `lengthsFor` pattern. A number has the lengths of the
     /// pattern that decides it (the longest that matches).
-    public let patternLengths: [[Int]]
+    public let patternLengths: PatternLengths
     /// Every length any of the network's patterns allows, ascending.
     public let allLengths: [Int]
     /// Whether the network still issues cards; a retired one is not matched unless asked for.
@@ -115,26 +115,40 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// them here. `patternLengths` gives each pattern's own lengths (missing entries: `lengths`).
     /// `family` nil: the network is its own family. `patternTerms` (by ascending pattern index)
     /// give patterns a Luhn check other than `luhn` or a `coBadges` entry.
-    public init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
-                groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
-                idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
-                patternLengths: [[Int]] = [], status: Status = .active,
-                family: String? = nil, familyLocation: SourceLocation? = nil,
-                coBadges: [CoBadge] = [], patternTerms: [PatternTerms] = []) {
+    public convenience init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
+                            groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+                            idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
+                            patternLengths: [[Int]] = [], status: Status = .active,
+                            family: String? = nil, familyLocation: SourceLocation? = nil,
+                            coBadges: [CoBadge] = [], patternTerms: [PatternTerms] = []) {
+        let perPattern = patternLengths.count == patterns.count
+            ? patternLengths : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
+        self.init(id: id, name: name, logo: logo, patterns: patterns, lengths: lengths, groups: groups, cvv: cvv, luhn: luhn,
+                  file: file, idLocation: idLocation, patternLocations: patternLocations,
+                  lengthsOfPatterns: PatternLengths(perPattern), status: status, family: family, familyLocation: familyLocation,
+                  coBadges: coBadges, patternTerms: patternTerms)
+    }
+
+    /// The same, with each pattern's lengths given whole (`RuleFile`: the top-level patterns
+    /// sharing the network's one array, with no array a pattern).
+    init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
+         groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+         idLocation: SourceLocation, patternLocations: [SourceLocation],
+         lengthsOfPatterns perPattern: PatternLengths, status: Status,
+         family: String?, familyLocation: SourceLocation?,
+         coBadges: [CoBadge], patternTerms: [PatternTerms]) {
+        precondition(perPattern.count == patterns.count, "one entry of lengths a pattern")
         self.id = id
         self.name = name
         self.logo = logo
         self.patterns = patterns
         self.lengths = lengths
-        // Usually given whole (the rule-file reader gives one entry a pattern): kept as it is.
-        let perPattern = patternLengths.count == patterns.count
-            ? patternLengths : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
         self.patternLengths = perPattern
-        if perPattern.allSatisfy({ $0 == lengths }) && zip(lengths, lengths.dropFirst()).allSatisfy({ $0 < $1 }) {
+        if perPattern.allEqual(to: lengths) && zip(lengths, lengths.dropFirst()).allSatisfy({ $0 < $1 }) {
             self.allLengths = lengths  // the usual case, without a set (1,000 networks at load)
         } else {
             var all = Set(lengths)
-            for own in perPattern where own != lengths { all.formUnion(own) }  // most are `lengths` itself
+            for own in perPattern.distinctArrays where own != lengths { all.formUnion(own) }
             self.allLengths = all.sorted()
         }
         self.status = status
@@ -236,6 +250,53 @@ public struct LengthSet: Equatable, Hashable, Sendable {
         if contains(count) { return longer == 0 ? .final : .completeCanGrow }
         return longer == 0 ? .notALength : .incomplete
     }
+}
+
+/// The valid lengths of each of a network's patterns (`CardNetwork.patternLengths`), without
+/// an array a pattern: the leading patterns that share one array (a rule file's top-level
+/// `prefixes` and `ranges`, which have the network's `lengths`) are counted, not stored; each
+/// pattern after them (a `lengthsFor` or `coBadged` entry's) has its entry's array. A bank's
+/// file of 100,000 ranges then holds one array, not 100,000 references to it.
+public struct PatternLengths: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral {
+    /// The lengths of the first `sharedCount` patterns.
+    let shared: [Int]
+    /// How many leading patterns have `shared`.
+    let sharedCount: Int
+    /// The lengths of each pattern after them.
+    let rest: [[Int]]
+
+    /// `count` patterns with `shared` (the network's lengths), then one a pattern, `rest`.
+    init(shared: [Int], count: Int, then rest: [[Int]] = []) {
+        (self.shared, sharedCount, self.rest) = (shared, count, rest)
+    }
+
+    /// Each pattern's lengths, in pattern order.
+    public init(_ lengths: [[Int]]) { self.init(shared: [], count: 0, then: lengths) }
+
+    /// Each pattern's lengths, written out: `[[16, 19], [13, 16, 19]]`.
+    public init(arrayLiteral lengths: [Int]...) { self.init(lengths) }
+
+    /// The first pattern's index: 0.
+    public var startIndex: Int { 0 }
+    /// How many patterns there are.
+    public var endIndex: Int { sharedCount + rest.count }
+
+    /// Pattern `index`'s lengths.
+    public subscript(index: Int) -> [Int] {
+        // (A negative index falls to `rest`, which refuses it.)
+        index >= 0 && index < sharedCount ? shared : rest[index - sharedCount]
+    }
+
+    /// Whether every pattern has exactly `lengths`.
+    func allEqual(to lengths: [Int]) -> Bool {
+        (sharedCount == 0 || shared == lengths) && rest.allSatisfy { $0 == lengths }
+    }
+
+    /// Every array of lengths some pattern has, each shared one once (perhaps repeated).
+    var distinctArrays: [[Int]] { (sharedCount > 0 ? [shared] : []) + rest }
+
+    /// The same lengths for every pattern, however they are held.
+    public static func == (a: PatternLengths, b: PatternLengths) -> Bool { a.elementsEqual(b) }
 }
 
 /// How the digits typed stand against the lengths their patterns allow

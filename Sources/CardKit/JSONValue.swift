@@ -210,6 +210,24 @@ struct JSONReader {
     }
 
     mutating func readString() throws(JSONSyntaxError) -> String {
+        // The usual string (printable ASCII, no escape: every key and most values of a rule
+        // file) found by a local index over a span and made in one step, the same string the
+        // loop below makes; anything else goes the whole way from the opening quote.
+        do {
+            let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
+            let text = bytes.span
+            var end = index + 1
+            while end < text.count {
+                let byte = text[end]
+                if byte == UInt8(ascii: "\"") {
+                    let plain = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+                    index = end + 1
+                    return plain
+                }
+                guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { break }
+                end += 1
+            }
+        }
         let start = location
         index += 1  // opening quote
         var text = ""

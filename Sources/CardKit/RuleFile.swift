@@ -110,21 +110,21 @@ struct RuleFile {
         }
         lengths = LengthSet(lengths).lengths  // without repeats, ascending (each is 8–19 here)
         let maxLength = lengths.last ?? 16
-        var patternLengths = Array(repeating: lengths, count: patterns.count)
         var luhn = true
         if let value = fields["luhn"] {
             if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
         }
-        var read = EntryPatterns(patterns: patterns, locations: patternLocations, lengths: patternLengths)
-        (patterns, patternLocations, patternLengths) = ([], [], [])  // (one reference each: appending does not copy)
+        // The top-level patterns share `lengths` (counted, not an array each); entries' follow.
+        var read = EntryPatterns(patterns: patterns, locations: patternLocations, topCount: patterns.count, topLengths: lengths)
+        (patterns, patternLocations) = ([], [])  // (one reference each: appending does not copy)
         if let value = fields["lengthsFor"] { readLengthsFor(value, networkLengths: lengths, luhn: luhn, &read) }
         if let value = fields["coBadged"] { readCoBadged(value, networkLengths: lengths, luhn: luhn, id: id?.value, &read) }
         if !read.terms.isEmpty { checkTermsOverlap(read, id: id?.value.escapingControlCharacters) }
-        (patterns, patternLocations, patternLengths) = (read.patterns, read.locations, read.lengths)
-        // Most patterns share the network's own lengths (one array, many references): each
-        // distinct array is added once, so 100,000 patterns do not cost 100,000 set inserts.
+        (patterns, patternLocations) = (read.patterns, read.locations)
+        let patternLengths = PatternLengths(shared: lengths, count: read.topCount, then: read.entryLengths)
+        // The top-level patterns share the network's own lengths: only entries' are added.
         var allLengths = LengthSet(lengths)
-        for own in patternLengths where own != lengths { allLengths.mask |= LengthSet(own).mask }
+        for own in read.entryLengths where own != lengths { allLengths.mask |= LengthSet(own).mask }
 
         var status = CardNetwork.Status.active
         if let value = fields["status"], let text = string(value, "status") {
@@ -188,7 +188,7 @@ struct RuleFile {
                                     patterns: patterns, lengths: lengths,
                                     groups: groups, cvv: cvv, luhn: luhn, file: file,
                                     idLocation: id.location, patternLocations: patternLocations,
-                                    patternLengths: patternLengths, status: status,
+                                    lengthsOfPatterns: patternLengths, status: status,
                                     family: family?.value, familyLocation: family?.location,
                                     coBadges: read.coBadges, patternTerms: read.terms))
     }
@@ -255,9 +255,16 @@ struct RuleFile {
     struct EntryPatterns {
         var patterns: [IINPattern]
         var locations: [SourceLocation]
-        var lengths: [[Int]]
+        /// How many patterns come first, at the top level, with `topLengths`.
+        var topCount: Int
+        var topLengths: [Int]
+        /// The lengths of each pattern after those, an entry's.
+        var entryLengths: [[Int]] = []
         var terms: [CardNetwork.PatternTerms] = []
         var coBadges: [CardNetwork.CoBadge] = []
+
+        /// Pattern `index`'s lengths.
+        func lengths(of index: Int) -> [Int] { index < topCount ? topLengths : entryLengths[index - topCount] }
     }
 
     /// Reads `lengthsFor`: extra patterns of this network, each entry with its own lengths
@@ -280,7 +287,7 @@ struct RuleFile {
             } else {
                 fail(location, "missing required field `lengthsFor.lengths`")
             }
-            read.lengths += Array(repeating: lengths, count: read.patterns.count - first)
+            read.entryLengths += Array(repeating: lengths, count: read.patterns.count - first)
             if let ownLuhn, ownLuhn != luhn {
                 read.terms += (first..<read.patterns.count).map { CardNetwork.PatternTerms(pattern: $0, luhn: ownLuhn) }
             }
@@ -320,7 +327,7 @@ struct RuleFile {
             let ownLuhn = entryLuhn(fields, "coBadged")
             var lengths = networkLengths
             if let value = fields["lengths"] { lengths = entryLengths(value) }
-            read.lengths += Array(repeating: lengths, count: read.patterns.count - first)
+            read.entryLengths += Array(repeating: lengths, count: read.patterns.count - first)
             let coBadge = read.coBadges.count
             read.coBadges.append(CardNetwork.CoBadge(with: with, locations: locations))
             read.terms += (first..<read.patterns.count).map { CardNetwork.PatternTerms(pattern: $0, luhn: ownLuhn ?? luhn, coBadge: coBadge) }
@@ -399,7 +406,7 @@ struct RuleFile {
             for index in members {
                 let pattern = read.patterns[index]
                 if let current = reach, pattern.lowValue <= read.patterns[current].highValue {
-                    if kindOf[current] != kindOf[index] && read.lengths[current] == read.lengths[index] {
+                    if kindOf[current] != kindOf[index] && read.lengths(of: current) == read.lengths(of: index) {
                         let (earlier, later) = (min(current, index), max(current, index))
                         fail(read.locations[later], "pattern \(read.patterns[later]) of `\(id ?? "")` overlaps its pattern \(read.patterns[earlier]) (\(read.locations[earlier])) with other terms (co-badged or not, or another `luhn`); make one of them more specific")
                     }
@@ -534,7 +541,7 @@ struct RuleFile {
     }
 }
 
-/// An object's members by key: one slot for each key a rule file may hold, found by a short
+/// An object's members by key: each key a rule file may hold has a slot, found by a short
 /// search (a rule file has a dozen members: cheaper than hashing every key into a dictionary).
 /// The last of a repeated key counts; other keys are remembered only to tell a repeat.
 private struct Fields {
@@ -551,12 +558,14 @@ private struct Fields {
     static let coBadgedEntry = Keys(RuleFile.coBadgedFields)
 
     private let keys: Keys
-    private var values: [JSONValue?]
+    /// The members taken, by slot, in the order first seen (a file has about six: a short
+    /// list costs less to make than a slot for each of the 18 keys).
+    private var taken: [(slot: Int, value: JSONValue)] = []
     private var others: Set<String> = []
 
     init(_ keys: Keys) {
         self.keys = keys
-        values = Array(repeating: nil, count: keys.names.count)
+        taken.reserveCapacity(8)  // (one allocation, not one for each doubling)
     }
 
     static func shape(_ key: String) -> UInt32 {
@@ -576,11 +585,19 @@ private struct Fields {
     /// Records a member; false when its key was already there.
     mutating func take(_ member: JSONValue.Member) -> Bool {
         guard let slot = slot(member.key) else { return others.insert(member.key).inserted }
-        defer { values[slot] = member.value }
-        return values[slot] == nil
+        for k in taken.indices where taken[k].slot == slot {
+            taken[k].value = member.value
+            return false
+        }
+        taken.append((slot, member.value))
+        return true
     }
 
-    subscript(key: String) -> JSONValue? { slot(key).flatMap { values[$0] } }
+    subscript(key: String) -> JSONValue? {
+        guard let slot = slot(key) else { return nil }
+        for k in taken.indices where taken[k].slot == slot { return taken[k].value }  // (by index: no copy of the others)
+        return nil
+    }
 }
 
 extension JSONValue: CustomStringConvertible {

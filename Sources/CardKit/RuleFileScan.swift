@@ -79,14 +79,15 @@ extension JSONReader {
     /// over the bytes: each pattern, and where it stands (a prefix's string, a range's array,
     /// as the general reader places an item). Nil at the first thing that is not a plain
     /// valid pattern or the JSON around it. Everything passed inside the array is ASCII, so a
-    /// column is worked out from a known one on the same line (`anchor`, whose column is
-    /// `anchorColumn`).
+    /// column is worked out from a known one on the same line (`ScanLines.anchor`). The
+    /// position and the lines are plain locals handed to free functions, not captured by
+    /// nested ones: captured, they lived in memory (about 60 instructions a range more).
     private mutating func scanPatternArray(ranges: Bool) -> ScannedPatterns? {
         let start = location  // also puts `columnIndex` and `column` at the `[`
         let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
         let text = bytes.span
-        var i = index + 1, line = self.line, lineStart = self.lineStart
-        var anchor = index, anchorColumn = start.column
+        var i = index + 1
+        var lines = ScanLines(line: line, lineStart: lineStart, anchor: index, anchorColumn: start.column)
         // For ranges, a first guess at the count from the bytes left (a range with its
         // separators is rarely under 24 bytes): a bank's file needs no second allocation. A
         // list of prefixes is short; a guess there would only spread the heap.
@@ -95,79 +96,119 @@ extension JSONReader {
             patterns.reserveCapacity((text.count - i) / 24)
             locations.reserveCapacity((text.count - i) / 24)
         }
-
-        /// Past spaces, tabs and line breaks; a line break moves the anchor to the next line.
-        @inline(__always) func skipWhitespace() {
-            while i < text.count {
-                let byte = text[i]
-                if byte == UInt8(ascii: "\n") {
-                    i += 1
-                    (line, lineStart, anchor, anchorColumn) = (line + 1, i, i, 1)
-                } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
-                    i += 1
-                } else {
-                    return
-                }
-            }
-        }
-        @inline(__always) func take(_ byte: UInt8) -> Bool {
-            guard i < text.count, text[i] == byte else { return false }
-            i += 1
-            return true
-        }
-        /// A string of 1–19 ASCII digits and nothing else: its value and length.
-        @inline(__always) func digitString() -> (value: UInt64, length: Int)? {
-            guard take(UInt8(ascii: "\"")) else { return nil }
-            let first = i
-            var value: UInt64 = 0
-            // Eight digits at once where eight bytes are left (a bank's ranges have six to
-            // eight): the same value as the loop below, which reads what follows them.
-            if i + 8 <= text.count, let eight = eightDigits(text, at: i) {
-                value = eight
-                i += 8
-            }
-            while i < text.count {
-                let digit = text[i] &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                value = value &* 10 &+ UInt64(digit)  // (wraps past 19 digits, which are refused below)
-                i += 1
-            }
-            let length = i - first
-            guard length >= 1, length <= CardPolicy.longestNumber, take(UInt8(ascii: "\"")) else { return nil }
-            return (value, length)
-        }
-
-        skipWhitespace()
-        if !take(UInt8(ascii: "]")) {
+        skipBlanks(text, &i, &lines)
+        if !take(text, &i, UInt8(ascii: "]")) {
             while true {
-                skipWhitespace()
-                let at = SourceLocation(line: line, column: anchorColumn + (i - anchor))
+                skipBlanks(text, &i, &lines)
+                let at = SourceLocation(line: lines.line, column: lines.anchorColumn + (i - lines.anchor))
                 if ranges {
-                    guard take(UInt8(ascii: "[")) else { return nil }
-                    skipWhitespace()
-                    guard let low = digitString() else { return nil }
-                    skipWhitespace()
-                    guard take(UInt8(ascii: ",")) else { return nil }
-                    skipWhitespace()
-                    guard let high = digitString(), high.length == low.length, low.value <= high.value else { return nil }
-                    skipWhitespace()
-                    guard take(UInt8(ascii: "]")) else { return nil }
+                    guard take(text, &i, UInt8(ascii: "[")) else { return nil }
+                    skipBlanks(text, &i, &lines)
+                    guard let low = quotedDigits(text, &i) else { return nil }
+                    // `", "` between the ends, as most files write it, without the general steps.
+                    if i + 1 < text.count, text[i] == UInt8(ascii: ","), text[i + 1] == UInt8(ascii: " ") {
+                        i += 2
+                    } else {
+                        skipBlanks(text, &i, &lines)
+                        guard take(text, &i, UInt8(ascii: ",")) else { return nil }
+                        skipBlanks(text, &i, &lines)
+                    }
+                    guard let high = quotedDigits(text, &i), high.length == low.length, low.value <= high.value else { return nil }
+                    if !take(text, &i, UInt8(ascii: "]")) {
+                        skipBlanks(text, &i, &lines)
+                        guard take(text, &i, UInt8(ascii: "]")) else { return nil }
+                    }
                     patterns.append(IINPattern(lowValue: low.value, highValue: high.value, length: low.length))
                 } else {
-                    guard let prefix = digitString() else { return nil }
+                    guard let prefix = quotedDigits(text, &i) else { return nil }
                     patterns.append(IINPattern(lowValue: prefix.value, highValue: prefix.value, length: prefix.length))
                 }
                 locations.append(at)
-                skipWhitespace()
-                if take(UInt8(ascii: ",")) { continue }
-                guard take(UInt8(ascii: "]")) else { return nil }
+                if take(text, &i, UInt8(ascii: ",")) { continue }
+                skipBlanks(text, &i, &lines)
+                if take(text, &i, UInt8(ascii: ",")) { continue }
+                guard take(text, &i, UInt8(ascii: "]")) else { return nil }
                 break
             }
         }
-        (index, self.line, self.lineStart) = (i, line, lineStart)
-        setColumn(anchorColumn, at: anchor)
+        (index, self.line, self.lineStart) = (i, lines.line, lines.lineStart)
+        setColumn(lines.anchorColumn, at: lines.anchor)
         return (patterns, locations)
     }
+}
+
+/// Where the one-pass reader is in lines: the line, the byte it starts at, and a byte of it
+/// whose column is known (`anchor`, in column `anchorColumn`).
+private struct ScanLines {
+    var line: Int
+    var lineStart: Int
+    var anchor: Int
+    var anchorColumn: Int
+}
+
+/// Past spaces, tabs and line breaks at `i`; a line break moves `lines` to the next line.
+@inline(__always)
+private func skipBlanks(_ text: Span<UInt8>, _ i: inout Int, _ lines: inout ScanLines) {
+    while i < text.count {
+        let byte = text[i]
+        if byte == UInt8(ascii: " ") {
+            i += 1
+        } else if byte == UInt8(ascii: "\n") {
+            i += 1
+            lines = ScanLines(line: lines.line + 1, lineStart: i, anchor: i, anchorColumn: 1)
+        } else if byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
+            i += 1
+        } else {
+            return
+        }
+    }
+}
+
+/// Whether `byte` is at `i`; if so, `i` moves past it.
+@inline(__always)
+private func take(_ text: Span<UInt8>, _ i: inout Int, _ byte: UInt8) -> Bool {
+    guard i < text.count, text[i] == byte else { return false }
+    i += 1
+    return true
+}
+
+/// A string of 1–19 ASCII digits and nothing else at `i` (its opening quote): its value and
+/// length, `i` moved past its closing quote. Nil (with `i` anywhere) for anything else. Eight
+/// digits (a bank's usual range end) are taken here, inlined in the loop; others by
+/// `otherQuotedDigits`.
+@inline(__always)
+private func quotedDigits(_ text: Span<UInt8>, _ i: inout Int) -> (value: UInt64, length: Int)? {
+    let first = i + 1
+    if first + 9 <= text.count, text[i] == UInt8(ascii: "\""), let eight = eightDigits(text, at: first),
+       text[first + 8] == UInt8(ascii: "\"") {
+        i = first + 9
+        return (eight, 8)
+    }
+    return otherQuotedDigits(text, &i)
+}
+
+/// `quotedDigits` for any other string.
+@inline(never)
+private func otherQuotedDigits(_ text: Span<UInt8>, _ i: inout Int) -> (value: UInt64, length: Int)? {
+    let count = text.count
+    guard i < count, text[i] == UInt8(ascii: "\"") else { return nil }
+    let first = i + 1
+    // Eight at once where eight bytes are left, then one at a time: the same value.
+    var j = first, value: UInt64 = 0
+    if j + 8 <= count, let eight = eightDigits(text, at: j) {
+        value = eight
+        j += 8
+    }
+    while j < count {
+        let digit = text[j] &- UInt8(ascii: "0")
+        guard digit < 10 else { break }
+        value = value &* 10 &+ UInt64(digit)  // (wraps past 19 digits, which are refused below)
+        j += 1
+    }
+    let length = j - first
+    guard length >= 1, length <= CardPolicy.longestNumber, j < count, text[j] == UInt8(ascii: "\"") else { return nil }
+    i = j + 1
+    return (value, length)
 }
 
 /// The value of the eight bytes of `text` at `index` (at least eight are there) when all are

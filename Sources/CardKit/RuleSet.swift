@@ -1,8 +1,11 @@
+import Synchronization
+
 /// The card networks in force: a value the engine is given, never a global registry.
 ///
 /// Matching uses an index built once: for each pattern length, the patterns as sorted,
 /// disjoint intervals (a network's own overlapping patterns merged; two networks overlapping
-/// at one length is a tie, refused), with range-min/max tables over them. Detecting what a
+/// at one length is a tie, refused), with range-min/max tables over them (made when first
+/// asked for: `IntervalLevel.summary(of:)`). Detecting what a
 /// partial number can become then costs, per pattern length in use, two binary searches and
 /// three table look-ups: it does not grow with the number of patterns.
 public struct RuleSet: Sendable {
@@ -74,9 +77,11 @@ public struct RuleSet: Sendable {
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
         var indexByID: [String: Int] = [:]  // where each id stands in `networks`
+        indexByID.reserveCapacity(folders.reduce(0) { $0 + $1.count })  // (a thousand files: no growing)
         var readInOnePass = 0
         for folder in folders {
             var seenHere: [String: String] = [:]
+            seenHere.reserveCapacity(folder.count)
             for file in folder {
                 let content = file.content
                 problems += file.problems
@@ -220,23 +225,30 @@ public struct RuleSet: Sendable {
             firsts[length] = total
             total += counts[length]
         }
-        var lows = [UInt64](repeating: 0, count: total), highs = lows
-        var owners = [Int32](repeating: 0, count: total), numbers = owners
-        var masks = [UInt32](repeating: 0, count: total)
+        // One record a pattern, not five arrays: a level visits them in sorted order, which
+        // is random in the gathered order, and then reads one cache line a pattern.
+        var gathered = PatternList(items: [PatternList.Item](repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total))
         do {
             var next = firsts
-            var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan
-            var numbersOut = numbers.mutableSpan, masksOut = masks.mutableSpan
+            var out = gathered.items.mutableSpan
             for (owner, network) in networks.enumerated() {
-                let own = network.patternLengths, top = network.lengths, topMask = topMasks[owner]
-                for (number, pattern) in network.patterns.enumerated() {
+                let own = network.patternLengths, list = network.patterns
+                let patterns = list.span
+                // The leading patterns share one array (usually `lengths` itself: one mask).
+                let sharedMask = own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMasks[owner] : LengthSet(own.shared).mask
+                for number in 0..<patterns.count {
+                    let pattern = patterns[number]
                     let at = next[pattern.length]
                     next[pattern.length] = at + 1
-                    lowsOut[at] = pattern.lowValue
-                    highsOut[at] = pattern.highValue
-                    ownersOut[at] = Int32(truncatingIfNeeded: owner)
-                    numbersOut[at] = Int32(truncatingIfNeeded: number)
-                    masksOut[at] = own[number] == top ? topMask : LengthSet(own[number]).mask  // (the same array: no comparison of elements)
+                    let mask: UInt32
+                    if number < own.sharedCount {
+                        mask = sharedMask
+                    } else {
+                        let lengths = own.rest[number - own.sharedCount]
+                        mask = lengths == network.lengths ? topMasks[owner] : LengthSet(lengths).mask  // (often the same array: no comparison of elements)
+                    }
+                    out[at] = PatternList.Item(low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
+                                               pattern: Int32(truncatingIfNeeded: number), mask: mask)
                 }
             }
         }
@@ -251,8 +263,8 @@ public struct RuleSet: Sendable {
                 var words = [UInt64](repeating: 0, count: count)
                 do {
                     var out = words.mutableSpan
-                    let lows = lows.span, base = lowest[length]
-                    for i in 0..<count { out[i] = (lows[first + i] - base) << UInt64(indexBits) | UInt64(i) }
+                    let items = gathered.items.span, base = lowest[length]
+                    for i in 0..<count { out[i] = (items[first + i].low - base) << UInt64(indexBits) | UInt64(i) }
                 }
                 sortWords(&words, bits: indexBits..<indexBits + keyBits)
                 let indexMask = UInt64(1) << UInt64(indexBits) - 1
@@ -262,18 +274,13 @@ public struct RuleSet: Sendable {
                     let sorted = words.span
                     for i in 0..<count { out[i] = Int32(truncatingIfNeeded: first + Int(truncatingIfNeeded: sorted[i] & indexMask)) }
                 }
-                levels.append(Self.level(length, order: order, PatternList(lows: lows, highs: highs, owners: owners, patterns: numbers, masks: masks),
-                                         networks, &problems))
+                levels.append(Self.level(length, order: order, gathered, networks, &problems))
             } else {
                 // Retired networks to yield to, or patterns too far apart to share a word with
                 // their place: a list of them, and the stable order of their low ends.
-                var list = PatternList()
-                list.reserve(count)
-                for i in first..<(first + count) {
-                    list.append(low: lows[i], high: highs[i], owner: Int(owners[i]), pattern: Int(numbers[i]), mask: masks[i])
-                }
+                var list = PatternList(items: Array(gathered.items[first..<(first + count)]))
                 if anyRetired { list = Self.yieldingToRetired(list, networks) }
-                levels.append(Self.level(length, order: stableOrder(ofKeys: list.lows), list, networks, &problems))
+                levels.append(Self.level(length, order: stableOrder(ofKeys: list.items.map(\.low)), list, networks, &problems))
             }
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
@@ -289,24 +296,25 @@ public struct RuleSet: Sendable {
     /// Maestro prefix today): the active intervals lose the parts retired ones cover, so only
     /// two retired networks can tie.
     private static func yieldingToRetired(_ list: PatternList, _ networks: [CardNetwork]) -> PatternList {
-        let isRetired = list.owners.map { networks[Int($0)].status == .retired }
+        let isRetired = list.items.map { networks[Int($0.owner)].status == .retired }
         var result = PatternList()
         for i in 0..<list.count where isRetired[i] { result.append(list, i) }
         let retired = result
         guard retired.count > 0 else { return list }
         for i in 0..<list.count where !isRetired[i] {
-            var pieces = [(low: list.lows[i], high: list.highs[i])]
-            for cut in 0..<retired.count where retired.lows[cut] <= list.highs[i] && list.lows[i] <= retired.highs[cut] {
+            let item = list.items[i]
+            var pieces = [(low: item.low, high: item.high)]
+            for cut in retired.items where cut.low <= item.high && item.low <= cut.high {
                 pieces = pieces.flatMap { piece -> [(low: UInt64, high: UInt64)] in
-                    guard retired.lows[cut] <= piece.high && piece.low <= retired.highs[cut] else { return [piece] }
+                    guard cut.low <= piece.high && piece.low <= cut.high else { return [piece] }
                     var kept: [(low: UInt64, high: UInt64)] = []
-                    if piece.low < retired.lows[cut] { kept.append((piece.low, retired.lows[cut] - 1)) }
-                    if piece.high > retired.highs[cut] { kept.append((retired.highs[cut] + 1, piece.high)) }
+                    if piece.low < cut.low { kept.append((piece.low, cut.low - 1)) }
+                    if piece.high > cut.high { kept.append((cut.high + 1, piece.high)) }
                     return kept
                 }
             }
             for piece in pieces {
-                result.append(low: piece.low, high: piece.high, owner: Int(list.owners[i]), pattern: Int(list.patterns[i]), mask: list.masks[i])
+                result.items.append(PatternList.Item(low: piece.low, high: piece.high, owner: item.owner, pattern: item.pattern, mask: item.mask))
             }
         }
         return result
@@ -382,7 +390,7 @@ public struct RuleSet: Sendable {
                     (bestOwner, bestLength, bestLengths) = (level.owners[found], level.length, level.lengthMasks[found])
                 }
             } else if let span = level.span(prefix: typedValue, digits: typed.count) {
-                let summary = level.tables.query(span)
+                let summary = level.summary(of: span)
                 minOwner = min(minOwner, summary.minOwner)
                 maxOwner = max(maxOwner, summary.maxOwner)
                 lengths |= summary.lengths
@@ -468,6 +476,15 @@ public struct RuleSet: Sendable {
                 let scale = pow10[deepest - pattern.length]
                 var next = pattern.lowValue * scale
                 let end = (pattern.highValue + 1) * scale
+                // Its first and last numbers first, with no list made: most patterns have one
+                // that no longer pattern of another network takes, and are not hidden.
+                func takenByOthers(_ number: UInt64) -> Bool {
+                    for level in levels where level.length > pattern.length {
+                        if let i = level.index(containing: number / pow10[deepest - level.length]), level.owners[i] != Int32(index) { return true }
+                    }
+                    return false
+                }
+                guard takenByOthers(next), takenByOthers(end - 1) else { return false }
                 let spans = levels.compactMap { level -> (IntervalLevel, Range<Int>)? in
                     guard level.length > pattern.length else { return nil }
                     let factor = pow10[level.length - pattern.length]
@@ -586,13 +603,13 @@ extension RuleSet {
         var kept = 0
         do {
             var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan, masksOut = masks.mutableSpan
-            let order = order.span, listLows = list.lows.span, listHighs = list.highs.span
-            let listOwners = list.owners.span, listMasks = list.masks.span
+            let order = order.span, items = list.items.span
             // The interval reaching highest so far (`reachIndex` -1: none yet).
             var reachHigh: UInt64 = 0, reachOwner: Int32 = -1, reachIndex = -1, reachMask: UInt32 = 0
             for k in 0..<count {
                 let i = Int(order[k])
-                let low = listLows[i], high = listHighs[i], owner = listOwners[i], mask = listMasks[i]
+                let item = items[i]
+                let low = item.low, high = item.high, owner = item.owner, mask = item.mask
                 if reachIndex >= 0 && low <= reachHigh && (reachOwner != owner || reachMask != mask) {
                     problems.append(conflict(list, reachIndex, i, networks))
                 }
@@ -619,8 +636,8 @@ extension RuleSet {
     /// The problem with pattern `later` of `list` overlapping `current` (the one reaching
     /// highest before it): one network's patterns with other lengths, or two networks' tie.
     private static func conflict(_ list: PatternList, _ current: Int, _ later: Int, _ networks: [CardNetwork]) -> RuleError {
-        let (currentOwner, owner) = (Int(list.owners[current]), Int(list.owners[later]))
-        let (currentPattern, pattern) = (Int(list.patterns[current]), Int(list.patterns[later]))
+        let (currentOwner, owner) = (Int(list.items[current].owner), Int(list.items[later].owner))
+        let (currentPattern, pattern) = (Int(list.items[current].pattern), Int(list.items[later].pattern))
         if currentOwner == owner {
             // One network's patterns overlapping with different lengths: which apply?
             let network = networks[owner]
@@ -638,38 +655,23 @@ extension RuleSet {
     }
 }
 
-/// Patterns (or, in a level, intervals) of one length as parallel arrays, not an array of
-/// structs: 28 bytes a pattern while loading, and a level keeps four of the arrays as they are.
+/// Patterns of one length while a level is made, one record each (a level visits them in
+/// order of low end, which is random in the order they were gathered: one cache line a
+/// pattern rather than one in each of five arrays).
 private struct PatternList {
-    var lows: [UInt64] = []
-    var highs: [UInt64] = []
-    var owners: [Int32] = []
-    /// Each one's index in its network's `patterns` (for messages).
-    var patterns: [Int32] = []
-    /// Each one's valid lengths, as `LengthSet` masks.
-    var masks: [UInt32] = []
-
-    var count: Int { lows.count }
-
-    mutating func reserve(_ count: Int) {
-        lows.reserveCapacity(count)
-        highs.reserveCapacity(count)
-        owners.reserveCapacity(count)
-        patterns.reserveCapacity(count)
-        masks.reserveCapacity(count)
+    struct Item {
+        var low: UInt64
+        var high: UInt64
+        var owner: Int32
+        /// The pattern's index in its network's `patterns` (for messages).
+        var pattern: Int32
+        /// Its valid lengths, as a `LengthSet` mask.
+        var mask: UInt32
     }
+    var items: [Item] = []
+    var count: Int { items.count }
 
-    mutating func append(low: UInt64, high: UInt64, owner: Int, pattern: Int, mask: UInt32) {
-        lows.append(low)
-        highs.append(high)
-        owners.append(Int32(truncatingIfNeeded: owner))
-        patterns.append(Int32(truncatingIfNeeded: pattern))
-        masks.append(mask)
-    }
-
-    mutating func append(_ other: PatternList, _ i: Int) {
-        append(low: other.lows[i], high: other.highs[i], owner: Int(other.owners[i]), pattern: Int(other.patterns[i]), mask: other.masks[i])
-    }
+    mutating func append(_ other: PatternList, _ i: Int) { items.append(other.items[i]) }
 }
 
 /// Sorts `words` into ascending order, given that they already ascend in the bits below
@@ -733,8 +735,16 @@ private final class IntervalLevel: Sendable {
     let owners: [Int32]
     /// Each interval's valid lengths, as `LengthSet` masks.
     let lengthMasks: [UInt32]
-    /// The smallest and largest owner and the union of the lengths over a span.
-    let tables: RangeTables
+    /// The smallest and largest owner and the union of the lengths over all the intervals:
+    /// what an empty number asks (`RuleSet.emptyDetection`, made at load).
+    private let whole: SpanSummary
+    /// The same over any span (`RangeTables`), made the first time a span that is not the
+    /// whole level is asked about: a prompt asks with the first digit typed, `check` hardly
+    /// ever (whole numbers go to `WholeNumberIndex`), and `rules` commands not at all; made
+    /// at load they were a fifth of the index's time at 100,000 ranges and 2.4 MB. Whichever
+    /// thread makes them first puts them here (retained once; released by `deinit`); one that
+    /// loses the race drops its own.
+    private let madeTables = Atomic<Unmanaged<RangeTables>?>(nil)
 
     /// `intervals` sorted by low end, disjoint (a network's own overlapping patterns with the
     /// same lengths merged), with no overlap between different owners.
@@ -744,7 +754,33 @@ private final class IntervalLevel: Sendable {
         self.highs = highs
         self.owners = owners
         lengthMasks = masks
-        tables = RangeTables(owners: owners, masks: masks)
+        var whole = SpanSummary(owner: owners[0], lengths: masks[0])
+        do {
+            let owners = owners.span, masks = masks.span
+            for i in 1..<owners.count { whole = whole.combined(with: SpanSummary(owner: owners[i], lengths: masks[i])) }
+        }
+        self.whole = whole
+    }
+
+    deinit { madeTables.load(ordering: .acquiring)?.release() }
+
+    /// The smallest and largest owner and the union of the lengths over `span` (not empty).
+    @inline(__always)
+    func summary(of span: Range<Int>) -> SpanSummary {
+        if span.count == lows.count { return whole }
+        if let tables = madeTables.load(ordering: .acquiring) { return tables.takeUnretainedValue().query(span) }
+        return makeTables().query(span)
+    }
+
+    /// The range tables, made now unless another thread has just made them.
+    @inline(never)
+    private func makeTables() -> RangeTables {
+        let made = RangeTables(owners: owners, masks: lengthMasks)
+        let kept = Unmanaged.passRetained(made)
+        let (stored, earlier) = madeTables.compareExchange(expected: nil, desired: kept, ordering: .acquiringAndReleasing)
+        guard !stored, let earlier else { return made }
+        kept.release()
+        return earlier.takeUnretainedValue()
     }
     /// The index of the interval holding `value`, if one does.
     func index(containing value: UInt64) -> Int? {
@@ -897,7 +933,7 @@ private struct SpanSummary: Sendable {
 /// block, the start of its last, and the blocks between; a span inside one block (at most 32
 /// intervals) is summed directly. (A sparse table over every interval had 17 rows for 100,000
 /// of them: 20 MB, whose page faults cost more than building it.)
-private struct RangeTables: Sendable {
+private final class RangeTables: Sendable {
     private static let blockShift = 5
     private static let blockSize = 1 << blockShift
 
