@@ -39,9 +39,13 @@ public struct CardCheck: Sendable {
     private let luhns: [Bool]
 
     /// A pattern with terms of its own and what they decide for the numbers it decides: the
-    /// network reported (`reportedNetwork`) and whether Luhn is checked
-    /// (`CardNetwork.requiresLuhn`), both asked once, of the pattern's lowest prefix.
+    /// network reported (`reportedNetwork`, asked once of the lowest prefix of a pattern with
+    /// the same `coBadged` entry) and whether Luhn is checked (the terms' `luhn`, which
+    /// `CardNetwork.requiresLuhn` gives for them: a rule file whose patterns of one length
+    /// overlap with other terms is refused).
     private struct TermedPattern: Sendable {
+        /// The pattern's length, and its range widened to the whole-number index's length
+        /// (compared with a whole number's prefix without a division).
         let length: Int, low: UInt64, high: UInt64
         let reported: Int32
         let luhn: Bool
@@ -69,12 +73,20 @@ public struct CardCheck: Sendable {
         luhns = rules.networks.map(\.luhn)
         var termed: [TermedPattern] = [], starts: [Int32] = [0]
         for (index, network) in rules.networks.enumerated() {
-            termed += network.patternTerms.map { terms in
+            // The network reported for each `coBadged` entry, asked once per entry (asking per
+            // pattern matched every termed pattern against every other: 5M instructions at start).
+            var reportedFor: [Int: Int32] = [:]
+            for terms in network.patternTerms {
                 let pattern = network.patterns[terms.pattern]
-                let low = pattern.low
-                let reported = Self.reportedNetwork(low, owner: Int32(index), decidingLength: pattern.length, rules: rules, taken: taken)
-                return TermedPattern(length: pattern.length, low: pattern.lowValue, high: pattern.highValue, reported: reported,
-                                     luhn: network.requiresLuhn(low, decidingLength: pattern.length))
+                var reported = Int32(index)
+                if let entry = terms.coBadge {
+                    reported = reportedFor[entry] ?? Self.reportedNetwork(pattern.low, owner: Int32(index), decidingLength: pattern.length,
+                                                                         rules: rules, taken: taken)
+                    reportedFor[entry] = reported
+                }
+                let scale = pow10[max(wholeNumbers.length - pattern.length, 0)]
+                termed.append(TermedPattern(length: pattern.length, low: pattern.lowValue &* scale, high: (pattern.highValue &+ 1) &* scale &- 1,
+                                            reported: reported, luhn: terms.luhn))
             }
             starts.append(Int32(termed.count))
         }
@@ -96,10 +108,9 @@ public struct CardCheck: Sendable {
     /// `terms` for a network some of whose patterns have terms: the first such pattern of
     /// `decidingLength` digits that holds the number, as `CardNetwork.terms(of:)` finds it.
     private func termsOfTermedPattern(_ range: Range<Int>, owner: Int32, decidingLength: Int, prefix: UInt64) -> (reported: Int32, luhn: Bool) {
-        let value = prefix / pow10[wholeNumbers.length - decidingLength]
         for index in range {
             let pattern = termedPatterns[index]
-            if pattern.length == decidingLength && pattern.low <= value && value <= pattern.high { return (pattern.reported, pattern.luhn) }
+            if pattern.length == decidingLength && pattern.low <= prefix && prefix <= pattern.high { return (pattern.reported, pattern.luhn) }
         }
         return (owner, luhns[Int(owner)])
     }
