@@ -68,6 +68,24 @@ import Testing
         }
     }
 
+    /// Line numbers of every count of digits, at both ends of each (the count of digits is
+    /// worked out from the bit length), written as the plain line says.
+    @Test func lineNumbersOfEveryLengthAreWrittenWhole() {
+        let checker = Self.checker
+        let result = checker.check(Array("4111111111111111,12/30".utf8).span)
+        var lines = [0, 1, 7, 8, Int.max]
+        var power = 1
+        for _ in 1...18 {
+            power *= 10
+            lines += [power - 1, power, power + 1]
+        }
+        for line in lines {
+            var out: [UInt8] = []
+            checker.appendJSON(result, line: line, unmasked: false, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == Self.plainJSON(result, line: line, rules: checker.rules, unmasked: false))
+        }
+    }
+
     /// Every problem, each alone and all together, is named as its raw value says.
     @Test func everyProblemIsNamedByItsRawValue() {
         let checker = Self.checker
