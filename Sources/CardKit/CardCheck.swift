@@ -26,6 +26,30 @@ public struct CardCheck: Sendable {
     private let jsonHeads: [[UInt8]]
     /// The longest of `jsonHeads`: with it, the most bytes one JSON line can take.
     let longestJSONHead: Int
+    /// The networks' patterns with terms of their own (`CardNetwork.patternTerms`: a
+    /// `lengthsFor` Luhn check or a `coBadged` entry), network after network, each network's
+    /// in `patternTerms` order from `termedStarts[index]` to `termedStarts[index + 1]` (none
+    /// for most): a whole number finds its deciding pattern's terms here by comparing
+    /// integers, where `CardNetwork.terms(of:)` matched the patterns' digits twice a record
+    /// (for the reported network and for Luhn: about 700 instructions a record on the bench's
+    /// file). One flat list: an array per network was retained and released on every record.
+    private let termedPatterns: [TermedPattern]
+    private let termedStarts: [Int32]
+    /// Whether each network (by index) checks Luhn where no pattern's terms say otherwise.
+    private let luhns: [Bool]
+
+    /// A pattern with terms of its own and what they decide for the numbers it decides: the
+    /// network reported (`reportedNetwork`, asked once of the lowest prefix of a pattern with
+    /// the same `coBadged` entry) and whether Luhn is checked (the terms' `luhn`, which
+    /// `CardNetwork.requiresLuhn` gives for them: a rule file whose patterns of one length
+    /// overlap with other terms is refused).
+    private struct TermedPattern: Sendable {
+        /// The pattern's length, and its range widened to the whole-number index's length
+        /// (compared with a whole number's prefix without a division).
+        let length: Int, low: UInt64, high: UInt64
+        let reported: Int32
+        let luhn: Bool
+    }
 
     /// A checker for `rules`; `accepted` makes numbers of other networks invalid
     /// (`network_not_accepted`).
@@ -33,7 +57,8 @@ public struct CardCheck: Sendable {
         self.rules = rules
         self.expiryPolicy = expiryPolicy
         ids = rules.networks.map { Array($0.id.utf8) }
-        taken = rules.networks.map { accepted?.accepts($0) ?? true }
+        let taken = rules.networks.map { accepted?.accepts($0) ?? true }
+        self.taken = taken
         anyCoBadges = rules.networks.contains(where: \.hasCoBadges)
         wholeNumbers = rules.wholeNumberIndex()
         var heads: [[UInt8]] = []
@@ -45,12 +70,60 @@ public struct CardCheck: Sendable {
         }
         jsonHeads = heads
         longestJSONHead = heads.map(\.count).max() ?? 0
+        luhns = rules.networks.map(\.luhn)
+        var termed: [TermedPattern] = [], starts: [Int32] = [0]
+        for (index, network) in rules.networks.enumerated() {
+            // The network reported for each `coBadged` entry, asked once per entry (asking per
+            // pattern matched every termed pattern against every other: 5M instructions at start).
+            var reportedFor: [Int: Int32] = [:]
+            for terms in network.patternTerms {
+                let pattern = network.patterns[terms.pattern]
+                var reported = Int32(index)
+                if let entry = terms.coBadge {
+                    reported = reportedFor[entry] ?? Self.reportedNetwork(pattern.low, owner: Int32(index), decidingLength: pattern.length,
+                                                                         rules: rules, taken: taken)
+                    reportedFor[entry] = reported
+                }
+                let scale = pow10[max(wholeNumbers.length - pattern.length, 0)]
+                termed.append(TermedPattern(length: pattern.length, low: pattern.lowValue &* scale, high: (pattern.highValue &+ 1) &* scale &- 1,
+                                            reported: reported, luhn: terms.luhn))
+            }
+            starts.append(Int32(termed.count))
+        }
+        termedPatterns = termed
+        termedStarts = starts
+    }
+
+    /// The network a whole number that `owner` decides by its pattern of `decidingLength`
+    /// digits is reported as, and whether Luhn is checked: the terms of that pattern when it
+    /// has some (`termedPatterns`), else `owner` itself and its own `luhn`. `prefix` is the
+    /// number's first `wholeNumbers.length` digits, at least as many as any pattern has.
+    @inline(__always)
+    private func terms(owner: Int32, decidingLength: Int, prefix: UInt64) -> (reported: Int32, luhn: Bool) {
+        let first = Int(termedStarts[Int(owner)]), end = Int(termedStarts[Int(owner) &+ 1])
+        if first == end { return (owner, luhns[Int(owner)]) }
+        return termsOfTermedPattern(first..<end, owner: owner, decidingLength: decidingLength, prefix: prefix)
+    }
+
+    /// `terms` for a network some of whose patterns have terms: the first such pattern of
+    /// `decidingLength` digits that holds the number, as `CardNetwork.terms(of:)` finds it.
+    private func termsOfTermedPattern(_ range: Range<Int>, owner: Int32, decidingLength: Int, prefix: UInt64) -> (reported: Int32, luhn: Bool) {
+        for index in range {
+            let pattern = termedPatterns[index]
+            if pattern.length == decidingLength && pattern.low <= prefix && prefix <= pattern.high { return (pattern.reported, pattern.luhn) }
+        }
+        return (owner, luhns[Int(owner)])
     }
 
     /// The network (by index) a number that `networks[owner]` decides is reported as: for a
     /// co-badged card, the first of its networks taken here (`Detection.networks(takenBy:)`),
     /// as the prompt delivers it; else `owner`.
     @usableFromInline func reportedNetwork(_ digits: UnsafeBufferPointer<UInt8>, owner: Int32, decidingLength: Int) -> Int32 {  // unsafe: `check`'s digits
+        Self.reportedNetwork(digits, owner: owner, decidingLength: decidingLength, rules: rules, taken: taken)
+    }
+
+    /// `reportedNetwork` for `rules` with the networks `taken`.
+    private static func reportedNetwork(_ digits: some Collection<UInt8>, owner: Int32, decidingLength: Int, rules: RuleSet, taken: [Bool]) -> Int32 {
         let partners = rules.coBadged(digits, owner: Int(owner), decidingLength: decidingLength)
         guard !partners.isEmpty else { return owner }
         let detection = Detection(network: rules.networks[Int(owner)], hasCandidates: true, maxLength: 0, decidingLength: decidingLength,
@@ -223,28 +296,43 @@ public struct CardCheck: Sendable {
             if badCharacter { result.add(.numberFormat) }
             // The first digits of the number, for the masked output and the whole-number index.
             let kept = min(count, CardPolicy.longestNumber)
-            for index in 0..<min(kept, Self.leadingShown) { result.leadingValue = result.leadingValue &* 10 &+ UInt64(digits[index]) }
+            // (In locals: the result lives in memory. The index's prefix carries on from the
+            // leading digits' value when it looks at more of them.)
+            let leadingCount = min(kept, Self.leadingShown)
+            var leading: UInt64 = 0
+            for index in 0..<leadingCount { leading = leading &* 10 &+ UInt64(digits[index]) }
+            result.leadingValue = leading
             let wholeLength = wholeNumbers.length
             var wholePrefix: UInt64 = 0
             if wholeLength > 0 && count >= wholeLength {
-                for index in 0..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
+                let carried = wholeLength >= leadingCount ? leadingCount : 0
+                if carried > 0 { wholePrefix = leading }
+                for index in carried..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
             }
             let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
-            // Every pattern's length reached (nearly every record): one look-up on one list.
-            let found: (owner: Int32, hasCandidates: Bool, lengths: LengthSet, decidingLength: Int)
+            // Every pattern's length reached (nearly every record): one look-up on one list, and
+            // the deciding pattern's terms from `termedPatterns`.
+            let verdict: CardPolicy.Verdict
             if wholeLength > 0 && count >= wholeLength {
                 let whole = wholeNumbers.match(prefix: wholePrefix)
-                found = (whole.owner, whole.owner >= 0, whole.lengths, whole.decidingLength)
+                if whole.owner >= 0 {
+                    let terms = terms(owner: whole.owner, decidingLength: whole.decidingLength, prefix: wholePrefix)
+                    result.networkIndex = terms.reported
+                    if !taken[Int(terms.reported)] { result.add(.networkNotAccepted) }
+                    verdict = CardPolicy.verdict(typed, count: count, lengths: whole.lengths, requiresLuhn: terms.luhn)
+                } else {
+                    verdict = .noNetwork
+                }
             } else {
-                let matched = rules.match(typed)
-                found = (matched.owner, matched.hasCandidates, matched.lengths, matched.decidingLength)
+                let found = rules.match(typed)
+                if found.owner >= 0 {
+                    result.networkIndex = anyCoBadges ? reportedNetwork(typed, owner: found.owner, decidingLength: found.decidingLength) : found.owner
+                    if !taken[Int(result.networkIndex)] { result.add(.networkNotAccepted) }
+                }
+                verdict = CardPolicy.verdict(typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,
+                                             hasCandidates: found.hasCandidates, lengths: found.lengths, decidingLength: found.decidingLength)
             }
-            if found.owner >= 0 {
-                result.networkIndex = anyCoBadges ? reportedNetwork(typed, owner: found.owner, decidingLength: found.decidingLength) : found.owner
-                if !taken[Int(result.networkIndex)] { result.add(.networkNotAccepted) }
-            }
-            switch CardPolicy.verdict(typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,
-                                      hasCandidates: found.hasCandidates, lengths: found.lengths, decidingLength: found.decidingLength) {
+            switch verdict {
             case .valid: break
             // A prefix of some network that is not decided yet is too short.
             case .undecided, .wrongLength: result.add(.length)
@@ -349,12 +437,13 @@ public struct CardCheck: Sendable {
 
     /// `MM/YY` or `MM/YYYY`, spaces around allowed.
     private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {  // unsafe: `check`'s line
-        var digits = 0, value = 0, monthDigits = -1
+        // The month's digits and the year's apart (no division by a power of ten chosen at run time).
+        var digits = 0, month = 0, year = 0, monthDigits = -1
         for i in range {
             let byte = line[i]
             if byte &- 48 < 10 {
-                digits += 1
-                value = value * 10 + Int(byte - 48)
+                digits &+= 1
+                if monthDigits < 0 { month = month &* 10 &+ Int(byte &- 48) } else { year = year &* 10 &+ Int(byte &- 48) }
             } else if byte == UInt8(ascii: "/") && monthDigits < 0 {
                 monthDigits = digits
             } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
@@ -364,8 +453,6 @@ public struct CardCheck: Sendable {
         }
         guard monthDigits == 2, digits == 4 || digits == 6 else { return result.add(.expiryFormat) }
         let yearDigits = digits - 2
-        let divisor = yearDigits == 2 ? 100 : 10_000
-        let month = value / divisor, year = value % divisor
         guard month >= 1 && month <= 12 else { return result.add(.expiryFormat) }
         let expiry = YearMonth(year: yearDigits == 2 ? expiryPolicy.fullYear(year) : year, month: month)
         result.expiry = expiry
@@ -572,14 +659,11 @@ struct ByteCursor {
         next += count
     }
 
-    /// A number's decimal digits, without recursion.
+    /// A number's decimal digits, without recursion. How many: from its bit length
+    /// (1233/4096 is about log10 2) and one comparison, not a division a digit.
     @inline(__always) mutating func writeDecimal(_ value: UInt64) {
-        var digits = 1, scan = value
-        while scan >= 10 {
-            scan /= 10
-            digits += 1
-        }
-        writeDigits(value, count: digits)
+        let estimate = ((64 &- (value | 1).leadingZeroBitCount) &* 1233) &>> 12
+        writeDigits(value, count: estimate &+ ((value | 1) >= pow10[estimate] ? 1 : 0))  // (0: one digit)
     }
 
     /// The room `writeNumber` needs: the longest number, and the marks' last word past it.

@@ -303,9 +303,18 @@ public enum CardPolicy {
     public static func verdict(_ digits: some BidirectionalCollection<UInt8>, count: Int, network: CardNetwork?,
                                hasCandidates: Bool, lengths: LengthSet, decidingLength: Int) -> Verdict {
         guard let network else { return hasCandidates ? .undecided : .noNetwork }
+        return verdict(digits, count: count, lengths: lengths, requiresLuhn: network.requiresLuhn(digits, decidingLength: decidingLength))
+    }
+
+    /// `verdict` on a number a network decides, with the deciding pattern's Luhn term
+    /// (`CardNetwork.requiresLuhn`) already looked up (`check`'s whole-number path); asked for
+    /// only once the length is complete.
+    @inline(__always)
+    static func verdict(_ digits: some BidirectionalCollection<UInt8>, count: Int, lengths: LengthSet,
+                        requiresLuhn: @autoclosure () -> Bool) -> Verdict {
         let completeness = lengths.completeness(of: count)
         guard completeness.isComplete else { return .wrongLength(completeness) }
-        if network.requiresLuhn(digits, decidingLength: decidingLength) && !CardNumber.passesLuhn(digits) { return .failsLuhn(completeness) }
+        if requiresLuhn() && !CardNumber.passesLuhn(digits) { return .failsLuhn(completeness) }
         return .valid(completeness)
     }
 }

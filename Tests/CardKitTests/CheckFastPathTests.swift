@@ -68,6 +68,24 @@ import Testing
         }
     }
 
+    /// Line numbers of every count of digits, at both ends of each (the count of digits is
+    /// worked out from the bit length), written as the plain line says.
+    @Test func lineNumbersOfEveryLengthAreWrittenWhole() {
+        let checker = Self.checker
+        let result = checker.check(Array("4111111111111111,12/30".utf8).span)
+        var lines = [0, 1, 7, 8, Int.max]
+        var power = 1
+        for _ in 1...18 {
+            power *= 10
+            lines += [power - 1, power, power + 1]
+        }
+        for line in lines {
+            var out: [UInt8] = []
+            checker.appendJSON(result, line: line, unmasked: false, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == Self.plainJSON(result, line: line, rules: checker.rules, unmasked: false))
+        }
+    }
+
     /// Every problem, each alone and all together, is named as its raw value says.
     @Test func everyProblemIsNamedByItsRawValue() {
         let checker = Self.checker
@@ -129,6 +147,59 @@ import Testing
                         && (whole.owner < 0 || whole.decidingLength == levels.decidingLength), "\(digits.map(String.init).joined())")
             }
         }
+    }
+
+    /// A whole number's network and verdict as `check` gives them (its table of the patterns
+    /// with terms of their own) against the rule set's own detection, verdict and co-badged
+    /// partners: numbers of every pattern with terms (co-badged BINs, `lengthsFor` with and
+    /// without Luhn) at both ends, every sampled number, each with its Luhn digit right and
+    /// wrong, with all networks taken and with only some.
+    @Test(arguments: [nil, "visa", "maestro,eftpos,mada,sodexo", "bancontact,dankort,cartes-bancaires,unionpay"])
+    func wholeNumbersAreDecidedAsTheRulesDecideThem(accepting list: String?) throws {
+        let rules = BundledRules.set
+        let accepted = try list.map { try AcceptedNetworks.parse($0, in: rules) }
+        let checker = CardCheck(rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)), accepted: accepted)
+        var random = SeededRandom(seed: 29)
+        var numbers: [[UInt8]] = []
+        var termed = 0
+        for network in rules.networks {
+            numbers += rules.sampleNumbers(of: network, count: 4, seed: 31)
+            for terms in network.patternTerms {
+                termed += 1
+                let pattern = network.patterns[terms.pattern]
+                for end in [pattern.low, pattern.high] {
+                    for length in Set(network.patternLengths[terms.pattern] + [16, 19]) where length >= rules.longestPattern && length >= end.count {
+                        numbers.append(end + (end.count..<length).map { _ in UInt8(random.next() % 10) })
+                    }
+                }
+            }
+        }
+        #expect(termed > 20)  // the bundled rules' co-badged and lengthsFor patterns
+        var reportedOtherwise = 0, withoutLuhn = 0
+        for base in numbers where base.count >= rules.longestPattern {
+            for last in [base.last!, (base.last! + 1) % 10] {
+                let digits = base.dropLast() + [last]
+                let (detection, verdict) = rules.verdict(for: Array(digits))
+                let result = checker.check(Array(digits.map { $0 + 48 }).span)
+                let name = digits.map(String.init).joined()
+                let reported = detection.network.map { _ in
+                    detection.networks(takenBy: { accepted?.accepts($0) ?? true }).first.flatMap { n in rules.networks.firstIndex { $0 === n } } ?? -1
+                } ?? -1
+                #expect(Int(result.networkIndex) == reported, "\(name)")
+                if let owner = detection.network, reported >= 0, rules.networks[reported] !== owner { reportedOtherwise += 1 }
+                if case .valid = verdict, !CardNumber.passesLuhn(Array(digits)) { withoutLuhn += 1 }
+                let expected: Set<CardCheck.Problem> = switch verdict {
+                case .valid: []
+                case .undecided, .wrongLength: [.length]
+                case .noNetwork: [.unknownNetwork]
+                case .failsLuhn: [.luhn]
+                }
+                #expect(Set(result.problems).subtracting([.networkNotAccepted]) == expected, "\(name)")
+                #expect(result.has(.networkNotAccepted) == (reported >= 0 && !(accepted?.accepts(rules.networks[reported]) ?? true)), "\(name)")
+            }
+        }
+        // The cases the table is for were met: numbers reported as a partner, valid ones without Luhn.
+        #expect(reportedOtherwise > 0 && withoutLuhn > 0)
     }
 
     /// The textbook Luhn loop: from the last digit, every second one doubled, less 9 above 9.
