@@ -1,7 +1,7 @@
 // bench-c-loop: the baseline `make bench` compares `cardline check` with. A plain C loop over
 // the same records file: for each line, the number's digits (spaces and dashes skipped), the
 // network by a prefix look-up, the length and the Luhn check. Prints how many records were
-// valid by number. Usage: bench-c-loop TABLE FILE, where TABLE holds one pattern a line,
+// valid by number. Usage: bench-c-loop [--linear-scan] TABLE FILE, where TABLE holds one pattern a line,
 // longest first: "low high digits network-index allowed-lengths-bitmask luhn".
 //
 // The prefix look-up (changed 2026-11-28, issue 21 item 7): the patterns are painted once, at
@@ -36,7 +36,11 @@ static int compare(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) { fprintf(stderr, "usage: bench-c-loop TABLE FILE\n"); return 2; }
+    // --linear-scan: the loop as it was before the binary search (for the bench's row that
+    // compares with the loop the targets were first set on).
+    int linear = argc == 4 && strcmp(argv[1], "--linear-scan") == 0;
+    if (linear) { argv++; argc--; }
+    if (argc != 3) { fprintf(stderr, "usage: bench-c-loop [--linear-scan] TABLE FILE\n"); return 2; }
     FILE *table = fopen(argv[1], "r");
     if (!table) { perror(argv[1]); return 2; }
     static struct pattern patterns[4096];
@@ -101,7 +105,7 @@ int main(int argc, char **argv) {
         records++;
         int shown = n < 19 ? n : 19;
         const struct pattern *found = NULL;
-        if (width > 0 && shown >= width) {
+        if (!linear && width > 0 && shown >= width) {
             // The last range starting at or before the number's first `width` digits.
             uint64_t prefix = value / powers[shown - width];
             int first = 0, last = rangeCount - 1;

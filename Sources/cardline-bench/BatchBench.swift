@@ -66,9 +66,10 @@ func checkBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
 
     // check, 1,000,000 records: the C loop first, then each mode, alternating runs so that
     // a slow minute on the shared machine hits them alike.
-    var cTimes: [Double] = [], summaryTimes: [Double] = [], summaryOneCore: [Double] = [], jsonTimes: [Double] = []
+    var cTimes: [Double] = [], linearTimes: [Double] = [], summaryTimes: [Double] = [], summaryOneCore: [Double] = [], jsonTimes: [Double] = []
     for _ in 0..<5 {
         cTimes.append(medianSeconds(1, cLoop, [table, checkInput]))
+        linearTimes.append(medianSeconds(1, cLoop, ["--linear-scan", table, checkInput]))
         summaryTimes.append(medianSeconds(1, cardline, checkArguments + ["summary", checkInput]))
         summaryOneCore.append(medianSeconds(1, "/usr/bin/taskset", ["-c", "0", cardline] + checkArguments + ["summary", checkInput]))
         jsonTimes.append(medianSeconds(1, cardline, checkArguments + ["json", checkInput]))
@@ -80,6 +81,12 @@ func checkBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
     rows.append(Row(name: "check 1,000,000, summary, 1 core ÷ C loop", figure: String(format: "%.2f× (%.3f s)", oneCore / c, oneCore), target: "≤ 1.0×", met: oneCore / c <= 1.0))
     rows.append(Row(name: "check 1,000,000, JSON Lines ÷ C loop", figure: String(format: "%.2f× (%.3f s)", json / c, json), target: "≤ 0.55×", met: json / c <= 0.55))
     let checkPeak = run(checkArguments + ["json", checkInput], measuringMemory: true, executable: cardline).peakKiB
+    // The targets above were set against the loop that scanned its prefix
+    // table linearly; its time grows with the rules (59 networks now, 31 then), so it is shown
+    // for continuity only: the ratios that count are against the binary search above.
+    let linear = median(linearTimes)
+    rows.append(Row(name: "C loop, linear prefix scan (as the targets were set), 1,000,000", figure: String(format: "%.3f s", linear), target: "baseline", met: true))
+    rows.append(Row(name: "check 1,000,000, JSON Lines ÷ linear-scan C loop", figure: String(format: "%.2f×", json / linear), target: "—", met: true))
     rows.append(Row(name: "check peak memory (1,000,000 records, JSON)", figure: String(format: "%.1f MB", Double(checkPeak) * 1024 / 1e6), target: "< 30 MB", met: Double(checkPeak) * 1024 < 30e6))
 
     // check --encrypt-to (issue 23): 10,000 records, each valid one sealed as a JWE for a fresh
