@@ -272,10 +272,11 @@ protocol ByteAppending {
 extension [UInt8]: ByteAppending {}
 
 /// Up to `capacity` bytes without an array (no allocation, no uniqueness check per byte): an
-/// ordinary digit's counter update, written after every digit.
+/// ordinary digit's counter update, and its echo with that update after it
+/// (`InteractiveEditor.echoAppended`), written after every digit.
 struct ShortBytes: ByteAppending {
-    static let capacity = 48
-    var storage = InlineArray<48, UInt8>(repeating: 0)
+    static let capacity = 96
+    var storage = InlineArray<96, UInt8>(repeating: 0)
     var count = 0
 
     @inline(__always) mutating func append(_ byte: UInt8) {

@@ -330,7 +330,7 @@ final class InteractiveEditor {
         show(text, appending: count)
         let end = (choice?.promptWidth ?? 0) + shown.width
         if painter.draw(end: end, columns: terminal.columns, resetColour: style.colour),
-           !painter.appendDrawn(to: &echo, room: EchoBytes.capacity - echo.count) {
+           !painter.appendDrawn(to: &echo, room: ShortBytes.capacity - echo.count) {
             writeEcho()
             painter.write(to: device.outputDescriptor)
             return
@@ -398,7 +398,7 @@ final class InteractiveEditor {
     /// presented by the next dispatch (`nextInput`).
     @exclusivity(unchecked) private var takenOutcome: Outcome?
     /// An ordinary digit's echo and badge update, written at once (`echoAppended`).
-    @exclusivity(unchecked) private var echo = EchoBytes()
+    @exclusivity(unchecked) private var echo = ShortBytes()
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
@@ -980,17 +980,4 @@ final class InteractiveEditor {
     }
 
     private func write(_ text: String) { device.write(text) }
-}
-
-/// An ordinary digit's echo and the badge's update after it (`InteractiveEditor.echoAppended`),
-/// without an array.
-struct EchoBytes: ByteAppending {
-    static let capacity = 96
-    var storage = InlineArray<96, UInt8>(repeating: 0)
-    var count = 0
-
-    @inline(__always) mutating func append(_ byte: UInt8) {
-        storage[count] = byte
-        count += 1
-    }
 }
