@@ -51,6 +51,17 @@ import Testing
         #expect(Paths.contents(of: folder + "/a.json") == Array("{}".utf8))
     }
 
+    /// A file whose size fstat does not know (a /proc file says 0) is read to its end, not
+    /// cut at the size said: only a regular file that gave exactly its size ends without a
+    /// last empty read.
+    @Test func aFileOfUnknownSizeIsReadToItsEnd() throws {
+        let status = try #require(Paths.contents(of: "/proc/self/status"))
+        let text = String(decoding: status, as: UTF8.self)
+        #expect(text.hasPrefix("Name:"))
+        #expect(text.contains("\nVmRSS:") || text.contains("\nThreads:"))
+        #expect(text.hasSuffix("\n"))
+    }
+
     /// `count` rule files in a new folder, `bank-000.json` …: bank `n` has the 100-number
     /// blocks 30000000 + 100 × (n + k × count) for k in 0..<5, each to a high end within it.
     /// `broken` files name no lengths (an error), `tied` ones take bank 0's first block (a tie
