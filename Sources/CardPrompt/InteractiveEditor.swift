@@ -358,10 +358,14 @@ final class InteractiveEditor {
         var first = Action.inputKey
         shown.text.utf8.withContiguousStorageIfAvailable { text in
             guard libeditHolds < text.count else { return }
+            if text.count - libeditHolds + 1 > catchUp.count {
+                // (Not grown by appending: the old storage, freed, would keep the digits.)
+                for index in 0..<catchUp.count { catchUp[index] = 0 }
+                catchUp = [wchar_t](repeating: 0, count: text.count - libeditHolds + 1)
+            }
             first = wchar_t(text[libeditHolds])
             var count = 0
             for index in (libeditHolds + 1)..<text.count {
-                if count == catchUp.count - 2 { catchUp.append(0) }
                 catchUp[count] = wchar_t(text[index])
                 count += 1
             }
@@ -369,13 +373,10 @@ final class InteractiveEditor {
             catchUp[count + 1] = 0
         }
         guard first != Action.inputKey else { return first }
-        if cl_draw_into_sink(el, device.output) == 0 {
-            drawsIntoSink = true
-            el_wpush(el, catchUp)
-        } else {
-            // No stream to draw into (cannot happen once made: `echoesDigits`): drawn for real.
-            el_wpush(el, catchUp)
-        }
+        // Drawn into the discarding stream (there is one once `echoesDigits`; without it the
+        // characters would be drawn again, harmlessly, over themselves).
+        drawsIntoSink = cl_draw_into_sink(el, device.output) == 0
+        el_wpush(el, catchUp)
         // The characters pushed are not left behind (libedit copies them).
         for index in 0..<catchUp.count { catchUp[index] = 0 }
         return first
