@@ -163,8 +163,8 @@ extension EnterSettings {
         let text: String, source: String
         if let timeout {
             (text, source) = (timeout, "--timeout")
-        } else if let value = getenv("CARDLINE_TIMEOUT"), value.pointee != 0 {
-            (text, source) = (String(cString: value), "CARDLINE_TIMEOUT")
+        } else if let value = Environment.value("CARDLINE_TIMEOUT") {
+            (text, source) = (value, "CARDLINE_TIMEOUT")
         } else {
             return nil
         }
