@@ -213,7 +213,10 @@ struct CardLine: Sendable {
         bytes.reserveCapacity(bytes.count + 48 + network.name.utf8.count)
         bytes.appendUTF8(prefix)
         bytes.appendUTF8(network.name)
-        (" •••• " as StaticString).withUTF8Buffer { bytes.append(contentsOf: $0) }  // the masked digits, as `CardPolicy.mask`
+        // The hidden digits as four marks (`CardPolicy.mask`), whatever the number's length.
+        bytes.append(UInt8(ascii: " "))
+        for _ in 0..<4 { CardNumber.appendMark(CardPolicy.mask, to: &bytes) }
+        bytes.append(UInt8(ascii: " "))
         var shift = 4 * lastFourCount
         while shift > 0 {
             shift -= 4

@@ -69,9 +69,6 @@ public struct PostalCodeFormat: Sendable, Equatable {
     /// Whether `raw` is a whole code of some pattern.
     public func isComplete(_ raw: [UInt8]) -> Bool { slots.contains { Self.fits(raw, $0, whole: true) } }
 
-    /// Whether a longer code could follow a complete `raw` (`12345` of `12345-6789`).
-    public func canGrow(_ raw: [UInt8]) -> Bool { slots.contains { $0.count > raw.count && Self.fits(raw, $0, whole: false) } }
-
     /// The most characters a code has.
     public var longest: Int { slots.map(\.count).max() ?? 0 }
 

@@ -63,8 +63,8 @@ final class AccessiblePrompt {
     /// True when accessible mode is asked for by the environment: `ACCESSIBLE` set to anything
     /// but empty or `0`.
     static func environmentAsks() -> Bool {
-        guard let value = getenv("ACCESSIBLE"), value.pointee != 0 else { return false }
-        return String(cString: value) != "0"
+        guard let value = Environment.value("ACCESSIBLE") else { return false }
+        return value != "0"
     }
 
     /// Asks for cards until `:quit`, Ctrl-D between cards, the end of input, the timeout, or

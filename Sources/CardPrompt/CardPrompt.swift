@@ -397,17 +397,17 @@ extension Style {
     /// `COLORTERM` is set, or when the terminal's terminfo entry gives it 8 colours or more
     /// (xterm, xterm-256color, screen, tmux, linux; not vt100).
     public static func terminalWantsColour() -> Bool {
-        if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
-        guard terminalUnderstandsEscapes(), let term = getenv("TERM") else { return false }
-        if let colourTerm = getenv("COLORTERM"), colourTerm.pointee != 0 { return true }
+        if Environment.value("NO_COLOR") != nil { return false }
+        guard terminalUnderstandsEscapes(), let term = Environment.value("TERM") else { return false }
+        if Environment.value("COLORTERM") != nil { return true }
         return cl_terminal_colours(term) >= 8
     }
 
     /// False for a terminal that takes no escape sequence at all, only carriage return and
     /// newline: `TERM=dumb`, or no `TERM` (libedit draws for a dumb terminal then too).
     public static func terminalUnderstandsEscapes() -> Bool {
-        guard let term = getenv("TERM"), term.pointee != 0 else { return false }
-        return String(cString: term) != "dumb"
+        guard let term = Environment.value("TERM") else { return false }
+        return term != "dumb"
     }
 
     /// True when the locale's character set is not UTF-8 (`LANG=C`, `LC_ALL=C`, no locale at
@@ -438,7 +438,7 @@ extension Style {
     /// (`de_DE.ISO-8859-1`: ASCII then, as for any character set that is not UTF-8).
     static func uninstalledLocaleWantsASCII() -> Bool {
         let variables: [String] = ["LC_ALL", "LC_CTYPE", "LANG"]
-        let name = variables.lazy.compactMap { (variable: String) -> String? in getenv(variable).map { String(cString: $0) } }.first { !$0.isEmpty } ?? ""
+        let name = variables.lazy.compactMap(Environment.value).first ?? ""
         guard let dot = name.firstIndex(of: ".") else { return false }
         let codeset = name[name.index(after: dot)...].prefix { $0 != "@" }.lowercased().filter { $0 != "-" }
         return codeset != "utf8"

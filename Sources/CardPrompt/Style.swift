@@ -142,9 +142,13 @@ public struct Style: Sendable {
         case .expiry: return 7  // MM/YYYY
         case .cvv: return CardPolicy.securityCodeLengths.upperBound
         case .name: return HolderName.maxLength
-        case .postalCode: return 10  // the longest format's, with its separator (99999-9999)
+        case .postalCode: return widestPostalCode
         }
     }
+
+    /// The longest postal code as shown, separators included (`99999-9999`): the longest
+    /// pattern of the formats `--postal-code` can ask for (`PostalCodeFormats.bundled`).
+    private static let widestPostalCode = PostalCodeFormats.bundled.formats.flatMap(\.patterns).map(\.count).max() ?? 0
 
     /// The prompt and badge for `view`, shortened until the widest value of the field fits
     /// on one row of `columns` with the badge beside it. What goes, in order: the format hint,

@@ -75,9 +75,7 @@ struct Enter: ParsableCommand {
 
     /// The parsed arguments as plain values.
     var settings: EnterSettings {
-        EnterSettings(ruleFolders: options.rules.ruleFolders, noDefaultRules: options.rules.noDefaultRules,
-                      retired: options.rules.retired, today: options.today, noColor: options.noColor,
-                      networks: options.networks, noHistory: noHistory, printCards: printCards, printFD: printFD,
+        EnterSettings(options: options, noHistory: noHistory, printCards: printCards, printFD: printFD,
                       once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
                       asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
                       accessible: accessible, locale: locale, messageFolders: messageFolders)
@@ -86,14 +84,11 @@ struct Enter: ParsableCommand {
     func run() throws { try settings.run() }
 }
 
-/// What `enter` was asked to do, as plain values, from argument-parser's `Enter`.
+/// What `enter` was asked to do, from argument-parser's `Enter`.
 struct EnterSettings {
-    var ruleFolders: [String] = []
-    var noDefaultRules = false
-    var retired = false
-    var today: String?
-    var noColor = false
-    var networks: String?
+    /// The options `enter` shares with `replay` and `check` (rules, `--today`, `--no-color`,
+    /// `--networks`), with their one reading of `CARDLINE_NETWORKS` and `--today`.
+    var options: EntryOptions
     var noHistory = false
     var printCards = false
     var printFD: Int32?
@@ -121,7 +116,7 @@ struct EnterSettings {
         }
         if cvvOnly && network == nil { return "--cvv-only needs --network ID, the network of the card on file (like visa or amex)" }
         if network != nil && !cvvOnly { return "--network names the card on file's network for --cvv-only; to accept only some networks use --networks" }
-        if cvvOnly && networks != nil { return "--networks does not apply to --cvv-only; --network names the card's network" }
+        if cvvOnly && options.networks != nil { return "--networks does not apply to --cvv-only; --network names the card's network" }
         return nil
     }
 
@@ -160,14 +155,7 @@ struct EnterSettings {
 extension EnterSettings {
 
     /// `--networks`, or `CARDLINE_NETWORKS` when set and not empty; with where it came from.
-    var acceptedNetworksText: (text: String, source: String)? {
-        if let networks { return (networks, "--networks") }
-        guard let value = getenv("CARDLINE_NETWORKS"), value.pointee != 0 else { return nil }
-        return (String(cString: value), "CARDLINE_NETWORKS")
-    }
-
-    /// `--today`, when given.
-    var todayMonth: YearMonth? { today.flatMap(YearMonth.init(iso:)) }
+    var acceptedNetworksText: (text: String, source: String)? { options.acceptedNetworksText(environment: true) }
 
     /// `--timeout`, or `CARDLINE_TIMEOUT` when set and not empty; a usage error (64) for a value
     /// `timeout(from:)` refuses.
@@ -175,8 +163,8 @@ extension EnterSettings {
         let text: String, source: String
         if let timeout {
             (text, source) = (timeout, "--timeout")
-        } else if let value = getenv("CARDLINE_TIMEOUT"), value.pointee != 0 {
-            (text, source) = (String(cString: value), "CARDLINE_TIMEOUT")
+        } else if let value = Environment.value("CARDLINE_TIMEOUT") {
+            (text, source) = (value, "CARDLINE_TIMEOUT")
         } else {
             return nil
         }
@@ -211,11 +199,11 @@ extension EnterSettings {
         let prompt: CardPrompt
         do {
             prompt = try CardPrompt(localised(CardPrompt.Options(
-                ruleFolders: ruleFolders, bundledRules: !noDefaultRules,
-                acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: todayMonth,
-                colour: noColor ? false : nil, title: title,
+                ruleFolders: options.rules.ruleFolders, bundledRules: !options.rules.noDefaultRules,
+                acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: options.todayMonth,
+                colour: options.noColor ? false : nil, title: title,
                 commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
-                retiredNetworks: retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer,
+                retiredNetworks: options.rules.retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer,
                 asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
                 securityCodeOnlyNetwork: cvvOnly ? network : nil,
                 accessible: accessible ? true : nil)))
@@ -266,7 +254,7 @@ extension EnterSettings {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let result = prompt.readLinesAsJSON(style: Style(colour: Terminal.wantsColour(disabled: noColor, fd: messagesFD),
+        let result = prompt.readLinesAsJSON(style: Style(colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD),
                                                          ascii: Style.localeWantsASCII()),
                                             write: { Terminal.write($0, to: messagesFD) }, receive: receive,
                                             stop: { Terminal.outputFailed })

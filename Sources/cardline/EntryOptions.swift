@@ -69,8 +69,8 @@ struct EntryOptions: ParsableArguments {
     /// and not empty; with where it came from, for messages.
     func acceptedNetworksText(environment: Bool) -> (text: String, source: String)? {
         if let networks { return (networks, "--networks") }
-        guard environment, let value = getenv("CARDLINE_NETWORKS"), value.pointee != 0 else { return nil }
-        return (String(cString: value), "CARDLINE_NETWORKS")
+        guard environment, let value = Environment.value("CARDLINE_NETWORKS") else { return nil }
+        return (value, "CARDLINE_NETWORKS")
     }
 
     func validate() throws {

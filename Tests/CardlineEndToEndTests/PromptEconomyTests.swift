@@ -55,6 +55,46 @@ import Glibc
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
     }
+
+    /// How many write(2) calls a process has made (`syscw` in `/proc/PID/io`); nil when it
+    /// cannot be read (the prompt is not dumpable: only root reads it).
+    static func writeCalls(_ pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("syscw:") }) else { return nil }
+        return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The fast path is the one taken (issue 21 item 7): an ordinary digit is echoed by cardline
+    /// itself, the digit and the badge counter's change in one write(2), not by libedit's
+    /// dispatch and redraw and then the badge (two writes or more). The bytes are the same
+    /// either way, so the test above cannot tell the paths apart; the count of write calls can.
+    @Test(.enabled(if: geteuid() == 0, "/proc/PID/io of a process that is not dumpable is root's to read"),
+          arguments: BadgeDrawingTests.terminals)
+    func anOrdinaryDigitIsOneWrite(terminal: [String: String?]) throws {
+        var environment = home.environment
+        for (name, value) in terminal { environment[name] = value }
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"], environment: environment)
+        t.waitForRawMode()
+        let number = Array("4111111111111111")
+        t.send(String(number.prefix(3)))
+        t.expectBadge("VISA 3/16")
+        var calls: [Int: Int] = [:]
+        for count in 4...15 {
+            let before = try #require(Self.writeCalls(t.pid))
+            t.send(String(number[count - 1]))
+            let field = String(number.prefix(count)).grouped
+            try #require(t.waitForScreen("\(count) digits") {
+                $0.cursorLine.contains(": " + field + " ") && $0.cursorLine.hasSuffix("VISA \(count)/16")
+            } != nil)
+            // The counter grows a cell at ten digits and the whole badge moves: not an ordinary digit.
+            guard count != 10 else { continue }
+            calls[count] = try #require(Self.writeCalls(t.pid)) - before
+        }
+        #expect(calls.count == 11)
+        #expect(calls.values.allSatisfy { $0 == 1 }, "write calls per digit: \(calls.sorted { $0.key < $1.key })")
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
 }
 
 extension String {
