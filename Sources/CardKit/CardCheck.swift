@@ -251,25 +251,45 @@ public struct CardCheck: Sendable {
         var result = Result()
         if truncated { result.add(.recordFormat) }
         // The three fields, found without an array: number, expiry, code.
-        let (commas, ends) = Self.commas(in: line)
+        let words = UnsafeRawBufferPointer(line)  // unsafe: word loads within the line (`commas`, the number's digits)
+        let (commas, ends) = Self.commas(in: words)
         if commas > 2 { result.add(.recordFormat) }
         let numberEnd = commas >= 1 ? ends.0 : line.count
         var expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
         var codeRange = commas >= 2 ? (ends.1 + 1)..<line.count : nil
 
         // unsafe: the digits on the stack, no allocation per record (the hot loop), and the
-        // rule matcher and the Luhn check take them as a buffer pointer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber) { digits in
+        // rule matcher takes them as a buffer pointer. Room for a word past the 19th digit
+        // (`digitRun` stores eight bytes at a time).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber + 8) { digits in
+            let digitWords = UnsafeMutableRawPointer(digits.baseAddress!)  // unsafe: eight digits stored, or the first eight loaded, at once
             var count = 0
             var value: UInt64 = 0  // (a local: the result lives in memory across the loop)
+            var luhn = CardNumber.LuhnSums()  // summed as the digits are read, not in a second pass
             var badCharacter = false
             var i = 0
             while i < numberEnd {
+                // The digits up to the next other byte, up to eight at once (`digitRun`), while
+                // a word of the line is left and they are among the first 19.
+                if i &+ 8 <= line.count {
+                    let word = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    let (lanes, run) = Self.digitRun(word, inField: numberEnd &- i)
+                    if run > 0 && count &+ run <= CardPolicy.longestNumber {
+                        digitWords.storeBytes(of: lanes.littleEndian, toByteOffset: count, as: UInt64.self)
+                        let top = lanes &<< UInt64((8 &- run) &* 8)  // the run's digits in the top bytes, zeros below
+                        value = value &* pow10[run] &+ Self.value(ofDigitLanes: top)
+                        luhn.append(lanes: top, count: run)
+                        count &+= run
+                        i &+= run
+                        continue
+                    }
+                }
                 let byte = line[i]
                 if byte &- 48 < 10 {
                     if count < CardPolicy.longestNumber {
                         digits[count] = byte &- 48
                         value = value &* 10 &+ UInt64(byte &- 48)
+                        luhn.append(byte &- 48)
                     }
                     count &+= 1
                 } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
@@ -296,19 +316,25 @@ public struct CardCheck: Sendable {
             if badCharacter { result.add(.numberFormat) }
             // The first digits of the number, for the masked output and the whole-number index.
             let kept = min(count, CardPolicy.longestNumber)
-            // (In locals: the result lives in memory. The index's prefix carries on from the
-            // leading digits' value when it looks at more of them.)
+            // (In locals: the result lives in memory.) Eight digits or more (nearly every
+            // record): the first six and the index's prefix from the first eight as one word;
+            // else digit by digit, the index's prefix carried on from the leading digits' value.
             let leadingCount = min(kept, Self.leadingShown)
-            var leading: UInt64 = 0
-            for index in 0..<leadingCount { leading = leading &* 10 &+ UInt64(digits[index]) }
-            result.leadingValue = leading
             let wholeLength = wholeNumbers.length
-            var wholePrefix: UInt64 = 0
-            if wholeLength > 0 && count >= wholeLength {
-                let carried = wholeLength >= leadingCount ? leadingCount : 0
-                if carried > 0 { wholePrefix = leading }
-                for index in carried..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
+            var leading: UInt64 = 0, wholePrefix: UInt64 = 0
+            if kept >= 8 && Self.leadingShown <= 8 && wholeLength <= 8 {
+                let first = UInt64(littleEndian: digitWords.loadUnaligned(as: UInt64.self))
+                leading = Self.value(ofDigitLanes: first &<< UInt64((8 &- Self.leadingShown) &* 8))
+                if wholeLength > 0 { wholePrefix = Self.value(ofDigitLanes: first &<< UInt64((8 &- wholeLength) &* 8)) }
+            } else {
+                for index in 0..<leadingCount { leading = leading &* 10 &+ UInt64(digits[index]) }
+                if wholeLength > 0 && count >= wholeLength {
+                    let carried = wholeLength >= leadingCount ? leadingCount : 0
+                    if carried > 0 { wholePrefix = leading }
+                    for index in carried..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
+                }
             }
+            result.leadingValue = leading
             let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
             // Every pattern's length reached (nearly every record): one look-up on one list, and
             // the deciding pattern's terms from `termedPatterns`.
@@ -319,7 +345,7 @@ public struct CardCheck: Sendable {
                     let terms = terms(owner: whole.owner, decidingLength: whole.decidingLength, prefix: wholePrefix)
                     result.networkIndex = terms.reported
                     if !taken[Int(terms.reported)] { result.add(.networkNotAccepted) }
-                    verdict = CardPolicy.verdict(typed, count: count, lengths: whole.lengths, requiresLuhn: terms.luhn)
+                    verdict = CardPolicy.verdict(count: count, lengths: whole.lengths, requiresLuhn: terms.luhn, passesLuhn: luhn.passes)
                 } else {
                     verdict = .noNetwork
                 }
@@ -362,7 +388,7 @@ public struct CardCheck: Sendable {
     /// How many commas `line` holds and where the first two are (the line's end for those
     /// missing). Eight bytes a step: the comma bytes of a word found with bit arithmetic.
     @inline(__always)
-    private static func commas(in line: UnsafeBufferPointer<UInt8>) -> (count: Int, ends: (Int, Int)) {  // unsafe: `check`'s line
+    private static func commas(in line: UnsafeRawBufferPointer) -> (count: Int, ends: (Int, Int)) {  // unsafe: `check`'s line
         var count = 0
         var ends = (line.count, line.count)
         @inline(__always) func found(_ at: Int) {
@@ -370,12 +396,11 @@ public struct CardCheck: Sendable {
             if count == 1 { ends.0 = at } else if count == 2 { ends.1 = at }
         }
         var i = 0
-        let words = UnsafeRawBufferPointer(line)  // unsafe: unaligned word loads within the line
         let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
         while i &+ 8 <= line.count {
             // Each byte of `x` is zero where the line has a comma; `zero` has the high bit of
             // exactly those bytes.
-            let x = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
+            let x = UInt64(littleEndian: line.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
             var zero = ~(((x & low7) &+ low7) | x | low7)
             while zero != 0 {
                 found(i &+ zero.trailingZeroBitCount &>> 3)
@@ -388,6 +413,31 @@ public struct CardCheck: Sendable {
             i &+= 1
         }
         return (count, ends)
+    }
+
+    /// A word of a line's bytes (the first lowest) as digit values, one a byte (each byte xor
+    /// `0`: 0–9 for a digit), and how many of them are digits before the first that is not
+    /// or the end of the field, `inField` bytes on (8: all eight).
+    @inline(__always)
+    private static func digitRun(_ word: UInt64, inField: Int) -> (lanes: UInt64, run: Int) {
+        let lanes = word ^ 0x3030_3030_3030_3030
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, highs: UInt64 = 0x8080_8080_8080_8080
+        // The high bit of each byte that is not a digit: xor `0` made it 10 or more (its low
+        // seven bits plus 0x76 reach 0x80, without a carry into the next byte), or it has the
+        // high bit itself.
+        var others = (((lanes & low7) &+ 0x7676_7676_7676_7676) | lanes) & highs
+        if inField < 8 { others |= highs &<< UInt64(inField &* 8) }  // the bytes past the field end the run
+        return (lanes, others.trailingZeroBitCount &>> 3)
+    }
+
+    /// The value of the digits in the bytes of `lanes` (each 0–9), the first digit lowest:
+    /// zeros in the lowest bytes stand before a number of fewer than eight digits. Three
+    /// multiply-adds for all eight (pairs, fours, then the eight).
+    @inline(__always)
+    static func value(ofDigitLanes lanes: UInt64) -> UInt64 {
+        var digits = (lanes &* 10 &+ (lanes &>> 8)) & 0x00FF_00FF_00FF_00FF
+        digits = (digits &* 100 &+ (digits &>> 16)) & 0x0000_FFFF_0000_FFFF
+        return (digits &* 10_000 &+ (digits &>> 32)) & 0xFFFF_FFFF
     }
 
     /// Whether the whitespace at `index` ends the number rather than joining two of its groups:
@@ -439,17 +489,35 @@ public struct CardCheck: Sendable {
     private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {  // unsafe: `check`'s line
         // The month's digits and the year's apart (no division by a power of ten chosen at run time).
         var digits = 0, month = 0, year = 0, monthDigits = -1
-        for i in range {
-            let byte = line[i]
-            if byte &- 48 < 10 {
+        let start = range.lowerBound, length = range.count
+        let m0 = length >= 5 ? line[start] &- 48 : 10, m1 = length >= 5 ? line[start &+ 1] &- 48 : 10
+        if (length == 5 || length == 7) && m0 < 10 && m1 < 10 && line[start &+ 2] == UInt8(ascii: "/") {
+            // `MM/YY` or `MM/YYYY` exactly (nearly every record): what the loop below reads of
+            // them, without its turn a byte; any other byte in the year goes to the loop.
+            month = Int(m0) &* 10 &+ Int(m1)
+            monthDigits = 2
+            digits = 2
+            for i in (start &+ 3)..<range.upperBound {
+                let digit = line[i] &- 48
+                guard digit < 10 else { break }
+                year = year &* 10 &+ Int(digit)
                 digits &+= 1
-                if monthDigits < 0 { month = month &* 10 &+ Int(byte &- 48) } else { year = year &* 10 &+ Int(byte &- 48) }
-            } else if byte == UInt8(ascii: "/") && monthDigits < 0 {
-                monthDigits = digits
-            } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
-                return result.add(.expiryFormat)
             }
-            if digits > 6 { return result.add(.expiryFormat) }
+        }
+        if monthDigits < 0 || digits != length &- 1 {
+            (digits, month, year, monthDigits) = (0, 0, 0, -1)
+            for i in range {
+                let byte = line[i]
+                if byte &- 48 < 10 {
+                    digits &+= 1
+                    if monthDigits < 0 { month = month &* 10 &+ Int(byte &- 48) } else { year = year &* 10 &+ Int(byte &- 48) }
+                } else if byte == UInt8(ascii: "/") && monthDigits < 0 {
+                    monthDigits = digits
+                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
+                    return result.add(.expiryFormat)
+                }
+                if digits > 6 { return result.add(.expiryFormat) }
+            }
         }
         guard monthDigits == 2, digits == 4 || digits == 6 else { return result.add(.expiryFormat) }
         let yearDigits = digits - 2
