@@ -267,6 +267,13 @@ public struct CardCheck: Sendable {
             var value: UInt64 = 0  // (a local: the result lives in memory across the loop)
             var luhn = CardNumber.LuhnSums()  // summed as the digits are read, not in a second pass
             var badCharacter = false
+            // Whitespace ends the number after more than six digits in a row (`row`), at a tab,
+            // or when what follows up to the next whitespace is not digits and dashes. That last
+            // is found by reading on: a space that may join two groups is `pending`, with the
+            // number as it was there; a byte of another kind before the next whitespace takes
+            // the number back to it and ends it there (one pass, no looking back or ahead).
+            var row = 0, endsAt = -1
+            var pending = -1, pendingCount = 0, pendingValue: UInt64 = 0, pendingLuhn = luhn, pendingBad = false
             var i = 0
             while i < numberEnd {
                 // The digits up to the next other byte, up to eight at once (`digitRun`), while
@@ -280,6 +287,7 @@ public struct CardCheck: Sendable {
                         value = value &* pow10[run] &+ Self.value(ofDigitLanes: top)
                         luhn.append(lanes: top, count: run)
                         count &+= run
+                        row &+= run
                         i &+= run
                         continue
                     }
@@ -292,20 +300,35 @@ public struct CardCheck: Sendable {
                         luhn.append(byte &- 48)
                     }
                     count &+= 1
+                    row &+= 1
                 } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                    if count > 0 && Self.endsNumber(line, at: i, before: numberEnd) {
-                        // The rest is more fields: within a comma field nothing may follow;
-                        // on a line without commas, the expiry and the code.
-                        if !Self.splitFields(line, from: i, to: numberEnd, commaSeparated: commas >= 1,
-                                             expiry: &expiryRange, code: &codeRange) {
-                            result.add(.recordFormat)
+                    pending = -1  // what followed the space before was digits and dashes
+                    if count > 0 {
+                        if byte == UInt8(ascii: "\t") || row > 6 {
+                            endsAt = i
+                            break
                         }
-                        break
+                        (pending, pendingCount, pendingValue, pendingLuhn, pendingBad) = (i, count, value, luhn, badCharacter)
                     }
-                } else if byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") {
+                    row = 0
+                } else if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "\r") {
+                    row = 0
+                } else if pending >= 0 {
+                    // Not digits and dashes after the space: the number ended there.
+                    (count, value, luhn, badCharacter) = (pendingCount, pendingValue, pendingLuhn, pendingBad)
+                    endsAt = pending
+                    break
+                } else {
                     badCharacter = true
+                    row = 0
                 }
                 i &+= 1
+            }
+            // The rest is more fields: within a comma field nothing may follow; on a line
+            // without commas, the expiry and the code.
+            if endsAt >= 0 && !Self.splitFields(line, from: endsAt, to: numberEnd, commaSeparated: commas >= 1,
+                                                expiry: &expiryRange, code: &codeRange) {
+                result.add(.recordFormat)
             }
             result.digitCount = count
             result.numberValue = value
@@ -438,28 +461,6 @@ public struct CardCheck: Sendable {
         var digits = (lanes &* 10 &+ (lanes &>> 8)) & 0x00FF_00FF_00FF_00FF
         digits = (digits &* 100 &+ (digits &>> 16)) & 0x0000_FFFF_0000_FFFF
         return (digits &* 10_000 &+ (digits &>> 32)) & 0xFFFF_FFFF
-    }
-
-    /// Whether the whitespace at `index` ends the number rather than joining two of its groups:
-    /// a tab always does, a space does after more than six digits in a row or when what follows
-    /// (up to the next whitespace) is not digits and dashes. Blank space before the end of the
-    /// field joins nothing and ends nothing.
-    /// (Off the plain records' hot loop: the digits in a row are counted back from here.)
-    private static func endsNumber(_ line: UnsafeBufferPointer<UInt8>, at index: Int, before end: Int) -> Bool {  // unsafe: `check`'s line
-        if line[index] == UInt8(ascii: "\t") { return true }
-        var group = 0, back = index - 1
-        while back >= 0 && line[back] &- 48 < 10 && group <= 6 {
-            group += 1
-            back -= 1
-        }
-        if group > 6 { return true }
-        var next = index + 1
-        while next < end && line[next] != UInt8(ascii: " ") && line[next] != UInt8(ascii: "\t") {
-            let byte = line[next]
-            if byte &- 48 >= 10 && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") { return true }
-            next += 1
-        }
-        return false
     }
 
     /// The fields after a number that whitespace ended at `start`: in a comma-separated record

@@ -252,6 +252,48 @@ import Testing
         #expect(wordRuns > 1_000)
     }
 
+    /// Where whitespace ends a plain record's number, found in one pass (a space that may join
+    /// groups waits for what follows), is where the rule says, read the plain way: at a tab, a
+    /// space after more than six digits in a row, or a space before something other than
+    /// digits and dashes up to the next whitespace (or the field's end). Lines of digits,
+    /// spaces, tabs, dashes, carriage returns, stray letters and slashes, with and without commas.
+    @Test func numbersEndWhereTheWhitespaceRuleSays() {
+        let checker = Self.checker
+        var random = SeededRandom(seed: 59)
+        let alphabet = Array("0123456789012345678901234567890123456789     \t--\rx/")
+        var ended = 0
+        for round in 0..<8_000 {
+            var line = (0..<Int(random.next() % 40)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))].asciiValue! }
+            if round % 3 == 0 { line += Array(",12/30".utf8) }
+            let field = line.firstIndex(of: UInt8(ascii: ",")) ?? line.count
+            // The plain reading: byte by byte, looking back and ahead at each whitespace.
+            var digits: [UInt8] = [], count = 0, bad = false
+            for (i, byte) in line[..<field].enumerated() {
+                if byte >= 48 && byte < 58 {
+                    if count < CardPolicy.longestNumber { digits.append(byte - 48) }
+                    count += 1
+                } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    guard count > 0 else { continue }
+                    let before = line[..<i].reversed().prefix { $0 >= 48 && $0 < 58 }.count
+                    let after = line[(i + 1)..<field].prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+                    let othersAfter = after.contains { !($0 >= 48 && $0 < 58) && $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "\r") }
+                    if byte == UInt8(ascii: "\t") || before > 6 || othersAfter {
+                        ended += 1
+                        break
+                    }
+                } else if byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") {
+                    bad = true
+                }
+            }
+            let result = checker.check(line.span)
+            let shown = String(decoding: line, as: UTF8.self).debugDescription
+            #expect(result.digitCount == count, "\(shown)")
+            #expect(result.digits == digits, "\(shown)")
+            #expect(count == 0 || result.has(.numberFormat) == bad, "\(shown)")
+        }
+        #expect(ended > 1_000)
+    }
+
     /// Expiries read in place when they are exactly `MM/YY` or `MM/YYYY` are read as the plain
     /// rule says of any expiry: blanks and carriage returns dropped, what is left two digits,
     /// a slash and two or four digits, the month 1–12 (two-digit years as `ExpiryPolicy` says).
