@@ -212,9 +212,10 @@ public struct CardCheck: Sendable {
         var numberValue: UInt64 = 0
         /// How many digits the number had, counting any past the 19th.
         public var digitCount = 0
-        /// The value of the number's first `CardCheck.leadingShown` digits (all of them when
-        /// fewer): what a masked number shows from its start, written without a division.
-        var leadingValue: UInt64 = 0
+        /// The number's first eight digits (0–9), one a byte, the first lowest, zeros past the
+        /// end of a shorter number: what a masked number shows from its start, written as one
+        /// word (`ByteCursor.writeNumber`).
+        var leadingDigits: UInt64 = 0
         /// The expiry as read, with a four-digit year; nil when there is none or it is malformed.
         public var expiry: YearMonth?
 
@@ -260,32 +261,29 @@ public struct CardCheck: Sendable {
 
         // unsafe: the digits on the stack, no allocation per record (the hot loop), and the
         // rule matcher takes them as a buffer pointer. Room for a word past the 19th digit
-        // (`digitRun` stores eight bytes at a time).
+        // (a run of digits is stored eight bytes at a time).
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber + 8) { digits in
-            let digitWords = UnsafeMutableRawPointer(digits.baseAddress!)  // unsafe: eight digits stored, or the first eight loaded, at once
+            let digitWords = UnsafeMutableRawPointer(digits.baseAddress!)  // unsafe: digits stored and read a word at a time
+            for offset in stride(from: 0, to: 24, by: 8) { digitWords.storeBytes(of: 0, toByteOffset: offset, as: UInt64.self) }
             var count = 0
-            var value: UInt64 = 0  // (a local: the result lives in memory across the loop)
-            var luhn = CardNumber.LuhnSums()  // summed as the digits are read, not in a second pass
             var badCharacter = false
             // Whitespace ends the number after more than six digits in a row (`row`), at a tab,
             // or when what follows up to the next whitespace is not digits and dashes. That last
             // is found by reading on: a space that may join two groups is `pending`, with the
-            // number as it was there; a byte of another kind before the next whitespace takes
+            // count as it was there; a byte of another kind before the next whitespace takes
             // the number back to it and ends it there (one pass, no looking back or ahead).
             var row = 0, endsAt = -1
-            var pending = -1, pendingCount = 0, pendingValue: UInt64 = 0, pendingLuhn = luhn, pendingBad = false
+            var pending = -1, pendingCount = 0, pendingBad = false
             var i = 0
             while i < numberEnd {
                 // The digits up to the next other byte, up to eight at once (`digitRun`), while
-                // a word of the line is left and they are among the first 19.
+                // a word of the line is left and they are among the first 19: stored as they
+                // are (their value and Luhn sums are taken below, a word at a time).
                 if i &+ 8 <= line.count {
                     let word = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                     let (lanes, run) = Self.digitRun(word, inField: numberEnd &- i)
                     if run > 0 && count &+ run <= CardPolicy.longestNumber {
                         digitWords.storeBytes(of: lanes.littleEndian, toByteOffset: count, as: UInt64.self)
-                        let top = lanes &<< UInt64((8 &- run) &* 8)  // the run's digits in the top bytes, zeros below
-                        value = value &* pow10[run] &+ Self.value(ofDigitLanes: top)
-                        luhn.append(lanes: top, count: run)
                         count &+= run
                         row &+= run
                         i &+= run
@@ -294,11 +292,7 @@ public struct CardCheck: Sendable {
                 }
                 let byte = line[i]
                 if byte &- 48 < 10 {
-                    if count < CardPolicy.longestNumber {
-                        digits[count] = byte &- 48
-                        value = value &* 10 &+ UInt64(byte &- 48)
-                        luhn.append(byte &- 48)
-                    }
+                    if count < CardPolicy.longestNumber { digits[count] = byte &- 48 }
                     count &+= 1
                     row &+= 1
                 } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
@@ -308,14 +302,14 @@ public struct CardCheck: Sendable {
                             endsAt = i
                             break
                         }
-                        (pending, pendingCount, pendingValue, pendingLuhn, pendingBad) = (i, count, value, luhn, badCharacter)
+                        (pending, pendingCount, pendingBad) = (i, count, badCharacter)
                     }
                     row = 0
                 } else if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "\r") {
                     row = 0
                 } else if pending >= 0 {
                     // Not digits and dashes after the space: the number ended there.
-                    (count, value, luhn, badCharacter) = (pendingCount, pendingValue, pendingLuhn, pendingBad)
+                    (count, badCharacter) = (pendingCount, pendingBad)
                     endsAt = pending
                     break
                 } else {
@@ -331,33 +325,39 @@ public struct CardCheck: Sendable {
                 result.add(.recordFormat)
             }
             result.digitCount = count
-            result.numberValue = value
             guard count > 0 else {
                 result.add(.recordFormat)
                 return
             }
             if badCharacter { result.add(.numberFormat) }
-            // The first digits of the number, for the masked output and the whole-number index.
+            // The value of the (first 19) digits and their Luhn sums, eight digits at a time
+            // (each word's digits moved to its top bytes, the bytes past the number shifted out).
             let kept = min(count, CardPolicy.longestNumber)
-            // (In locals: the result lives in memory.) Eight digits or more (nearly every
-            // record): the first six and the index's prefix from the first eight as one word;
-            // else digit by digit, the index's prefix carried on from the leading digits' value.
-            let leadingCount = min(kept, Self.leadingShown)
+            var value: UInt64 = 0  // (locals: the result lives in memory)
+            var luhn = CardNumber.LuhnSums()
+            var at = 0
+            while at < kept {
+                let taken = min(kept &- at, 8)
+                let lanes = UInt64(littleEndian: digitWords.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &<< UInt64((8 &- taken) &* 8)
+                value = value &* pow10[taken] &+ Self.value(ofDigitLanes: lanes)
+                luhn.append(lanes: lanes, count: taken)
+                at &+= 8
+            }
+            result.numberValue = value
+            // The first eight digits as one word (the masked output), and the whole-number
+            // index's prefix from them (digit by digit when it is longer).
+            let first = UInt64(littleEndian: digitWords.loadUnaligned(as: UInt64.self))
+            let leading = kept >= 8 ? first : first & ((1 &<< UInt64(kept &* 8)) &- 1)
+            result.leadingDigits = leading
             let wholeLength = wholeNumbers.length
-            var leading: UInt64 = 0, wholePrefix: UInt64 = 0
-            if kept >= 8 && Self.leadingShown <= 8 && wholeLength <= 8 {
-                let first = UInt64(littleEndian: digitWords.loadUnaligned(as: UInt64.self))
-                leading = Self.value(ofDigitLanes: first &<< UInt64((8 &- Self.leadingShown) &* 8))
-                if wholeLength > 0 { wholePrefix = Self.value(ofDigitLanes: first &<< UInt64((8 &- wholeLength) &* 8)) }
-            } else {
-                for index in 0..<leadingCount { leading = leading &* 10 &+ UInt64(digits[index]) }
-                if wholeLength > 0 && count >= wholeLength {
-                    let carried = wholeLength >= leadingCount ? leadingCount : 0
-                    if carried > 0 { wholePrefix = leading }
-                    for index in carried..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
+            var wholePrefix: UInt64 = 0
+            if wholeLength > 0 && count >= wholeLength {
+                if wholeLength <= 8 {
+                    wholePrefix = Self.value(ofDigitLanes: leading &<< UInt64((8 &- wholeLength) &* 8))
+                } else {
+                    for index in 0..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
                 }
             }
-            result.leadingValue = leading
             let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
             // Every pattern's length reached (nearly every record): one look-up on one list, and
             // the deciding pattern's terms from `termedPatterns`.
@@ -744,16 +744,17 @@ struct ByteCursor {
     @inline(__always) mutating func writeNumber(_ result: CardCheck.Result, unmasked: Bool, masking: UInt8) {
         let count = min(result.digitCount, CardPolicy.longestNumber)
         let shown = CardPolicy.shownDigits(count: count)
-        if !unmasked && shown.first == CardCheck.leadingShown && shown.last < count - shown.first {
-            // The usual masked number: its first digits from their own value, the last ones
-            // from the number's, and the marks between (no digit of the middle worked out).
-            writeDigits(result.leadingValue, count: shown.first)
+        if !unmasked && shown.first == CardCheck.leadingShown && shown.first <= 8 && shown.last < count - shown.first {
+            // The usual masked number: its first digits as one word (the bytes after them
+            // written over below), the last ones from the number's value, and the marks between
+            // (no digit of the middle worked out).
+            let words = UnsafeMutableRawPointer(next)  // unsafe: the buffer has room past the line (`longestJSONLine`)
+            words.storeBytes(of: (result.leadingDigits | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)
             // The marks (at most 9) as two word stores, the digits after written over the rest.
             let marks = UInt64(masking) &* 0x0101_0101_0101_0101
-            let words = UnsafeMutableRawPointer(next)  // unsafe: the buffer has room past the line (`longestJSONLine`)
-            words.storeBytes(of: marks, as: UInt64.self)
-            words.storeBytes(of: marks, toByteOffset: 8, as: UInt64.self)
-            next += count - shown.first - shown.last
+            words.storeBytes(of: marks, toByteOffset: shown.first, as: UInt64.self)
+            words.storeBytes(of: marks, toByteOffset: shown.first &+ 8, as: UInt64.self)
+            next += count - shown.last
             writeDigits(result.numberValue, count: shown.last)
             return
         }

@@ -204,7 +204,7 @@ import Testing
 
     /// A plain record's number read up to eight bytes at a time (`digitRun`, its Luhn sums and
     /// value from the word) gives what its digits one by one give: the count, the first 19
-    /// digits and their value, the first six, and the verdict the rules give those digits.
+    /// digits and their value, the first eight, and the verdict the rules give those digits.
     /// Numbers of 1 to 25 digits, unbroken or in groups of 1 to 6 joined by a space or dashes,
     /// the field ended by a comma, the line's end, or more fields, at every offset in the line.
     @Test func numbersReadAWordAtATimeAreTheDigitsTyped() {
@@ -236,7 +236,7 @@ import Testing
             let kept = Array(digits.prefix(CardPolicy.longestNumber))
             #expect(result.digitCount == digits.count, "\(line)")
             #expect(result.digits == kept, "\(line)")
-            #expect(result.leadingValue == kept.prefix(CardCheck.leadingShown).reduce(0) { $0 * 10 + UInt64($1) }, "\(line)")
+            #expect(result.leadingDigits == kept.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }, "\(line)")
             #expect(!result.has(.numberFormat) && !result.has(.recordFormat), "\(line)")
             let (_, verdict) = rules.verdict(for: kept)
             let expected: Set<CardCheck.Problem> = switch verdict {
