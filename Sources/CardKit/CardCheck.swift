@@ -685,10 +685,11 @@ extension [UInt8] {
 /// few hundred bytes plus the network id: `CardCheck.longestJSONLine` always suffices).
 struct ByteCursor {
     // unsafe: `check`'s JSON Lines hot path (measured): a pointer bump per byte, no bounds or
-    // capacity checks; the caller's buffer is sized for the longest record.
-    private let start: UnsafeMutablePointer<UInt8>
-    private var next: UnsafeMutablePointer<UInt8>
-    init(_ start: UnsafeMutablePointer<UInt8>) {  // unsafe: the caller's buffer
+    // capacity checks; the caller's buffer is sized for the longest record, with a word of
+    // room past what is written (digits go eight bytes to a store).
+    private let start: UnsafeMutableRawPointer
+    private var next: UnsafeMutableRawPointer
+    init(_ start: UnsafeMutableRawPointer) {  // unsafe: the caller's buffer
         self.start = start
         next = start
     }
@@ -696,36 +697,56 @@ struct ByteCursor {
     var count: Int { next - start }
 
     @inline(__always) mutating func write(_ byte: UInt8) {
-        next.pointee = byte
+        next.storeBytes(of: byte, as: UInt8.self)
         next += 1
     }
 
     @inline(__always) mutating func write(_ text: StaticString) {
-        next.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        next.copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
         next += text.utf8CodeUnitCount
     }
 
     /// A network id's bytes.
     @inline(__always) mutating func write(_ bytes: [UInt8]) {
-        next.initialize(from: bytes, count: bytes.count)
+        next.copyMemory(from: bytes, byteCount: bytes.count)
         next += bytes.count
     }
 
-    /// The `count` last decimal digits of `value`, with leading zeros.
+    /// The `count` last decimal digits of `value`, with leading zeros: eight at a time
+    /// (`eightDigitsText`), one store each; it may write up to eight bytes past them.
     @inline(__always) mutating func writeDigits(_ value: UInt64, count: Int) {
-        // Two digits a step (a division by 100, then the pair split without one).
-        var value = value
-        var i = count
-        while i >= 2 {
-            let pair = UInt32(truncatingIfNeeded: value % 100)
-            value /= 100
-            let tens = (pair &* 103) &>> 10  // pair / 10 for pairs below 100
-            next[i &- 1] = UInt8(truncatingIfNeeded: pair &- tens &* 10) &+ 48
-            next[i &- 2] = UInt8(truncatingIfNeeded: tens) &+ 48
-            i &-= 2
+        var value = value, count = count
+        if count > 16 {
+            writeLastDigits(value / 10_000_000_000_000_000, count: count &- 16)
+            value %= 10_000_000_000_000_000
+            count = 16
         }
-        if i == 1 { next[0] = UInt8(truncatingIfNeeded: value % 10) &+ 48 }
+        if count > 8 {
+            writeLastDigits(value / 100_000_000, count: count &- 8)
+            value %= 100_000_000
+            count = 8
+        }
+        writeLastDigits(value % 100_000_000, count: count)
+    }
+
+    /// The `count` (0–8) last digits of `value` (below 10^8) as one word store.
+    @inline(__always) private mutating func writeLastDigits(_ value: UInt64, count: Int) {
+        let text = Self.eightDigitsText(value) &>> UInt64((8 &- count) &* 8 & 63)
+        next.storeBytes(of: (count == 0 ? 0 : text).littleEndian, as: UInt64.self)
         next += count
+    }
+
+    /// The eight decimal digits of `value` (below 10^8, leading zeros) as ASCII, the first in
+    /// the lowest byte: split in two halves of four, each half in two pairs, each pair in two
+    /// digits, all lanes of one word at once (a multiply and a shift a step, no division).
+    @inline(__always) static func eightDigitsText(_ value: UInt64) -> UInt64 {
+        let high = value / 10_000  // (a constant divisor: a multiply)
+        var lanes = high | ((value &- high &* 10_000) &<< 32)  // two halves below 10^4, in 32-bit lanes
+        let hundreds = ((lanes &* 10_486) &>> 20) & 0x0000_007F_0000_007F  // half / 100 (exact below 10^4)
+        lanes = hundreds | ((lanes &- hundreds &* 100) &<< 16)  // four pairs below 100, in 16-bit lanes
+        let tens = ((lanes &* 103) &>> 10) & 0x000F_000F_000F_000F  // pair / 10 (exact below 100)
+        lanes = tens | ((lanes &- tens &* 10) &<< 8)  // eight digits, one a byte
+        return lanes | 0x3030_3030_3030_3030
     }
 
     /// A number's decimal digits, without recursion. How many: from its bit length
@@ -748,7 +769,7 @@ struct ByteCursor {
             // The usual masked number: its first digits as one word (the bytes after them
             // written over below), the last ones from the number's value, and the marks between
             // (no digit of the middle worked out).
-            let words = UnsafeMutableRawPointer(next)  // unsafe: the buffer has room past the line (`longestJSONLine`)
+            let words = next  // (the buffer has room past the line: `longestJSONLine`)
             words.storeBytes(of: (result.leadingDigits | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)
             // The marks (at most 9) as two word stores, the digits after written over the rest.
             let marks = UInt64(masking) &* 0x0101_0101_0101_0101
@@ -760,7 +781,7 @@ struct ByteCursor {
         }
         writeDigits(result.numberValue, count: count)
         if !unmasked {
-            for i in shown.hidden { (next - count)[i] = masking }
+            for i in shown.hidden { (next - count).storeBytes(of: masking, toByteOffset: i, as: UInt8.self) }
         }
     }
 }

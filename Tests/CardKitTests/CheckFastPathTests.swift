@@ -324,6 +324,26 @@ import Testing
         #expect(wellFormed > 1_000)
     }
 
+    /// Eight digits made text in one word (`ByteCursor.eightDigitsText`, which writes every
+    /// number of a JSON line) are the value's digits, leading zeros included: every power of
+    /// ten and its neighbours, and random values.
+    @Test func eightDigitsAreTheValuesDigits() {
+        var random = SeededRandom(seed: 61)
+        var values: [UInt64] = [0, 99_999_999]
+        var power: UInt64 = 1
+        for _ in 0..<8 {
+            values += [power - 1, power, power + 1].filter { $0 < 100_000_000 }
+            power *= 10
+        }
+        values += (0..<20_000).map { _ in random.next() % 100_000_000 }
+        for value in values {
+            let text = ByteCursor.eightDigitsText(value)
+            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: text >> UInt64(8 * $0)) }
+            let expected = String(repeating: "0", count: 8 - String(value).count) + String(value)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        }
+    }
+
     /// `LuhnSums` fed up to eight digits at a time (as `check` reads a number) sums as it does
     /// fed one at a time, and as the textbook loop, both ways (the last digit kept or doubled).
     @Test func luhnSumsOfDigitRunsAreTheDigitByDigitOnes() {
