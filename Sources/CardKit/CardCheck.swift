@@ -212,9 +212,10 @@ public struct CardCheck: Sendable {
         var numberValue: UInt64 = 0
         /// How many digits the number had, counting any past the 19th.
         public var digitCount = 0
-        /// The value of the number's first `CardCheck.leadingShown` digits (all of them when
-        /// fewer): what a masked number shows from its start, written without a division.
-        var leadingValue: UInt64 = 0
+        /// The number's first eight digits (0–9), one a byte, the first lowest, zeros past the
+        /// end of a shorter number: what a masked number shows from its start, written as one
+        /// word (`ByteCursor.writeNumber`).
+        var leadingDigits: UInt64 = 0
         /// The expiry as read, with a four-digit year; nil when there is none or it is malformed.
         public var expiry: YearMonth?
 
@@ -251,63 +252,111 @@ public struct CardCheck: Sendable {
         var result = Result()
         if truncated { result.add(.recordFormat) }
         // The three fields, found without an array: number, expiry, code.
-        let (commas, ends) = Self.commas(in: line)
+        let words = UnsafeRawBufferPointer(line)  // unsafe: word loads within the line (`commas`, the number's digits)
+        let (commas, ends) = Self.commas(in: words)
         if commas > 2 { result.add(.recordFormat) }
         let numberEnd = commas >= 1 ? ends.0 : line.count
         var expiryRange = commas >= 1 ? (ends.0 + 1)..<(commas >= 2 ? ends.1 : line.count) : nil
         var codeRange = commas >= 2 ? (ends.1 + 1)..<line.count : nil
 
         // unsafe: the digits on the stack, no allocation per record (the hot loop), and the
-        // rule matcher and the Luhn check take them as a buffer pointer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber) { digits in
+        // rule matcher takes them as a buffer pointer. Room for a word past the 19th digit
+        // (a run of digits is stored eight bytes at a time).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber + 8) { digits in
+            let digitWords = UnsafeMutableRawPointer(digits.baseAddress!)  // unsafe: digits stored and read a word at a time
+            for offset in stride(from: 0, to: 24, by: 8) { digitWords.storeBytes(of: 0, toByteOffset: offset, as: UInt64.self) }
             var count = 0
-            var value: UInt64 = 0  // (a local: the result lives in memory across the loop)
             var badCharacter = false
+            // Whitespace ends the number after more than six digits in a row (`row`), at a tab,
+            // or when what follows up to the next whitespace is not digits and dashes. That last
+            // is found by reading on: a space that may join two groups is `pending`, with the
+            // count as it was there; a byte of another kind before the next whitespace takes
+            // the number back to it and ends it there (one pass, no looking back or ahead).
+            var row = 0, endsAt = -1
+            var pending = -1, pendingCount = 0, pendingBad = false
             var i = 0
             while i < numberEnd {
+                // The digits up to the next other byte, up to eight at once (`digitRun`), while
+                // a word of the line is left and they are among the first 19: stored as they
+                // are (their value and Luhn sums are taken below, a word at a time).
+                if i &+ 8 <= line.count {
+                    let word = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    let (lanes, run) = Self.digitRun(word, inField: numberEnd &- i)
+                    if run > 0 && count &+ run <= CardPolicy.longestNumber {
+                        digitWords.storeBytes(of: lanes.littleEndian, toByteOffset: count, as: UInt64.self)
+                        count &+= run
+                        row &+= run
+                        i &+= run
+                        continue
+                    }
+                }
                 let byte = line[i]
                 if byte &- 48 < 10 {
-                    if count < CardPolicy.longestNumber {
-                        digits[count] = byte &- 48
-                        value = value &* 10 &+ UInt64(byte &- 48)
-                    }
+                    if count < CardPolicy.longestNumber { digits[count] = byte &- 48 }
                     count &+= 1
+                    row &+= 1
                 } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                    if count > 0 && Self.endsNumber(line, at: i, before: numberEnd) {
-                        // The rest is more fields: within a comma field nothing may follow;
-                        // on a line without commas, the expiry and the code.
-                        if !Self.splitFields(line, from: i, to: numberEnd, commaSeparated: commas >= 1,
-                                             expiry: &expiryRange, code: &codeRange) {
-                            result.add(.recordFormat)
+                    pending = -1  // what followed the space before was digits and dashes
+                    if count > 0 {
+                        if byte == UInt8(ascii: "\t") || row > 6 {
+                            endsAt = i
+                            break
                         }
-                        break
+                        (pending, pendingCount, pendingBad) = (i, count, badCharacter)
                     }
-                } else if byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") {
+                    row = 0
+                } else if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "\r") {
+                    row = 0
+                } else if pending >= 0 {
+                    // Not digits and dashes after the space: the number ended there.
+                    (count, badCharacter) = (pendingCount, pendingBad)
+                    endsAt = pending
+                    break
+                } else {
                     badCharacter = true
+                    row = 0
                 }
                 i &+= 1
             }
+            // The rest is more fields: within a comma field nothing may follow; on a line
+            // without commas, the expiry and the code.
+            if endsAt >= 0 && !Self.splitFields(line, from: endsAt, to: numberEnd, commaSeparated: commas >= 1,
+                                                expiry: &expiryRange, code: &codeRange) {
+                result.add(.recordFormat)
+            }
             result.digitCount = count
-            result.numberValue = value
             guard count > 0 else {
                 result.add(.recordFormat)
                 return
             }
             if badCharacter { result.add(.numberFormat) }
-            // The first digits of the number, for the masked output and the whole-number index.
+            // The value of the (first 19) digits and their Luhn sums, eight digits at a time
+            // (each word's digits moved to its top bytes, the bytes past the number shifted out).
             let kept = min(count, CardPolicy.longestNumber)
-            // (In locals: the result lives in memory. The index's prefix carries on from the
-            // leading digits' value when it looks at more of them.)
-            let leadingCount = min(kept, Self.leadingShown)
-            var leading: UInt64 = 0
-            for index in 0..<leadingCount { leading = leading &* 10 &+ UInt64(digits[index]) }
-            result.leadingValue = leading
+            var value: UInt64 = 0  // (locals: the result lives in memory)
+            var luhn = CardNumber.LuhnSums()
+            var at = 0
+            while at < kept {
+                let taken = min(kept &- at, 8)
+                let lanes = UInt64(littleEndian: digitWords.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &<< UInt64((8 &- taken) &* 8)
+                value = value &* pow10[taken] &+ Self.value(ofDigitLanes: lanes)
+                luhn.append(lanes: lanes, count: taken)
+                at &+= 8
+            }
+            result.numberValue = value
+            // The first eight digits as one word (the masked output), and the whole-number
+            // index's prefix from them (digit by digit when it is longer).
+            let first = UInt64(littleEndian: digitWords.loadUnaligned(as: UInt64.self))
+            let leading = kept >= 8 ? first : first & ((1 &<< UInt64(kept &* 8)) &- 1)
+            result.leadingDigits = leading
             let wholeLength = wholeNumbers.length
             var wholePrefix: UInt64 = 0
             if wholeLength > 0 && count >= wholeLength {
-                let carried = wholeLength >= leadingCount ? leadingCount : 0
-                if carried > 0 { wholePrefix = leading }
-                for index in carried..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
+                if wholeLength <= 8 {
+                    wholePrefix = Self.value(ofDigitLanes: leading &<< UInt64((8 &- wholeLength) &* 8))
+                } else {
+                    for index in 0..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
+                }
             }
             let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
             // Every pattern's length reached (nearly every record): one look-up on one list, and
@@ -319,7 +368,7 @@ public struct CardCheck: Sendable {
                     let terms = terms(owner: whole.owner, decidingLength: whole.decidingLength, prefix: wholePrefix)
                     result.networkIndex = terms.reported
                     if !taken[Int(terms.reported)] { result.add(.networkNotAccepted) }
-                    verdict = CardPolicy.verdict(typed, count: count, lengths: whole.lengths, requiresLuhn: terms.luhn)
+                    verdict = CardPolicy.verdict(count: count, lengths: whole.lengths, requiresLuhn: terms.luhn, passesLuhn: luhn.passes)
                 } else {
                     verdict = .noNetwork
                 }
@@ -362,7 +411,7 @@ public struct CardCheck: Sendable {
     /// How many commas `line` holds and where the first two are (the line's end for those
     /// missing). Eight bytes a step: the comma bytes of a word found with bit arithmetic.
     @inline(__always)
-    private static func commas(in line: UnsafeBufferPointer<UInt8>) -> (count: Int, ends: (Int, Int)) {  // unsafe: `check`'s line
+    private static func commas(in line: UnsafeRawBufferPointer) -> (count: Int, ends: (Int, Int)) {  // unsafe: `check`'s line
         var count = 0
         var ends = (line.count, line.count)
         @inline(__always) func found(_ at: Int) {
@@ -370,12 +419,11 @@ public struct CardCheck: Sendable {
             if count == 1 { ends.0 = at } else if count == 2 { ends.1 = at }
         }
         var i = 0
-        let words = UnsafeRawBufferPointer(line)  // unsafe: unaligned word loads within the line
         let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
         while i &+ 8 <= line.count {
             // Each byte of `x` is zero where the line has a comma; `zero` has the high bit of
             // exactly those bytes.
-            let x = UInt64(littleEndian: words.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
+            let x = UInt64(littleEndian: line.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x2C2C_2C2C_2C2C_2C2C
             var zero = ~(((x & low7) &+ low7) | x | low7)
             while zero != 0 {
                 found(i &+ zero.trailingZeroBitCount &>> 3)
@@ -390,26 +438,29 @@ public struct CardCheck: Sendable {
         return (count, ends)
     }
 
-    /// Whether the whitespace at `index` ends the number rather than joining two of its groups:
-    /// a tab always does, a space does after more than six digits in a row or when what follows
-    /// (up to the next whitespace) is not digits and dashes. Blank space before the end of the
-    /// field joins nothing and ends nothing.
-    /// (Off the plain records' hot loop: the digits in a row are counted back from here.)
-    private static func endsNumber(_ line: UnsafeBufferPointer<UInt8>, at index: Int, before end: Int) -> Bool {  // unsafe: `check`'s line
-        if line[index] == UInt8(ascii: "\t") { return true }
-        var group = 0, back = index - 1
-        while back >= 0 && line[back] &- 48 < 10 && group <= 6 {
-            group += 1
-            back -= 1
-        }
-        if group > 6 { return true }
-        var next = index + 1
-        while next < end && line[next] != UInt8(ascii: " ") && line[next] != UInt8(ascii: "\t") {
-            let byte = line[next]
-            if byte &- 48 >= 10 && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") { return true }
-            next += 1
-        }
-        return false
+    /// A word of a line's bytes (the first lowest) as digit values, one a byte (each byte xor
+    /// `0`: 0–9 for a digit), and how many of them are digits before the first that is not
+    /// or the end of the field, `inField` bytes on (8: all eight).
+    @inline(__always)
+    private static func digitRun(_ word: UInt64, inField: Int) -> (lanes: UInt64, run: Int) {
+        let lanes = word ^ 0x3030_3030_3030_3030
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, highs: UInt64 = 0x8080_8080_8080_8080
+        // The high bit of each byte that is not a digit: xor `0` made it 10 or more (its low
+        // seven bits plus 0x76 reach 0x80, without a carry into the next byte), or it has the
+        // high bit itself.
+        var others = (((lanes & low7) &+ 0x7676_7676_7676_7676) | lanes) & highs
+        if inField < 8 { others |= highs &<< UInt64(inField &* 8) }  // the bytes past the field end the run
+        return (lanes, others.trailingZeroBitCount &>> 3)
+    }
+
+    /// The value of the digits in the bytes of `lanes` (each 0–9), the first digit lowest:
+    /// zeros in the lowest bytes stand before a number of fewer than eight digits. Three
+    /// multiply-adds for all eight (pairs, fours, then the eight).
+    @inline(__always)
+    static func value(ofDigitLanes lanes: UInt64) -> UInt64 {
+        var digits = (lanes &* 10 &+ (lanes &>> 8)) & 0x00FF_00FF_00FF_00FF
+        digits = (digits &* 100 &+ (digits &>> 16)) & 0x0000_FFFF_0000_FFFF
+        return (digits &* 10_000 &+ (digits &>> 32)) & 0xFFFF_FFFF
     }
 
     /// The fields after a number that whitespace ended at `start`: in a comma-separated record
@@ -439,17 +490,35 @@ public struct CardCheck: Sendable {
     private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {  // unsafe: `check`'s line
         // The month's digits and the year's apart (no division by a power of ten chosen at run time).
         var digits = 0, month = 0, year = 0, monthDigits = -1
-        for i in range {
-            let byte = line[i]
-            if byte &- 48 < 10 {
+        let start = range.lowerBound, length = range.count
+        let m0 = length >= 5 ? line[start] &- 48 : 10, m1 = length >= 5 ? line[start &+ 1] &- 48 : 10
+        if (length == 5 || length == 7) && m0 < 10 && m1 < 10 && line[start &+ 2] == UInt8(ascii: "/") {
+            // `MM/YY` or `MM/YYYY` exactly (nearly every record): what the loop below reads of
+            // them, without its turn a byte; any other byte in the year goes to the loop.
+            month = Int(m0) &* 10 &+ Int(m1)
+            monthDigits = 2
+            digits = 2
+            for i in (start &+ 3)..<range.upperBound {
+                let digit = line[i] &- 48
+                guard digit < 10 else { break }
+                year = year &* 10 &+ Int(digit)
                 digits &+= 1
-                if monthDigits < 0 { month = month &* 10 &+ Int(byte &- 48) } else { year = year &* 10 &+ Int(byte &- 48) }
-            } else if byte == UInt8(ascii: "/") && monthDigits < 0 {
-                monthDigits = digits
-            } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
-                return result.add(.expiryFormat)
             }
-            if digits > 6 { return result.add(.expiryFormat) }
+        }
+        if monthDigits < 0 || digits != length &- 1 {
+            (digits, month, year, monthDigits) = (0, 0, 0, -1)
+            for i in range {
+                let byte = line[i]
+                if byte &- 48 < 10 {
+                    digits &+= 1
+                    if monthDigits < 0 { month = month &* 10 &+ Int(byte &- 48) } else { year = year &* 10 &+ Int(byte &- 48) }
+                } else if byte == UInt8(ascii: "/") && monthDigits < 0 {
+                    monthDigits = digits
+                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
+                    return result.add(.expiryFormat)
+                }
+                if digits > 6 { return result.add(.expiryFormat) }
+            }
         }
         guard monthDigits == 2, digits == 4 || digits == 6 else { return result.add(.expiryFormat) }
         let yearDigits = digits - 2
@@ -616,10 +685,11 @@ extension [UInt8] {
 /// few hundred bytes plus the network id: `CardCheck.longestJSONLine` always suffices).
 struct ByteCursor {
     // unsafe: `check`'s JSON Lines hot path (measured): a pointer bump per byte, no bounds or
-    // capacity checks; the caller's buffer is sized for the longest record.
-    private let start: UnsafeMutablePointer<UInt8>
-    private var next: UnsafeMutablePointer<UInt8>
-    init(_ start: UnsafeMutablePointer<UInt8>) {  // unsafe: the caller's buffer
+    // capacity checks; the caller's buffer is sized for the longest record, with a word of
+    // room past what is written (digits go eight bytes to a store).
+    private let start: UnsafeMutableRawPointer
+    private var next: UnsafeMutableRawPointer
+    init(_ start: UnsafeMutableRawPointer) {  // unsafe: the caller's buffer
         self.start = start
         next = start
     }
@@ -627,36 +697,56 @@ struct ByteCursor {
     var count: Int { next - start }
 
     @inline(__always) mutating func write(_ byte: UInt8) {
-        next.pointee = byte
+        next.storeBytes(of: byte, as: UInt8.self)
         next += 1
     }
 
     @inline(__always) mutating func write(_ text: StaticString) {
-        next.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        next.copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
         next += text.utf8CodeUnitCount
     }
 
     /// A network id's bytes.
     @inline(__always) mutating func write(_ bytes: [UInt8]) {
-        next.initialize(from: bytes, count: bytes.count)
+        next.copyMemory(from: bytes, byteCount: bytes.count)
         next += bytes.count
     }
 
-    /// The `count` last decimal digits of `value`, with leading zeros.
+    /// The `count` last decimal digits of `value`, with leading zeros: eight at a time
+    /// (`eightDigitsText`), one store each; it may write up to eight bytes past them.
     @inline(__always) mutating func writeDigits(_ value: UInt64, count: Int) {
-        // Two digits a step (a division by 100, then the pair split without one).
-        var value = value
-        var i = count
-        while i >= 2 {
-            let pair = UInt32(truncatingIfNeeded: value % 100)
-            value /= 100
-            let tens = (pair &* 103) &>> 10  // pair / 10 for pairs below 100
-            next[i &- 1] = UInt8(truncatingIfNeeded: pair &- tens &* 10) &+ 48
-            next[i &- 2] = UInt8(truncatingIfNeeded: tens) &+ 48
-            i &-= 2
+        var value = value, count = count
+        if count > 16 {
+            writeLastDigits(value / 10_000_000_000_000_000, count: count &- 16)
+            value %= 10_000_000_000_000_000
+            count = 16
         }
-        if i == 1 { next[0] = UInt8(truncatingIfNeeded: value % 10) &+ 48 }
+        if count > 8 {
+            writeLastDigits(value / 100_000_000, count: count &- 8)
+            value %= 100_000_000
+            count = 8
+        }
+        writeLastDigits(value % 100_000_000, count: count)
+    }
+
+    /// The `count` (0–8) last digits of `value` (below 10^8) as one word store.
+    @inline(__always) private mutating func writeLastDigits(_ value: UInt64, count: Int) {
+        let text = Self.eightDigitsText(value) &>> UInt64((8 &- count) &* 8 & 63)
+        next.storeBytes(of: (count == 0 ? 0 : text).littleEndian, as: UInt64.self)
         next += count
+    }
+
+    /// The eight decimal digits of `value` (below 10^8, leading zeros) as ASCII, the first in
+    /// the lowest byte: split in two halves of four, each half in two pairs, each pair in two
+    /// digits, all lanes of one word at once (a multiply and a shift a step, no division).
+    @inline(__always) static func eightDigitsText(_ value: UInt64) -> UInt64 {
+        let high = value / 10_000  // (a constant divisor: a multiply)
+        var lanes = high | ((value &- high &* 10_000) &<< 32)  // two halves below 10^4, in 32-bit lanes
+        let hundreds = ((lanes &* 10_486) &>> 20) & 0x0000_007F_0000_007F  // half / 100 (exact below 10^4)
+        lanes = hundreds | ((lanes &- hundreds &* 100) &<< 16)  // four pairs below 100, in 16-bit lanes
+        let tens = ((lanes &* 103) &>> 10) & 0x000F_000F_000F_000F  // pair / 10 (exact below 100)
+        lanes = tens | ((lanes &- tens &* 10) &<< 8)  // eight digits, one a byte
+        return lanes | 0x3030_3030_3030_3030
     }
 
     /// A number's decimal digits, without recursion. How many: from its bit length
@@ -675,22 +765,23 @@ struct ByteCursor {
     @inline(__always) mutating func writeNumber(_ result: CardCheck.Result, unmasked: Bool, masking: UInt8) {
         let count = min(result.digitCount, CardPolicy.longestNumber)
         let shown = CardPolicy.shownDigits(count: count)
-        if !unmasked && shown.first == CardCheck.leadingShown && shown.last < count - shown.first {
-            // The usual masked number: its first digits from their own value, the last ones
-            // from the number's, and the marks between (no digit of the middle worked out).
-            writeDigits(result.leadingValue, count: shown.first)
+        if !unmasked && shown.first == CardCheck.leadingShown && shown.first <= 8 && shown.last < count - shown.first {
+            // The usual masked number: its first digits as one word (the bytes after them
+            // written over below), the last ones from the number's value, and the marks between
+            // (no digit of the middle worked out).
+            let words = next  // (the buffer has room past the line: `longestJSONLine`)
+            words.storeBytes(of: (result.leadingDigits | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)
             // The marks (at most 9) as two word stores, the digits after written over the rest.
             let marks = UInt64(masking) &* 0x0101_0101_0101_0101
-            let words = UnsafeMutableRawPointer(next)  // unsafe: the buffer has room past the line (`longestJSONLine`)
-            words.storeBytes(of: marks, as: UInt64.self)
-            words.storeBytes(of: marks, toByteOffset: 8, as: UInt64.self)
-            next += count - shown.first - shown.last
+            words.storeBytes(of: marks, toByteOffset: shown.first, as: UInt64.self)
+            words.storeBytes(of: marks, toByteOffset: shown.first &+ 8, as: UInt64.self)
+            next += count - shown.last
             writeDigits(result.numberValue, count: shown.last)
             return
         }
         writeDigits(result.numberValue, count: count)
         if !unmasked {
-            for i in shown.hidden { (next - count)[i] = masking }
+            for i in shown.hidden { (next - count).storeBytes(of: masking, toByteOffset: i, as: UInt8.self) }
         }
     }
 }

@@ -312,9 +312,17 @@ public enum CardPolicy {
     @inline(__always)
     static func verdict(_ digits: some BidirectionalCollection<UInt8>, count: Int, lengths: LengthSet,
                         requiresLuhn: @autoclosure () -> Bool) -> Verdict {
+        verdict(count: count, lengths: lengths, requiresLuhn: requiresLuhn(), passesLuhn: CardNumber.passesLuhn(digits))
+    }
+
+    /// `verdict` with whether the digits pass Luhn asked of `passesLuhn` (`check` sums them
+    /// while it reads them: `CardNumber.LuhnSums`); both asked only when they decide.
+    @inline(__always)
+    static func verdict(count: Int, lengths: LengthSet, requiresLuhn: @autoclosure () -> Bool,
+                        passesLuhn: @autoclosure () -> Bool) -> Verdict {
         let completeness = lengths.completeness(of: count)
         guard completeness.isComplete else { return .wrongLength(completeness) }
-        if requiresLuhn() && !CardNumber.passesLuhn(digits) { return .failsLuhn(completeness) }
+        if requiresLuhn() && !passesLuhn() { return .failsLuhn(completeness) }
         return .valid(completeness)
     }
 }

@@ -202,6 +202,171 @@ import Testing
         #expect(reportedOtherwise > 0 && withoutLuhn > 0)
     }
 
+    /// A plain record's number read up to eight bytes at a time (`digitRun`, its Luhn sums and
+    /// value from the word) gives what its digits one by one give: the count, the first 19
+    /// digits and their value, the first eight, and the verdict the rules give those digits.
+    /// Numbers of 1 to 25 digits, unbroken or in groups of 1 to 6 joined by a space or dashes,
+    /// the field ended by a comma, the line's end, or more fields, at every offset in the line.
+    @Test func numbersReadAWordAtATimeAreTheDigitsTyped() {
+        let rules = BundledRules.set
+        let checker = Self.checker
+        var random = SeededRandom(seed: 41)
+        let samples = rules.networks.flatMap { rules.sampleNumbers(of: $0, count: 6, seed: 43) }
+        var wordRuns = 0
+        for round in 0..<6_000 {
+            var digits: [UInt8] = round % 2 == 0 && !samples.isEmpty ? samples[Int(random.next() % UInt64(samples.count))]
+                : (0..<(1 + Int(random.next() % 25))).map { _ in UInt8(random.next() % 10) }
+            if round % 7 == 3, let last = digits.last { digits[digits.count - 1] = (last + 1) % 10 }  // Luhn broken
+            var number = ""
+            let separator = ["", " ", "-", "--"][Int(random.next() % 4)]
+            var group = 0, groupSize = 1 + Int(random.next() % 6)
+            for digit in digits {
+                if group == groupSize && !separator.isEmpty {
+                    number += separator
+                    group = 0
+                    groupSize = 1 + Int(random.next() % 6)
+                }
+                number += String(digit)
+                group += 1
+            }
+            let lead = String(repeating: " ", count: Int(random.next() % 3))
+            let tail = ["", ",12/30", ",12/30,123", ",\r"][Int(random.next() % 4)]
+            let line = lead + number + tail
+            let result = checker.check(Array(line.utf8).span)
+            let kept = Array(digits.prefix(CardPolicy.longestNumber))
+            #expect(result.digitCount == digits.count, "\(line)")
+            #expect(result.digits == kept, "\(line)")
+            #expect(result.leadingDigits == kept.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }, "\(line)")
+            #expect(!result.has(.numberFormat) && !result.has(.recordFormat), "\(line)")
+            let (_, verdict) = rules.verdict(for: kept)
+            let expected: Set<CardCheck.Problem> = switch verdict {
+            case .noNetwork: [.unknownNetwork]
+            case _ where digits.count > CardPolicy.longestNumber: [.length]  // (too long for any network)
+            case .valid: []
+            case .undecided, .wrongLength: [.length]
+            case .failsLuhn: [.luhn]
+            }
+            #expect(Set(result.problems).intersection([.length, .luhn, .unknownNetwork]) == expected, "\(line)")
+            if separator.isEmpty && digits.count >= 8 || groupSize >= 2 { wordRuns += 1 }
+        }
+        #expect(wordRuns > 1_000)
+    }
+
+    /// Where whitespace ends a plain record's number, found in one pass (a space that may join
+    /// groups waits for what follows), is where the rule says, read the plain way: at a tab, a
+    /// space after more than six digits in a row, or a space before something other than
+    /// digits and dashes up to the next whitespace (or the field's end). Lines of digits,
+    /// spaces, tabs, dashes, carriage returns, stray letters and slashes, with and without commas.
+    @Test func numbersEndWhereTheWhitespaceRuleSays() {
+        let checker = Self.checker
+        var random = SeededRandom(seed: 59)
+        let alphabet = Array("0123456789012345678901234567890123456789     \t--\rx/")
+        var ended = 0
+        for round in 0..<8_000 {
+            var line = (0..<Int(random.next() % 40)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))].asciiValue! }
+            if round % 3 == 0 { line += Array(",12/30".utf8) }
+            let field = line.firstIndex(of: UInt8(ascii: ",")) ?? line.count
+            // The plain reading: byte by byte, looking back and ahead at each whitespace.
+            var digits: [UInt8] = [], count = 0, bad = false
+            for (i, byte) in line[..<field].enumerated() {
+                if byte >= 48 && byte < 58 {
+                    if count < CardPolicy.longestNumber { digits.append(byte - 48) }
+                    count += 1
+                } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    guard count > 0 else { continue }
+                    let before = line[..<i].reversed().prefix { $0 >= 48 && $0 < 58 }.count
+                    let after = line[(i + 1)..<field].prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+                    let othersAfter = after.contains { !($0 >= 48 && $0 < 58) && $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "\r") }
+                    if byte == UInt8(ascii: "\t") || before > 6 || othersAfter {
+                        ended += 1
+                        break
+                    }
+                } else if byte != UInt8(ascii: "-") && byte != UInt8(ascii: "\r") {
+                    bad = true
+                }
+            }
+            let result = checker.check(line.span)
+            let shown = String(decoding: line, as: UTF8.self).debugDescription
+            #expect(result.digitCount == count, "\(shown)")
+            #expect(result.digits == digits, "\(shown)")
+            #expect(count == 0 || result.has(.numberFormat) == bad, "\(shown)")
+        }
+        #expect(ended > 1_000)
+    }
+
+    /// Expiries read in place when they are exactly `MM/YY` or `MM/YYYY` are read as the plain
+    /// rule says of any expiry: blanks and carriage returns dropped, what is left two digits,
+    /// a slash and two or four digits, the month 1–12 (two-digit years as `ExpiryPolicy` says).
+    @Test func expiriesAreReadAsThePlainRuleSays() {
+        let checker = Self.checker
+        let policy = checker.expiryPolicy
+        var random = SeededRandom(seed: 53)
+        let alphabet = Array("0123456789012345678901/ \rx")
+        var wellFormed = 0
+        for round in 0..<6_000 {
+            let text: String = switch round % 3 {
+            case 0: "\(String(format2: Int(random.next() % 14)))/\(random.next() % 2 == 0 ? String(format2: Int(random.next() % 100)) : String(1990 + random.next() % 60))"
+            default: String((0..<Int(random.next() % 9)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+            }
+            let result = checker.check(Array("4111111111111111,\(text)".utf8).span)
+            let kept = text.filter { $0 != " " && $0 != "\r" }
+            let parts = kept.split(separator: "/", omittingEmptySubsequences: false)
+            var expected: YearMonth?
+            if parts.count == 2, parts[0].count == 2, parts[1].count == 2 || parts[1].count == 4,
+               parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }), let month = Int(parts[0]), (1...12).contains(month) {
+                let year = Int(parts[1])!
+                expected = YearMonth(year: parts[1].count == 2 ? policy.fullYear(year) : year, month: month)
+                wellFormed += 1
+            }
+            #expect(result.expiry == expected, "\(text.debugDescription)")
+            #expect(result.has(.expiryFormat) == (expected == nil), "\(text.debugDescription)")
+        }
+        #expect(wellFormed > 1_000)
+    }
+
+    /// Eight digits made text in one word (`ByteCursor.eightDigitsText`, which writes every
+    /// number of a JSON line) are the value's digits, leading zeros included: every power of
+    /// ten and its neighbours, and random values.
+    @Test func eightDigitsAreTheValuesDigits() {
+        var random = SeededRandom(seed: 61)
+        var values: [UInt64] = [0, 99_999_999]
+        var power: UInt64 = 1
+        for _ in 0..<8 {
+            values += [power - 1, power, power + 1].filter { $0 < 100_000_000 }
+            power *= 10
+        }
+        values += (0..<20_000).map { _ in random.next() % 100_000_000 }
+        for value in values {
+            let text = ByteCursor.eightDigitsText(value)
+            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: text >> UInt64(8 * $0)) }
+            let expected = String(repeating: "0", count: 8 - String(value).count) + String(value)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        }
+    }
+
+    /// `LuhnSums` fed up to eight digits at a time (as `check` reads a number) sums as it does
+    /// fed one at a time, and as the textbook loop, both ways (the last digit kept or doubled).
+    @Test func luhnSumsOfDigitRunsAreTheDigitByDigitOnes() {
+        var random = SeededRandom(seed: 47)
+        for _ in 0..<3_000 {
+            let digits = (0..<(1 + Int(random.next() % 30))).map { _ in UInt8(random.next() % 10) }
+            var byRuns = CardNumber.LuhnSums(), byDigits = CardNumber.LuhnSums()
+            var index = 0
+            while index < digits.count {
+                let run = min(1 + Int(random.next() % 8), digits.count - index)
+                var lanes: UInt64 = 0
+                for (offset, digit) in digits[index..<(index + run)].enumerated() { lanes |= UInt64(digit) << UInt64(8 * (8 - run + offset)) }
+                byRuns.append(lanes: lanes, count: run)
+                #expect(CardCheck.value(ofDigitLanes: lanes) == digits[index..<(index + run)].reduce(0) { $0 * 10 + UInt64($1) })
+                index += run
+            }
+            for digit in digits { byDigits.append(digit) }
+            #expect(byRuns.lastKept == byDigits.lastKept && byRuns.lastDoubled == byDigits.lastDoubled)
+            #expect(byRuns.lastKept == Self.plainLuhnSum(digits, doublingLast: false))
+            #expect(byRuns.lastDoubled == Self.plainLuhnSum(digits, doublingLast: true))
+        }
+    }
+
     /// The textbook Luhn loop: from the last digit, every second one doubled, less 9 above 9.
     static func plainLuhnSum(_ digits: [UInt8], doublingLast: Bool) -> Int {
         var sum = 0
