@@ -104,7 +104,8 @@ public enum RuleSources {
         let sources = listed.flatMap { $0 }
         var results: [Result<RuleSet.DecodedFile, UnreadableFolder>]
         if onTwoThreads ?? (sources.count >= decodingOnTwoThreads) {
-            results = decodeOnTwoThreads(sources)
+            results = decodeOnTwoThreads(sources, closing: opened)
+            opened = []  // (closed when neither thread needs them)
         } else {
             results = []
             results.reserveCapacity(sources.count)
@@ -155,25 +156,59 @@ public enum RuleSources {
     }
 
     /// `sources` read and decoded by this thread and one more, each taking the next file no
-    /// thread has taken (so a thread that gets no processor leaves the work to the other):
-    /// the results in the order of `sources`.
-    private static func decodeOnTwoThreads(_ sources: [RuleFileSource]) -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
-        let taken = Atomic<Int>(0)
-        let finished = Mutex<[(index: Int, result: Result<RuleSet.DecodedFile, UnreadableFolder>)]>([])
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            var mine: [(index: Int, result: Result<RuleSet.DecodedFile, UnreadableFolder>)] = []
-            mine.reserveCapacity(sources.count)
+    /// thread has taken: the results in the order of `sources`. This thread never waits for
+    /// the other (which may get no processor for milliseconds on a busy machine): when no file
+    /// is left to take, it decodes itself any the other has taken and not finished, and the
+    /// first result for a file is kept (the other thread's later one is dropped).
+    /// The folders `folders` are closed once neither thread needs them.
+    private static func decodeOnTwoThreads(_ sources: [RuleFileSource], closing folders: [Int32]) -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
+        let work = SharedDecoding(sources, closing: folders)
+        DispatchQueue.global().async { work.takeFiles() }
+        work.takeFiles()
+        for index in work.unfinished() { work.finish(index, with: sources[index].decoded()) }
+        return work.results()
+    }
+
+    /// Rule files two threads read and decode (`decodeOnTwoThreads`): which is the next to
+    /// take, and the first result for each. The open folders the files are read from are
+    /// closed when both threads are done with it (the other may still be reading a file when
+    /// this one has the results).
+    private final class SharedDecoding: Sendable {
+        let sources: [RuleFileSource]
+        private let folders: [Int32]
+        private let taken = Atomic<Int>(0)
+        private let finished: Mutex<[Result<RuleSet.DecodedFile, UnreadableFolder>?]>
+
+        init(_ sources: [RuleFileSource], closing folders: [Int32]) {
+            self.sources = sources
+            self.folders = folders
+            finished = Mutex([Result<RuleSet.DecodedFile, UnreadableFolder>?](repeating: nil, count: sources.count))
+        }
+
+        deinit { for fd in folders { close(fd) } }
+
+        /// Takes and decodes the next file until none is left to take.
+        func takeFiles() {
             while true {
                 let index = taken.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < sources.count else { break }
-                mine.append((index, sources[index].decoded()))
+                guard index < sources.count else { return }
+                finish(index, with: sources[index].decoded())
             }
-            finished.withLock { $0 += mine }
         }
-        return finished.withLock { all in
-            var ordered = [Result<RuleSet.DecodedFile, UnreadableFolder>?](repeating: nil, count: sources.count)
-            for (index, result) in all { ordered[index] = result }
-            return ordered.map { $0! }
+
+        /// Keeps `result` for file `index` unless it has one already.
+        func finish(_ index: Int, with result: Result<RuleSet.DecodedFile, UnreadableFolder>) {
+            finished.withLock { if $0[index] == nil { $0[index] = result } }
+        }
+
+        /// The files taken and not yet finished (once none is left to take).
+        func unfinished() -> [Int] {
+            finished.withLock { all in all.indices.filter { all[$0] == nil } }
+        }
+
+        /// Every file's result, in order (once each is finished).
+        func results() -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
+            finished.withLock { all in all.map { $0! } }
         }
     }
 
