@@ -80,8 +80,11 @@ public enum RuleSources {
     /// folders one after another. With many files (`decodingOnTwoThreads`), two threads read
     /// and decode them, each taking the next file not yet taken, and the results are put back
     /// in file order; with fewer, this thread alone (a thread costs more than it saves).
-    /// `onTwoThreads` decides instead, for the tests.
-    static func decode(folders: [String], onTwoThreads: Bool?) throws(UnreadableFolder) -> [[RuleSet.DecodedFile]] {
+    /// `onTwoThreads` decides instead, and `startingOther` starts the other thread's work, for
+    /// the tests.
+    static func decode(folders: [String], onTwoThreads: Bool?,
+                       startingOther: (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) })
+        throws(UnreadableFolder) -> [[RuleSet.DecodedFile]] {
         // Each folder's files, in order, up to the first folder that cannot be listed.
         var listed: [[RuleFileSource]] = []
         var unlisted: UnreadableFolder?
@@ -104,7 +107,7 @@ public enum RuleSources {
         let sources = listed.flatMap { $0 }
         var results: [Result<RuleSet.DecodedFile, UnreadableFolder>]
         if onTwoThreads ?? (sources.count >= decodingOnTwoThreads) {
-            results = decodeOnTwoThreads(sources, closing: opened)
+            results = decodeOnTwoThreads(sources, closing: opened, startingOther: startingOther)
             opened = []  // (closed when neither thread needs them)
         } else {
             results = []
@@ -162,9 +165,10 @@ public enum RuleSources {
     /// is left to take, it decodes itself any the other has taken and not finished, and the
     /// first result for a file is kept (the other thread's later one is dropped).
     /// The folders `folders` are closed once neither thread needs them.
-    private static func decodeOnTwoThreads(_ sources: [RuleFileSource], closing folders: [Int32]) -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
+    private static func decodeOnTwoThreads(_ sources: [RuleFileSource], closing folders: [Int32],
+                                           startingOther: (@escaping @Sendable () -> Void) -> Void) -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
         let work = SharedDecoding(sources, closing: folders)
-        DispatchQueue.global().async { work.takeFiles() }
+        startingOther { work.takeFiles() }
         work.takeFiles()
         for index in work.unfinished() { work.finish(index, with: sources[index].decoded()) }
         return work.results()

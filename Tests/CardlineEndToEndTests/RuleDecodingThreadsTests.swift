@@ -1,6 +1,7 @@
 import CardKit
 @testable import CardPrompt
 import Foundation
+import Synchronization
 import Testing
 
 /// With many rule files, `RuleSources.decode(folders:)` reads and decodes them on two threads
@@ -103,5 +104,30 @@ extension RuleFolderReadingTests {
         #expect(Paths.contents(of: folder + "/bank-001.json", in: fd) == whole)  // (a whole path: the folder is not used)
         #expect(Paths.contents(of: "no-such.json", in: fd) == nil)
         #expect(Paths.contents(of: "d.json", in: fd) == nil)
+    }
+
+    /// The thread that asked never waits for the other: when the other has not started by
+    /// the end (no processor on a busy machine), it has decoded every file itself; when the
+    /// other took every file before it began, their results are the ones given. Both as
+    /// one thread gives them, in file order.
+    @Test func theAskingThreadNeverWaitsForTheOther() throws {
+        let bank = try makeBankFolder(193)
+        defer { try? FileManager.default.removeItem(atPath: bank) }
+        let folders = [RuleSources.compiledIn, bank]
+        let expected = outcome(folders, onTwoThreads: false)
+        func loaded(_ decoded: [[RuleSet.DecodedFile]]) -> String {
+            guard let set = try? RuleSet.load(decoded: decoded) else { return "rule errors" }
+            return "loaded \(set.networks.count): " + set.networks.map { "\($0.id) \($0.file) \($0.patterns)" }.joined(separator: "; ")
+                + " warnings: " + set.warnings.description
+        }
+        // The other thread's work, held and never run until the results are in.
+        let held = Mutex<[@Sendable () -> Void]>([])
+        let alone = try RuleSources.decode(folders: folders, onTwoThreads: true, startingOther: { work in held.withLock { $0.append(work) } })
+        #expect(loaded(alone) == expected)
+        #expect(held.withLock { $0.count } == 1)
+        held.withLock { $0.removeAll() }  // (closes the folders)
+        // The other thread's work run to its end first: it took every file.
+        let other = try RuleSources.decode(folders: folders, onTwoThreads: true, startingOther: { work in work() })
+        #expect(loaded(other) == expected)
     }
 }
