@@ -176,7 +176,7 @@ public enum RuleSources {
 
     /// Rule files two threads read and decode (`decodeOnTwoThreads`): which is the next to
     /// take, and the first result for each. The open folders the files are read from are
-    /// closed when both threads are done with it (the other may still be reading a file when
+    /// closed when both threads are done with them (the other may still be reading a file when
     /// this one has the results).
     private final class SharedDecoding: Sendable {
         let sources: [RuleFileSource]
