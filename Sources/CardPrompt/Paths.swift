@@ -75,9 +75,10 @@ public enum Paths {
     }
 
     /// The whole of a file, read straight into bytes (no Foundation `Data` to copy from); nil
-    /// when it cannot be opened or read.
-    public static func contents(of path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// when it cannot be opened or read. A relative `path` is taken from the open folder
+    /// `folder` (a descriptor; by default the working folder).
+    public static func contents(of path: String, in folder: Int32 = AT_FDCWD) -> [UInt8]? {
+        let fd = openat(folder, path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
