@@ -24,6 +24,7 @@ extension CardCheck {
         let value: JSONValue
         var bytes: [UInt8] = []
         bytes.reserveCapacity(line.count)
+        defer { for i in bytes.indices { bytes[i] = 0 } }  // (it holds the number and the code)
         for index in line.indices { bytes.append(line[index]) }  // (a JSON record is rare: no hot loop)
         do {
             value = try JSONValue.parse(bytes)

@@ -47,9 +47,6 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public let idLocation: SourceLocation
     /// Where each pattern stands in the file, in `patterns` order (may be empty).
     public let patternLocations: [SourceLocation]
-    /// The help shown in the security-code field (made once: it is shown for every card; the
-    /// usual ones shared, `CardPolicy.securityCodeHelp(for:)`).
-    public let securityCodeHelp: String
 
     /// Whether a network still issues cards (`"status"` in its rule file).
     public enum Status: String, Equatable, Sendable {
@@ -111,7 +108,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         }
     }
 
-    /// A network from its rule-file fields; `formatHint` and `securityCodeHelp` are made from
+    /// A network from its rule-file fields; `formatHint` is made from
     /// them here. `patternLengths` gives each pattern's own lengths (missing entries: `lengths`).
     /// `family` nil: the network is its own family. `patternTerms` (by ascending pattern index)
     /// give patterns a Luhn check other than `luhn` or a `coBadges` entry.
@@ -163,7 +160,6 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.file = file
         self.idLocation = idLocation
         self.patternLocations = patternLocations
-        self.securityCodeHelp = CardPolicy.securityCodeHelp(for: cvv)
     }
 
     /// The same network: the same object, or the same definition from the same file.

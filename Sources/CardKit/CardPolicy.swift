@@ -81,30 +81,6 @@ public enum CardPolicy {
         securityCodeLengths(network?.cvv.length)
     }
 
-    /// The help shown in the security-code field: `Type the 3-digit CVV on the back of the
-    /// card; Enter submits.` (`side` nil: the network is not known).
-    public static func securityCodeHelp(_ code: SecurityCode, side: String?) -> String {
-        guard let side else {
-            return "Type the \(code.lengths.map(String.init).joined(separator: "- or "))-digit security code; Enter submits."
-        }
-        return "Type the \(code.lengthWords)-digit \(code.name) on the \(side) of the card; Enter submits."
-    }
-
-    /// `securityCodeHelp` for a network's code: the usual ones made once and shared (every
-    /// network of a rule set is given one at load: 1,000 networks made ~11M instructions of text).
-    public static func securityCodeHelp(for cvv: CardNetwork.SecurityCode) -> String {
-        if let usual = usualSecurityCodeHelp.first(where: { $0.code == cvv }) { return usual.help }
-        return securityCodeHelp(securityCode(cvv), side: cvv.side)
-    }
-
-    private static let usualSecurityCodeHelp: [(code: CardNetwork.SecurityCode, help: String)] =
-        ["CVV", "CVC", "CID"].flatMap { name in
-            [("back", 3), ("front", 4), ("back", 4), ("front", 3)].map { side, length in
-                let code = CardNetwork.SecurityCode(name: name, length: length, side: side)
-                return (code, securityCodeHelp(securityCode(code), side: side))
-            }
-        }
-
     // MARK: - Grouping
 
     /// The groups a number is shown in while no single network matches: `#### #### #### ####`.

@@ -37,8 +37,7 @@ public enum Paths {
     /// specification makes a relative path invalid, to be ignored: `XDG_STATE_HOME=state`
     /// would otherwise put the history wherever the program happens to start.
     public static func xdgFolder(_ variable: String, default fallback: String) -> String {
-        // 0x2F: "/", an absolute path.
-        if let value = getenv(variable), value.pointee == 0x2F { return String(cString: value) }
+        if let value = Environment.value(variable), value.hasPrefix("/") { return value }
         return home + "/" + fallback
     }
 
@@ -100,7 +99,7 @@ public enum Paths {
 
     /// $HOME, or the user database's home folder.
     public static var home: String {
-        if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
+        if let home = Environment.value("HOME") { return home }
         if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
         return "/"
     }

@@ -69,7 +69,7 @@ import Testing
         #expect(engine.field == .cvv)
         let view = engine.view
         #expect(view.label == code.name && view.hint == String(repeating: "#", count: code.maxLength) && view.progress == "0/\(code.maxLength)")
-        #expect(engine.help == CardPolicy.securityCodeHelp(code, side: "front"))
+        #expect(engine.help == "Type the 4-digit CVX on the front of the card; Enter submits.")
         // Three digits are not a code; the fourth is taken, a fifth refused.
         _ = engine.handle(Key.typing("123"))
         #expect(engine.problem(in: .cvv) == code.problem(count: 3))
