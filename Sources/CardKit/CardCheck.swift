@@ -218,6 +218,10 @@ public struct CardCheck: Sendable {
         var leadingDigits: UInt64 = 0
         /// The expiry as read, with a four-digit year; nil when there is none or it is malformed.
         public var expiry: YearMonth?
+        /// Whether the number was decided by the whole-number index (one look-up), as every
+        /// number at least as long as the longest pattern is, rather than level by level: what
+        /// shows the fast path is the one taken.
+        var decidedWhole = false
 
         /// True when the record has no problems.
         public var valid: Bool { problemBits == 0 }
@@ -364,6 +368,7 @@ public struct CardCheck: Sendable {
             let verdict: CardPolicy.Verdict
             if wholeLength > 0 && count >= wholeLength {
                 let whole = wholeNumbers.match(prefix: wholePrefix)
+                result.decidedWhole = true
                 if whole.owner >= 0 {
                     let terms = terms(owner: whole.owner, decidingLength: whole.decidingLength, prefix: wholePrefix)
                     result.networkIndex = terms.reported
