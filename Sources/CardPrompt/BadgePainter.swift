@@ -106,6 +106,42 @@ struct BadgePainter {
         return true
     }
 
+    /// What `want(logo:progress:)` and then `draw(end:columns:)` would write, appended to
+    /// `out`, when they would bring the counter up to date in place (the same logo, a counter
+    /// as long, ASCII, the badge where it was drawn): nothing when no character changes. False,
+    /// appending nothing, in any other case. Changes nothing (an ordinary digit's echo decided
+    /// before the key: `InteractiveEditor.armEarlyEcho`).
+    func appendCounterUpdate(logo: String, progress: String, end: Int, columns: Int, to out: inout ShortBytes) -> Bool {
+        guard !wanted.isEmpty, logoBytes > 0, !logoRebuilt, end < columns, logo == self.logo else { return false }
+        let start = columns - wantedCells - 2, length = wanted.count - logoBytes
+        guard let shown = onScreen, shown.start == start, shown.cells == wantedCells, logoBytesOnScreen == logoBytes,
+              textOnScreen.count == wanted.count, length <= ShortBytes.capacity - 20 else { return false }
+        // The counter wanted is `progress` and the space `wanted` ends with (`replaceCounter`).
+        var first = -1, last = -1
+        let comparable: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count + 1 == length else { return false }
+            for index in 0..<length {
+                let byte = index < bytes.count ? bytes[index] : wanted[wanted.count - 1], drawn = textOnScreen[logoBytes + index]
+                guard byte < 0x80, drawn < 0x80 else { return false }
+                if byte != drawn {
+                    if first < 0 { first = index }
+                    last = index
+                }
+            }
+            return true
+        }
+        guard comparable == true else { return false }
+        guard first >= 0 else { return true }
+        let column = start + logoCells + first
+        guard out.count + (last - first + 1) + 2 * 7 <= ShortBytes.capacity else { return false }
+        Self.appendMove(from: end, to: column, into: &out)
+        progress.utf8.withContiguousStorageIfAvailable { bytes in
+            for index in first...last { out.append(index < bytes.count ? bytes[index] : wanted[wanted.count - 1]) }
+        }
+        Self.appendMove(from: column + (last - first + 1), to: end, into: &out)
+        return true
+    }
+
     /// libedit drew the line afresh: what it left of the badge is unknown.
     mutating func forget() {
         onScreen = nil
