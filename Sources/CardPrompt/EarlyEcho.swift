@@ -43,9 +43,12 @@ struct EarlyEcho {
 
     /// True when `echo`, what the editor finds to write for the digit the engine took, is what
     /// was written last: the same bytes but the digit's, which is an ASCII digit in both.
-    func matches(_ echo: ShortBytes) -> Bool {
-        guard echo.count == bytes.count, digitAt < bytes.count else { return false }
-        for index in 0..<bytes.count where index != digitAt && echo.storage[index] != bytes.storage[index] { return false }
-        return (0x30...0x39).contains(echo.storage[digitAt])
+    /// (Mutating only so that calling it on the reader's property does not copy the echo.)
+    mutating func matches(_ echo: borrowing ShortBytes) -> Bool {
+        let count = bytes.count
+        guard echo.count == count, digitAt < count else { return false }
+        let mine = bytes.storage.span, theirs = echo.storage.span
+        for index in 0..<count where index != digitAt && mine[index] != theirs[index] { return false }
+        return theirs[digitAt] &- 0x30 < 10
     }
 }

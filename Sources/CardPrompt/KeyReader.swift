@@ -126,6 +126,11 @@ final class KeyReader {
         if count == 1 && earlyEcho.isArmed && readBuffer[0] &- 0x30 < 10 && keyIndex == keys.count && !swipe.isCollecting
             && !decoder.isPending && !decoder.isInPaste && !decoder.isHoldingCutShort {
             earlyEcho.write(readBuffer[0], to: echoDescriptor)
+            // The processor to the terminal first: the echo is its to show, and on a busy
+            // machine the terminal may share this processor and run only once this waits. Up to
+            // a millisecond, cut short by the next byte; the key's own work comes after.
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 1)
         }
         if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
         // A swipe takes the bytes up to its Enter; the decoder reads the rest where they were
