@@ -1,6 +1,11 @@
 import CardKit
 @testable import CardPrompt
+import Foundation
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The badge counter's update that an ordinary digit's early echo carries
 /// (`BadgePainter.appendCounterUpdate`, asked before the key) must be exactly what the
@@ -47,6 +52,59 @@ import Testing
             }
         }
         #expect(given > 3_000 && compared > 2_000, "\(given) given, \(compared) with bytes")
+    }
+}
+
+/// The early echo is the path taken (issue 21 item 7): from the fourth digit of a Visa number
+/// every digit but the one that widens the counter is echoed as it is read, and the prompt then
+/// lets the terminal have the processor (a `poll` of up to a millisecond, a sleep) before the
+/// key's work and its wait for the next key: two voluntary context switches a digit (once the
+/// prompt waits for the next key again, in `ppoll`), where the path that echoes after the
+/// engine sleeps once. The bytes are the same either way (`PromptEconomyTests`), so this is
+/// what tells the paths apart.
+@Suite struct EarlyEchoPathTests {
+    let home = TemporaryHome()
+
+    /// `voluntary_ctxt_switches` of a process (`/proc/PID/status`, readable by its user).
+    static func voluntarySwitches(_ pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }) else { return nil }
+        return Int(line.dropFirst("voluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Waits until the process is blocked in `ppoll` (`/proc/PID/syscall`, x86-64's 271: the
+    /// prompt waiting for a key, its work for the last one done); false after 10 s.
+    static func waitInPpoll(_ pid: pid_t) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8), text.hasPrefix("271 ") { return true }
+            sched_yield()
+        }
+        return false
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "/proc/PID/syscall of a process that is not dumpable is root's to read"),
+          arguments: BadgeDrawingTests.terminals)
+    func digitsAreEchoedAsTheyAreRead(terminal: [String: String?]) throws {
+        var environment = home.environment
+        for (name, value) in terminal { environment[name] = value }
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"], environment: environment)
+        t.waitForRawMode()
+        let number = Array("4111111111111111")
+        t.send(String(number.prefix(3)))
+        t.expectBadge("VISA 3/16")
+        try #require(Self.waitInPpoll(t.pid))
+        // Digits 4 to 9: each answered by `EntryEngine.nextDigit` (`NextDigitTests`).
+        let before = try #require(Self.voluntarySwitches(t.pid))
+        for count in 4...9 {
+            t.send(String(number[count - 1]))
+            try #require(t.waitForScreen("\(count) digits") { $0.cursorLine.hasSuffix("VISA \(count)/16") } != nil)
+            try #require(Self.waitInPpoll(t.pid))
+        }
+        let switches = try #require(Self.voluntarySwitches(t.pid)) - before
+        #expect(switches >= 12, "\(switches) voluntary context switches for six digits")
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
     }
 }
 
