@@ -225,8 +225,12 @@ extension EntryEngine {
         // The lengths of the pattern that decides the number (before that, of every pattern still possible).
         // (The Luhn sum only for a number that can still grow: only then is it "valid" short of its goal.)
         let count = digits.count, lengths = detection.lengths
-        return (max(count, lengths.max), lengths.completeness(of: count) == .completeCanGrow && detection.verdict(digits).isValid)
+        return (numberGoal(count: count, lengths: lengths), lengths.completeness(of: count) == .completeCanGrow && detection.verdict(digits).isValid)
     }
+
+    /// The length a number of `count` digits counts toward, when `lengths` are its patterns'.
+    @inline(__always)
+    static func numberGoal(count: Int, lengths: LengthSet) -> Int { max(count, lengths.max) }
 
     /// The active field's view.
     public var view: EntryView { view(of: field) }

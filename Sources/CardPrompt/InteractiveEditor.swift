@@ -171,6 +171,7 @@ final class InteractiveEditor {
         // cardline echoes ordinary digits itself only where libedit can be told the screen
         // without drawing (`catchUpLibedit`).
         echoesDigits = drawsBadge && cl_silent_refresh_ready() == 0
+        reader.echoDescriptor = device.outputDescriptor
         if !drawsBadge {
             cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.rightPromptText } }, Self.invisible)
         }
@@ -260,8 +261,10 @@ final class InteractiveEditor {
         // an empty number and refuses it elsewhere, so track digits never land in a field).
         while true {
             reader.swipeAllowed = engine.command == nil
+            armEarlyEcho()
             let status = reader.wait(on: fileno(device.input))
-            guard status == 1, echoesDigits, typeOrdinaryKeys() else {
+            reader.earlyEcho.disarm()
+            guard status == 1, echoesDigits, typeOrdinaryKeys(), !echoWentWrong else {
                 // libedit acts on the key from the line as it is shown.
                 if status == 1 && libeditBehind { given = catchUpLibedit(el) }
                 return status
@@ -278,6 +281,10 @@ final class InteractiveEditor {
     /// one is left for libedit's dispatch, queued or, once the engine took it, in `takenOutcome`
     /// (or a timeout, resize or swipe is).
     private func typeOrdinaryKeys() -> Bool {
+        // A digit whose echo went out as it was read (`armEarlyEcho`) is checked below: what
+        // this would have written must be what was written, else the line is drawn again.
+        var unchecked = reader.earlyEcho.takeWritten()
+        defer { if unchecked { echoWentWrong = true } }
         guard maskedStep == nil, pendingOutput == nil, !quitRequested, choice != nil else { return false }
         while reader.keyIsNext {
             guard let key = reader.peek(), case .character(let character) = key.base, key.modifiers.isEmpty else { return false }
@@ -304,11 +311,35 @@ final class InteractiveEditor {
                 return false
             }
             _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
-            echoAppended(appended)
+            echoAppended(appended, written: unchecked)
+            unchecked = false
             libeditBehind = true
         }
         return reader.isEmpty
     }
+
+    /// Before waiting for a key: when every digit typed next would only be appended
+    /// (`EntryEngine.nextDigit`) and `typeOrdinaryKeys` would echo it, arms the reader with that
+    /// echo (`EarlyEcho`), so that a digit read alone is echoed before anything else is done
+    /// with it.
+    private func armEarlyEcho() {
+        guard echoesDigits, maskedStep == nil, pendingOutput == nil, !quitRequested, warnings.isEmpty, reader.isEmpty,
+              let promptWidth = choice?.promptWidth, shown.text == currentView.text, let next = engine.nextDigit(),
+              layoutMemo.keepsChoice(&currentView, progress: next.progress, columns: terminal.columns) else { return }
+        let end = promptWidth + shown.width + (next.separated ? 2 : 1)
+        guard painter.leavesRoom(end: end, columns: terminal.columns) else { return }
+        var echo = ShortBytes()
+        if next.separated { echo.append(0x20) }
+        let digitAt = echo.count
+        echo.append(0)
+        guard painter.appendCounterUpdate(logo: currentView.logo, progress: next.progress, end: end, columns: terminal.columns,
+                                          to: &echo) else { return }
+        reader.earlyEcho.arm(echo, digitAt: digitAt)
+    }
+
+    /// An echo written as its digit was read was not what the key does (it cannot be, but the
+    /// screen must never be left wrong): the next dispatch draws the line again (`nextInput`).
+    @exclusivity(unchecked) private var echoWentWrong = false
 
     /// Brings `currentView` up to date in place for the key the engine just took
     /// (`EntryEngine.extendView`) and returns how many characters it appended, when the layout
@@ -321,7 +352,8 @@ final class InteractiveEditor {
 
     /// Writes the `count` characters `currentView.text` ends with, just taken by the engine,
     /// and the badge's update after them, in one write(2); the bytes are wiped once written.
-    private func echoAppended(_ count: Int) {
+    /// `written`: the echo went out as the key was read (`EarlyEcho`): it is only checked.
+    private func echoAppended(_ count: Int, written: Bool = false) {
         let text = currentView.text
         echo.count = 0
         text.utf8.withContiguousStorageIfAvailable { bytes in
@@ -331,17 +363,19 @@ final class InteractiveEditor {
         let end = (choice?.promptWidth ?? 0) + shown.width
         if painter.draw(end: end, columns: terminal.columns, resetColour: style.colour),
            !painter.appendDrawn(to: &echo, room: ShortBytes.capacity - echo.count) {
-            writeEcho()
-            painter.write(to: device.outputDescriptor)
+            if written { echoWentWrong = true }
+            writeEcho(written: written)
+            if !written { painter.write(to: device.outputDescriptor) }
             return
         }
-        writeEcho()
+        if written && !reader.earlyEcho.matches(echo) { echoWentWrong = true }
+        writeEcho(written: written)
     }
 
     /// Writes `echo` to the terminal (straight to its descriptor: the output stream is empty,
     /// flushed before the wait) and wipes it.
-    private func writeEcho() {
-        _ = Paths.writeAll(echo.storage.span.extracting(0..<echo.count), to: device.outputDescriptor)
+    private func writeEcho(written: Bool = false) {
+        if !written { _ = Paths.writeAll(echo.storage.span.extracting(0..<echo.count), to: device.outputDescriptor) }
         for index in 0..<echo.count { echo.storage[index] = 0 }
         echo.count = 0
     }
@@ -401,8 +435,19 @@ final class InteractiveEditor {
     /// An ordinary digit's echo and badge update, written at once (`echoAppended`).
     @exclusivity(unchecked) private var echo = ShortBytes()
 
-    /// The dispatch binding: takes the next queued input and acts on it.
+    /// The dispatch binding: takes the next queued input and acts on it; draws the line again
+    /// after an early echo that was not what its key did (`echoWentWrong`).
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
+        let result = actOnNextInput(el)
+        guard echoWentWrong else { return result }
+        echoWentWrong = false
+        guard !quitRequested else { return result }
+        updatePrompts()
+        replaceBuffer(el)
+        return redrawn(CC_REDISPLAY)
+    }
+
+    private func actOnNextInput(_ el: OpaquePointer) -> UInt8 {
         if drawsIntoSink {
             // libedit has caught up with the characters cardline echoed (`catchUpLibedit`).
             drawsIntoSink = false
@@ -941,8 +986,7 @@ final class InteractiveEditor {
         /// that widens, `9/16` to `10/16`: taken as the memo's from then on), shown whole.
         /// (Mutating so that calling it on the editor's property does not copy the memo.)
         mutating func differsOnlyByProgress(_ view: EntryView, columns: Int) -> Bool {
-            guard keepsProgress && !view.isCommand && view.field == field && columns == self.columns
-                && view.label == label && view.hint == hint && view.logo == logo else { return false }
+            guard keepsLayout(of: view, columns: columns) else { return false }
             let bytes = view.progress.utf8.count
             if bytes == progressBytes { return true }
             // Longer, within the spare columns, and ASCII (a cell a byte).
@@ -950,6 +994,22 @@ final class InteractiveEditor {
             spare -= bytes - progressBytes
             progressBytes = bytes
             return true
+        }
+
+        /// The choice was made for a view like `view` (but for its progress) shown whole.
+        @inline(__always)
+        private func keepsLayout(of view: borrowing EntryView, columns: Int) -> Bool {
+            keepsProgress && !view.isCommand && view.field == field && columns == self.columns
+                && view.label == label && view.hint == hint && view.logo == logo
+        }
+
+        /// True when `view` with `progress` in place of its own, as many bytes long as the
+        /// progress the choice was made for, differs only by that progress
+        /// (`differsOnlyByProgress`, which changes nothing then): the next digit's, asked
+        /// before it is typed (`armEarlyEcho`). Mutating, and `view` in place, so that neither
+        /// is copied.
+        mutating func keepsChoice(_ view: inout EntryView, progress: String, columns: Int) -> Bool {
+            keepsLayout(of: view, columns: columns) && progress.utf8.count == progressBytes
         }
 
         /// The same for the editor's own view, read where it is (passed by value, a class's

@@ -45,6 +45,10 @@ final class KeyReader {
     @exclusivity(unchecked) var swipeAllowed = false
     /// The swipe being collected (`SwipeCollector`), never echoed, never decoded into keys.
     @exclusivity(unchecked) private var swipe = SwipeCollector()
+    /// An ordinary digit's echo, armed by the editor before it waits: written to
+    /// `echoDescriptor` as soon as a read brings one digit alone (`EarlyEcho`).
+    @exclusivity(unchecked) var earlyEcho = EarlyEcho()
+    @exclusivity(unchecked) var echoDescriptor: Int32 = -1
 
     init(timeout: Duration?) {
         timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
@@ -118,6 +122,16 @@ final class KeyReader {
     private func read(_ fd: Int32) -> Int {
         let count = Glibc.read(fd, &readBuffer, Self.readSize)
         guard count > 0 else { return count }
+        // One digit alone, with nothing before it to decode with it: its echo first.
+        if count == 1 && earlyEcho.isArmed && readBuffer[0] &- 0x30 < 10 && keyIndex == keys.count && !swipe.isCollecting
+            && !decoder.isPending && !decoder.isInPaste && !decoder.isHoldingCutShort {
+            earlyEcho.write(readBuffer[0], to: echoDescriptor)
+            // The processor to the terminal first: the echo is its to show, and on a busy
+            // machine the terminal may share this processor and run only once this waits. Up to
+            // a millisecond, cut short by the next byte; the key's own work comes after.
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 1)
+        }
         if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
         // A swipe takes the bytes up to its Enter; the decoder reads the rest where they were
         // read (no copy is left unwiped).

@@ -256,7 +256,7 @@ func callgrindLoopCost(_ path: String) -> (own: Double, loop: Double)? {
     guard (try? annotate.run()) != nil else { return nil }
     let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     annotate.waitUntilExit()
-    let calledByCardline: Set<String> = ["el_insertstr", "el_deletestr", "el_cursor", "el_wline", "el_push", "el_resize"]
+    let calledByCardline: Set<String> = ["el_insertstr", "el_deletestr", "el_cursor", "el_wline", "el_push", "el_wpush", "el_resize"]
     var loop = 0.0, callbacks = 0.0, libeditCalls = 0.0
     for line in text.split(separator: "\n") {
         // "  1,234,567 (12.34%)  file:function [object]"

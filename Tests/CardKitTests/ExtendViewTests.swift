@@ -73,28 +73,7 @@ import Testing
         var history: [EntryView] = [engine.view]
         var extendedCount = 0, keptCount = 0, staleExtended = 0
         for _ in 0..<4_000 {
-            let key: Key
-            switch random.next() % 20 {
-            case 0: key = .backspace
-            case 1: key = .nextNetwork
-            case 2: key = .clearLine
-            case 3: key = .character(":")
-            case 4: key = .enter
-            case 5: key = .character(" ")
-            case 6: key = .cancel
-            case 7, 8, 9: key = .character(Character(Unicode.Scalar(UInt8(48 + random.next() % 10))))
-            default:
-                // The next digit of a sample number, as a person types one.
-                let sample = samples[Int(random.next() % UInt64(samples.count))]
-                let typed = engine.numberDigits
-                if engine.field == .number, typed.count < sample.count, Array(sample.prefix(typed.count)) == typed {
-                    key = .character(Character(Unicode.Scalar(sample[typed.count] + 48)))
-                } else if engine.field == .number, typed.isEmpty {
-                    key = .character(Character(Unicode.Scalar(sample[0] + 48)))
-                } else {
-                    key = .character(Character(Unicode.Scalar(UInt8(48 + random.next() % 10))))
-                }
-            }
+            let key = engine.randomKey(samples: samples, using: &random)
             _ = engine.handle(key)
             let now = engine.view
             // The view from before the key, and one from up to eight keys back.
