@@ -369,5 +369,3 @@ int cl_fatal_signals_install(void) {
     return result;
 }
 
-
-int cl_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }

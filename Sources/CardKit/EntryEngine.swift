@@ -705,7 +705,7 @@ public struct EntryEngine: Sendable {
         if list == .command {
             command = text.isEmpty ? nil : text
         } else {
-            expiryDigits = Array(text.compactMap(\.digitValue).prefix(6))
+            expiryDigits = Array(text.compactMap(\.digitValue).prefix(Self.longestExpiryDigits))
         }
         recallPosition = (list, index, draft)
         return .accepted
@@ -956,17 +956,22 @@ public struct EntryEngine: Sendable {
     /// The expiry once all four digits are in (`MM/YY`), or all six (`MM/YYYY`).
     public var expiry: YearMonth? {
         guard let month = expiryMonth else { return nil }
-        if expiryDigits.count == 6 { return YearMonth(year: expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) }, month: month) }
+        if expiryDigits.count == Self.longestExpiryDigits { return YearMonth(year: expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) }, month: month) }
         guard expiryDigits.count == 4 else { return nil }
         return YearMonth(year: expiryPolicy.fullYear(Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])), month: month)
     }
 
+    /// The most digits an expiry has: `MM/YYYY`'s six.
+    static let longestExpiryDigits = 6
+    /// The widest expiry shown: `MM/YYYY`, seven characters (the slash with the digits).
+    public static let widestExpiryText = longestExpiryDigits + 1
+
     /// `MM/YY` (`MM/YYYY`) as far as it is typed; the slash appears once the month is complete.
     var expiryText: String {
         // At most seven bytes: made in place as a small string, no allocation.
-        String(unsafeUninitializedCapacity: 7) { buffer in
+        String(unsafeUninitializedCapacity: Self.widestExpiryText) { buffer in
             var at = 0
-            for (index, digit) in expiryDigits.prefix(6).enumerated() {
+            for (index, digit) in expiryDigits.prefix(Self.longestExpiryDigits).enumerated() {
                 if index == 2 {
                     buffer[at] = UInt8(ascii: "/")
                     at += 1

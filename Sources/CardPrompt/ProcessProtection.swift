@@ -52,10 +52,6 @@ public enum ProcessProtection {
         return report
     }
 
-    /// Whether the process may still dump core or be attached to by its user (false once
-    /// `apply` has run).
-    public static var isDumpable: Bool { cl_is_dumpable() != 0 }
-
     /// True when the effective capabilities include CAP_IPC_LOCK (bit 14), read from
     /// `/proc/self/status`.
     static func canLockWithoutLimit() -> Bool {

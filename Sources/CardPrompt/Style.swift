@@ -134,12 +134,12 @@ public struct Style: Sendable {
         var promptWidth: Int
     }
 
-    /// The widest text each field can hold: the longest number in groups of four, MM/YYYY, the
-    /// longest security code (`CardPolicy`).
+    /// The widest text each field can hold: the longest number in groups of four, MM/YYYY
+    /// (`EntryEngine`), the longest security code (`CardPolicy`).
     static func widestText(_ field: Field) -> Int {
         switch field {
         case .number: return CardPolicy.widestUnknownNumber
-        case .expiry: return 7  // MM/YYYY
+        case .expiry: return EntryEngine.widestExpiryText
         case .cvv: return CardPolicy.securityCodeLengths.upperBound
         case .name: return HolderName.maxLength
         case .postalCode: return widestPostalCode

@@ -77,8 +77,6 @@ int cl_terminal_colours(const char *term);
 int cl_fatal_signals_install(void);
 /// RLIMIT_CORE 0 and PR_SET_DUMPABLE 0; 0 when both took, -1 otherwise.
 int cl_disable_core_dumps(void);
-/// PR_GET_DUMPABLE: 1 when the process may dump core and be traced by its user, 0 when not.
-int cl_is_dumpable(void);
 /// RLIMIT_MEMLOCK's soft limit in bytes, or -1 for unlimited.
 long long cl_memlock_limit(void);
 /// mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); 0 or -1 with errno.
