@@ -28,22 +28,28 @@ import Glibc
 /// Drawing costs little per key (issues 13 and 21). The prompt's text is built again only when
 /// the label or hint shown changes. On every terminal that takes escape sequences the badge is
 /// drawn by cardline (`BadgePainter`, with VT100 cursor motions), not as libedit's right
-/// prompt: libedit then draws only the prompt and the field, so a key that only appends to the
-/// field goes through libedit's own insert path (the key is pushed back to it, and libedit
-/// writes the character and nothing else), and the badge is brought up to date by rewriting
-/// just the counter's characters that changed, after libedit's echo (nothing but the engine
-/// stands between the key and the echo). Any other change on a line that takes one row (a
-/// regrouping digit, a backspace) is drawn by cardline too, writing only the cells that differ
+/// prompt: libedit then draws only the prompt and the field. An ordinary digit (one that is
+/// only appended) is echoed by cardline itself, with the badge counter's changed characters,
+/// in one write(2) (`typeOrdinaryKeys`); when the engine can say before the key comes what any
+/// next digit would do (`EntryEngine.nextDigit`), that echo is written as soon as read(2)
+/// brings the digit (`EarlyEcho`) and checked once the engine has taken it. libedit is brought
+/// up to date through its own insert path, drawing into a stream that discards, before any
+/// other key (`catchUpLibedit`). Any other change on a line that takes one row (a regrouping
+/// digit, a backspace) is drawn by cardline too, writing only the cells that differ
 /// (`LineCells`), and libedit is told the new screen without drawing (`cl_refresh_silently`).
 /// Otherwise (a line that wraps, output above it) libedit's buffer is replaced and libedit
 /// redraws; the badge is then drawn whole, since libedit's redraw may have moved or erased it.
 /// On a terminal without escape sequences (TERM=dumb) libedit draws the badge as its right
-/// prompt, redrawing the whole line.
+/// prompt, redrawing the whole line, and echoes every key itself.
 ///
-/// The jobs are split: `KeyReader` reads and decodes the terminal's keys, `BadgePainter`
-/// draws the badge, `LineCells` works out the cells of a one-row line that changed,
-/// `TerminalState` knows the terminal and how to erase the live line, `ShownLine` what
-/// libedit's line holds; this class drives libedit and the engine.
+/// The jobs are split: `KeyReader` reads and decodes the terminal's keys, the key input of
+/// this class (libedit's reader, the digits typed and echoed here, libedit's catching up) is
+/// in `InteractiveEditor+Typing.swift`, `BadgePainter` draws the badge, `LineCells` works out
+/// the cells of a one-row line that changed, `LayoutMemo` remembers what the last layout was
+/// chosen for, `TerminalState` knows the terminal and how to erase the live line, `ShownLine`
+/// what libedit's line holds; this class drives libedit and the engine and presents what the
+/// engine did. (The state is the class's: an extension cannot store any, so the properties
+/// the key input uses are internal rather than private.)
 ///
 /// Its state, and `KeyReader`'s, is touched only from libedit's callbacks on the one thread
 /// that runs the prompt, and no access to a property overlaps another (a callback finishes
@@ -51,9 +57,9 @@ import Glibc
 /// the run-time exclusivity check on each access — 2,400 instructions per digit, measured with
 /// callgrind, a fifth of the prompt's own work.
 final class InteractiveEditor {
-    @exclusivity(unchecked) private var engine: EntryEngine
-    private let style: Style
-    private let device: TerminalDevice
+    @exclusivity(unchecked) var engine: EntryEngine
+    let style: Style
+    let device: TerminalDevice
     private let title: String?
     private let onCommand: (String) -> Void
     /// Receives each accepted card, whole, and says whether to go on.
@@ -64,35 +70,35 @@ final class InteractiveEditor {
     /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
     @exclusivity(unchecked) private var promptText, rightPromptText: UnsafeMutablePointer<CChar>?  // libedit reads them when it draws
     /// A burst of refused keys prints one reason (the same rule as replay's transcript).
-    @exclusivity(unchecked) private var refusals = RefusalBurst()
-    @exclusivity(unchecked) private var quitRequested = false
+    @exclusivity(unchecked) var refusals = RefusalBurst()
+    @exclusivity(unchecked) var quitRequested = false
     /// Set once `onAccepted` asked to stop: the prompt ends after the success line.
     @exclusivity(unchecked) private var endAfterOutput = false
     @exclusivity(unchecked) private var ending = Ending.quit
     /// Output waiting for the flush key that a field change pushes.
-    @exclusivity(unchecked) private var pendingOutput: String?
+    @exclusivity(unchecked) var pendingOutput: String?
     /// Key input: the terminal's bytes, decoded, queued, wiped.
-    private let reader: KeyReader
+    let reader: KeyReader
     /// What the terminal is and how to erase the live line on it.
-    @exclusivity(unchecked) private var terminal = TerminalState()
+    @exclusivity(unchecked) var terminal = TerminalState()
     /// The engine's view after the last key (what the line shows, unless a finished line does).
-    @exclusivity(unchecked) private var currentView: EntryView
+    @exclusivity(unchecked) var currentView: EntryView
     /// What libedit's buffer holds: the text last put there.
-    @exclusivity(unchecked) private var shown = ShownLine()
+    @exclusivity(unchecked) var shown = ShownLine()
     /// The layout choices the prompts were last built for.
-    @exclusivity(unchecked) private var choice: Style.LayoutChoice?
+    @exclusivity(unchecked) var choice: Style.LayoutChoice?
     /// True when cardline draws the badge itself (`painter`), on every terminal that takes
     /// escape sequences and can clear a line's end; else libedit draws it as its right prompt.
-    @exclusivity(unchecked) private var drawsBadge = false
+    @exclusivity(unchecked) var drawsBadge = false
     /// Drawing: the badge.
-    @exclusivity(unchecked) private var painter = BadgePainter()
+    @exclusivity(unchecked) var painter = BadgePainter()
     /// Warnings waiting to be shown above the prompt (`warn`).
-    @exclusivity(unchecked) private var warnings: [String] = []
+    @exclusivity(unchecked) var warnings: [String] = []
 
     /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
     private static let invisible: CChar = 1
 
-    private let loader: EntryEngine.RuleLoader?
+    let loader: EntryEngine.RuleLoader?
 
     /// Whether Ctrl-C and a lone Esc end the prompt (one-shot use) rather than cancel the card.
     private let endsOnCancel: Bool
@@ -207,7 +213,7 @@ final class InteractiveEditor {
 
     // MARK: - Key bindings
 
-    private enum Action: CaseIterable {
+    enum Action: CaseIterable {
         case input, flush
 
         /// The one character the reader gives libedit for every key (Ctrl-_), and the one
@@ -235,205 +241,30 @@ final class InteractiveEditor {
         cl_bind(el, "^L", "ed-clear-screen")
     }
 
-    // MARK: - Reading the terminal
-
-    /// libedit's character reader: waits for the next whole key (`KeyReader`); 1 when one is
-    /// queued (libedit is then given the dispatch character), 0 at the end of input, -1 on a
-    /// read error. Ordinary digits are typed here without libedit (`typeOrdinaryKeys`): it is
-    /// given the dispatch character only for a key that needs more than an echo (`given`; or,
-    /// after such digits, the first of them, `catchUpLibedit`).
-    private func readCharacter(_ el: OpaquePointer, giving given: inout wchar_t) -> Int32 {
-        // libedit has just finished drawing. When cardline draws the badge, it brings it up to
-        // date here (and resets the colour after any redraw of libedit's). When libedit draws it
-        // as its right prompt and redraws only the changed cells, it leaves the badge's colour
-        // on (the reset at the span's end is unchanged, so not sent), and the next digit it
-        // echoes would take that colour: reset it here.
-        if drawsBadge {
-            finishAppend()
-        } else if style.colour {
-            write("\u{1B}[0m")
-        }
-        // Everything drawn is written: the field's characters are not left in the buffer.
-        device.wipeWrittenOutput()
-        // The badge after it, straight to the terminal (it holds no card digit).
-        if drawsBadge { drawBadge() }
-        // A swipe is collected unechoed in any field but a `:` command (the engine takes it at
-        // an empty number and refuses it elsewhere, so track digits never land in a field).
-        while true {
-            reader.swipeAllowed = engine.command == nil
-            armEarlyEcho()
-            let status = reader.wait(on: fileno(device.input))
-            reader.earlyEcho.disarm()
-            guard status == 1, echoesDigits, typeOrdinaryKeys(), !echoWentWrong else {
-                // libedit acts on the key from the line as it is shown.
-                if status == 1 && libeditBehind { given = catchUpLibedit(el) }
-                return status
-            }
-        }
-    }
-
-    /// Types the queued keys that only append to the field (an ordinary digit, or a group's
-    /// space and a digit) without libedit: the engine takes each, and cardline writes its echo
-    /// and the badge counter's changed characters in one write(2), the first thing after the
-    /// engine (a key costs a third of what libedit's dispatch, insert and redraw cost; issue 21
-    /// item 7). libedit's buffer and its picture of the screen are brought up to date only when
-    /// a key needs libedit (`catchUpLibedit`). True when every queued key was typed; false when
-    /// one is left for libedit's dispatch, queued or, once the engine took it, in `takenOutcome`
-    /// (or a timeout, resize or swipe is).
-    private func typeOrdinaryKeys() -> Bool {
-        // A digit whose echo went out as it was read (`armEarlyEcho`) is checked below: what
-        // this would have written must be what was written, else the line is drawn again.
-        var unchecked = reader.earlyEcho.takeWritten()
-        defer { if unchecked { echoWentWrong = true } }
-        guard maskedStep == nil, pendingOutput == nil, !quitRequested, choice != nil else { return false }
-        while reader.keyIsNext {
-            guard let key = reader.peek(), case .character(let character) = key.base, key.modifiers.isEmpty else { return false }
-            if !libeditBehind { libeditHolds = shown.text.utf8.count }
-            _ = reader.next()
-            let outcome = engine.handle(.character(character), reloadingWith: loader)
-            // The view brought up to date in place (`extendView`: characters appended to the
-            // number, checked against what `currentView()` makes), when it is the line shown.
-            // Once extended, a key that needs more than an echo is presented afresh from the
-            // engine (`present`: it makes the view again; no message, so the view before it
-            // is not asked for).
-            let plain = outcome.refusal == nil && outcome.event == nil && outcome.command == nil && outcome.messages.isEmpty
-                && warnings.isEmpty
-            let appended = plain && shown.text == currentView.text ? extendedOnlyByProgress() : 0
-            let end = (choice?.promptWidth ?? 0) + shown.width + appended
-            if appended > 0 {
-                choice!.progress = currentView.progress
-                painter.want(logo: currentView.logo, progress: currentView.progress, style: style, securityCode: currentView.field == .cvv)
-            }
-            guard appended > 0, painter.leavesRoom(end: end, columns: terminal.columns) else {
-                // More than an echo, or the line would reach the badge: libedit's dispatch
-                // presents it (`nextInput`), as it would have.
-                takenOutcome = outcome
-                return false
-            }
-            _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
-            echoAppended(appended, written: unchecked)
-            unchecked = false
-            libeditBehind = true
-        }
-        return reader.isEmpty
-    }
-
-    /// Before waiting for a key: when every digit typed next would only be appended
-    /// (`EntryEngine.nextDigit`) and `typeOrdinaryKeys` would echo it, arms the reader with that
-    /// echo (`EarlyEcho`), so that a digit read alone is echoed before anything else is done
-    /// with it.
-    private func armEarlyEcho() {
-        guard echoesDigits, maskedStep == nil, pendingOutput == nil, !quitRequested, warnings.isEmpty, reader.isEmpty,
-              let promptWidth = choice?.promptWidth, shown.text == currentView.text, let next = engine.nextDigit(),
-              layoutMemo.keepsChoice(&currentView, progress: next.progress, columns: terminal.columns) else { return }
-        let end = promptWidth + shown.width + (next.separated ? 2 : 1)
-        guard painter.leavesRoom(end: end, columns: terminal.columns) else { return }
-        var echo = ShortBytes()
-        if next.separated { echo.append(0x20) }
-        let digitAt = echo.count
-        echo.append(0)
-        guard painter.appendCounterUpdate(logo: currentView.logo, progress: next.progress, end: end, columns: terminal.columns,
-                                          to: &echo) else { return }
-        reader.earlyEcho.arm(echo, digitAt: digitAt)
-    }
+    // MARK: - Reading the terminal (the methods: InteractiveEditor+Typing.swift)
 
     /// An echo written as its digit was read was not what the key does (it cannot be, but the
     /// screen must never be left wrong): the next dispatch draws the line again (`nextInput`).
-    @exclusivity(unchecked) private var echoWentWrong = false
-
-    /// Brings `currentView` up to date in place for the key the engine just took
-    /// (`EntryEngine.extendView`) and returns how many characters it appended, when the layout
-    /// stays as it is but for the progress; 0 otherwise (the view may be extended already).
-    private func extendedOnlyByProgress() -> Int {
-        let appended = engine.extendView(&currentView)
-        guard appended > 0, layoutMemo.differsOnlyByProgress(&currentView, columns: terminal.columns) else { return 0 }
-        return appended
-    }
-
-    /// Writes the `count` characters `currentView.text` ends with, just taken by the engine,
-    /// and the badge's update after them, in one write(2); the bytes are wiped once written.
-    /// `written`: the echo went out as the key was read (`EarlyEcho`): it is only checked.
-    private func echoAppended(_ count: Int, written: Bool = false) {
-        let text = currentView.text
-        echo.count = 0
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            for index in (bytes.count - count)..<bytes.count { echo.append(bytes[index]) }
-        }
-        show(text, appending: count)
-        let end = (choice?.promptWidth ?? 0) + shown.width
-        if painter.draw(end: end, columns: terminal.columns, resetColour: style.colour),
-           !painter.appendDrawn(to: &echo, room: ShortBytes.capacity - echo.count) {
-            if written { echoWentWrong = true }
-            writeEcho(written: written)
-            if !written { painter.write(to: device.outputDescriptor) }
-            return
-        }
-        if written && !reader.earlyEcho.matches(echo) { echoWentWrong = true }
-        writeEcho(written: written)
-    }
-
-    /// Writes `echo` to the terminal (straight to its descriptor: the output stream is empty,
-    /// flushed before the wait) and wipes it.
-    private func writeEcho(written: Bool = false) {
-        if !written { _ = Paths.writeAll(echo.storage.span.extracting(0..<echo.count), to: device.outputDescriptor) }
-        for index in 0..<echo.count { echo.storage[index] = 0 }
-        echo.count = 0
-    }
-
-    /// Brings libedit's buffer and its picture of the screen up to the line as shown, after
-    /// `typeOrdinaryKeys` typed characters without it, before libedit acts on the next key: the
-    /// characters go through libedit's own insert path, as they did when libedit echoed them
-    /// (a full redraw, `cl_refresh_silently`, costs ten times as much), with its drawing
-    /// discarded (`cl_draw_into_sink`) until the dispatch character after them comes round
-    /// (`nextInput`). Returns the first character, for libedit's reader to give; the rest and
-    /// the dispatch character are pushed.
-    private func catchUpLibedit(_ el: OpaquePointer) -> wchar_t {
-        libeditBehind = false
-        var first = Action.inputKey
-        shown.text.utf8.withContiguousStorageIfAvailable { text in
-            guard libeditHolds < text.count else { return }
-            if text.count - libeditHolds + 1 > catchUp.count {
-                // (Not grown by appending: the old storage, freed, would keep the digits.)
-                for index in 0..<catchUp.count { catchUp[index] = 0 }
-                catchUp = [wchar_t](repeating: 0, count: text.count - libeditHolds + 1)
-            }
-            first = wchar_t(text[libeditHolds])
-            var count = 0
-            for index in (libeditHolds + 1)..<text.count {
-                catchUp[count] = wchar_t(text[index])
-                count += 1
-            }
-            catchUp[count] = Action.inputKey
-            catchUp[count + 1] = 0
-        }
-        guard first != Action.inputKey else { return first }
-        // Drawn into the discarding stream (there is one once `echoesDigits`; without it the
-        // characters would be drawn again, harmlessly, over themselves).
-        drawsIntoSink = cl_draw_into_sink(el, device.output) == 0
-        el_wpush(el, catchUp)
-        // The characters pushed are not left behind (libedit copies them).
-        for index in 0..<catchUp.count { catchUp[index] = 0 }
-        return first
-    }
+    @exclusivity(unchecked) var echoWentWrong = false
 
     /// Where `catchUpLibedit` puts the characters it pushes (with the dispatch character and a
     /// terminating 0), wiped once pushed.
-    @exclusivity(unchecked) private var catchUp = [wchar_t](repeating: 0, count: 64)
+    @exclusivity(unchecked) var catchUp = [wchar_t](repeating: 0, count: 64)
     /// The bytes of `shown.text` that libedit's buffer holds while it is behind.
-    @exclusivity(unchecked) private var libeditHolds = 0
+    @exclusivity(unchecked) var libeditHolds = 0
     /// libedit draws into the discarding stream (`catchUpLibedit`) until the dispatch comes.
-    @exclusivity(unchecked) private var drawsIntoSink = false
+    @exclusivity(unchecked) var drawsIntoSink = false
 
     /// cardline types ordinary digits itself (`typeOrdinaryKeys`): where it draws the badge and
     /// libedit can be told the screen without drawing.
-    @exclusivity(unchecked) private var echoesDigits = false
+    @exclusivity(unchecked) var echoesDigits = false
     /// Keys were typed since libedit's buffer last held the line (`catchUpLibedit`).
-    @exclusivity(unchecked) private var libeditBehind = false
+    @exclusivity(unchecked) var libeditBehind = false
     /// A key the engine took in `typeOrdinaryKeys` that needs more than an echo: what it did,
     /// presented by the next dispatch (`nextInput`).
-    @exclusivity(unchecked) private var takenOutcome: Outcome?
+    @exclusivity(unchecked) var takenOutcome: Outcome?
     /// An ordinary digit's echo and badge update, written at once (`echoAppended`).
-    @exclusivity(unchecked) private var echo = ShortBytes()
+    @exclusivity(unchecked) var echo = ShortBytes()
 
     /// The dispatch binding: takes the next queued input and acts on it; draws the line again
     /// after an early echo that was not what its key did (`echoWentWrong`).
@@ -582,8 +413,8 @@ final class InteractiveEditor {
 
     /// What waits for libedit to have drawn the field masked: a full clear (which draws the
     /// field whole again), or a suspend.
-    private enum MaskedStep { case clearScreen, suspend }
-    @exclusivity(unchecked) private var maskedStep: MaskedStep?
+    enum MaskedStep { case clearScreen, suspend }
+    @exclusivity(unchecked) var maskedStep: MaskedStep?
 
     /// Before anything that can push the screen into a terminal's scrollback (a full clear, a
     /// suspend): puts the field masked in libedit's buffer, for the caller to return
@@ -818,7 +649,7 @@ final class InteractiveEditor {
 
     /// After an ordinary digit's echo: the layout's progress and the badge wanted brought up to
     /// date (what `updatePrompts` does for other keys).
-    private func finishAppend() {
+    func finishAppend() {
         guard badgeWaitsForEcho else { return }
         badgeWaitsForEcho = false
         choice!.progress = currentView.progress
@@ -852,7 +683,7 @@ final class InteractiveEditor {
 
     /// Notes that libedit's buffer holds `text` (`ShownLine.hold`), and tells the signal
     /// handlers how many rows the line now takes.
-    private func show(_ text: String, appending: Int? = nil) {
+    func show(_ text: String, appending: Int? = nil) {
         shown.hold(text, appending: appending, promptWidth: choice?.promptWidth ?? 0)
         terminal.lineTakes(rowsAboveCursor: rowsAboveCursor())
     }
@@ -955,74 +786,13 @@ final class InteractiveEditor {
     /// the progress and keeps its length or lengthens it by no more than the row has to spare,
     /// leaves the choices the same (they are made by widths alone) when the last one showed the
     /// progress whole.
-    @exclusivity(unchecked) private var layoutMemo = LayoutMemo()
+    @exclusivity(unchecked) var layoutMemo = LayoutMemo()
 
-    private struct LayoutMemo {
-        /// The choice showed the progress whole.
-        var keepsProgress = false
-        var field = Field.number
-        var progressBytes = 0
-        /// The columns the row has to spare (`Style.spareColumns`) while the progress is ASCII
-        /// (a byte a cell); else 0.
-        var spare = 0
-        var columns = 0
-        var label = "", hint = "", logo = ""
-
-        init() {}
-
-        init(_ choice: Style.LayoutChoice, for view: EntryView, columns: Int, spare: Int) {
-            keepsProgress = !view.isCommand && choice.progress == view.progress
-            field = view.field
-            progressBytes = view.progress.utf8.count
-            self.spare = view.progress.scalarCount == progressBytes ? max(0, spare) : 0
-            self.columns = columns
-            label = view.label
-            hint = view.hint
-            logo = view.logo
-        }
-
-        /// True when `view` differs from the one the choice was made for only by a progress of
-        /// the same length, or one longer by no more than the row has to spare (the progress
-        /// that widens, `9/16` to `10/16`: taken as the memo's from then on), shown whole.
-        /// (Mutating so that calling it on the editor's property does not copy the memo.)
-        mutating func differsOnlyByProgress(_ view: EntryView, columns: Int) -> Bool {
-            guard keepsLayout(of: view, columns: columns) else { return false }
-            let bytes = view.progress.utf8.count
-            if bytes == progressBytes { return true }
-            // Longer, within the spare columns, and ASCII (a cell a byte).
-            guard bytes > progressBytes, bytes - progressBytes <= spare, view.progress.scalarCount == bytes else { return false }
-            spare -= bytes - progressBytes
-            progressBytes = bytes
-            return true
-        }
-
-        /// The choice was made for a view like `view` (but for its progress) shown whole.
-        @inline(__always)
-        private func keepsLayout(of view: borrowing EntryView, columns: Int) -> Bool {
-            keepsProgress && !view.isCommand && view.field == field && columns == self.columns
-                && view.label == label && view.hint == hint && view.logo == logo
-        }
-
-        /// True when `view` with `progress` in place of its own, as many bytes long as the
-        /// progress the choice was made for, differs only by that progress
-        /// (`differsOnlyByProgress`, which changes nothing then): the next digit's, asked
-        /// before it is typed (`armEarlyEcho`). Mutating, and `view` in place, so that neither
-        /// is copied.
-        mutating func keepsChoice(_ view: inout EntryView, progress: String, columns: Int) -> Bool {
-            keepsLayout(of: view, columns: columns) && progress.utf8.count == progressBytes
-        }
-
-        /// The same for the editor's own view, read where it is (passed by value, a class's
-        /// property is copied whole first).
-        mutating func differsOnlyByProgress(_ view: inout EntryView, columns: Int) -> Bool {
-            differsOnlyByProgress(view, columns: columns)
-        }
-    }
 
     /// Brings the badge on the line's first row up to date (`BadgePainter`); the cursor is left
     /// where libedit keeps it, at the end of the text. Written past the output stream, whose
     /// buffer must be empty (`TerminalDevice.writeDirectly`).
-    private func drawBadge() {
+    func drawBadge() {
         let end = (choice?.promptWidth ?? 0) + shown.width
         if !painter.draw(end: end, columns: terminal.columns, resetColour: style.colour) { return }
         painter.write(to: device.outputDescriptor)
@@ -1040,5 +810,5 @@ final class InteractiveEditor {
         return result
     }
 
-    private func write(_ text: String) { device.write(text) }
+    func write(_ text: String) { device.write(text) }
 }
