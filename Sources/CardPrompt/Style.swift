@@ -94,7 +94,12 @@ public struct Style: Sendable {
     /// The logo badge and progress for the right prompt: ` VISA ` in the badge's colour, then
     /// `12/16 ` plain (as cardline draws it, `BadgePainter`), then one plain space.
     public func badge(_ view: EntryView) -> String {
-        paint(" \(view.logo) ", Self.badgeColour(view.logo, securityCode: view.field == .cvv)) + (view.progress.isEmpty ? "" : drawn(view.progress) + " ") + " "
+        // The two parts as the painter writes them (`appendBadgeLogo`, `appendBadgeCounter`).
+        var logo: [UInt8] = [], counter: [UInt8] = []
+        _ = Self.appendBadgeLogo(view.logo, to: &logo)
+        _ = Self.appendBadgeCounter(progress: view.progress, to: &counter)
+        return paint(String(decoding: logo, as: UTF8.self), Self.badgeColour(view.logo, securityCode: view.field == .cvv))
+            + drawn(String(decoding: counter, as: UTF8.self)) + " "
     }
 
     /// The badge's text as `badge` draws it, without the plain space after it (` VISA 12/16 `),
