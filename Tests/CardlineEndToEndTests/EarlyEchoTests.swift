@@ -83,28 +83,44 @@ import Glibc
         return false
     }
 
-    @Test(.enabled(if: geteuid() == 0, "/proc/PID/syscall of a process that is not dumpable is root's to read"),
-          arguments: BadgeDrawingTests.terminals)
-    func digitsAreEchoedAsTheyAreRead(terminal: [String: String?]) throws {
+    /// Types a Visa number's digits at a prompt under `terminal`: the first three at once, then
+    /// each of `counts` alone, once the prompt has taken the one before wholly (it waits in
+    /// `ppoll` again), and gives how much `counter` of the process grew with each digit (the
+    /// prompt's own work for it, read from /proc: root's to read). The line shown is checked
+    /// after every digit; the prompt is left with Ctrl-U, Ctrl-D.
+    static func perDigit(_ counts: ClosedRange<Int>, of counter: (pid_t) -> Int?, terminal: [String: String?],
+                         home: TemporaryHome) throws -> [Int: Int] {
         var environment = home.environment
         for (name, value) in terminal { environment[name] = value }
         let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"], environment: environment)
         t.waitForRawMode()
         let number = Array("4111111111111111")
-        t.send(String(number.prefix(3)))
-        t.expectBadge("VISA 3/16")
-        try #require(Self.waitInPpoll(t.pid))
-        // Digits 4 to 9: each answered by `EntryEngine.nextDigit` (`NextDigitTests`).
-        let before = try #require(Self.voluntarySwitches(t.pid))
-        for count in 4...9 {
+        t.send(String(number.prefix(counts.lowerBound - 1)))
+        t.expectBadge("VISA \(counts.lowerBound - 1)/16")
+        try #require(waitInPpoll(t.pid))
+        var grew: [Int: Int] = [:]
+        for count in counts {
+            let before = try #require(counter(t.pid))
             t.send(String(number[count - 1]))
-            try #require(t.waitForScreen("\(count) digits") { $0.cursorLine.hasSuffix("VISA \(count)/16") } != nil)
-            try #require(Self.waitInPpoll(t.pid))
+            let field = String(number.prefix(count)).grouped
+            try #require(t.waitForScreen("\(count) digits") {
+                $0.cursorLine.contains(": " + field + " ") && $0.cursorLine.hasSuffix("VISA \(count)/16")
+            } != nil)
+            try #require(waitInPpoll(t.pid))
+            grew[count] = try #require(counter(t.pid)) - before
         }
-        let switches = try #require(Self.voluntarySwitches(t.pid)) - before
-        #expect(switches >= 12, "\(switches) voluntary context switches for six digits")
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
+        return grew
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "/proc/PID/syscall of a process that is not dumpable is root's to read"),
+          arguments: BadgeDrawingTests.terminals)
+    func digitsAreEchoedAsTheyAreRead(terminal: [String: String?]) throws {
+        // Digits 4 to 9: each answered by `EntryEngine.nextDigit` (`NextDigitTests`).
+        let switches = try Self.perDigit(4...9, of: Self.voluntarySwitches, terminal: terminal, home: home)
+        let total = switches.values.reduce(0, +)
+        #expect(switches.count == 6 && total >= 12, "\(total) voluntary context switches for six digits")
     }
 }
 

@@ -71,29 +71,11 @@ import Glibc
     @Test(.enabled(if: geteuid() == 0, "/proc/PID/io of a process that is not dumpable is root's to read"),
           arguments: BadgeDrawingTests.terminals)
     func anOrdinaryDigitIsOneWrite(terminal: [String: String?]) throws {
-        var environment = home.environment
-        for (name, value) in terminal { environment[name] = value }
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"], environment: environment)
-        t.waitForRawMode()
-        let number = Array("4111111111111111")
-        t.send(String(number.prefix(3)))
-        t.expectBadge("VISA 3/16")
-        var calls: [Int: Int] = [:]
-        for count in 4...15 {
-            let before = try #require(Self.writeCalls(t.pid))
-            t.send(String(number[count - 1]))
-            let field = String(number.prefix(count)).grouped
-            try #require(t.waitForScreen("\(count) digits") {
-                $0.cursorLine.contains(": " + field + " ") && $0.cursorLine.hasSuffix("VISA \(count)/16")
-            } != nil)
-            // The counter grows a cell at ten digits and the whole badge moves: not an ordinary digit.
-            guard count != 10 else { continue }
-            calls[count] = try #require(Self.writeCalls(t.pid)) - before
-        }
+        var calls = try EarlyEchoPathTests.perDigit(4...15, of: Self.writeCalls, terminal: terminal, home: home)
+        // The counter grows a cell at ten digits and the whole badge moves: not an ordinary digit.
+        calls[10] = nil
         #expect(calls.count == 11)
         #expect(calls.values.allSatisfy { $0 == 1 }, "write calls per digit: \(calls.sorted { $0.key < $1.key })")
-        t.send("\u{15}\u{04}")
-        #expect(t.waitForExit() == 0)
     }
 }
 
