@@ -107,8 +107,9 @@ final class InteractiveEditor {
          onCommand: @escaping (String) -> Void = { _ in },
          onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
          reloadingWith loader: EntryEngine.RuleLoader? = nil,
-         timeout: Duration? = nil, endsOnCancel: Bool = false) {
-        reader = KeyReader(timeout: timeout)
+         timeout: Duration? = nil, endsOnCancel: Bool = false, reader: KeyReader? = nil) {
+        // (`reader`: a test's stand-in, `Tests/EchoFallbackPrompt`; the prompt makes its own.)
+        self.reader = reader ?? KeyReader(timeout: timeout)
         self.endsOnCancel = endsOnCancel
         self.engine = engine
         // `:help` and the Ctrl-D refusal name what Ctrl-C and Esc do here.
