@@ -38,6 +38,7 @@ public enum MessageID: String, CaseIterable, Sendable {
     case numberAtMost = "number.at-most"
     case numberInvalid = "number.invalid"
     case numberCompleteCanGrow = "number.complete-can-grow"
+    case progressValid = "progress.valid"
     case numberEmpty = "number.empty"
     case numberUndecided = "number.undecided"
     case numberNotAccepted = "number.not-accepted"
@@ -200,6 +201,7 @@ extension MessageCatalog {
             "number.at-most": "eine {network}-Nummer hat höchstens {count} Ziffern",
             "number.invalid": "Kartennummer ungültig — bitte die Ziffern prüfen",
             "number.complete-can-grow": "vollständig - Enter zum Weitermachen, oder weitertippen (bis {count} Ziffern)",
+            "progress.valid": "({count} gültig)",
             "number.empty": "die Kartennummer ist leer",
             "number.undecided": "zu {digits}… passt noch kein einzelnes Kartennetz; bitte weitertippen",
             "number.not-accepted": "{network} wird hier nicht angenommen",
@@ -358,6 +360,7 @@ extension MessageCatalog {
             "number.at-most": "{a} {network} number has at most {count} digits",
             "number.invalid": "card number is not valid — check the digits",
             "number.complete-can-grow": "complete - Enter to continue, or keep typing (up to {count} digits)",
+            "progress.valid": "({count} valid)",
             "number.empty": "the card number is empty",
             "number.undecided": "no single card network matches {digits}… yet; keep typing",
             "number.not-accepted": "{network} is not accepted here",
@@ -516,6 +519,7 @@ extension MessageCatalog {
             "number.at-most": "un número {network} tiene como máximo {count} dígitos",
             "number.invalid": "número de tarjeta no válido — revise los dígitos",
             "number.complete-can-grow": "completo - Intro para seguir, o siga escribiendo (hasta {count} dígitos)",
+            "progress.valid": "({count} válidos)",
             "number.empty": "el número de tarjeta está vacío",
             "number.undecided": "ninguna red coincide aún con {digits}…; siga escribiendo",
             "number.not-accepted": "{network} no se acepta aquí",
@@ -674,6 +678,7 @@ extension MessageCatalog {
             "number.at-most": "un numéro {network} a au plus {count} chiffres",
             "number.invalid": "numéro de carte invalide — vérifiez les chiffres",
             "number.complete-can-grow": "complet - Entrée pour continuer, ou continuez (jusqu'à {count} chiffres)",
+            "progress.valid": "({count} valides)",
             "number.empty": "le numéro de carte est vide",
             "number.undecided": "aucun réseau ne correspond encore à {digits}… ; continuez",
             "number.not-accepted": "{network} n'est pas accepté ici",

@@ -134,9 +134,9 @@ extension EntryEngine {
                 }
             } progress: { bytes in
                 bytes.append(UInt8(ascii: " "))
-                guard network != nil else { return Self.writeProgress(numberDigits.count, of: nil, valid: false, into: &bytes) }
+                guard network != nil else { return Self.writeProgress(numberDigits.count, of: nil, into: &bytes) }
                 let (goal, valid) = numberGoal()
-                Self.writeProgress(numberDigits.count, of: goal, valid: valid, into: &bytes)
+                Self.writeProgress(numberDigits.count, of: goal, validNote: valid ? messages : nil, into: &bytes)
             }
         case .expiry:
             EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(messages.expiryLabel) } hint: {
@@ -145,7 +145,7 @@ extension EntryEngine {
                 bytes.appendUTF8(expiryText)
             } progress: { bytes in
                 bytes.append(UInt8(ascii: " "))
-                Self.writeProgress(expiryDigits.count, of: expiryGoal, valid: false, into: &bytes)
+                Self.writeProgress(expiryDigits.count, of: expiryGoal, into: &bytes)
             }
         case .name, .postalCode:
             break  // (above)
@@ -157,7 +157,7 @@ extension EntryEngine {
                 bytes.appendUTF8(Self.repeated(CardPolicy.mask, cvvDigits.count))
             } progress: { bytes in
                 bytes.append(UInt8(ascii: " "))
-                Self.writeProgress(cvvDigits.count, of: code.maxLength, valid: false, into: &bytes)
+                Self.writeProgress(cvvDigits.count, of: code.maxLength, into: &bytes)
             }
         }
     }
@@ -171,50 +171,50 @@ extension EntryEngine {
     /// "8/16": digits typed, out of the length that moves on by itself, the longest the
     /// patterns still possible allow (a Visa `4136…` counts toward 16, a Maestro toward 19);
     /// "13/16 (13 valid)" once the digits typed already make a complete, valid number that
-    /// Enter takes (`LengthSet.completeness`: `.completeCanGrow`).
+    /// Enter takes (`LengthSet.completeness`: `.completeCanGrow`), the note in the words of
+    /// `messages` (`progress.valid`).
     /// (Static: `extendView` calls it without copying the engine.)
-    static func numberProgress(_ digits: [UInt8], _ detection: Detection) -> String {
+    static func numberProgress(_ digits: [UInt8], _ detection: Detection, _ messages: MessageCatalog) -> String {
         guard detection.network != nil else { return progress(digits.count, of: nil) }
         let (goal, valid) = numberGoal(digits, detection)
-        return progress(digits.count, of: goal, valid: valid)
+        return progress(digits.count, of: goal, validNote: valid ? messages : nil)
     }
 
-    /// "8/16", "13/16 (13 valid)", or "8" with no goal: a field's progress.
-    static func progress(_ count: Int, of goal: Int?, valid: Bool = false) -> String {
+    /// "8/16", "13/16 (13 valid)" (with `validNote`, the catalog that words the note), or "8"
+    /// with no goal: a field's progress.
+    static func progress(_ count: Int, of goal: Int?, validNote: MessageCatalog? = nil) -> String {
         // Every count toward a goal up to the longest number ("2/4", "12/16") made once: the
         // number's progress is shown after every digit.
-        if let goal, goal < smallProgress.count, count >= 0, count <= goal, !valid { return smallProgress[goal][count] }
-        return makeProgress(count, of: goal, valid: valid)
+        if let goal, goal < smallProgress.count, count >= 0, count <= goal, validNote == nil { return smallProgress[goal][count] }
+        return makeProgress(count, of: goal, validNote: validNote)
     }
 
     /// `progress` toward goals of up to the longest number's digits, by goal and count.
     private static let smallProgress = (0...CardPolicy.longestNumber).map { goal in
-        (0...goal).map { makeProgress($0, of: goal, valid: false) }
+        (0...goal).map { makeProgress($0, of: goal, validNote: nil) }
     }
 
-    private static func makeProgress(_ count: Int, of goal: Int?, valid: Bool) -> String {
-        let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (valid ? 9 + count.decimalWidth : 0) } ?? 0)
+    private static func makeProgress(_ count: Int, of goal: Int?, validNote: MessageCatalog?) -> String {
+        let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (validNote.map { 1 + $0.validNoteLength(count) } ?? 0) } ?? 0)
         // unsafe: written in place, to the byte (up to 15 bytes make a small string): string
         // interpolation costs more than the rest of a key's view.
         return String(unsafeUninitializedCapacity: length) { buffer in
             var sink = BufferSink(buffer: buffer)
-            writeProgress(count, of: goal, valid: valid, into: &sink)
+            writeProgress(count, of: goal, validNote: validNote, into: &sink)
             return sink.end
         }
     }
 
-    /// Writes `progress(count, of: goal, valid:)`'s bytes: the view's string and the transcript's line.
+    /// Writes `progress(count, of: goal, validNote:)`'s bytes: the view's string and the transcript's line.
     @inline(__always)
-    static func writeProgress<Sink: ByteSink>(_ count: Int, of goal: Int?, valid: Bool, into sink: inout Sink) {
+    static func writeProgress<Sink: ByteSink>(_ count: Int, of goal: Int?, validNote: MessageCatalog? = nil, into sink: inout Sink) {
         sink.writeDecimal(count)
         guard let goal else { return }
         sink.write(UInt8(ascii: "/"))
         sink.writeDecimal(goal)
-        guard valid else { return }
+        guard let validNote else { return }
         sink.write(UInt8(ascii: " "))
-        sink.write(UInt8(ascii: "("))
-        sink.writeDecimal(count)
-        for byte in " valid)".utf8 { sink.write(byte) }
+        validNote.writeValidNote(count, into: &sink)
     }
 
     /// The length the number counts toward, and whether the digits typed are already a
@@ -268,7 +268,7 @@ extension EntryEngine {
         let before = view.text.utf8.count
         guard let text = CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network), extending: view.text) else { return 0 }
         view.text = text
-        view.progress = Self.numberProgress(numberDigits, detection)
+        view.progress = Self.numberProgress(numberDigits, detection, messages)
         return text.utf8.count - before
     }
 
@@ -287,7 +287,7 @@ extension EntryEngine {
             label = messages.numberLabel
             if let network { hint = network.formatHint } else { hint = EntryView.unknownNetworkHint }
             text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
-            progress = isCommand ? "" : Self.numberProgress(numberDigits, detection)
+            progress = isCommand ? "" : Self.numberProgress(numberDigits, detection, messages)
         case .expiry:
             label = messages.expiryLabel
             hint = expiryDigits.count > 4 ? messages.text(.hintExpiryLong) : messages.expiryHint

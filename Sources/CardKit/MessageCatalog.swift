@@ -14,12 +14,22 @@ public struct MessageCatalog: Sendable {
         let texts: [String: String]
         /// The labels and hint read on every key, looked up once.
         let numberLabel: String, expiryLabel: String, expiryHint: String
+        /// The valid number's note (`progress.valid`, "({count} valid)") around its count:
+        /// the bytes before `{count}` and after it (`after` is nil when the text has no count).
+        let validNoteBefore: [UInt8], validNoteAfter: [UInt8]?
         init(language: String, texts: [String: String]) {
             self.language = language
             self.texts = texts
             numberLabel = texts[MessageID.labelNumber.rawValue] ?? ""
             expiryLabel = texts[MessageID.labelExpiry.rawValue] ?? ""
             expiryHint = texts[MessageID.hintExpiry.rawValue] ?? ""
+            let note = Array((texts[MessageID.progressValid.rawValue] ?? "").utf8), placeholder = Array("{count}".utf8)
+            if let at = note.indices.first(where: { note[$0...].starts(with: placeholder) }) {
+                validNoteBefore = Array(note[..<at])
+                validNoteAfter = Array(note[(at + placeholder.count)...])
+            } else {
+                (validNoteBefore, validNoteAfter) = (note, nil)
+            }
         }
     }
     private let storage: Storage
@@ -61,6 +71,22 @@ public struct MessageCatalog: Sendable {
     public var numberLabel: String { storage.numberLabel }
     public var expiryLabel: String { storage.expiryLabel }
     public var expiryHint: String { storage.expiryHint }
+
+    /// Writes the note after a number's progress when the digits typed already make a valid
+    /// number (`progress.valid`: "(13 valid)", "(13 valides)"), its `{count}` filled with `count`.
+    /// (The view writes it on the digits that make such a number, so it is not made from the
+    /// text each time.)
+    func writeValidNote<Sink: ByteSink>(_ count: Int, into sink: inout Sink) {
+        for byte in storage.validNoteBefore { sink.write(byte) }
+        guard let after = storage.validNoteAfter else { return }
+        sink.writeDecimal(count)
+        for byte in after { sink.write(byte) }
+    }
+
+    /// The bytes `writeValidNote(count, into:)` writes.
+    func validNoteLength(_ count: Int) -> Int {
+        storage.validNoteBefore.count + (storage.validNoteAfter.map { count.decimalWidth + $0.count } ?? 0)
+    }
 
     /// The text of `id`, its placeholders as written.
     public func text(_ id: MessageID) -> String { storage.texts[id.rawValue] ?? "" }

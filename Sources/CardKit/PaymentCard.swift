@@ -90,41 +90,79 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     /// `"postal_code"`; the security code alone (`isSecurityCodeOnly`) is `{"network":"amex","cvv":"1234"}`
     /// (with those two when asked for).
     public func appendJSON(to out: inout [UInt8]) {
-        out += #"{"network":"#.utf8
+        out.append(UInt8(ascii: "{"))
+        appendJSONMembers(.all, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Which of the card's JSON members `appendJSONMembers` writes.
+    public enum JSONMembers: Sendable {
+        /// Every member: `appendJSON`'s object (`--print`).
+        case all
+        /// Only those that may travel in clear beside a sealed card (`CardSealer`), for the
+        /// caller's bookkeeping: `network`, `family`, `expiry`, `last4`, `entry` (and `chip`),
+        /// in `appendJSON`'s order; the security code alone: `network` and `family`. Never
+        /// more of the number than its last four, never the code, name or postal code.
+        case clear
+    }
+
+    /// Appends the card's JSON members (`members` of them), comma-separated, without the
+    /// braces: the one writer of the delivered card's members, in one order, for `--print`
+    /// and for the clear part of a sealed card.
+    public func appendJSONMembers(_ members: JSONMembers, to out: inout [UInt8]) {
+        let all = members == .all
+        out += #""network":"#.utf8
         out += network.id.jsonQuoted.utf8
         if isSecurityCodeOnly {
+            guard all else {
+                out += #","family":"#.utf8
+                out += network.family.jsonQuoted.utf8
+                return
+            }
             out += #","cvv":""#.utf8
             for digit in securityCodeDigits { out.append(digit + 48) }
             out.append(UInt8(ascii: "\""))
             appendFormFields(to: &out)
-            out.append(UInt8(ascii: "}"))
             return
         }
-        out += #","alsoNetworks":["#.utf8
-        for (index, other) in alsoNetworks.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += other.id.jsonQuoted.utf8
+        if all {
+            out += #","alsoNetworks":["#.utf8
+            for (index, other) in alsoNetworks.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out += other.id.jsonQuoted.utf8
+            }
+            out.append(UInt8(ascii: "]"))
         }
-        out += #"],"family":"#.utf8
+        out += #","family":"#.utf8
         out += network.family.jsonQuoted.utf8
-        out += #","name":"#.utf8
-        out += network.name.jsonQuoted.utf8
-        out += #","number":""#.utf8
-        for digit in numberDigits { out.append(digit + 48) }
-        out += #"","expiry":{"month":"#.utf8
+        if all {
+            out += #","name":"#.utf8
+            out += network.name.jsonQuoted.utf8
+            out += #","number":""#.utf8
+            for digit in numberDigits { out.append(digit + 48) }
+            out.append(UInt8(ascii: "\""))
+        }
+        out += #","expiry":{"month":"#.utf8
         out += String(expiry.month).utf8
         out += #","year":"#.utf8
         out += String(expiry.year).utf8
-        out += #"},"cvv":""#.utf8
-        for digit in securityCodeDigits { out.append(digit + 48) }
-        out += #"","last4":""#.utf8
+        out.append(UInt8(ascii: "}"))
+        if all {
+            out += #","cvv":""#.utf8
+            for digit in securityCodeDigits { out.append(digit + 48) }
+            out.append(UInt8(ascii: "\""))
+        }
+        out += #","last4":""#.utf8
         for digit in CardPolicy.lastShownDigits(of: numberDigits) { out.append(digit + 48) }
-        out += #"","masked":""#.utf8
-        CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
-        out += #"","#.utf8
+        out.append(UInt8(ascii: "\""))
+        if all {
+            out += #","masked":""#.utf8
+            CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: ","))
         appendEntryMembers(to: &out)
-        appendFormFields(to: &out)
-        out += "}".utf8
+        if all { appendFormFields(to: &out) }
     }
 
     /// `,"holder_name":"…","postal_code":"…"`, each when asked for.
@@ -141,7 +179,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
 
     /// Appends the members that say how the card was entered, without a comma before them:
     /// `"entry":"keyed"`, or for a swiped card `"entry":"swipe","chip":true` (or `false`).
-    public func appendEntryMembers(to out: inout [UInt8]) {
+    private func appendEntryMembers(to out: inout [UInt8]) {
         out += #""entry":"#.utf8
         out += entry.rawValue.jsonQuoted.utf8
         if let chip { out += (chip ? #","chip":true"# : #","chip":false"#).utf8 }

@@ -78,6 +78,7 @@ struct BadgePainter {
         // could compare them (the same length, short enough, ASCII: checked as it goes).
         let comparable = textOnScreen.count == wanted.count && length <= ShortBytes.capacity - 20
         var first = -1, last = -1, ascii = true
+        // pointer: the counter's bytes read in place, every digit (no copy of the string).
         let replaced: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
             guard bytes.count + 1 == length else { return false }
             for byte in bytes where byte >= 0x80 { return false }
@@ -121,6 +122,7 @@ struct BadgePainter {
         // The counter wanted is `progress` and the space `wanted` ends with (`replaceCounter`).
         let drawn = textOnScreen.span, space = wanted[wanted.count - 1]
         var first = -1, last = -1
+        // pointer: the counter's bytes read in place, every digit (no copy of the string).
         let comparable: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
             guard bytes.count + 1 == length else { return false }
             for index in 0..<length {

@@ -126,6 +126,7 @@ extension InteractiveEditor {
     private func echoAppended(_ count: Int, written: Bool = false) {
         let text = currentView.text
         echo.count = 0
+        // pointer: the digit read in place from the view's text, every digit (no copy to wipe).
         text.utf8.withContiguousStorageIfAvailable { bytes in
             for index in (bytes.count - count)..<bytes.count { echo.append(bytes[index]) }
         }
@@ -160,6 +161,7 @@ extension InteractiveEditor {
     private func catchUpLibedit(_ el: OpaquePointer) -> wchar_t {
         libeditBehind = false
         var first = Action.inputKey
+        // pointer: the line's bytes read in place by offset (no copy of the digits to wipe).
         shown.text.utf8.withContiguousStorageIfAvailable { text in
             guard libeditHolds < text.count else { return }
             if text.count - libeditHolds + 1 > catchUp.count {

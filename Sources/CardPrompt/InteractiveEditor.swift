@@ -107,8 +107,9 @@ final class InteractiveEditor {
          onCommand: @escaping (String) -> Void = { _ in },
          onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
          reloadingWith loader: EntryEngine.RuleLoader? = nil,
-         timeout: Duration? = nil, endsOnCancel: Bool = false) {
-        reader = KeyReader(timeout: timeout)
+         timeout: Duration? = nil, endsOnCancel: Bool = false, reader: KeyReader? = nil) {
+        // (`reader`: a test's stand-in, `Tests/EchoFallbackPrompt`; the prompt makes its own.)
+        self.reader = reader ?? KeyReader(timeout: timeout)
         self.endsOnCancel = endsOnCancel
         self.engine = engine
         // `:help` and the Ctrl-D refusal name what Ctrl-C and Esc do here.
@@ -166,6 +167,8 @@ final class InteractiveEditor {
             el_end(el)
             editLine = nil
         }
+        // unsafe: libedit's C callbacks find the editor by its client data (not retained:
+        // the editor outlives its EditLine, which `run` ends).
         cl_set_client_data(el, Unmanaged.passUnretained(self).toOpaque())
         Self.running = (el, Unmanaged.passUnretained(self))
         defer { Self.running = nil }
@@ -185,7 +188,7 @@ final class InteractiveEditor {
         cl_set_getcfn(el) { el, character in
             var given = Action.inputKey
             let status = InteractiveEditor.with(el, -1) { editor, el in editor.readCharacter(el, giving: &given) }
-            if status == 1 { character?.pointee = given }
+            if status == 1 { character?.pointee = given }  // pointer: libedit's out-parameter for the character read
             return status
         }
         terminal.columns = Int(cl_columns(fileno(device.output)))
@@ -443,12 +446,13 @@ final class InteractiveEditor {
     private static func with<Result>(_ el: OpaquePointer?, _ fallback: Result,
                                      _ body: (InteractiveEditor, OpaquePointer) -> Result) -> Result {
         guard let el else { return fallback }
+        // pointer: the editor from libedit's client data (set in `run`), unretained.
         let editor: Unmanaged<InteractiveEditor>
         if let running, running.el == el {
             editor = running.editor
         } else {
             guard let data = cl_client_data(el) else { return fallback }
-            editor = Unmanaged<InteractiveEditor>.fromOpaque(data)
+            editor = Unmanaged<InteractiveEditor>.fromOpaque(data)  // pointer: as above
         }
         return editor._withUnsafeGuaranteedRef { body($0, el) }
     }
@@ -611,6 +615,7 @@ final class InteractiveEditor {
     /// space and a digit): how many; 0, pushing nothing, otherwise.
     private func pushAppendedText(_ text: String, _ el: OpaquePointer) -> Int {
         guard drawsBadge else { return 0 }
+        // unsafe: both lines' bytes compared in place (no copies of the digits to wipe).
         let appended: Int? = text.utf8.withContiguousStorageIfAvailable { text in
             shown.text.utf8.withContiguousStorageIfAvailable { shown in
                 guard text.count > shown.count, text.count <= shown.count + 2 else { return 0 }
@@ -631,9 +636,7 @@ final class InteractiveEditor {
     /// Pushes the last `count` characters of `text` to libedit: one or two that
     /// `EntryEngine.extendView` appended to what its buffer holds (digits, a group's space).
     private func pushLast(_ count: Int, of text: String, _ el: OpaquePointer) {
-        _ = text.utf8.withContiguousStorageIfAvailable { bytes in
-            for index in 0..<min(count, 2) { pushCharacters[index] = wchar_t(bytes[bytes.count - count + index]) }
-        }
+        for (index, byte) in text.utf8.suffix(count).prefix(2).enumerated() { pushCharacters[index] = wchar_t(byte) }
         el_wpush(el, pushCharacters)
         // The digits pushed are not left behind.
         pushCharacters[0] = 0
@@ -672,7 +675,7 @@ final class InteractiveEditor {
 
     /// Makes libedit's buffer equal the engine's display text, cursor at the end.
     private func replaceBuffer(_ el: OpaquePointer, with text: String? = nil) {
-        if let info = el_wline(el)?.pointee {
+        if let info = el_wline(el)?.pointee {  // pointer: libedit's line information, read at once
             el_cursor(el, Int32(info.lastchar - info.cursor))
             el_deletestr(el, Int32(info.lastchar - info.buffer))
         }

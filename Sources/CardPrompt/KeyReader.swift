@@ -12,7 +12,9 @@ import Glibc
 /// is wiped after each read and each key is blanked in the queue as it is taken. A read that
 /// starts with `%` or `;` is a card reader's swipe: its bytes go to `SwipeCollector`, not the
 /// decoder, and come out as one `Key.swipe`.
-final class KeyReader {
+// Not `final` only so that a test's reader can stand in for it (`InteractiveEditor.init`'s
+// `reader`, `Tests/EchoFallbackPrompt`); a release build, with no subclass, treats it as final.
+class KeyReader {
     /// Turns the terminal's bytes into keys.
     @exclusivity(unchecked) private var decoder = KeyDecoder()
     /// Where the terminal's bytes are read, wiped after each read.
@@ -141,6 +143,7 @@ final class KeyReader {
             start = swipe.collect(readBuffer, count: count)
         }
         if start < count {
+            // pointer: the bytes read decoded in place (the buffer is wiped just after).
             readBuffer.withContiguousStorageIfAvailable { decoder.feed($0.extracting(start..<count), into: &keys) }
         }
         explicit_bzero(&readBuffer, count)

@@ -29,6 +29,7 @@ struct ShownLine {
             return
         }
         var width = 0, scalars = 0
+        // pointer: the line's bytes counted in place (no copy of the digits to wipe).
         let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 >= 0x7F }) else { return false }
             width = bytes.count

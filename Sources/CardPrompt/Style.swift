@@ -122,8 +122,7 @@ public struct Style: Sendable {
     }
 
     private static func appendUTF8(_ string: String, to bytes: inout [UInt8]) {
-        var string = string
-        string.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: string.utf8)
     }
 
     /// What `layoutChoice` keeps of a view for a width, before anything is painted: cheap to work out
@@ -234,6 +233,7 @@ extension String {
     /// `unicodeScalars.count`, counted from the UTF-8 bytes (every byte but a continuation
     /// byte starts a scalar): the prompt measures its label, hint, badge and text every key.
     var scalarCount: Int {
+        // pointer: the bytes counted in place: measured several times a key.
         utf8.withContiguousStorageIfAvailable { bytes in
             var count = 0
             for byte in bytes where byte & 0xC0 != 0x80 { count += 1 }

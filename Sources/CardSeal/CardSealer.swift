@@ -7,11 +7,12 @@ import Glibc
 /// Encrypts accepted cards for a payment processor's public key, so that whoever receives
 /// them (the calling script, its pipes and logs) holds only ciphertext:
 ///
-/// - `.jwe`: `{"network":"visa","family":"visa","last4":"1111","expiry":{"month":12,"year":2030},"entry":"keyed","jwe":"eyJ…"}`
+/// - `.jwe`: `{"network":"visa","family":"visa","expiry":{"month":12,"year":2030},"last4":"1111","entry":"keyed","jwe":"eyJ…"}`
 ///   (a swiped card: `"entry":"swipe","chip":true` or `false`),
 ///   the JWE (RSA-OAEP-256 or, for a P-256 key, ECDH-ES+A256KW; A256GCM; the key's `kid`)
 ///   holding exactly the JSON `--print`
-///   writes (`PaymentCard.appendJSON`); the other members are clear and never more of the card;
+///   writes (`PaymentCard.appendJSON`); the other members are clear, never more of the card, and
+///   written by the same writer in the same order (`PaymentCard.appendJSONMembers(.clear, to:)`);
 /// - `.adyen`: `{"type":"scheme","encryptedCardNumber":"eyJ…","encryptedExpiryMonth":"eyJ…","encryptedExpiryYear":"eyJ…","encryptedSecurityCode":"eyJ…"}`,
 ///   Adyen's card fields, each its own JWE (RSA-OAEP-256, A256CBC-HS512, `"version":"1"`)
 ///   of `{"number":"…","generationtime":"2026-11-25T10:42:07.123Z"}` (`expiryMonth` as two
@@ -72,25 +73,9 @@ public struct CardSealer: CardSealing {
         defer { plaintext.overwriteAndEmpty() }
         let jwe = try JWE.compact(plaintext, encryption: .a256gcm, for: key,
                                   moreHeader: key.keyID.map { #","kid":"# + $0.jsonQuoted } ?? "")
-        out += #"{"network":"#.utf8
-        out += card.network.id.jsonQuoted.utf8
-        out += #","family":"#.utf8
-        out += card.network.family.jsonQuoted.utf8
-        if card.isSecurityCodeOnly {
-            // A card on file's code (`--cvv-only`): no number or expiry to tell about.
-            out += #","jwe":""#.utf8
-            out += jwe.utf8
-            out += #""}"#.utf8
-            return
-        }
-        out += #","last4":"#.utf8
-        out += card.lastFour.jsonQuoted.utf8
-        out += #","expiry":{"month":"#.utf8
-        out += String(card.expiry.month).utf8
-        out += #","year":"#.utf8
-        out += String(card.expiry.year).utf8
-        out += #"},"#.utf8
-        card.appendEntryMembers(to: &out)
+        // The clear members as `--print` writes them, in its order (`PaymentCard.JSONMembers.clear`).
+        out.append(UInt8(ascii: "{"))
+        card.appendJSONMembers(.clear, to: &out)
         out += #","jwe":""#.utf8
         out += jwe.utf8
         out += #""}"#.utf8

@@ -167,60 +167,33 @@ public final class PseudoTerminal {
         var name = [CChar](repeating: 0, count: 256)
         guard ttyname_r(s, &name, name.count) == 0 else { close(m); close(s); throw POSIXError(.ENOTTY) }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // The child starts a session (below), then opens the pty by name: it becomes the
-        // controlling terminal, so Ctrl-C raises SIGINT in the child as at a real terminal.
+        // The child starts a session (`.ownSession`), then opens the pty by name: it becomes
+        // the controlling terminal, so Ctrl-C raises SIGINT in the child as at a real terminal.
         // With `readOnlyInput`, descriptor 0 is opened for reading only and 1 for writing
-        // only, as `cardline </dev/tty` at a terminal gives it.
-        posix_spawn_file_actions_addopen(&actions, 0, name, readOnlyInput ? O_RDONLY : O_RDWR, 0)
-        if readOnlyInput {
-            posix_spawn_file_actions_addopen(&actions, 1, name, O_WRONLY, 0)
-        } else {
-            posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        }
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var writeEnds: [Int32] = []
-        defer { writeEnds.forEach { close($0) } }
-        for target in pipes {
-            var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else { close(m); close(s); throw POSIXError(.EMFILE) }
-            ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
-            pipeReaders[target] = ends[0]
-            piped[target] = []
-            writeEnds.append(ends[1])
-        }
-        // Nothing else reaches the child: tests run in parallel, and a descriptor another test
-        // opened without close-on-exec (Foundation's Pipe) must not look like a --print-fd.
-        // (glibc ignores closing a descriptor that is not open.)
-        for fd in Int32(3)..<256 where !writeEnds.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
-        for (target, writeEnd) in zip(pipes, writeEnds) {
-            posix_spawn_file_actions_adddup2(&actions, writeEnd, target)  // dup2 clears close-on-exec
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
-
-        let argv = CStringArray(command), envp = CStringArray(environment.map { "\($0.key)=\($0.value)" })
-        var child: pid_t = 0
+        // only, as `cardline </dev/tty` at a terminal gives it. Nothing else reaches the child
+        // (`closingOthers`): tests run in parallel, and a descriptor another test opened
+        // without close-on-exec (Foundation's Pipe) must not look like a --print-fd.
+        let terminal = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let descriptors: [(Int32, SpawnedProcess.Descriptor)] = [
+            (0, .open(terminal, flags: readOnlyInput ? O_RDONLY : O_RDWR)),
+            (1, readOnlyInput ? .open(terminal, flags: O_WRONLY) : .copy(0)),
+            (2, .copy(1)),
+        ] + pipes.map { ($0, .pipe) }
         spawnedAt = monotonicSeconds()
-        let result = posix_spawn(&child, command[0], &actions, &attributes, argv.pointers, envp.pointers)
-        guard result == 0 else {
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess(command, environment: SpawnedProcess.environment(environment), descriptors: descriptors,
+                                       closingOthers: true, signals: .asFromAShell(), group: .ownSession)
+        } catch {
             close(m)
             close(s)
-            pipeReaders.values.forEach { close($0) }
-            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO)
+            throw error
         }
-        pid = child
+        for target in pipes {
+            pipeReaders[target] = child.pipes[target]
+            piped[target] = []
+        }
+        pid = child.pid
     }
 
     deinit {

@@ -54,21 +54,11 @@ let benchEnvironment: [String] = {
 /// timed runs do not sample).
 func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemory: Bool = false,
          executable: String = cardline) -> (seconds: Double, status: Int32, peakKiB: Int) {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv = CStringArray([executable] + arguments), envp = CStringArray(benchEnvironment)
-    var pid: pid_t = 0
     let start = now()
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setpgroup(&attributes, 0)  // a process group of its own
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    guard posix_spawn(&pid, executable, &actions, &attributes, argv.pointers, envp.pointers) == 0 else { fatalError("cannot start \(executable)") }
+    guard let child = try? SpawnedProcess([executable] + arguments, environment: benchEnvironment,
+                                          descriptors: [(0, .null), (1, .open(stdoutPath, flags: O_WRONLY | O_CREAT | O_TRUNC)), (2, .null)])
+    else { fatalError("cannot start \(executable)") }
+    let pid = child.pid
     var status: Int32 = 0
     var peak = 0
     if measuringMemory {

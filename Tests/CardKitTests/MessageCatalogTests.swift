@@ -162,6 +162,28 @@ import Testing
         #expect(submitted.messages.map(\.line) == ["✗ Carte refusée : CVV — le CVV a 3 chiffres ; celui-ci en a 2"])
     }
 
+    /// The note after a valid number's progress ("13/16 (13 valid)") is the catalog's
+    /// `progress.valid`, in every bundled language, a user's words, and one that leaves the
+    /// count out: in the view, the view extended in place, and the transcript line.
+    @Test(arguments: [("en", [:], "13/16 (13 valid)"), ("fr", [:], "13/16 (13 valides)"), ("de", [:], "13/16 (13 gültig)"),
+                      ("es", [:], "13/16 (13 válidos)"), ("en", ["progress.valid": "[{count} ok!]"], "13/16 [13 ok!]"),
+                      ("fr", ["progress.valid": "(valable)"], "13/16 (valable)")])
+    func theValidNoteIsWorded(language: String, texts: [String: String], expected: String) {
+        var engine = BundledRules.engine()
+        engine.messages = MessageCatalog(language: language, texts: texts)
+        engine.type("421111111111")
+        var extended = engine.view
+        engine.type("7")
+        #expect(engine.view.progress == expected)
+        #expect(engine.extendView(&extended) == 2 && extended.progress == expected, "a group's space and the digit")
+        var transcript: [UInt8] = []
+        engine.appendTranscriptLine(of: .number, to: &transcript)
+        #expect(String(decoding: transcript, as: UTF8.self) == engine.view.transcriptLine)
+        #expect(engine.view.transcriptLine.hasSuffix(" " + expected + "]"))
+        engine.type("1")
+        #expect(engine.view.progress == "14/16")
+    }
+
     /// English is the engine's default, and its words are those English always had.
     @Test func englishIsTheDefault() {
         var engine = BundledRules.engine()

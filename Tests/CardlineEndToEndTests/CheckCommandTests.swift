@@ -10,33 +10,16 @@ import Glibc
 /// Runs the binary with stdin fed by `feed` (called with the pipe's write end), stdout and
 /// stderr discarded; returns its exit status and its own peak memory (from wait4).
 func runMeasuringMemory(_ arguments: [String], environment: [String: String], feed: (Int32) -> Void) throws -> (status: Int32, peakKiB: Int) {
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EIO) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
-    posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv = CStringArray([cardlineBinary] + arguments)
-    let envp = CStringArray(environment.map { "\($0.key)=\($0.value)" })
-    var pid: pid_t = 0
-    // A process group of its own (pgroup 0: the child's pid), like every cardline a test starts.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    let result = posix_spawn(&pid, cardlineBinary, &actions, &attributes, argv.pointers, envp.pointers)
-    close(pipeEnds[0])
-    guard result == 0 else { throw POSIXError(.EIO) }
-    feed(pipeEnds[1])
+    // A process group of its own, like every cardline a test starts.
+    let child = try SpawnedProcess([cardlineBinary] + arguments, environment: SpawnedProcess.environment(environment),
+                                   descriptors: [(0, .pipe), (1, .null), (2, .null)])
+    let input = child.pipes[0]!, pid = child.pid
+    feed(input)
     // The child's own high-water mark, read while it still waits for the end of its input.
     // (Not wait4's ru_maxrss: posix_spawn's child runs in the test process's memory until it
     // execs, so that figure can be the whole test runner's.)
     let peak = peakResidentKiB(pid) ?? 0
-    close(pipeEnds[1])
+    close(input)
     return (exitStatus(of: pid), peak)
 }
 

@@ -140,6 +140,56 @@ import Glibc
         #expect(card["chip"] as? Bool == true)
     }
 
+    /// A JSON object's top-level members as written, in order (`"name":value` each, value as
+    /// its text): enough for cardline's one-line objects.
+    static func members(_ object: Substring) -> [Substring] {
+        var members: [Substring] = [], depth = 0, inString = false, escaped = false
+        var start = object.index(after: object.startIndex)
+        for index in object.indices {
+            let c = object[index]
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                continue
+            }
+            switch c {
+            case "\"": inString = true
+            case "{", "[": depth += 1
+            case "]": depth -= 1
+            case "}":
+                depth -= 1
+                if depth == 0 { members.append(object[start..<index]) }
+            case "," where depth == 1:
+                members.append(object[start..<index])
+                start = object.index(after: index)
+            default: break
+            }
+        }
+        return members
+    }
+
+    /// The clear members beside a JWE are written by `--print`'s writer: the same members, as
+    /// bytes, in `--print`'s order (network, family, expiry, last4, entry, chip), for a keyed
+    /// card and a swiped one, at the prompt's pipe and from `check --encrypt-to`.
+    @Test func theClearMembersAreThoseOfPrintInItsOrder() throws {
+        let swipe = "%B4111111111111111^LOVELACE/ADA^3012201000000000000?;4111111111111111=30122010000000000?\n\(Self.code)\n"
+        let secret = ["\"alsoNetworks\"", "\"name\"", "\"number\"", "\"cvv\"", "\"masked\""]
+        for input in [Self.card, swipe] {
+            let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"], input: input)
+            #expect(sealed.status == 0, "\(sealed.errors)")
+            let clear = Self.members(sealed.output.dropLast()).filter { !$0.hasPrefix("\"jwe\":") }
+            let printed = Self.members(try printed(input)[...]).filter { member in !secret.contains { member.hasPrefix($0 + ":") } }
+            #expect(clear == printed)
+            #expect(clear.count == (input == swipe ? 6 : 5), "\(clear)")
+        }
+        let file = home.path + "/cards.txt"
+        try "\(Self.number),12/30,\(Self.code)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let checked = try run(["check", "--encrypt-to", "\(keys)/public.pem", file], input: "")
+        #expect(checked.status == 0, "\(checked.errors)")
+        let line = try #require(checked.output.split(separator: "\n").first)
+        let expected = Self.members(try printed(Self.card)[...]).filter { member in !secret.contains { member.hasPrefix($0 + ":") } }
+        #expect(Self.members(line).filter { !$0.hasPrefix("\"jwe\":") && !$0.hasPrefix("\"line\":") } == expected, "\(line)")
+    }
+
     @Test(arguments: ["public.pem", "public.jwk", "adyen.txt"])
     func adyenFieldsEachHoldOneFieldAndTheTimeOfEncryption(key: String) throws {
         let before = Date()

@@ -49,6 +49,18 @@ import Glibc
         if lang.hasPrefix("pt") { #expect(!t.text.lowercased().contains("locale") && !t.text.contains("warning")) }
     }
 
+    /// The badge's note on a number that is already valid short of its longest length is in
+    /// the language too ("13/16 (13 valides)"), and the counter goes on after it.
+    @Test(arguments: [("fr_FR.UTF-8", "13/16 (13 valides)"), ("de_DE.UTF-8", "13/16 (13 gültig)"),
+                      ("es_ES.UTF-8", "13/16 (13 válidos)"), ("C.UTF-8", "13/16 (13 valid)")])
+    func theValidNoteOfTheBadgeIsInTheLanguage(lang: String, note: String) throws {
+        let t = try start(["LANG": lang])
+        t.send("4211111111117")
+        #expect(t.waitForScreen("the note") { $0.cursorLine.hasSuffix("VISA " + note) } != nil, "\(t.screen.lines)")
+        t.send("1")
+        #expect(t.waitForScreen("the counter") { $0.cursorLine.hasSuffix("VISA 14/16") } != nil, "\(t.screen.lines)")
+    }
+
     @Test func theHelpLineIsInTheLanguageToo() throws {
         let t = try start(["LANG": "de_DE.UTF-8"])
         #expect(t.expect("Kartennummer eingeben; Leerzeichen kommen von selbst. :help zeigt die Tasten."))

@@ -88,46 +88,29 @@ enum OutputTarget {
 /// limits such as `ulimit -f 0`.
 func runWritingTo(_ output: OutputTarget, _ arguments: [String], input: String = "/dev/null", shell: String? = nil,
                   environment: [String: String]) throws -> (status: Int32, errors: String) {
-    var errorPipe: [Int32] = [-1, -1], outputPipe: [Int32] = [-1, -1]
-    guard pipe(&errorPipe) == 0 else { throw POSIXError(.EMFILE) }
-    errorPipe.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
-    defer { close(errorPipe[0]) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
+    let standardOutput: SpawnedProcess.Descriptor
+    var closedPipe: Int32 = -1
     switch output {
     case .file(let path):
-        posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY, 0)
+        standardOutput = .open(path, flags: O_WRONLY)
     case .closedPipe:
-        guard pipe(&outputPipe) == 0 else { throw POSIXError(.EMFILE) }
-        outputPipe.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
-        close(outputPipe[0])  // nobody will ever read it
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+        ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+        close(ends[0])  // nobody will ever read it
+        closedPipe = ends[1]
+        standardOutput = .copy(closedPipe)
     }
-    posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-    // Nothing else reaches the child (tests run in parallel; see PseudoTerminal).
-    for fd in Int32(3)..<256 { posix_spawn_file_actions_addclose(&actions, fd) }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    // A process group of its own (pgroup 0: the child's pid), like every cardline a test starts.
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-    let program = shell == nil ? cardlineBinary : "/bin/sh"
-    let argv = (shell.map { ["/bin/sh", "-c", $0 + "; exec \"$0\" \"$@\"", cardlineBinary] } ?? [cardlineBinary]) + arguments
-    let cArguments = CStringArray(argv), envp = CStringArray(environment.map { "\($0.key)=\($0.value)" })
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, program, &actions, &attributes, cArguments.pointers, envp.pointers)
-    close(errorPipe[1])
-    if case .closedPipe = output { close(outputPipe[1]) }
-    guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-    let errors = readToEnd(errorPipe[0])
+    defer { if closedPipe >= 0 { close(closedPipe) } }
+    let program = shell == nil ? [cardlineBinary] : ["/bin/sh", "-c", shell! + "; exec \"$0\" \"$@\"", cardlineBinary]
+    // Every signal at its default, in a process group of its own like every cardline a test
+    // starts, and nothing else reaches the child (tests run in parallel; see PseudoTerminal).
+    let child = try SpawnedProcess(program + arguments, environment: SpawnedProcess.environment(environment),
+                                   descriptors: [(0, .open(input, flags: O_RDONLY)), (1, standardOutput), (2, .pipe)],
+                                   closingOthers: true, signals: .asFromAShell())
+    if closedPipe >= 0 { close(closedPipe); closedPipe = -1 }
+    let errorPipe = child.pipes[2]!, pid = child.pid
+    defer { close(errorPipe) }
+    let errors = readToEnd(errorPipe)
     return (exitStatus(of: pid), String(decoding: errors, as: UTF8.self))
 }

@@ -27,32 +27,15 @@ import Glibc
     /// have come (the first pass over the whole script is over, and the replay is streaming),
     /// the process's high-water mark (VmHWM) is read while it waits for the pipe to drain.
     func replayPeak(_ script: String, readBefore: Int) throws -> (status: Int32, peakKiB: Int, output: Int) {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EIO) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = CStringArray([cardlineBinary, "replay", script])
-        let envp = CStringArray(home.environment.map { "\($0.key)=\($0.value)" })
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, cardlineBinary, &actions, &attributes, argv.pointers, envp.pointers)
-        close(pipeEnds[1])
-        defer { close(pipeEnds[0]) }
-        guard spawned == 0 else { throw POSIXError(.EIO) }
+        let child = try SpawnedProcess([cardlineBinary, "replay", script], environment: SpawnedProcess.environment(home.environment),
+                                       descriptors: [(0, .null), (1, .pipe), (2, .null)])
+        let output = child.pipes[1]!, pid = child.pid
+        defer { close(output) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var received = 0
         var peak = 0
         while true {
-            let count = read(pipeEnds[0], &buffer, min(buffer.count, readBefore > received ? readBefore - received : buffer.count))
+            let count = read(output, &buffer, min(buffer.count, readBefore > received ? readBefore - received : buffer.count))
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             received += count

@@ -174,42 +174,17 @@ final class Tmux {
     /// descriptors, so a pipe there would never end). Spawned and reaped here, by its pid.
     @discardableResult
     func run(_ arguments: [String], reading: Bool = true) -> (status: Int32, output: String) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return (-1, "") }
-        ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if reading {
-            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        for fd in Int32(3)..<256 { posix_spawn_file_actions_addclose(&actions, fd) }
-        let argv = CStringArray(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments)
-        let envp = CStringArray(environment.map { "\($0.key)=\($0.value)" })
         // Signals as a shell would leave them (but `blocking`): the test process blocks some
         // (SIGWINCH among them), and a mask is inherited through tmux's server by the cardline
         // it starts.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        blocking.forEach { sigaddset(&mask, $0) }
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, argv.pointers, envp.pointers)
-        close(ends[1])
-        defer { close(ends[0]) }
-        guard result == 0 else { return (-1, "") }
-        let output = reading ? readToEnd(ends[0]) : []
+        guard let child = try? SpawnedProcess(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments,
+                                              environment: SpawnedProcess.environment(environment),
+                                              descriptors: [(0, .null), (1, reading ? .pipe : .null), (2, .null)],
+                                              closingOthers: true, signals: .asFromAShell(blocking: blocking), group: .inherited)
+        else { return (-1, "") }
+        let pid = child.pid
+        defer { child.pipes.values.forEach { close($0) } }
+        let output = reading ? readToEnd(child.pipes[1]!) : []
         return (exitStatus(of: pid), String(decoding: output, as: UTF8.self))
     }
 

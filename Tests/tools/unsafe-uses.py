@@ -7,14 +7,29 @@ A use is a line of code (comments stripped) that names an unsafe API, however ma
 is a `//` comment on the same line or on the comment line(s) just above it (a `// unsafe:`
 comment above a block covers the block's uses up to the next blank line).
 
+The wide mode also counts the lines that reach memory through a pointer without naming
+`Unsafe…`: a pointer handed to a closure (`withUTF8`, `withUTF8Buffer`,
+`withContiguous(Mutable)StorageIfAvailable`, `withCString`, `withMemoryRebound`), `Unmanaged`,
+`.pointee`, `storeBytes`, `loadUnaligned`/`load(fromByteOffset:`, `assumingMemoryBound`,
+`bindMemory`. It reports; it is not held to the limit.
+
     Tests/tools/unsafe-uses.py            per-file counts and the total
     Tests/tools/unsafe-uses.py --check 70 exits 1 above 70 uses or when a use has no reason
+    Tests/tools/unsafe-uses.py --wide     the wide count per file, and each wide use with no reason
+    Tests/tools/unsafe-uses.py --root DIR ...  counts DIR/Sources instead (the tool's own test)
+    Tests/tools/unsafe-uses.py --wide --reasons-in PATH...
+                                          also exits 1 when a wide use in one of the PATHs
+                                          (folders or .swift files, from the repository's root)
+                                          has no reason
 """
 import pathlib
 import re
 import sys
 
 USE = re.compile(r"\b(?:with)?[Uu]nsafe\w*|\.baseAddress\b")
+WIDE = re.compile(USE.pattern + r"|\b(?:withUTF8(?:Buffer)?|withContiguous(?:Mutable)?StorageIfAvailable|withCString"
+                  r"|withMemoryRebound|Unmanaged|storeBytes|loadUnaligned|assumingMemoryBound|bindMemory)\b"
+                  r"|\.pointee\b|\.load\(fromByteOffset:")
 
 
 def code_and_comment(line):
@@ -34,7 +49,7 @@ def code_and_comment(line):
     return line, ""
 
 
-def scan(path):
+def scan(path, use=USE):
     uses, unexplained = 0, []
     block_reason = False
     previous_comment = False
@@ -59,7 +74,7 @@ def scan(path):
                 previous_comment = False
                 block_reason = False
             continue
-        if USE.search(code):
+        if use.search(code):
             uses += 1
             if not (comment or previous_comment or block_reason):
                 unexplained.append(f"{path}:{number}: {raw.strip()}")
@@ -68,19 +83,34 @@ def scan(path):
 
 
 def main():
-    limit = None
-    if len(sys.argv) == 3 and sys.argv[1] == "--check":
-        limit = int(sys.argv[2])
+    arguments = sys.argv[1:]
+    wide = "--wide" in arguments
+    limit, reasons_in = None, []
+    if "--check" in arguments and not wide:
+        limit = int(arguments[arguments.index("--check") + 1])
     root = pathlib.Path(__file__).resolve().parents[2]
+    if "--root" in arguments:  # another tree (the tool's own test)
+        root = pathlib.Path(arguments[arguments.index("--root") + 1]).resolve()
+        del arguments[arguments.index("--root"):arguments.index("--root") + 2]
+    if "--reasons-in" in arguments:
+        reasons_in = [path if path.endswith(".swift") else path.rstrip("/") + "/" for path in arguments[arguments.index("--reasons-in") + 1:]]
     total, missing, rows = 0, [], []
     for path in sorted((root / "Sources").rglob("*.swift")):
-        uses, unexplained = scan(path)
+        uses, unexplained = scan(path, WIDE if wide else USE)
         if uses:
             rows.append((uses, path.relative_to(root)))
         total += uses
         missing += [u.replace(str(root) + "/", "") for u in unexplained]
     for uses, path in sorted(rows, reverse=True):
         print(f"{uses:4d}  {path}")
+    if wide:
+        for line in missing:
+            print(f"no reason: {line}")
+        print(f"{total:4d}  pointer uses in Sources, wide count ({len(missing)} without a reason comment; reported, not held to a limit)")
+        unexplained = [line for line in missing if any(line.startswith(path + ':' if path.endswith('.swift') else path) for path in reasons_in)]
+        for line in unexplained:
+            print(f"no reason (one is required there): {line}", file=sys.stderr)
+        return 1 if unexplained else 0
     print(f"{total:4d}  unsafe-pointer uses in Sources ({len(missing)} without a reason comment)")
     if limit is not None:
         for line in missing:
