@@ -45,6 +45,7 @@ extension CardNumber {
     /// Appends `maskingNumber(in:)`'s bytes.
     public static func appendMaskingNumber(_ text: String, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]) {
         var text = text
+        // unsafe: the text's bytes read in place (a card number: no copy of its digits is made).
         text.withUTF8 { bytes in
             var count = 0
             for byte in bytes where byte &- 48 < 10 { count += 1 }
@@ -83,6 +84,7 @@ extension CardNumber {
     /// Appends `maskingDigits(in: text)`'s bytes.
     public static func appendMasking(_ text: String, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]) {
         var text = text
+        // unsafe: the text's bytes read in place (a card number: no copy of its digits is made).
         text.withUTF8 { appendMasking($0, mask: mask, to: &out) }
     }
 

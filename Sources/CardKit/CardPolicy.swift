@@ -116,6 +116,7 @@ public enum CardPolicy {
     static func grouped(_ digits: [UInt8], groups: [Int], extending text: String) -> String? {
         let length = groupedLength(digits.count, groups: groups)
         var same = true
+        // unsafe: the shown text read in place, on the per-digit path (no copy of the number).
         let extended: String?? = text.utf8.withContiguousStorageIfAvailable { old in
             guard length > old.count, length <= old.count + 2 else { return nil }
             // unsafe: as `grouped`'s, each byte also compared with `text`'s.

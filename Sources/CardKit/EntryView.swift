@@ -386,6 +386,7 @@ extension [UInt8] {
         // not stored as UTF-8 (bridged) is made so.
         if text.utf8.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) != nil { return }
         var text = text
+        // unsafe: one copy of the bytes from the now-native string.
         text.withUTF8 { append(contentsOf: $0) }
     }
 }

@@ -121,6 +121,7 @@ public struct PostalCodeFormats: Sendable {
     /// made by `make rules`; `PostalCodeFormatTests` holds it to the file).
     public static let bundled: PostalCodeFormats = {
         let text = PostalCodeFormats.bundledText
+        // unsafe: the compiled-in text's bytes copied out in one go, once.
         let bytes = text.withUTF8Buffer { Array($0) }
         do throws(RuleErrors) {
             return try parse(bytes, file: "data/postal-codes.json")
