@@ -621,11 +621,12 @@ public struct CardCheck: Sendable {
         /// Bytes gathered before `isFull` says to `flush`.
         public static let size = 32 * 1024
 
-        /// An empty batch of `checker`'s lines, numbers masked unless `unmasked`.
-        public init(_ checker: CardCheck, unmasked: Bool) {
+        /// An empty batch of `checker`'s lines, numbers masked unless `unmasked`; with `room`
+        /// false, one that takes none (no buffer made, for a loop that writes no JSON).
+        public init(_ checker: CardCheck, unmasked: Bool, room: Bool = true) {
             self.checker = checker
             self.unmasked = unmasked
-            bytes = [UInt8](repeating: 0, count: Self.size + checker.longestJSONLine)
+            bytes = room ? [UInt8](repeating: 0, count: Self.size + checker.longestJSONLine) : []
         }
 
         /// Adds `result`'s line (its line number `line`).

@@ -895,11 +895,14 @@ struct WholeNumberIndex: Sendable {
         let largest = length > 0 ? pow10[length] - 1 : 0
         let bucketBits = min(16, UInt64.bitWidth - max(painted.count, 1).leadingZeroBitCount + 1)
         let shift = UInt64(max(0, (UInt64.bitWidth - largest.leadingZeroBitCount) - bucketBits))
-        var buckets = [Int32](repeating: 0, count: Int(largest >> shift) + 2)
-        var segment = 0
-        for bucket in buckets.indices {
-            while segment < painted.count && painted.starts[segment] >> shift < UInt64(bucket) { segment += 1 }
-            buckets[bucket] = Int32(segment)
+        var buckets = [Int32](repeating: Int32(starts.count), count: Int(largest >> shift) + 2)
+        var bucket = 0
+        for (segment, start) in starts.enumerated() {
+            let first = Int(start >> shift)
+            while bucket <= first {
+                buckets[bucket] = Int32(segment)
+                bucket += 1
+            }
         }
         self.buckets = buckets
         bucketShift = shift

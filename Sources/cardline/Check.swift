@@ -185,8 +185,10 @@ struct Check: ParsableCommand {
                         var output = checked.output, tally = Tally()
                         checked.output = []
                         output.removeAll(keepingCapacity: true)
-                        // JSON Lines are about 4 times the records' size; reserved once.
-                        output.reserveCapacity(size * 5)
+                        // JSON Lines are about 4 times the records' size; reserved once (a
+                        // summary writes none: an array of five blocks' size, filled when
+                        // made and wiped when freed, for nothing).
+                        if records.format != .summary { output.reserveCapacity(size * 5) }
                         _ = records.check(lines: checked.input.span, after: start, tally: &tally, to: &output)
                         // The records are done with: wiped here, on this task's core, and so
                         // are the copies of their digits the checking left on this stack.
@@ -271,7 +273,7 @@ struct Check: ParsableCommand {
             // JSON Lines are gathered a batch at a time (one `append` per record cost more than
             // writing the record). Not an optional: unwrapping it copied it on every record.
             let json = format == .json
-            var batch = CardCheck.JSONLinesBatch(checker, unmasked: unmasked)
+            var batch = CardCheck.JSONLinesBatch(checker, unmasked: unmasked, room: json)
             // unsafe: the per-record loop finds the line breaks with memchr (measured: a loop
             // over the span's bytes cost 125 instructions a record, memchr 30).
             let number = lines.withUnsafeBufferPointer { lines in
