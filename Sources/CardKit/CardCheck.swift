@@ -621,11 +621,12 @@ public struct CardCheck: Sendable {
         /// Bytes gathered before `isFull` says to `flush`.
         public static let size = 32 * 1024
 
-        /// An empty batch of `checker`'s lines, numbers masked unless `unmasked`.
-        public init(_ checker: CardCheck, unmasked: Bool) {
+        /// An empty batch of `checker`'s lines, numbers masked unless `unmasked`; with `room`
+        /// false, one that takes none (no buffer made, for a loop that writes no JSON).
+        public init(_ checker: CardCheck, unmasked: Bool, room: Bool = true) {
             self.checker = checker
             self.unmasked = unmasked
-            bytes = [UInt8](repeating: 0, count: Self.size + checker.longestJSONLine)
+            bytes = room ? [UInt8](repeating: 0, count: Self.size + checker.longestJSONLine) : []
         }
 
         /// Adds `result`'s line (its line number `line`).
@@ -682,7 +683,7 @@ public struct CardCheck: Sendable {
 extension [UInt8] {
     /// Appends a literal's UTF-8 bytes.
     @inline(__always) mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { append(contentsOf: $0) }
+        text.withUTF8Buffer { append(contentsOf: $0) }  // (unsafe: the literal's bytes read in place, one append)
     }
 }
 
@@ -702,7 +703,7 @@ struct ByteCursor {
     var count: Int { next - start }
 
     @inline(__always) mutating func write(_ byte: UInt8) {
-        next.storeBytes(of: byte, as: UInt8.self)
+        next.storeBytes(of: byte, as: UInt8.self)  // (unsafe: a cursor store, in the caller's room)
         next += 1
     }
 
@@ -737,7 +738,7 @@ struct ByteCursor {
     /// The `count` (0–8) last digits of `value` (below 10^8) as one word store.
     @inline(__always) private mutating func writeLastDigits(_ value: UInt64, count: Int) {
         let text = Self.eightDigitsText(value) &>> UInt64((8 &- count) &* 8 & 63)
-        next.storeBytes(of: (count == 0 ? 0 : text).littleEndian, as: UInt64.self)
+        next.storeBytes(of: (count == 0 ? 0 : text).littleEndian, as: UInt64.self)  // (unsafe: eight digits in one store, in the room)
         next += count
     }
 
@@ -775,17 +776,18 @@ struct ByteCursor {
             // written over below), the last ones from the number's value, and the marks between
             // (no digit of the middle worked out).
             let words = next  // (the buffer has room past the line: `longestJSONLine`)
-            words.storeBytes(of: (result.leadingDigits | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)
+            words.storeBytes(of: (result.leadingDigits | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)  // (unsafe: as above)
             // The marks (at most 9) as two word stores, the digits after written over the rest.
             let marks = UInt64(masking) &* 0x0101_0101_0101_0101
-            words.storeBytes(of: marks, toByteOffset: shown.first, as: UInt64.self)
-            words.storeBytes(of: marks, toByteOffset: shown.first &+ 8, as: UInt64.self)
+            words.storeBytes(of: marks, toByteOffset: shown.first, as: UInt64.self)  // (unsafe: word stores in the room)
+            words.storeBytes(of: marks, toByteOffset: shown.first &+ 8, as: UInt64.self)  // (the same)
             next += count - shown.last
             writeDigits(result.numberValue, count: shown.last)
             return
         }
         writeDigits(result.numberValue, count: count)
         if !unmasked {
+            // unsafe: the hidden digits written over with the mark, within the number just written.
             for i in shown.hidden { (next - count).storeBytes(of: masking, toByteOffset: i, as: UInt8.self) }
         }
     }

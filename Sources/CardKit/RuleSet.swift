@@ -848,6 +848,14 @@ struct WholeNumberIndex: Sendable {
     private let masks: [UInt32]
     /// The deciding pattern's length in each segment.
     private let patternLengths: [UInt8]
+    /// A first level in front of the binary search: the prefixes cut into buckets of
+    /// `1 << bucketShift` values, `buckets[b]` the first segment starting in bucket `b` or
+    /// later (one more entry at the end). A prefix's segment is the last starting at or below
+    /// it: among those that start in its bucket, or the one before them. About two buckets a
+    /// segment, so that the search has a segment or two to halve instead of all of them
+    /// (eleven halvings with the bundled rules).
+    private let buckets: [Int32]
+    private let bucketShift: UInt64
 
     fileprivate init(_ levels: [IntervalLevel]) {
         let length = levels.last?.length ?? 0
@@ -882,6 +890,22 @@ struct WholeNumberIndex: Sendable {
         }
         self.length = length
         (starts, ends, owners, masks, patternLengths) = (painted.starts, painted.ends, painted.owners, painted.masks, painted.lengths)
+        // The largest prefix's bits, less those that make about two buckets a segment (at
+        // most 2^16 buckets).
+        let largest = length > 0 ? pow10[length] - 1 : 0
+        let bucketBits = min(16, UInt64.bitWidth - max(painted.count, 1).leadingZeroBitCount + 1)
+        let shift = UInt64(max(0, (UInt64.bitWidth - largest.leadingZeroBitCount) - bucketBits))
+        var buckets = [Int32](repeating: Int32(starts.count), count: Int(largest >> shift) + 2)
+        var bucket = 0
+        for (segment, start) in starts.enumerated() {
+            let first = Int(start >> shift)
+            while bucket <= first {
+                buckets[bucket] = Int32(segment)
+                bucket += 1
+            }
+        }
+        self.buckets = buckets
+        bucketShift = shift
     }
 
     /// What the longest full match says of a number whose first `length` digits are `prefix`:
@@ -889,7 +913,10 @@ struct WholeNumberIndex: Sendable {
     @inline(__always)
     func match(prefix: UInt64) -> (owner: Int32, lengths: LengthSet, decidingLength: Int) {
         let starts = self.starts.span
-        var low = 0, high = starts.count
+        // The first segment past the prefix is among its bucket's, or the next bucket's first.
+        let bucket = Int(truncatingIfNeeded: prefix &>> bucketShift)
+        guard bucket &+ 1 < buckets.count else { return (-1, LengthSet(mask: 0), 0) }
+        var low = Int(buckets[bucket]), high = Int(buckets[bucket &+ 1])
         while low < high {
             let middle = (low &+ high) &>> 1
             if starts[middle] > prefix { high = middle } else { low = middle &+ 1 }

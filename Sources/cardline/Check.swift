@@ -1,4 +1,5 @@
 import ArgumentParser
+import CEditLine
 import CardPrompt
 import CardSeal
 import Dispatch
@@ -73,6 +74,10 @@ struct Check: ParsableCommand {
     func run() throws {
         ProcessProtection.apply(lockingMemory: true)
         let (rules, accepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: true))
+        // From here on every buffer freed is wiped first (records' bytes, a JSON record's
+        // strings, a block grown; `cl_wipe_freed_memory`, as the prompt does): after the rules,
+        // whose many small frees hold no card.
+        cl_wipe_freed_memory()
         let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)
         let sealer = try Sealing.sealer(keyFile: encryptTo, format: encryptFormat)
         // Read once: property-wrapper getters inside the loop showed up in the profile.
@@ -135,6 +140,7 @@ struct Check: ParsableCommand {
             var lineNumber = 0
             var spareOutputs: [[UInt8]] = []
             var reader = LineReader(fd: fd, blockSize: parallel ? Self.parallelBlock : LineReader.chunk)
+            output.wipesWritten = records.unmasked
             var inFlight: [(task: Task<Checked, Never>, bytes: Int)] = []
             /// Adds a checked block's results, in input order; its arrays are used again (fresh
             /// ones for every block left the process's memory growing with the input).
@@ -142,7 +148,8 @@ struct Check: ParsableCommand {
                 tally.add(checked.tally)
                 output.write(checked.output, messages: checked.tally.messages)
                 progress?.advance(records: tally.records, bytes: bytes)
-                reader.recycle(checked.input)
+                reader.recycle(checked.input, wiped: true)  // (by its task, once checked)
+                if records.unmasked { checked.output.wipeStorage() }  // (full numbers)
                 spareOutputs.append(checked.output)
             }
             // Stops once stdout has failed: nobody reads the results (`… | cardline check | head -1`).
@@ -152,6 +159,8 @@ struct Check: ParsableCommand {
                     lineNumber += 1
                     var checked = Checked()
                     records.check(line: block.span, truncated: true, number: lineNumber, tally: &checked.tally, to: &checked.output)
+                    Self.scrubStack()
+                    reader.recycle(block)
                     let done = checked
                     if inFlight.isEmpty { finish(done, bytes: block.count) } else { inFlight.append((Task { done }, block.count)) }
                 } else if !parallel {
@@ -161,6 +170,7 @@ struct Check: ParsableCommand {
                     output.messages += counts.messages
                     output.flushIfFull()
                     progress?.advance(records: tally.records, bytes: block.count)
+                    Self.scrubStack()
                     reader.recycle(block)
                 } else {
                     // The block's first line number: those before it, counted here (a
@@ -175,9 +185,15 @@ struct Check: ParsableCommand {
                         var output = checked.output, tally = Tally()
                         checked.output = []
                         output.removeAll(keepingCapacity: true)
-                        // JSON Lines are about 4 times the records' size; reserved once.
-                        output.reserveCapacity(size * 5)
+                        // JSON Lines are about 4 times the records' size; reserved once (a
+                        // summary writes none: an array of five blocks' size, filled when
+                        // made and wiped when freed, for nothing).
+                        if records.format != .summary { output.reserveCapacity(size * 5) }
                         _ = records.check(lines: checked.input.span, after: start, tally: &tally, to: &output)
+                        // The records are done with: wiped here, on this task's core, and so
+                        // are the copies of their digits the checking left on this stack.
+                        checked.input.wipeStorage()
+                        Self.scrubStack()
                         checked.output = output
                         checked.tally = tally
                         return checked
@@ -210,6 +226,16 @@ struct Check: ParsableCommand {
             }
         }
         return lines
+    }
+
+    /// Writes zeros over the stack below the caller's frame, where checking records left
+    /// copies of their digits (`CardCheck.check`'s digits, spilled words of a line): called
+    /// after a block, from the frame that checked it. 16 KiB is several times the deepest the
+    /// checking goes.
+    @inline(never)
+    static func scrubStack() {
+        // unsafe: a stack buffer over the frames the checking used, wiped (explicit_bzero).
+        withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { cl_wipe($0.baseAddress, $0.count) }
     }
 
     /// Bytes of input per block on the two-core path (each block's output stays in memory
@@ -247,7 +273,7 @@ struct Check: ParsableCommand {
             // JSON Lines are gathered a batch at a time (one `append` per record cost more than
             // writing the record). Not an optional: unwrapping it copied it on every record.
             let json = format == .json
-            var batch = CardCheck.JSONLinesBatch(checker, unmasked: unmasked)
+            var batch = CardCheck.JSONLinesBatch(checker, unmasked: unmasked, room: json)
             // unsafe: the per-record loop finds the line breaks with memchr (measured: a loop
             // over the span's bytes cost 125 instructions a record, memchr 30).
             let number = lines.withUnsafeBufferPointer { lines in
@@ -359,6 +385,7 @@ struct LineReader {
             var block = spares.popLast() ?? []
             block.removeAll(keepingCapacity: true)
             block += carry
+            carry.wipeStorage()
             carry.removeAll(keepingCapacity: true)
             // Fill to a block (a pipe gives less per read), or to the end of the input.
             let goal = block.count + blockSize
@@ -368,6 +395,7 @@ struct LineReader {
                     if errno == EINTR { continue }
                     failure = errno
                     atEnd = true
+                    block.wipeStorage()
                     return nil
                 }
                 if count == 0 {
@@ -379,14 +407,17 @@ struct LineReader {
             if skipping {
                 // Still inside the over-long line: drop it up to its line break.
                 guard let lineBreak = block.firstIndex(of: UInt8(ascii: "\n")) else {
-                    spares.append(block)
+                    recycle(block)
                     continue
                 }
                 skipping = false
                 start = lineBreak + 1
             }
             if atEnd {
-                guard start < block.count else { return nil }
+                guard start < block.count else {
+                    block.wipeStorage()
+                    return nil
+                }
                 if start > 0 { block.removeFirst(start) }
                 return (block, false)
             }
@@ -394,10 +425,11 @@ struct LineReader {
                 if block.count - start >= Self.longestLine {
                     // One line fills what is read: hand out its first 1 MiB, skip the rest.
                     skipping = true
+                    defer { block.wipeStorage() }
                     return (Array(block[start..<(start + Self.longestLine)]), true)
                 }
                 carry += block[start...]
-                spares.append(block)
+                recycle(block)
                 continue
             }
             carry += block[(lastBreak + 1)...]
@@ -408,8 +440,24 @@ struct LineReader {
         return nil
     }
 
-    /// Hands back a block `next` returned, once done with it, for the next read.
-    mutating func recycle(_ block: [UInt8]) { spares.append(block) }
+    /// Hands back a block `next` returned, once done with it, for the next read: wiped first
+    /// (all its storage: a block's room past its lines holds bytes of earlier ones), unless
+    /// it is `wiped` already.
+    mutating func recycle(_ block: [UInt8], wiped: Bool = false) {
+        if !wiped { block.wipeStorage() }
+        spares.append(block)
+    }
+}
+
+extension [UInt8] {
+    /// Writes zeros over all of the array's storage, up to its capacity (records' bytes lie
+    /// past the count too: read before, moved by `removeFirst`, cut by `removeLast`), in
+    /// place, whoever else holds it: for storage that has held records and is done with.
+    func wipeStorage() {
+        let room = capacity
+        // unsafe: explicit_bzero over the storage, count and spare capacity (`cl_wipe`).
+        withUnsafeBufferPointer { if let base = $0.baseAddress { cl_wipe(UnsafeMutableRawPointer(mutating: base), room) } }
+    }
 }
 
 /// A value handed to a task once: `take` leaves nothing behind, so the task holds the only
@@ -445,6 +493,8 @@ struct BufferedOutput {
     /// Messages for stderr about the records pending, written after them, and only while
     /// stdout can still be written (a reader gone away ends the run quietly).
     var messages: [UInt8] = []
+    /// Whether what is written is wiped from `pending` (`--unmasked`: full numbers).
+    var wipesWritten = false
 
     init(fd: Int32) {
         self.fd = fd
@@ -470,6 +520,7 @@ struct BufferedOutput {
     /// Writes what is pending; a failure is remembered by `Terminal` (stdout) and ends the run.
     mutating func flush() {
         Terminal.write(pending.span, to: fd)
+        if wipesWritten { pending.wipeStorage() }
         pending.removeAll(keepingCapacity: true)
         if !messages.isEmpty && !Terminal.outputFailed {
             Terminal.writeError(String(decoding: messages, as: UTF8.self))

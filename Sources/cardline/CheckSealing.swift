@@ -43,6 +43,7 @@ extension Check {
                          tally: &tally, output: &output, checkLine: &checkLine)
                     start = end + 1
                 }
+                Check.scrubStack()  // (the records' digits left on the stack by checking them)
                 reader.recycle(block)
             }
             Check.reportFailure(of: reader, path, tally: &tally)

@@ -137,6 +137,18 @@ import Testing
             }
         }
         for _ in 0..<3_000 { numbers.append((0..<max(index.length, 1)).map { _ in UInt8(random.next() % 10) }) }
+        // Prefixes at the edges of power-of-two buckets of every size (the index's first level).
+        let largest = (0..<index.length).reduce(UInt64(1)) { value, _ in value * 10 } - 1
+        for shift in 1..<UInt64.bitWidth where UInt64(1) << shift <= largest {
+            for _ in 0..<4 {
+                let edge = (random.next() % (largest >> shift + 1)) << shift
+                for value in [edge &- 1, edge, edge + 1] where value <= largest {
+                    var rest = value, digits: [UInt8] = []
+                    for _ in 0..<index.length { digits.insert(UInt8(rest % 10), at: 0); rest /= 10 }
+                    numbers.append(digits)
+                }
+            }
+        }
         for number in numbers {
             for extra in [0, 3] {
                 let digits = number + Array(repeating: 7, count: min(extra, CardPolicy.longestNumber - number.count))
