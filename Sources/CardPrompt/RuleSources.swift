@@ -67,7 +67,9 @@ public enum RuleSources {
             throw .unreadable(error.description)
         }
         do {
-            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired)
+            // A big level of the index is sorted on a second thread too (`RuleSet.WorkStarter`).
+            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired,
+                                    startingOther: { DispatchQueue.global().async(execute: $0) })
         } catch {
             throw .rules(error)
         }
