@@ -72,11 +72,7 @@ public struct RuleSet: Sendable {
 
     /// `load(folders:)` of files already decoded (`decode(_:)`), in the same order: the same
     /// rule set, problems and warnings.
-    /// `startingOther`, when given, starts work on another thread: a big level of the index
-    /// (tens of thousands of patterns of one length) is then sorted half there (`SecondHalf`),
-    /// with the same index as a result.
-    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false,
-                            startingOther: WorkStarter? = nil) throws(RuleErrors) -> RuleSet {
+    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false) throws(RuleErrors) -> RuleSet {
         var problems: [RuleError] = []
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
@@ -131,7 +127,7 @@ public struct RuleSet: Sendable {
         if !retired.isEmpty { networks.removeAll { $0.status == .retired } }
         let set: RuleSet
         do throws(RuleErrors) {
-            set = try RuleSet(networks: networks, startingOther: startingOther)
+            set = try RuleSet(networks: networks)
         } catch {
             throw RuleErrors(errors: problems + error.errors + warnings)
         }
@@ -207,15 +203,6 @@ public struct RuleSet: Sendable {
     /// length overlap, because neither would be more specific; warns about a network whose
     /// every pattern is covered by more specific patterns of others.
     public init(networks: [CardNetwork]) throws(RuleErrors) {
-        try self.init(networks: networks, startingOther: nil)
-    }
-
-    /// Something that runs work on another thread (`DispatchQueue.global().async`, say), for
-    /// the parts of loading that can be shared (CardKit starts no thread of its own).
-    public typealias WorkStarter = @Sendable (@escaping @Sendable () -> Void) -> Void
-
-    /// `init(networks:)`, a big level's sort shared with another thread when `startingOther`.
-    init(networks: [CardNetwork], startingOther: WorkStarter?) throws(RuleErrors) {
         var problems: [RuleError] = []
         // Each network's top-level lengths as a mask: most patterns have them.
         let topMasks = networks.map { LengthSet($0.lengths).mask }
@@ -273,31 +260,23 @@ public struct RuleSet: Sendable {
             let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
             let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
             if !anyRetired && keyBits + indexBits <= UInt64.bitWidth {
-                let indexMask = UInt64(1) << UInt64(indexBits) - 1
-                let base = lowest[length]
-                if let startingOther, count >= SecondHalf.fewestWords {
-                    // The second half of the patterns sorted on the other thread while this
-                    // one sorts the first; the level is made from both, merged.
-                    let half = count / 2
-                    let second = SecondHalf(gathered.items, first: first, places: half..<count, base: base,
-                                            indexBits: indexBits, keyBits: keyBits)
-                    startingOther { second.sortUnlessTaken() }
-                    let firstHalf = sortedWords(gathered.items.span, first: first, places: 0..<half, base: base,
-                                                indexBits: indexBits, keyBits: keyBits)
-                    levels.append(Self.level(length, count: count, firstHalf, second.sorted(), first: first,
-                                             indexMask: indexMask, gathered, networks, &problems))
-                } else {
-                    let words = sortedWords(gathered.items.span, first: first, places: 0..<count, base: base,
-                                            indexBits: indexBits, keyBits: keyBits)
-                    levels.append(Self.level(length, count: count, words, [], first: first, indexMask: indexMask, gathered, networks, &problems))
+                var words = [UInt64](repeating: 0, count: count)
+                do {
+                    var out = words.mutableSpan
+                    let items = gathered.items.span, base = lowest[length]
+                    for i in 0..<count { out[i] = (items[first + i].low - base) << UInt64(indexBits) | UInt64(i) }
                 }
+                sortWords(&words, bits: indexBits..<indexBits + keyBits)
+                // (The level reads the places from the sorted words: no array of them made first.)
+                let indexMask = UInt64(1) << UInt64(indexBits) - 1
+                levels.append(Self.level(length, sorted: words, first: first, indexMask: indexMask, gathered, networks, &problems))
             } else {
                 // Retired networks to yield to, or patterns too far apart to share a word with
                 // their place: a list of them, and the stable order of their low ends.
                 var list = PatternList(items: Array(gathered.items[first..<(first + count)]))
                 if anyRetired { list = Self.yieldingToRetired(list, networks) }
                 let order = stableOrder(ofKeys: list.items.map(\.low)).map { UInt64(truncatingIfNeeded: $0) }
-                levels.append(Self.level(length, count: order.count, order, [], first: 0, indexMask: UInt64(UInt32.max), list, networks, &problems))
+                levels.append(Self.level(length, sorted: order, first: 0, indexMask: UInt64(UInt32.max), list, networks, &problems))
             }
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
@@ -335,11 +314,6 @@ public struct RuleSet: Sendable {
             }
         }
         return result
-    }
-
-    /// The index's intervals, level by level: for the tests that compare ways of making it.
-    var intervals: [(length: Int, lows: [UInt64], highs: [UInt64], owners: [Int32], masks: [UInt32])] {
-        levels.map { ($0.length, $0.lows, $0.highs, $0.owners, $0.lengthMasks) }
     }
 
     /// The network whose id is exactly `id`, or nil.
@@ -628,56 +602,42 @@ extension CardNetwork {
 // MARK: - The index
 
 extension RuleSet {
-    /// A level's intervals, made from its patterns (`list`, taken in the order of the words of
-    /// `run` and `other`, each sorted, merged: by low end, equal ones in load order; a word's
-    /// bits under `indexMask` are the pattern's place in `list` after `first`): each checked
-    /// against the one reaching highest so far (a tie between networks, or one network's
-    /// patterns overlapping with other lengths, is a problem), and merged into the last one
-    /// when both are the same network's with the same lengths (overlapping or adjacent).
-    /// Written through spans into arrays made whole first: no capacity or uniqueness check per
-    /// pattern.
-    fileprivate static func level(_ length: Int, count: Int, _ run: [UInt64], _ other: [UInt64], first: Int, indexMask: UInt64,
-                                  _ list: PatternList, _ networks: [CardNetwork], _ problems: inout [RuleError]) -> IntervalLevel {
+    /// A level's intervals, made from its patterns (`list`, taken in the order of `sorted`: by
+    /// low end, equal ones in load order; a word's bits under `indexMask` are the pattern's
+    /// place in `list` after `first`): each checked against the one reaching highest so far (a
+    /// tie between networks, or one network's patterns overlapping with other lengths, is a
+    /// problem), and merged into the last one when both are the same network's with the same
+    /// lengths (overlapping or adjacent). Written through spans into arrays made whole first:
+    /// no capacity or uniqueness check per pattern.
+    fileprivate static func level(_ length: Int, sorted: [UInt64], first: Int, indexMask: UInt64, _ list: PatternList,
+                                  _ networks: [CardNetwork], _ problems: inout [RuleError]) -> IntervalLevel {
+        let count = sorted.count
         var lows = [UInt64](repeating: 0, count: count), highs = lows
         var owners = [Int32](repeating: 0, count: count)
         var masks = [UInt32](repeating: 0, count: count)
         var kept = 0
         do {
             var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan, masksOut = masks.mutableSpan
-            let items = list.items.span
+            let sorted = sorted.span, items = list.items.span
             // The interval reaching highest so far (`reachIndex` -1: none yet).
             var reachHigh: UInt64 = 0, reachOwner: Int32 = -1, reachIndex = -1, reachMask: UInt32 = 0
-            // The last interval kept, in locals (when `kept` > 0): not read back from the arrays.
-            var lastHigh: UInt64 = 0, lastOwner: Int32 = -1, lastMask: UInt32 = 0
-            let run = run.span, other = other.span
-            var inRun = 0, inOther = 0
-            for _ in 0..<(run.count + other.count) {
-                // The smaller of the two next words (places in `run` come before those in `other`).
-                let word: UInt64
-                if inOther == other.count || inRun < run.count && run[inRun] < other[inOther] {
-                    word = run[inRun]
-                    inRun &+= 1
-                } else {
-                    word = other[inOther]
-                    inOther &+= 1
-                }
-                let i = first + Int(truncatingIfNeeded: word & indexMask)
+            for k in 0..<count {
+                let i = first + Int(truncatingIfNeeded: sorted[k] & indexMask)
                 let item = items[i]
                 let low = item.low, high = item.high, owner = item.owner, mask = item.mask
                 if reachIndex >= 0 && low <= reachHigh && (reachOwner != owner || reachMask != mask) {
                     problems.append(conflict(list, reachIndex, i, networks))
                 }
                 if reachIndex < 0 || reachHigh < high { (reachHigh, reachOwner, reachIndex, reachMask) = (high, owner, i, mask) }
-                if kept > 0, lastOwner == owner, lastMask == mask, low <= lastHigh &+ 1 {
-                    lastHigh = max(lastHigh, high)
-                    highsOut[kept - 1] = lastHigh
+                let last = kept - 1
+                if last >= 0, ownersOut[last] == owner, masksOut[last] == mask, low <= highsOut[last] &+ 1 {
+                    highsOut[last] = max(highsOut[last], high)
                 } else {
                     lowsOut[kept] = low
                     highsOut[kept] = high
                     ownersOut[kept] = owner
                     masksOut[kept] = mask
                     kept += 1
-                    (lastHigh, lastOwner, lastMask) = (high, owner, mask)
                 }
             }
         }
@@ -748,18 +708,14 @@ func sortWords(_ words: inout [UInt64], bits: Range<Int>) {
             var starts = starts.mutableSpan
             let from = words.span
             for digit in 0..<starts.count { starts[digit] = 0 }
-            for i in 0..<count {
-                let digit = Int(truncatingIfNeeded: from[i] &>> shift & digitMask)
-                starts[digit] = starts[digit] &+ 1  // (a read and a write: `+=` on a span element is a call)
-            }
+            for i in 0..<count { starts[Int(truncatingIfNeeded: from[i] &>> shift & digitMask)] += 1 }
             var total = 0
             for digit in 0..<starts.count { (starts[digit], total) = (total, total + starts[digit]) }
             var to = scratch.mutableSpan
             for i in 0..<count {
                 let word = from[i], digit = Int(truncatingIfNeeded: word &>> shift & digitMask)
-                let at = starts[digit]
-                to[at] = word
-                starts[digit] = at &+ 1
+                to[starts[digit]] = word
+                starts[digit] += 1
             }
         }
         swap(&words, &scratch)
@@ -783,67 +739,6 @@ func stableOrder(ofKeys keys: [UInt64]) -> [Int32] {
     sortWords(&words, bits: indexBits..<indexBits + keyBits)
     let indexMask = UInt64(1) << UInt64(indexBits) - 1
     return words.map { Int32(truncatingIfNeeded: $0 & indexMask) }
-}
-
-/// The words of a level's patterns at `places` (pattern `first + place` of `items`: its low
-/// end less `base`, above its place), sorted.
-private func sortedWords(_ items: Span<PatternList.Item>, first: Int, places: Range<Int>, base: UInt64,
-                         indexBits: Int, keyBits: Int) -> [UInt64] {
-    var words = [UInt64](repeating: 0, count: places.count)
-    do {
-        var out = words.mutableSpan
-        let shift = UInt64(indexBits), start = places.lowerBound
-        for i in 0..<places.count { out[i] = (items[first &+ start &+ i].low &- base) &<< shift | UInt64(truncatingIfNeeded: start &+ i) }
-    }
-    sortWords(&words, bits: indexBits..<indexBits + keyBits)
-    return words
-}
-
-/// The second half of a big level's words (`sortedWords`), sorted by another thread while the
-/// one making the index sorts the first half. That one never waits for the other (which may
-/// get no processor for milliseconds on a busy machine): when it needs the second half and
-/// the other has not finished it, it sorts it itself, and the first result is kept.
-private final class SecondHalf: Sendable {
-    /// The fewest patterns in a level worth sorting so (at 100,000 eight-digit patterns the
-    /// sort was about 7M instructions; below some ten thousand, a thread costs more than it saves).
-    static let fewestWords = 16_384
-
-    private let items: [PatternList.Item]
-    private let first: Int, places: Range<Int>, base: UInt64, indexBits: Int, keyBits: Int
-    private let taken = Atomic<Bool>(false)
-    private let done = Mutex<[UInt64]?>(nil)
-
-    init(_ items: [PatternList.Item], first: Int, places: Range<Int>, base: UInt64, indexBits: Int, keyBits: Int) {
-        (self.items, self.first, self.places, self.base, self.indexBits, self.keyBits) = (items, first, places, base, indexBits, keyBits)
-    }
-
-    /// The other thread's part: sorts the half unless the index's thread has taken it.
-    func sortUnlessTaken() {
-        guard !taken.exchange(true, ordering: .relaxed) else { return }
-        keep(sort())
-    }
-
-    /// The half, sorted: the other thread's result if it has one, else this thread's own.
-    func sorted() -> [UInt64] {
-        if let words = done.withLock({ $0 }) { return words }
-        _ = taken.exchange(true, ordering: .relaxed)  // (the other, not started yet, need not start)
-        return keep(sort())
-    }
-
-    private func sort() -> [UInt64] {
-        let items = self.items  // (a span of a stored property would outlive its access)
-        return sortedWords(items.span, first: first, places: places, base: base, indexBits: indexBits, keyBits: keyBits)
-    }
-
-    /// Keeps `words` unless a result is kept already; the one kept.
-    @discardableResult
-    private func keep(_ words: [UInt64]) -> [UInt64] {
-        done.withLock { done in
-            if let earlier = done { return earlier }
-            done = words
-            return words
-        }
-    }
 }
 
 /// The intervals of one pattern length, disjoint and sorted, with range tables. A class, so

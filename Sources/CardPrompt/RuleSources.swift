@@ -67,9 +67,7 @@ public enum RuleSources {
             throw .unreadable(error.description)
         }
         do {
-            // A big level of the index is sorted on a second thread too (`RuleSet.WorkStarter`).
-            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired,
-                                    startingOther: { DispatchQueue.global().async(execute: $0) })
+            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired)
         } catch {
             throw .rules(error)
         }
