@@ -267,20 +267,16 @@ public struct RuleSet: Sendable {
                     for i in 0..<count { out[i] = (items[first + i].low - base) << UInt64(indexBits) | UInt64(i) }
                 }
                 sortWords(&words, bits: indexBits..<indexBits + keyBits)
+                // (The level reads the places from the sorted words: no array of them made first.)
                 let indexMask = UInt64(1) << UInt64(indexBits) - 1
-                var order = [Int32](repeating: 0, count: count)
-                do {
-                    var out = order.mutableSpan
-                    let sorted = words.span
-                    for i in 0..<count { out[i] = Int32(truncatingIfNeeded: first + Int(truncatingIfNeeded: sorted[i] & indexMask)) }
-                }
-                levels.append(Self.level(length, order: order, gathered, networks, &problems))
+                levels.append(Self.level(length, sorted: words, first: first, indexMask: indexMask, gathered, networks, &problems))
             } else {
                 // Retired networks to yield to, or patterns too far apart to share a word with
                 // their place: a list of them, and the stable order of their low ends.
                 var list = PatternList(items: Array(gathered.items[first..<(first + count)]))
                 if anyRetired { list = Self.yieldingToRetired(list, networks) }
-                levels.append(Self.level(length, order: stableOrder(ofKeys: list.items.map(\.low)), list, networks, &problems))
+                let order = stableOrder(ofKeys: list.items.map(\.low)).map { UInt64(truncatingIfNeeded: $0) }
+                levels.append(Self.level(length, sorted: order, first: 0, indexMask: UInt64(UInt32.max), list, networks, &problems))
             }
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
@@ -606,26 +602,27 @@ extension CardNetwork {
 // MARK: - The index
 
 extension RuleSet {
-    /// A level's intervals, made from its patterns (`list`, taken in `order`: by low end, equal
-    /// ones in load order): each checked against the one reaching highest so far (a tie
-    /// between networks, or one network's patterns overlapping with other lengths, is a
+    /// A level's intervals, made from its patterns (`list`, taken in the order of `sorted`: by
+    /// low end, equal ones in load order; a word's bits under `indexMask` are the pattern's
+    /// place in `list` after `first`): each checked against the one reaching highest so far (a
+    /// tie between networks, or one network's patterns overlapping with other lengths, is a
     /// problem), and merged into the last one when both are the same network's with the same
     /// lengths (overlapping or adjacent). Written through spans into arrays made whole first:
     /// no capacity or uniqueness check per pattern.
-    fileprivate static func level(_ length: Int, order: [Int32], _ list: PatternList, _ networks: [CardNetwork],
-                                  _ problems: inout [RuleError]) -> IntervalLevel {
-        let count = order.count
+    fileprivate static func level(_ length: Int, sorted: [UInt64], first: Int, indexMask: UInt64, _ list: PatternList,
+                                  _ networks: [CardNetwork], _ problems: inout [RuleError]) -> IntervalLevel {
+        let count = sorted.count
         var lows = [UInt64](repeating: 0, count: count), highs = lows
         var owners = [Int32](repeating: 0, count: count)
         var masks = [UInt32](repeating: 0, count: count)
         var kept = 0
         do {
             var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan, masksOut = masks.mutableSpan
-            let order = order.span, items = list.items.span
+            let sorted = sorted.span, items = list.items.span
             // The interval reaching highest so far (`reachIndex` -1: none yet).
             var reachHigh: UInt64 = 0, reachOwner: Int32 = -1, reachIndex = -1, reachMask: UInt32 = 0
             for k in 0..<count {
-                let i = Int(order[k])
+                let i = first + Int(truncatingIfNeeded: sorted[k] & indexMask)
                 let item = items[i]
                 let low = item.low, high = item.high, owner = item.owner, mask = item.mask
                 if reachIndex >= 0 && low <= reachHigh && (reachOwner != owner || reachMask != mask) {
