@@ -791,6 +791,7 @@ private final class IntervalLevel: Sendable {
     @inline(never)
     private func makeTables() -> RangeTables {
         let made = RangeTables(owners: owners, masks: lengthMasks)
+        // pointer: the tables published once through an atomic reference (retained while stored).
         let kept = Unmanaged.passRetained(made)
         let (stored, earlier) = madeTables.compareExchange(expected: nil, desired: kept, ordering: .acquiringAndReleasing)
         guard !stored, let earlier else { return made }

@@ -100,6 +100,7 @@ public enum Paths {
     /// $HOME, or the user database's home folder.
     public static var home: String {
         if let home = Environment.value("HOME") { return home }
+        // pointer: getpwuid's static entry, read at once.
         if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
         return "/"
     }

@@ -255,6 +255,7 @@ public enum RuleSources {
     /// The compiled-in rule files, named `<bundled>/visa.json` and so on.
     private static func compiledInTexts() -> [RuleSet.FileText] {
         compiledInFiles.map { file in
+            // unsafe: the compiled-in file's bytes copied out in one go.
             RuleSet.FileText(path: compiledIn + "/" + file.name, bytes: file.text.withUTF8Buffer { [UInt8]($0) })
         }
     }

@@ -77,13 +77,12 @@ func checkBenchmarks(bundled: RuleSet, checkInput: String) -> [Row] {
     let c = median(cTimes)
     rows.append(Row(name: "C loop (Luhn + binary-searched prefix table), 1,000,000 records", figure: String(format: "%.3f s", c), target: "baseline", met: true))
     let summary = median(summaryTimes), oneCore = median(summaryOneCore), json = median(jsonTimes)
-    rows.append(Row(name: "check 1,000,000, summary, 2 cores ÷ C loop", figure: String(format: "%.2f× (%.3f s)", summary / c, summary), target: "≤ 0.6×", met: summary / c <= 0.6))
-    rows.append(Row(name: "check 1,000,000, summary, 1 core ÷ C loop", figure: String(format: "%.2f× (%.3f s)", oneCore / c, oneCore), target: "≤ 1.0×", met: oneCore / c <= 1.0))
-    rows.append(Row(name: "check 1,000,000, JSON Lines ÷ C loop", figure: String(format: "%.2f× (%.3f s)", json / c, json), target: "≤ 0.55×", met: json / c <= 0.55))
+    let target = CheckTargets.self
+    rows.append(Row(name: "check 1,000,000, summary, 2 cores ÷ C loop", figure: String(format: "%.2f× (%.3f s)", summary / c, summary), target: String(format: "≤ %.2f× (see note)", target.summaryTwoCores), met: summary / c <= target.summaryTwoCores))
+    rows.append(Row(name: "check 1,000,000, summary, 1 core ÷ C loop", figure: String(format: "%.2f× (%.3f s)", oneCore / c, oneCore), target: String(format: "≤ %.2f× (see note)", target.summaryOneCore), met: oneCore / c <= target.summaryOneCore))
+    rows.append(Row(name: "check 1,000,000, JSON Lines ÷ C loop", figure: String(format: "%.2f× (%.3f s)", json / c, json), target: String(format: "≤ %.2f× (see note)", target.jsonLines), met: json / c <= target.jsonLines))
     let checkPeak = run(checkArguments + ["json", checkInput], measuringMemory: true, executable: cardline).peakKiB
-    // The targets above were set against the loop that scanned its prefix
-    // table linearly; its time grows with the rules (59 networks now, 31 then), so it is shown
-    // for continuity only: the ratios that count are against the binary search above.
+    // The loop the targets were first set on (`CheckTargets`), shown for continuity.
     let linear = median(linearTimes)
     rows.append(Row(name: "C loop, linear prefix scan (as the targets were set), 1,000,000", figure: String(format: "%.3f s", linear), target: "baseline", met: true))
     rows.append(Row(name: "check 1,000,000, JSON Lines ÷ linear-scan C loop", figure: String(format: "%.2f×", json / linear), target: "—", met: true))
@@ -136,4 +135,24 @@ func replayBenchmarks(bundled: RuleSet) -> [Row] {
                     figure: String(format: "%.2f× (%.0f ns ÷ %.0f ns)", replayKey / engineKey, replayKey, engineKey),
                     target: "≤ 1.5×", met: replayKey / engineKey <= 1.5))
     return rows
+}
+
+/// The `check` targets ("see note"), as ratios to the like-for-like C loop. Each was set as a ratio to
+/// the loop of its day, which scanned its prefix table linearly: that loop's time measured the
+/// table's size more than the work (0.36 s a million records with 31 networks, 1.0 s with
+/// 59), so the numbers as written cannot be read against the binary-searched loop. Each
+/// target keeps the cut its issue asked for, applied to the tree the issue was filed on
+/// measured against the like-for-like loop (wall-time medians of 11 runs alternating with it
+/// on the quiet development machine, 2026-11-28; docs/PERFORMANCE.md, "The check targets on
+/// the like-for-like loop"):
+/// - issue 13, filed on feb3ff9 (`check` on one core: its summary 1.96× the loop, its JSON
+///   Lines 3.85×), asked the summary to go from 1.09–1.18× to ≤ 0.6× on two cores and ≤ 1.0×
+///   on one, and JSON Lines from 2.0–2.35× to ≤ 1.0×. Taking the cut from the slow end (the
+///   stricter): 0.6 ÷ 1.18 × 1.96 = 1.00×, 1.0 ÷ 1.18 × 1.96 = 1.66×, 1.0 ÷ 2.35 × 3.85 = 1.64×.
+/// - issue 21, filed on f3563fd (JSON Lines 2.20× the loop), asked JSON Lines to go from 0.70×
+///   to ≤ 0.55×: 0.55 ÷ 0.70 × 2.20 = 1.73×. The stricter JSON Lines target counts: 1.64×.
+enum CheckTargets {
+    static let summaryTwoCores = 1.00
+    static let summaryOneCore = 1.66
+    static let jsonLines = 1.64
 }
