@@ -101,6 +101,11 @@ int cl_wipe_freed_memory(void) { return -1; }
 
 int cl_set_buffer(FILE *out, char *buffer, size_t size) { return setvbuf(out, buffer, _IOLBF, size); }
 void cl_wipe(void *bytes, size_t count) { explicit_bzero(bytes, count); }
+__attribute__((noinline)) void cl_wipe_stack(size_t count) {
+    unsigned char below[count];  // on this stack, just below the caller's frame
+    explicit_bzero(below, count);
+    __asm__ volatile("" : : "r"(below) : "memory");
+}
 void cl_wipe_written(char *buffer, size_t size) { explicit_bzero(buffer, strnlen(buffer, size)); }
 int cl_refresh(EditLine *el) { return el_set(el, EL_REFRESH); }
 

@@ -177,6 +177,9 @@ struct Check: ParsableCommand {
                     // vectorised loop), so that its task need not wait for the ones before.
                     let start = lineNumber
                     lineNumber += Self.lineCount(block)
+                    // What reading and counting the block left on this stack (a record carried
+                    // from the block before, the words counted), wiped.
+                    Self.scrubStack()
                     // Handed over whole, so that the task's arrays are its own (no copy).
                     let handoff = Handoff(Checked(output: spareOutputs.popLast() ?? [], input: block))
                     let size = block.count
@@ -234,8 +237,8 @@ struct Check: ParsableCommand {
     /// checking goes.
     @inline(never)
     static func scrubStack() {
-        // unsafe: a stack buffer over the frames the checking used, wiped (explicit_bzero).
-        withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { cl_wipe($0.baseAddress, $0.count) }
+        // (In C: Swift's temporary allocation of this size may come from the heap.)
+        cl_wipe_stack(16 * 1024)
     }
 
     /// Bytes of input per block on the two-core path (each block's output stays in memory
@@ -380,6 +383,9 @@ struct LineReader {
     /// last), about `blockSize` bytes; a line of 1 MiB or more may be in a block whole (its
     /// reader cuts it), or, when it does not fit, is handed out alone as its first 1 MiB with
     /// `truncated` set. Nil at the end of the input, or when a read failed (`failure`).
+    /// (Never inlined: what it leaves on the stack, bytes of a carried record among them, is
+    /// then below its caller's frame, where the caller's `Check.scrubStack` reaches.)
+    @inline(never)
     mutating func next() -> (bytes: [UInt8], truncated: Bool)? {
         while !atEnd {
             var block = spares.popLast() ?? []
@@ -453,6 +459,8 @@ extension [UInt8] {
     /// Writes zeros over all of the array's storage, up to its capacity (records' bytes lie
     /// past the count too: read before, moved by `removeFirst`, cut by `removeLast`), in
     /// place, whoever else holds it: for storage that has held records and is done with.
+    /// The caller answers for it that no other copy of the array is read afterwards (a copy
+    /// shares the storage until written to, and would read zeros).
     func wipeStorage() {
         let room = capacity
         // unsafe: explicit_bzero over the storage, count and spare capacity (`cl_wipe`).

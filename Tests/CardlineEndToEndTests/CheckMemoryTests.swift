@@ -15,23 +15,30 @@ extension CardMemoryTests {
     /// path's is two of them), the number in every form `check` reads: plain, grouped by
     /// spaces and by dashes, and a JSON record; each chunk's last record the plain number (so
     /// its digits are the last `check` took apart), then a comment that fills the chunk to its
-    /// last byte, so that every block `check` reads ends at a line break: nothing of a record
-    /// is carried over, and every record sent is checked before `check` waits for more.
+    /// last byte, so that every block `check` reads ends at a line break and every record sent
+    /// is checked before `check` waits for more. But the second chunk (128 KiB in: a block's
+    /// end on both paths) ends inside a record, after its number, so that the number is
+    /// carried from one block to the next (the carry must be wiped once moved).
     static func checkRecords(chunks: Int) -> [UInt8] {
         let chunk = 64 * 1024
         let forms = ["4973 6825 1940 3570 12/30 123", "4973-6825-1940-3570,12/2030,123",
                      #"{"number":"4973682519403570","expiry":"12/30","cvv":"123"}"#, "\(number),12/30,123"]
+        let straddling = Array("\(number),12/3".utf8), rest = Array("0,123\n".utf8)
         var records: [UInt8] = []
-        for _ in 0..<chunks {
-            let end = records.count + chunk
-            var index = 0
+        for index in 0..<chunks {
+            if index == 2 { records += rest }
+            let end = (index + 1) * chunk
+            var formIndex = 0
             while end - records.count > 200 {
-                records += Array(forms[index % forms.count].utf8) + [UInt8(ascii: "\n")]
-                index += 1
+                records += Array(forms[formIndex % forms.count].utf8) + [UInt8(ascii: "\n")]
+                formIndex += 1
             }
             records += Array("\(number),12/30,123\n".utf8)
-            records += [UInt8(ascii: "#")] + [UInt8](repeating: UInt8(ascii: "x"), count: end - records.count - 2) + [UInt8(ascii: "\n")]
+            let tail = index == 1 ? straddling : []
+            records += [UInt8(ascii: "#")] + [UInt8](repeating: UInt8(ascii: "x"), count: end - records.count - 2 - tail.count) + [UInt8(ascii: "\n")]
+            records += tail
         }
+        precondition(chunks >= 3 && records.count == chunks * chunk)
         return records
     }
 

@@ -92,6 +92,9 @@ int cl_wipe_freed_memory(void);
 int cl_set_buffer(FILE *out, char *buffer, size_t size);
 /// Wipes `count` bytes at `bytes` in a way the compiler cannot leave out (explicit_bzero).
 void cl_wipe(void *bytes, size_t count);
+/// Writes zeros over `count` bytes of the stack below the caller's frame (a buffer of the C
+/// stack, never the heap), where what the caller's callees left lies: copies of card digits.
+void cl_wipe_stack(size_t count);
 /// Overwrites the part of a stream's buffer that output has used since its last wipe: the bytes
 /// before its first NUL (a wiped buffer is all NUL, and each flush starts the next bytes again
 /// at the buffer's start, so what was written is a prefix; terminal output holds no NUL but
