@@ -633,8 +633,11 @@ public struct CardCheck: Sendable {
         @inline(__always)
         public mutating func append(_ result: Result, line: Int) {
             let (checker, unmasked, start) = (self.checker, self.unmasked, used)
+            // A batch made without room, or one not flushed when full, stops here rather than
+            // writing past its buffer (the caller checks `isFull` after each line).
+            precondition(start &+ checker.longestJSONLine <= bytes.count, "JSONLinesBatch: no room for a line (made without room, or not flushed when full)")
             // unsafe: the line written with a cursor; the buffer has room for it past `used`
-            // while the batch is not full (`isFull`), which the caller checks after each line.
+            // (checked above).
             used += bytes.withUnsafeMutableBufferPointer { buffer in
                 var cursor = ByteCursor(buffer.baseAddress! + start)
                 checker.writeJSON(result, line: line, unmasked: unmasked, to: &cursor)

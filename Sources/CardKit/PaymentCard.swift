@@ -101,7 +101,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         case all
         /// Only those that may travel in clear beside a sealed card (`CardSealer`), for the
         /// caller's bookkeeping: `network`, `family`, `expiry`, `last4`, `entry` (and `chip`),
-        /// in `appendJSON`'s order; the security code alone: `network` and `family`. Never
+        /// in `appendJSON`'s order; the security code alone: `network` and `family` (a pair `--print` does not write: it writes the code). Never
         /// more of the number than its last four, never the code, name or postal code.
         case clear
     }

@@ -73,7 +73,7 @@ public struct CardSealer: CardSealing {
         defer { plaintext.overwriteAndEmpty() }
         let jwe = try JWE.compact(plaintext, encryption: .a256gcm, for: key,
                                   moreHeader: key.keyID.map { #","kid":"# + $0.jsonQuoted } ?? "")
-        // The clear members as `--print` writes them, in its order (`PaymentCard.JSONMembers.clear`).
+        // The clear members, written by `--print`'s writer in its order (`PaymentCard.JSONMembers.clear`; for a security code alone, `network` and `family`, which `--print` does not write together).
         out.append(UInt8(ascii: "{"))
         card.appendJSONMembers(.clear, to: &out)
         out += #","jwe":""#.utf8

@@ -55,6 +55,11 @@ public struct SpawnedProcess {
     /// close-on-exec must not leak into it). Throws the error posix_spawn gives.
     public init(_ command: [String], environment: [String], descriptors: [(Int32, Descriptor)], closingOthers: Bool = false,
                 signals: Signals = .inherited, group: Group = .ownGroup) throws {
+        // One spawn at a time in this process: a pipe is made close-on-exec by a second call,
+        // and a child spawned by another thread in between would inherit its ends (and keep
+        // the pipe open, so that neither end ever sees it close).
+        Self.spawning.lock()
+        defer { Self.spawning.unlock() }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -73,6 +78,8 @@ public struct SpawnedProcess {
                 posix_spawn_file_actions_adddup2(&actions, source, target)
             case .pipe:
                 var ends: [Int32] = [-1, -1]
+                // Close-on-exec at once; no other spawn runs between the two calls (the lock
+                // above), so no child started here inherits either end.
                 guard pipe(&ends) == 0 else {
                     closeMine()
                     throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE)
@@ -124,6 +131,9 @@ public struct SpawnedProcess {
         pid = child
         pipes = mine
     }
+
+    /// Held from a spawn's first pipe to its `posix_spawn`.
+    private static let spawning = NSLock()
 
     /// `environment` as `posix_spawn` takes it (`NAME=value`).
     public static func environment(_ environment: [String: String]) -> [String] {

@@ -148,11 +148,13 @@ func replayBenchmarks(bundled: RuleSet) -> [Row] {
 /// - issue 13, filed on feb3ff9 (`check` on one core: its summary 1.96× the loop, its JSON
 ///   Lines 3.85×), asked the summary to go from 1.09–1.18× to ≤ 0.6× on two cores and ≤ 1.0×
 ///   on one, and JSON Lines from 2.0–2.35× to ≤ 1.0×. Taking the cut from the slow end (the
-///   stricter): 0.6 ÷ 1.18 × 1.96 = 1.00×, 1.0 ÷ 1.18 × 1.96 = 1.66×, 1.0 ÷ 2.35 × 3.85 = 1.64×.
+///   stricter, rounded down): 0.6 ÷ 1.18 × 1.96 = 0.997 → 0.99×, 1.0 ÷ 1.18 × 1.96 = 1.661 →
+///   1.66×, 1.0 ÷ 2.35 × 3.85 = 1.638 → 1.63×.
 /// - issue 21, filed on f3563fd (JSON Lines 2.20× the loop), asked JSON Lines to go from 0.70×
-///   to ≤ 0.55×: 0.55 ÷ 0.70 × 2.20 = 1.73×. The stricter JSON Lines target counts: 1.64×.
+///   to ≤ 0.55×: 0.55 ÷ 0.70 × 2.20 = 1.729. The stricter JSON Lines target counts: 1.63×.
+/// (Each old tree ran with its own bundled rules, as it shipped.)
 enum CheckTargets {
-    static let summaryTwoCores = 1.00
+    static let summaryTwoCores = 0.99
     static let summaryOneCore = 1.66
-    static let jsonLines = 1.64
+    static let jsonLines = 1.63
 }
