@@ -343,7 +343,7 @@ public struct CardCheck: Sendable {
             while at < kept {
                 let taken = min(kept &- at, 8)
                 let lanes = UInt64(littleEndian: digitWords.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &<< UInt64((8 &- taken) &* 8)
-                value = value &* pow10[taken] &+ Self.value(ofDigitLanes: lanes)
+                value = value &* pow10[taken] &+ CardNumber.value(ofDigitLanes: lanes)
                 luhn.append(lanes: lanes, count: taken)
                 at &+= 8
             }
@@ -357,7 +357,7 @@ public struct CardCheck: Sendable {
             var wholePrefix: UInt64 = 0
             if wholeLength > 0 && count >= wholeLength {
                 if wholeLength <= 8 {
-                    wholePrefix = Self.value(ofDigitLanes: leading &<< UInt64((8 &- wholeLength) &* 8))
+                    wholePrefix = CardNumber.value(ofDigitLanes: leading &<< UInt64((8 &- wholeLength) &* 8))
                 } else {
                     for index in 0..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
                 }
@@ -456,16 +456,6 @@ public struct CardCheck: Sendable {
         var others = (((lanes & low7) &+ 0x7676_7676_7676_7676) | lanes) & highs
         if inField < 8 { others |= highs &<< UInt64(inField &* 8) }  // the bytes past the field end the run
         return (lanes, others.trailingZeroBitCount &>> 3)
-    }
-
-    /// The value of the digits in the bytes of `lanes` (each 0–9), the first digit lowest:
-    /// zeros in the lowest bytes stand before a number of fewer than eight digits. Three
-    /// multiply-adds for all eight (pairs, fours, then the eight).
-    @inline(__always)
-    static func value(ofDigitLanes lanes: UInt64) -> UInt64 {
-        var digits = (lanes &* 10 &+ (lanes &>> 8)) & 0x00FF_00FF_00FF_00FF
-        digits = (digits &* 100 &+ (digits &>> 16)) & 0x0000_FFFF_0000_FFFF
-        return (digits &* 10_000 &+ (digits &>> 32)) & 0xFFFF_FFFF
     }
 
     /// The fields after a number that whitespace ended at `start`: in a comma-separated record

@@ -22,6 +22,17 @@ public enum CardNumber {
         return doublingLast ? sums.lastDoubled : sums.lastKept
     }
 
+    /// The value of the digits in the bytes of `lanes` (each 0–9), the first digit lowest:
+    /// zeros in the lowest bytes stand before a number of fewer than eight digits. Three
+    /// multiply-adds for all eight (pairs, fours, then the eight): `check`'s numbers and the rule
+    /// files' eight-digit prefixes (`eightDigits`).
+    @inline(__always)
+    static func value(ofDigitLanes lanes: UInt64) -> UInt64 {
+        var digits = (lanes &* 10 &+ (lanes &>> 8)) & 0x00FF_00FF_00FF_00FF
+        digits = (digits &* 100 &+ (digits &>> 16)) & 0x0000_FFFF_0000_FFFF
+        return (digits &* 10_000 &+ (digits &>> 32)) & 0xFFFF_FFFF
+    }
+
     /// The Luhn sums of the digits appended so far, read from the first digit on: both ways at
     /// once, with the last digit as it is (`lastKept`: the sum `passesLuhn` asks of) and with it
     /// doubled (`lastDoubled`), so that one more digit makes the next two without going back.

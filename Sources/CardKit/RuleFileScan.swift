@@ -221,8 +221,5 @@ func eightDigits(_ text: Span<UInt8>, at index: Int) -> UInt64? {
     // Every byte 0x30–0x39: its high half 3, and its low half still below 10 after adding 6.
     let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
     guard word & highs == threes, (word &+ 0x0606_0606_0606_0606) & highs == threes else { return nil }
-    var digits = word &- threes
-    digits = (digits &* 10 &+ (digits >> 8)) & 0x00FF_00FF_00FF_00FF  // pairs: first × 10 + second
-    digits = (digits &* 100 &+ (digits >> 16)) & 0x0000_FFFF_0000_FFFF  // fours
-    return (digits &* 10_000 &+ (digits >> 32)) & 0xFFFF_FFFF  // all eight
+    return CardNumber.value(ofDigitLanes: word &- threes)
 }

@@ -24,7 +24,7 @@ public enum MessageSources {
         if let installed = installedFolder() { folders.append(installed) }
         if personal {
             folders.append(userFolder())
-            if let list = getenv("CARDLINE_MESSAGES").map({ String(cString: $0) }) {
+            if let list = Environment.value("CARDLINE_MESSAGES") {
                 folders += list.split(separator: ":").map(String.init)
             }
         }

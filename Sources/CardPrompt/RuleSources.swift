@@ -21,9 +21,9 @@ public enum RuleSources {
         if personal {
             let user = userFolder()
             if FileManager.default.fileExists(atPath: user) { folders.append(user) }
-            // getenv, not ProcessInfo's environment, which copies every variable into a
-            // dictionary first (a tenth of the prompt's own start-up work).
-            if let list = getenv("CARDLINE_RULES").map({ String(cString: $0) }) {
+            // (`Environment`, getenv: not ProcessInfo's environment, which copies every
+            // variable into a dictionary first, a tenth of the prompt's own start-up work.)
+            if let list = Environment.value("CARDLINE_RULES") {
                 folders += list.split(separator: ":").map(String.init)
             }
         }

@@ -17,7 +17,7 @@ enum Terminal {
     /// The width tables are fitted to: `COLUMNS` when it is a number from 20 to 1000, else 80
     /// (as `ls` and `git` read it; a pipe has no width of its own).
     static var outputColumns: Int {
-        guard let value = getenv("COLUMNS"), let columns = Int(String(cString: value)), (20...1000).contains(columns) else { return 80 }
+        guard let value = Environment.value("COLUMNS"), let columns = Int(value), (20...1000).contains(columns) else { return 80 }
         return columns
     }
 

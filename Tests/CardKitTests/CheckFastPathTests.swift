@@ -391,7 +391,7 @@ import Testing
                 var lanes: UInt64 = 0
                 for (offset, digit) in digits[index..<(index + run)].enumerated() { lanes |= UInt64(digit) << UInt64(8 * (8 - run + offset)) }
                 byRuns.append(lanes: lanes, count: run)
-                #expect(CardCheck.value(ofDigitLanes: lanes) == digits[index..<(index + run)].reduce(0) { $0 * 10 + UInt64($1) })
+                #expect(CardNumber.value(ofDigitLanes: lanes) == digits[index..<(index + run)].reduce(0) { $0 * 10 + UInt64($1) })
                 index += run
             }
             for digit in digits { byDigits.append(digit) }
