@@ -99,6 +99,13 @@ int cl_wipe_freed_memory(void) {
 int cl_wipe_freed_memory(void) { return -1; }
 #endif
 
+int cl_tune_allocator(void) {
+    int ok = mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    ok &= mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    ok &= mallopt(M_TOP_PAD, 8 << 20);
+    return ok ? 0 : -1;
+}
+
 int cl_set_buffer(FILE *out, char *buffer, size_t size) { return setvbuf(out, buffer, _IOLBF, size); }
 void cl_wipe(void *bytes, size_t count) { explicit_bzero(bytes, count); }
 __attribute__((noinline)) void cl_wipe_stack(size_t count) {
