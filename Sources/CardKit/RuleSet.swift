@@ -26,6 +26,10 @@ public struct RuleSet: Sendable {
     /// (`RuleFileScan.swift`) rather than the general JSON reader: for the test that the fast
     /// path is the one taken.
     private(set) var filesReadInOnePass = 0
+    /// How the index was made, for the tests that the two-thread way is the one taken: the
+    /// parts its patterns were gathered and sorted in (2 when split, `init(networks:splitting:)`),
+    /// and the levels whose two halves were made on two threads and joined as they were.
+    private(set) var indexParts = 1, levelsMadeInHalves = 0
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
@@ -72,7 +76,10 @@ public struct RuleSet: Sendable {
 
     /// `load(folders:)` of files already decoded (`decode(_:)`), in the same order: the same
     /// rule set, problems and warnings.
-    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false) throws(RuleErrors) -> RuleSet {
+    /// With `splitting`, the index's patterns may be gathered and sorted in two halves, one on
+    /// another thread (`init(networks:splitting:)`).
+    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false,
+                            splitting: Splitting? = nil) throws(RuleErrors) -> RuleSet {
         var problems: [RuleError] = []
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
@@ -127,13 +134,14 @@ public struct RuleSet: Sendable {
         if !retired.isEmpty { networks.removeAll { $0.status == .retired } }
         let set: RuleSet
         do throws(RuleErrors) {
-            set = try RuleSet(networks: networks)
+            set = try RuleSet(networks: networks, splitting: splitting)
         } catch {
             throw RuleErrors(errors: problems + error.errors + warnings)
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems + warnings + set.warnings) }
         var loaded = RuleSet(networks: set.networks, retired: retired, warnings: warnings + set.warnings, levels: set.levels)
         loaded.filesReadInOnePass = readInOnePass
+        (loaded.indexParts, loaded.levelsMadeInHalves) = (set.indexParts, set.levelsMadeInHalves)
         return loaded
     }
 
@@ -203,83 +211,52 @@ public struct RuleSet: Sendable {
     /// length overlap, because neither would be more specific; warns about a network whose
     /// every pattern is covered by more specific patterns of others.
     public init(networks: [CardNetwork]) throws(RuleErrors) {
-        var problems: [RuleError] = []
-        // Each network's top-level lengths as a mask: most patterns have them.
-        let topMasks = networks.map { LengthSet($0.lengths).mask }
-        // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
-        var counts = InlineArray<20, Int>(repeating: 0)
-        var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
-        for network in networks {
-            for pattern in network.patterns {
-                counts[pattern.length] += 1
-                lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
-                highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
-            }
-        }
+        try self.init(networks: networks, splitting: nil)
+    }
+
+    /// Starts a job on another thread and gives back what waits for it to finish (or does the
+    /// job itself if no thread has started it yet); for `load(decoded:splitting:)`.
+    public typealias Splitting = (@escaping @Sendable () -> Void) -> () -> Void
+
+    /// The fewest patterns a rule set splits its index at (`splitting`): below, a second
+    /// thread costs more than it saves.
+    static let fewestToSplit = 16_384
+
+    /// `init(networks:)`, with `splitting` (when there are many patterns and no retired
+    /// networks to yield to) gathering and sorting the later half of the networks' patterns
+    /// on another thread while this one does the first; the two halves are merged as the
+    /// levels are made. The same rule set, problems and warnings either way.
+    init(networks: [CardNetwork], splitting: Splitting?) throws(RuleErrors) {
         let anyRetired = networks.contains { $0.status == .retired }
-        // Every pattern once, gathered by length into flat arrays in load order (one pass over
-        // the networks; building a level then touches no network or pattern array again).
-        var firsts = InlineArray<20, Int>(repeating: 0)  // where each length's patterns start
-        var total = 0
-        for length in 0..<20 {
-            firsts[length] = total
-            total += counts[length]
-        }
-        // One record a pattern, not five arrays: a level visits them in sorted order, which
-        // is random in the gathered order, and then reads one cache line a pattern.
-        var gathered = PatternList(items: [PatternList.Item](repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total))
-        do {
-            var next = firsts
-            var out = gathered.items.mutableSpan
-            for (owner, network) in networks.enumerated() {
-                let own = network.patternLengths, list = network.patterns
-                let patterns = list.span
-                // The leading patterns share one array (usually `lengths` itself: one mask).
-                let sharedMask = own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMasks[owner] : LengthSet(own.shared).mask
-                for number in 0..<patterns.count {
-                    let pattern = patterns[number]
-                    let at = next[pattern.length]
-                    next[pattern.length] = at + 1
-                    let mask: UInt32
-                    if number < own.sharedCount {
-                        mask = sharedMask
-                    } else {
-                        let lengths = own.rest[number - own.sharedCount]
-                        mask = lengths == network.lengths ? topMasks[owner] : LengthSet(lengths).mask  // (often the same array: no comparison of elements)
-                    }
-                    out[at] = PatternList.Item(low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
-                                               pattern: Int32(truncatingIfNeeded: number), mask: mask)
-                }
+        var parts: [IndexPart] = []
+        let total = networks.reduce(0) { $0 + $1.patterns.count }
+        if let splitting, !anyRetired, total >= Self.fewestToSplit {
+            // The later networks holding about half the patterns.
+            var middle = networks.count, before = total
+            while middle > 0 && before - networks[middle - 1].patterns.count >= total / 2 {
+                middle -= 1
+                before -= networks[middle].patterns.count
             }
+            let later = middle..<networks.count, laterPart = Handover<IndexPart>()
+            let join = splitting { laterPart.put(IndexPart(networks, owners: later, anyRetired: false)) }
+            parts.append(IndexPart(networks, owners: 0..<middle, anyRetired: false))
+            join()
+            parts.append(laterPart.take())
+        } else {
+            parts.append(IndexPart(networks, owners: networks.indices, anyRetired: anyRetired))
         }
+        var problems: [RuleError] = []
         var levels: [IntervalLevel] = []
-        for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
-            let first = firsts[length], count = counts[length]
-            // The level's patterns by low end, equal ones in load order: each as one word, its
-            // low end less the level's lowest above its place in the level, sorted.
-            let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
-            let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
-            if !anyRetired && keyBits + indexBits <= UInt64.bitWidth {
-                var words = [UInt64](repeating: 0, count: count)
-                do {
-                    var out = words.mutableSpan
-                    let items = gathered.items.span, base = lowest[length]
-                    for i in 0..<count { out[i] = (items[first + i].low - base) << UInt64(indexBits) | UInt64(i) }
-                }
-                sortWords(&words, bits: indexBits..<indexBits + keyBits)
-                // (The level reads the places from the sorted words: no array of them made first.)
-                let indexMask = UInt64(1) << UInt64(indexBits) - 1
-                levels.append(Self.level(length, sorted: words, first: first, indexMask: indexMask, gathered, networks, &problems))
-            } else {
-                // Retired networks to yield to, or patterns too far apart to share a word with
-                // their place: a list of them, and the stable order of their low ends.
-                var list = PatternList(items: Array(gathered.items[first..<(first + count)]))
-                if anyRetired { list = Self.yieldingToRetired(list, networks) }
-                let order = stableOrder(ofKeys: list.items.map(\.low)).map { UInt64(truncatingIfNeeded: $0) }
-                levels.append(Self.level(length, sorted: order, first: 0, indexMask: UInt64(UInt32.max), list, networks, &problems))
-            }
+        var inHalves = 0
+        for length in 1...CardPolicy.longestNumber {
+            let runs = parts.compactMap { $0.runs[length] }
+            guard !runs.isEmpty else { continue }
+            let run = runs[0], later = runs.count > 1 ? runs[1] : SortedRun()
+            let split = run.count + later.count >= Self.fewestToSplit ? splitting : nil
+            levels.append(Self.level(length, run, later, networks, &problems, splitting: split, joined: &inHalves))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
+        (indexParts, levelsMadeInHalves) = (parts.count, inHalves)
         self.networks = networks
         self.levels = levels
         self.warnings = Self.hiddenNetworks(networks, levels)
@@ -287,11 +264,99 @@ public struct RuleSet: Sendable {
         emptyDetection = detect([])
     }
 
+    /// The patterns of some of a rule set's networks, gathered by length, each length's in
+    /// order of low end (equal ones in load order): what `init(networks:splitting:)` makes
+    /// levels of, from one part or from two made on two threads.
+    public struct IndexPart: Sendable {
+        /// By pattern length (0–19; nil: none of that length).
+        fileprivate var runs: [SortedRun?]
+
+        /// The patterns of `networks[owners]`; with `anyRetired`, an active pattern yields
+        /// the numbers a retired one of its length covers (`yieldingToRetired`, which needs
+        /// all the networks in one part).
+        init(_ networks: [CardNetwork], owners: Range<Int>, anyRetired: Bool) {
+            // Each network's top-level lengths as a mask: most patterns have them.
+            let topMasks = networks[owners].map { LengthSet($0.lengths).mask }
+            // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
+            var counts = InlineArray<20, Int>(repeating: 0)
+            var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
+            for network in networks[owners] {
+                for pattern in network.patterns {
+                    counts[pattern.length] += 1
+                    lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
+                    highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
+                }
+            }
+            // Every pattern once, gathered by length into flat arrays in load order (one pass
+            // over the networks; sorting then touches no network or pattern array again).
+            var firsts = InlineArray<20, Int>(repeating: 0)  // where each length's patterns start
+            var total = 0
+            for length in 0..<20 {
+                firsts[length] = total
+                total += counts[length]
+            }
+            // One record a pattern, not five arrays: a level visits them in sorted order, which
+            // is random in the gathered order, and then reads one cache line a pattern.
+            var gathered = [PatternList.Item](repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total)
+            do {
+                var next = firsts
+                var out = gathered.mutableSpan
+                for owner in owners {
+                    let network = networks[owner]
+                    let own = network.patternLengths, list = network.patterns
+                    let patterns = list.span, topMask = topMasks[owner - owners.lowerBound]
+                    // The leading patterns share one array (usually `lengths` itself: one mask).
+                    let sharedMask = own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMask : LengthSet(own.shared).mask
+                    for number in 0..<patterns.count {
+                        let pattern = patterns[number]
+                        let at = next[pattern.length]
+                        next[pattern.length] = at + 1
+                        let mask: UInt32
+                        if number < own.sharedCount {
+                            mask = sharedMask
+                        } else {
+                            let lengths = own.rest[number - own.sharedCount]
+                            mask = lengths == network.lengths ? topMask : LengthSet(lengths).mask  // (often the same array: no comparison of elements)
+                        }
+                        out[at] = PatternList.Item(low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
+                                                   pattern: Int32(truncatingIfNeeded: number), mask: mask)
+                    }
+                }
+            }
+            runs = [SortedRun?](repeating: nil, count: 20)
+            for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
+                let first = firsts[length], count = counts[length]
+                // The length's patterns by low end, equal ones in load order: each as one word,
+                // its low end less the lowest above its place, sorted.
+                let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
+                let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
+                if !anyRetired && keyBits + indexBits <= UInt64.bitWidth {
+                    var words = [UInt64](repeating: 0, count: count)
+                    do {
+                        var out = words.mutableSpan
+                        let items = gathered.span, base = lowest[length]
+                        for i in 0..<count { out[i] = (items[first + i].low - base) << UInt64(indexBits) | UInt64(i) }
+                    }
+                    sortWords(&words, bits: indexBits..<indexBits + keyBits)
+                    // (The level reads the places from the sorted words: no array of them made first.)
+                    runs[length] = SortedRun(items: gathered, first: first, order: words, indexMask: UInt64(1) << UInt64(indexBits) - 1)
+                } else {
+                    // Retired networks to yield to, or patterns too far apart to share a word
+                    // with their place: a list of them, and the stable order of their low ends.
+                    var list = PatternList(items: Array(gathered[first..<(first + count)]))
+                    if anyRetired { list = RuleSet.yieldingToRetired(list, networks) }
+                    let order = stableOrder(ofKeys: list.items.map(\.low)).map { UInt64(truncatingIfNeeded: $0) }
+                    runs[length] = SortedRun(items: list.items, first: 0, order: order, indexMask: UInt64(UInt32.max))
+                }
+            }
+        }
+    }
+
     /// With retired networks matched (`--retired`), a retired network's pattern wins over an
     /// active one of the same length that covers the same numbers (Laser's `6304` is also a
     /// Maestro prefix today): the active intervals lose the parts retired ones cover, so only
     /// two retired networks can tie.
-    private static func yieldingToRetired(_ list: PatternList, _ networks: [CardNetwork]) -> PatternList {
+    fileprivate static func yieldingToRetired(_ list: PatternList, _ networks: [CardNetwork]) -> PatternList {
         let isRetired = list.items.map { networks[Int($0.owner)].status == .retired }
         var result = PatternList()
         for i in 0..<list.count where isRetired[i] { result.append(list, i) }
@@ -318,6 +383,14 @@ public struct RuleSet: Sendable {
 
     /// The network whose id is exactly `id`, or nil.
     public func network(id: String) -> CardNetwork? { networks.first { $0.id == id } }
+
+    /// Every level's intervals in words (length, then each interval's low, high, owner and
+    /// lengths mask): for the tests that two ways of making the index make the same one.
+    var levelsDescription: String {
+        levels.map { level in
+            "\(level.length): " + level.lows.indices.map { "\(level.lows[$0])-\(level.highs[$0]) \(level.owners[$0]) \(level.lengthMasks[$0])" }.joined(separator: ", ")
+        }.joined(separator: "\n")
+    }
 
     /// The most digits any pattern looks at. Digits past it cannot change a detection.
     public var longestPattern: Int { levels.last?.length ?? 0 }
@@ -602,33 +675,91 @@ extension CardNetwork {
 // MARK: - The index
 
 extension RuleSet {
-    /// A level's intervals, made from its patterns (`list`, taken in the order of `sorted`: by
-    /// low end, equal ones in load order; a word's bits under `indexMask` are the pattern's
-    /// place in `list` after `first`): each checked against the one reaching highest so far (a
-    /// tie between networks, or one network's patterns overlapping with other lengths, is a
-    /// problem), and merged into the last one when both are the same network's with the same
-    /// lengths (overlapping or adjacent). Written through spans into arrays made whole first:
-    /// no capacity or uniqueness check per pattern.
-    fileprivate static func level(_ length: Int, sorted: [UInt64], first: Int, indexMask: UInt64, _ list: PatternList,
-                                  _ networks: [CardNetwork], _ problems: inout [RuleError]) -> IntervalLevel {
-        let count = sorted.count
-        var lows = [UInt64](repeating: 0, count: count), highs = lows
-        var owners = [Int32](repeating: 0, count: count)
-        var masks = [UInt32](repeating: 0, count: count)
+    /// A level's intervals, made from its patterns (`run`, and `later`'s when the index was
+    /// made in two parts: the two merged by low end, `run`'s first where equal, as its
+    /// networks come first; `levelPiece`). With `splitting`, the later half of them on another
+    /// thread: the two halves are joined as they are when the first half reaches no further
+    /// than where the second begins and its last interval cannot merge with the second's
+    /// first (rule sets without problems), else the second half is made again after the first.
+    fileprivate static func level(_ length: Int, _ run: SortedRun, _ later: SortedRun, _ networks: [CardNetwork],
+                                  _ problems: inout [RuleError], splitting: Splitting?, joined: inout Int) -> IntervalLevel {
+        let count = run.count + later.count
+        var piece: LevelPiece
+        if let splitting, run.count > 1 {
+            // The second half begins with the middle pattern of `run`, and `later`'s from the
+            // first whose low end is not below it.
+            let middle = run.count / 2, split = run.item(middle).low
+            var laterSplit = 0, laterEnd = later.count
+            while laterSplit < laterEnd {
+                let probe = (laterSplit + laterEnd) / 2
+                if later.item(probe).low < split { laterSplit = probe + 1 } else { laterEnd = probe }
+            }
+            let second = Handover<LevelPiece>(), laterHalf = laterSplit..<later.count
+            let join = splitting { second.put(levelPiece(run, middle..<run.count, later, laterHalf, networks, capacity: 0)) }
+            piece = levelPiece(run, 0..<middle, later, 0..<laterHalf.lowerBound, networks, capacity: count)
+            join()
+            let rest = second.take()
+            if piece.joins(rest) {
+                piece.append(rest)
+                joined += 1
+            } else {
+                piece = levelPiece(run, 0..<run.count, later, 0..<later.count, networks, capacity: count)
+            }
+        } else {
+            piece = levelPiece(run, 0..<run.count, later, 0..<later.count, networks, capacity: count)
+        }
+        problems += piece.problems
+        return IntervalLevel(length: length, lows: piece.lows, highs: piece.highs, owners: piece.owners, masks: piece.masks)
+    }
+
+    /// The intervals of the patterns `run` and `later` hold in `runPlaces` and `laterPlaces`
+    /// of their orders, the two merged by low end (`run`'s first where equal): each checked
+    /// against the one reaching highest so far (a tie between networks, or one network's
+    /// patterns overlapping with other lengths, is a problem), and merged into the last one
+    /// when both are the same network's with the same lengths (overlapping or adjacent).
+    /// Written through spans into arrays made whole first (room for `capacity` at least): no
+    /// capacity or uniqueness check per pattern.
+    private static func levelPiece(_ run: SortedRun, _ runPlaces: Range<Int>, _ later: SortedRun, _ laterPlaces: Range<Int>,
+                                   _ networks: [CardNetwork], capacity: Int) -> LevelPiece {
+        let count = runPlaces.count + laterPlaces.count, room = max(count, capacity)
+        var lows = [UInt64](repeating: 0, count: room), highs = lows
+        var owners = [Int32](repeating: 0, count: room)
+        var masks = [UInt32](repeating: 0, count: room)
+        var problems: [RuleError] = [], reached: UInt64? = nil
         var kept = 0
         do {
-            var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan, ownersOut = owners.mutableSpan, masksOut = masks.mutableSpan
-            let sorted = sorted.span, items = list.items.span
-            // The interval reaching highest so far (`reachIndex` -1: none yet).
-            var reachHigh: UInt64 = 0, reachOwner: Int32 = -1, reachIndex = -1, reachMask: UInt32 = 0
-            for k in 0..<count {
-                let i = first + Int(truncatingIfNeeded: sorted[k] & indexMask)
-                let item = items[i]
-                let low = item.low, high = item.high, owner = item.owner, mask = item.mask
-                if reachIndex >= 0 && low <= reachHigh && (reachOwner != owner || reachMask != mask) {
-                    problems.append(conflict(list, reachIndex, i, networks))
+            var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan
+            var ownersOut = owners.mutableSpan, masksOut = masks.mutableSpan
+            let order = run.order.span, items = run.items.span, (first, indexMask) = (run.first, run.indexMask)
+            let laterOrder = later.order.span, laterItems = later.items.span, (laterFirst, laterMask) = (later.first, later.indexMask)
+            var next = runPlaces.lowerBound, laterNext = laterPlaces.lowerBound
+            let end = runPlaces.upperBound, laterEnd = laterPlaces.upperBound
+            // The interval reaching highest so far (nil: none yet).
+            var reaching: PatternList.Item? = nil
+            var reachHigh: UInt64 = 0
+            for _ in 0..<count {
+                var item: PatternList.Item
+                if next < end {
+                    item = items[first + Int(truncatingIfNeeded: order[next] & indexMask)]
+                    if laterNext < laterEnd {
+                        let laterItem = laterItems[laterFirst + Int(truncatingIfNeeded: laterOrder[laterNext] & laterMask)]
+                        if laterItem.low < item.low { item = laterItem; laterNext += 1 } else { next += 1 }
+                    } else {
+                        next += 1
+                    }
+                } else {
+                    item = laterItems[laterFirst + Int(truncatingIfNeeded: laterOrder[laterNext] & laterMask)]
+                    laterNext += 1
                 }
-                if reachIndex < 0 || reachHigh < high { (reachHigh, reachOwner, reachIndex, reachMask) = (high, owner, i, mask) }
+                let low = item.low, high = item.high, owner = item.owner, mask = item.mask
+                if let reach = reaching {
+                    if low <= reachHigh && (reach.owner != owner || reach.mask != mask) {
+                        problems.append(conflict(reach, item, networks))
+                    }
+                    if reachHigh < high { (reaching, reachHigh) = (item, high) }
+                } else {
+                    (reaching, reachHigh) = (item, high)
+                }
                 let last = kept - 1
                 if last >= 0, ownersOut[last] == owner, masksOut[last] == mask, low <= highsOut[last] &+ 1 {
                     highsOut[last] = max(highsOut[last], high)
@@ -640,19 +771,21 @@ extension RuleSet {
                     kept += 1
                 }
             }
+            if reaching != nil { reached = reachHigh }
         }
-        lows.removeLast(count - kept)
-        highs.removeLast(count - kept)
-        owners.removeLast(count - kept)
-        masks.removeLast(count - kept)
-        return IntervalLevel(length: length, lows: lows, highs: highs, owners: owners, masks: masks)
+        // (The room after them stays, for `LevelPiece.append`.)
+        lows.removeLast(room - kept)
+        highs.removeLast(room - kept)
+        owners.removeLast(room - kept)
+        masks.removeLast(room - kept)
+        return LevelPiece(lows: lows, highs: highs, owners: owners, masks: masks, problems: problems, reachHigh: reached)
     }
 
-    /// The problem with pattern `later` of `list` overlapping `current` (the one reaching
-    /// highest before it): one network's patterns with other lengths, or two networks' tie.
-    private static func conflict(_ list: PatternList, _ current: Int, _ later: Int, _ networks: [CardNetwork]) -> RuleError {
-        let (currentOwner, owner) = (Int(list.items[current].owner), Int(list.items[later].owner))
-        let (currentPattern, pattern) = (Int(list.items[current].pattern), Int(list.items[later].pattern))
+    /// The problem with pattern `later` overlapping `current` (the one reaching highest before
+    /// it): one network's patterns with other lengths, or two networks' tie.
+    private static func conflict(_ current: PatternList.Item, _ later: PatternList.Item, _ networks: [CardNetwork]) -> RuleError {
+        let (currentOwner, owner) = (Int(current.owner), Int(later.owner))
+        let (currentPattern, pattern) = (Int(current.pattern), Int(later.pattern))
         if currentOwner == owner {
             // One network's patterns overlapping with different lengths: which apply?
             let network = networks[owner]
@@ -670,11 +803,62 @@ extension RuleSet {
     }
 }
 
+/// One part's patterns of one length in order of low end, equal ones in load order
+/// (`RuleSet.IndexPart`): the places in `items` after `first` of `order`'s words, in the bits
+/// under `indexMask`.
+fileprivate struct SortedRun: Sendable {
+    var items: [PatternList.Item] = []
+    var first = 0
+    var order: [UInt64] = []
+    var indexMask: UInt64 = 0
+
+    var count: Int { order.count }
+
+    /// The pattern at `place` in order.
+    func item(_ place: Int) -> PatternList.Item { items[first + Int(truncatingIfNeeded: order[place] & indexMask)] }
+}
+
+/// Intervals made from a stretch of a level's patterns (`RuleSet.levelPiece`): the level's
+/// arrays, the problems found, and how high the stretch reaches.
+fileprivate struct LevelPiece: Sendable {
+    var lows: [UInt64], highs: [UInt64], owners: [Int32], masks: [UInt32]
+    var problems: [RuleError] = []
+    /// The highest number any of its patterns takes (nil: none).
+    var reachHigh: UInt64?
+
+    /// Whether `next`, made from the patterns after this piece's, follows it as made: this
+    /// piece reaches no number of `next`'s, and its last interval would not have taken in
+    /// `next`'s first (another network's, other lengths, or a gap between them).
+    func joins(_ next: LevelPiece) -> Bool {
+        guard let reachHigh, let last = lows.indices.last, let nextLow = next.lows.first else { return true }
+        return reachHigh < nextLow && (owners[last] != next.owners[0] || masks[last] != next.masks[0] || nextLow > highs[last] &+ 1)
+    }
+
+    /// Appends `next` (which `joins` this piece).
+    mutating func append(_ next: LevelPiece) {
+        lows += next.lows
+        highs += next.highs
+        owners += next.owners
+        masks += next.masks
+        problems += next.problems
+        if let high = next.reachHigh { reachHigh = max(reachHigh ?? 0, high) }
+    }
+}
+
+/// A value one thread puts and another takes once the first is known to be done (through
+/// `RuleSet.Splitting`'s wait).
+private final class Handover<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func put(_ new: Value) { value.withLock { $0 = new } }
+    func take() -> Value { value.withLock { $0.take()! } }
+}
+
 /// Patterns of one length while a level is made, one record each (a level visits them in
 /// order of low end, which is random in the order they were gathered: one cache line a
 /// pattern rather than one in each of five arrays).
 private struct PatternList {
-    struct Item {
+    struct Item: Sendable {
         var low: UInt64
         var high: UInt64
         var owner: Int32

@@ -67,7 +67,7 @@ public enum RuleSources {
             throw .unreadable(error.description)
         }
         do {
-            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired)
+            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired, splitting: onAnotherThread)
         } catch {
             throw .rules(error)
         }
@@ -214,6 +214,41 @@ public enum RuleSources {
         /// Every file's result, in order (once each is finished).
         func results() -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
             finished.withLock { all in all.map { $0! } }
+        }
+    }
+
+    /// Starts `job` on another thread (Dispatch's pool) and gives back what waits for it to be
+    /// done: waiting for the other thread once it has started the job, or doing the job on
+    /// the calling thread when no other thread has started it yet (a busy machine may give the
+    /// pool no processor for milliseconds). `RuleSet.Splitting`, for the index.
+    static func onAnotherThread(_ job: @escaping @Sendable () -> Void) -> () -> Void {
+        let shared = SharedJob(job)
+        DispatchQueue.global().async { shared.run() }
+        return { shared.finish() }
+    }
+
+    /// A job that whichever thread claims first does (`onAnotherThread`).
+    private final class SharedJob: Sendable {
+        private let job: @Sendable () -> Void
+        private let claimed = Atomic<Bool>(false)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ job: @escaping @Sendable () -> Void) { self.job = job }
+
+        /// True for the first thread to ask.
+        private func claim() -> Bool { !claimed.exchange(true, ordering: .acquiringAndReleasing) }
+
+        /// Does the job, unless another thread has claimed it.
+        func run() {
+            guard claim() else { return }
+            job()
+            done.signal()
+        }
+
+        /// Returns once the job is done: done here if no thread has claimed it, else waited for.
+        func finish() {
+            if claim() { return job() }
+            done.wait()
         }
     }
 

@@ -1,4 +1,4 @@
-import CardKit
+@testable import CardKit
 @testable import CardPrompt
 import Foundation
 import Synchronization
@@ -60,6 +60,33 @@ extension RuleFolderReadingTests {
         #expect(loaded.networks.first { $0.id == "bank-8" }?.file == later + "/bank-008.json")
         #expect(loaded.networks.first { $0.id == "bank-8" }?.name == "Later bank 8")
         #expect(loaded.networks.first { $0.id == "bank-80" }?.file == bank + "/bank-080.json")
+    }
+
+    /// With as many ranges as a bank keeps (20,000 in 200 files), `load` also makes the index
+    /// on two threads (`RuleSet.init(networks:splitting:)`, `onAnotherThread`): the same
+    /// levels and warnings as the files read and loaded on one.
+    @Test func aBankFolderIsIndexedOnTwoThreads() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var random = SeededRandom(seed: 5)
+        let slots = (0..<20_000).shuffled(using: &random)
+        for n in 0..<200 {
+            let ranges = slots[(n * 100)..<((n + 1) * 100)].map { slot in
+                let low = 30_000_000 + 100 * slot
+                return "[\"\(low)\", \"\(low + Int(random.next() % 100))\"]"
+            }
+            let text = "{\"id\": \"bank-\(n)\", \"name\": \"Bank \(n)\", \"ranges\": [\(ranges.joined(separator: ", "))], \"lengths\": [16], \"cvv\": {\"name\": \"CVV\", \"length\": 3}}\n"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/bank-\(n).json"))
+        }
+        let loaded = try RuleSources.load(folders: [RuleSources.compiledIn, folder])
+        #expect(loaded.indexParts == 2)
+        #expect(loaded.levelsMadeInHalves == 1)
+        let read = try RuleSet.load(folders: [RuleSources.read(folder: RuleSources.compiledIn), RuleSources.read(folder: folder)])
+        #expect(read.indexParts == 1 && read.levelsMadeInHalves == 0)
+        #expect(loaded.networks == read.networks)
+        #expect(loaded.warnings == read.warnings)
+        #expect(loaded.levelsDescription == read.levelsDescription)
+        #expect(loaded.levelsDescription.contains("8: "))
     }
 
     /// The first thing that cannot be read, in folder and name order, is named, on two
