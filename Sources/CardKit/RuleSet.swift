@@ -259,7 +259,17 @@ public struct RuleSet: Sendable {
         (indexParts, levelsMadeInHalves) = (parts.count, inHalves)
         self.networks = networks
         self.levels = levels
-        self.warnings = Self.hiddenNetworks(networks, levels)
+        if let splitting, parts.count > 1 {
+            // The later half of the networks looked at on the other thread.
+            let middle = networks.count / 2, laterHidden = Handover<[RuleError]>(), made = levels
+            let join = splitting { laterHidden.put(Self.hiddenNetworks(networks, made, among: middle..<networks.count)) }
+            var warnings = Self.hiddenNetworks(networks, levels, among: 0..<middle)
+            join()
+            warnings += laterHidden.take()
+            self.warnings = warnings
+        } else {
+            self.warnings = Self.hiddenNetworks(networks, levels, among: networks.indices)
+        }
         coBadgePartners = Self.coBadgePartners(networks)
         emptyDetection = detect([])
     }
@@ -552,11 +562,13 @@ public struct RuleSet: Sendable {
         return taken.sorted { $0.low < $1.low }
     }
 
-    /// Networks every one of whose patterns lies under more specific patterns of others.
-    private static func hiddenNetworks(_ networks: [CardNetwork], _ levels: [IntervalLevel]) -> [RuleError] {
+    /// Networks (of those at `among` in `networks`) every one of whose patterns lies under
+    /// more specific patterns of others.
+    private static func hiddenNetworks(_ networks: [CardNetwork], _ levels: [IntervalLevel], among: Range<Int>) -> [RuleError] {
         guard let deepest = levels.last?.length else { return [] }
         var warnings: [RuleError] = []
-        for (index, network) in networks.enumerated() where !network.patterns.isEmpty {
+        for index in among where !networks[index].patterns.isEmpty {
+            let network = networks[index]
             let hidden = network.patterns.allSatisfy { pattern in
                 // The pattern's numbers at the deepest length, and what longer levels of
                 // other networks cover of them, all at that length.

@@ -73,6 +73,18 @@ import Testing
         let networks = Self.banks(seed: 7, count: 240, per: 80)
         #expect(networks.reduce(0) { $0 + $1.patterns.count } >= RuleSet.fewestToSplit)
         Self.expectSame(networks, parts: 2, halves: 1)
+        // A network hidden by another's more specific patterns in each half: both warned about,
+        // in order (the later half's looked at on the other thread).
+        func hidden(_ n: Int) -> [CardNetwork] {
+            [Self.network("shadow-\(n)", [IINPattern(low: "\(9_800_000 + n)", high: "\(9_800_000 + n)")!]),
+             Self.network("cover-\(n)", [Self.range(98_000_000 + 10 * n, 98_000_000 + 10 * n + 9)])]
+        }
+        let withHidden = hidden(1) + networks + hidden(2)
+        let (text, set) = Self.outcome(withHidden, Self.onAnotherThread)
+        #expect(set?.warnings.map(\.description) == ["shadow-1.json:1:1: warning: network `shadow-1` can never be detected: more specific patterns of other networks cover all of its own",
+                                                     "shadow-2.json:1:1: warning: network `shadow-2` can never be detected: more specific patterns of other networks cover all of its own"],
+                "\(text.suffix(400))")
+        Self.expectSame(withHidden, parts: 2, halves: 1)
         // Beside the bundled rules (other lengths, one part of them small).
         Self.expectSame(BundledRules.set.networks + networks, parts: 2, halves: 1)
         // Too few patterns: one part, one thread.
