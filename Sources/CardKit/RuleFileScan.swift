@@ -4,7 +4,8 @@
 ///
 /// It only ever accepts what the general reader and `RuleFile` accept without a word: every
 /// pattern a plain string of 1–19 ASCII digits (no escapes), every range two of them of one
-/// length with low ≤ high, the JSON well formed, each of the two keys once. Anything else —
+/// length with low ≤ high, the JSON well formed, every top-level key a known one written
+/// plainly (no escape), each once. Anything else —
 /// any error, or anything a message might be about — makes it give up, and the file is read
 /// again by the general reader, which finds and words the problems as it always has.
 struct ScannedRuleFile {
@@ -16,6 +17,8 @@ struct ScannedRuleFile {
     var prefixes: ScannedPatterns?
     /// The same for `ranges` (a range's location is its array's).
     var ranges: ScannedPatterns?
+    /// Where each key stands among the members (`Fields`).
+    var places = Fields.Places(repeating: 0)
 }
 
 /// Patterns read by the one-pass reader, and where each stands in the file.
@@ -41,14 +44,17 @@ extension JSONReader {
                     skipWhitespace()
                     guard current == UInt8(ascii: "\"") else { return nil }
                     let keyLocation = location
-                    let key = try readString()
+                    // A known key, matched as two words (no string made to compare), once.
+                    guard let slot = scanKey(), scanned.places[slot] == 0 else { return nil }
+                    scanned.places[slot] = Int32(members.count + 1)
+                    let key = RuleFile.knownFields[slot]
                     skipWhitespace()
                     guard current == UInt8(ascii: ":") else { return nil }
                     index += 1
                     skipWhitespace()
                     let value: JSONValue
-                    if (key == "prefixes" || key == "ranges") && current == UInt8(ascii: "[") {
-                        let ranges = key == "ranges"
+                    let ranges = slot == RuleFile.Key.ranges.rawValue
+                    if (ranges || slot == RuleFile.Key.prefixes.rawValue) && current == UInt8(ascii: "[") {
                         guard (ranges ? scanned.ranges : scanned.prefixes) == nil else { return nil }  // twice: an error to word
                         let arrayLocation = location
                         guard let read = scanPatternArray(ranges: ranges) else { return nil }
@@ -73,6 +79,22 @@ extension JSONReader {
         } catch {
             return nil
         }
+    }
+
+    /// The slot among `RuleFile.knownFields` of the key at the reader (its opening quote),
+    /// the reader moved past its closing quote; nil (the reader where it was) when the string
+    /// is not exactly one of them.
+    private mutating func scanKey() -> Int? {
+        let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
+        let text = bytes.span
+        let first = index + 1
+        var end = first
+        while end < text.count, end - first <= 16, text[end] != UInt8(ascii: "\"") { end += 1 }
+        // (A known key has no quote or backslash: its exact bytes end at the first quote.)
+        guard end < text.count, end > first, end - first <= 16,
+              let slot = Fields.ruleFile.slot(of: text, at: first, count: end - first) else { return nil }
+        index = end + 1
+        return slot
     }
 
     /// `["4", "51", …]` (or, for `ranges`, `[["2221", "2720"], …]`) at the reader, in one loop
@@ -150,6 +172,14 @@ private struct ScanLines {
 @inline(__always)
 private func skipBlanks(_ text: Span<UInt8>, _ i: inout Int, _ lines: inout ScanLines) {
     while i < text.count {
+        // An indent's spaces eight at a time: the first byte that is not one ends the run.
+        if i + 8 <= text.count {
+            let others = littleEndianWord(text, at: i) ^ 0x2020_2020_2020_2020
+            if others & 0xFF == 0 {
+                i += others == 0 ? 8 : others.trailingZeroBitCount / 8
+                continue
+            }
+        }
         let byte = text[i]
         if byte == UInt8(ascii: " ") {
             i += 1
@@ -216,10 +246,18 @@ private func otherQuotedDigits(_ text: Span<UInt8>, _ i: inout Int) -> (value: U
 /// Nil when any is not a digit. About twenty instructions instead of eight turns of a loop.
 @inline(__always)
 func eightDigits(_ text: Span<UInt8>, at index: Int) -> UInt64? {
-    var word: UInt64 = 0
-    for k in 0..<8 { word |= UInt64(text[unchecked: index + k]) << UInt64(8 * k) }  // (checked by the caller: index + 8 <= count)
+    let word = littleEndianWord(text, at: index)
     // Every byte 0x30–0x39: its high half 3, and its low half still below 10 after adding 6.
     let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
     guard word & highs == threes, (word &+ 0x0606_0606_0606_0606) & highs == threes else { return nil }
     return CardNumber.value(ofDigitLanes: word &- threes)
+}
+
+/// The eight bytes of `text` at `index` (at least eight are there: the caller checks) as one
+/// little-endian word: the first byte in the lowest eight bits.
+@inline(__always)
+func littleEndianWord(_ text: Span<UInt8>, at index: Int) -> UInt64 {
+    var word: UInt64 = 0
+    for k in 0..<8 { word |= UInt64(text[unchecked: index + k]) << UInt64(8 * k) }  // (checked by the caller: index + 8 <= count)
+    return word
 }
