@@ -121,7 +121,7 @@ extension JSONReader {
         skipBlanks(text, &i, &lines)
         if !take(text, &i, UInt8(ascii: "]")) {
             while true {
-                skipBlanks(text, &i, &lines)
+                skipBlanks(text, &i, &lines, byWords: true)
                 let at = SourceLocation(line: lines.line, column: lines.anchorColumn + (i - lines.anchor))
                 if ranges {
                     guard take(text, &i, UInt8(ascii: "[")) else { return nil }
@@ -170,10 +170,12 @@ private struct ScanLines {
 
 /// Past spaces, tabs and line breaks at `i`; a line break moves `lines` to the next line.
 @inline(__always)
-private func skipBlanks(_ text: Span<UInt8>, _ i: inout Int, _ lines: inout ScanLines) {
+/// `byWords` (where an item's line and its indent begin): runs of spaces eight at a time (only
+/// there, so that the loop's other places stay small enough for the array appends to be inlined).
+private func skipBlanks(_ text: Span<UInt8>, _ i: inout Int, _ lines: inout ScanLines, byWords: Bool = false) {
     while i < text.count {
         // An indent's spaces eight at a time: the first byte that is not one ends the run.
-        if i + 8 <= text.count {
+        if byWords && i + 8 <= text.count {
             let others = littleEndianWord(text, at: i) ^ 0x2020_2020_2020_2020
             if others & 0xFF == 0 {
                 i += others == 0 ? 8 : others.trailingZeroBitCount / 8
@@ -258,6 +260,6 @@ func eightDigits(_ text: Span<UInt8>, at index: Int) -> UInt64? {
 @inline(__always)
 func littleEndianWord(_ text: Span<UInt8>, at index: Int) -> UInt64 {
     var word: UInt64 = 0
-    for k in 0..<8 { word |= UInt64(text[unchecked: index + k]) << UInt64(8 * k) }  // (checked by the caller: index + 8 <= count)
+    for k in 0..<8 { word |= UInt64(text[unchecked: index &+ k]) << UInt64(8 &* k) }  // (checked by the caller: index + 8 <= count)
     return word
 }
