@@ -68,14 +68,15 @@ struct RuleFile {
             fail(root.location, "a rule file holds one JSON object, found \(root.kindName)")
             return nil
         }
-        var fields: Fields
+        // (A constant, not a variable: passed on without a copy.)
+        let fields: Fields
         if let places = scannedPlaces {
             fields = Fields(Fields.ruleFile, members, places: places)  // (each key known, none twice)
         } else {
-            fields = Fields(Fields.ruleFile, members)
+            var taking = Fields(Fields.ruleFile, members)
             for index in members.indices {
                 let member = members[index]
-                switch fields.take(index) {
+                switch taking.take(index) {
                 case .first: break
                 case .repeated: fail(member.keyLocation, "field `\(member.key.escapingControlCharacters)` appears twice")
                 case .unknown:
@@ -84,6 +85,7 @@ struct RuleFile {
                     fail(member.keyLocation, message)
                 }
             }
+            fields = taking
         }
         let objectStart = root.location
 
@@ -126,7 +128,7 @@ struct RuleFile {
         } else {
             fail(objectStart, "missing required field `lengths`")
         }
-        lengths = LengthSet(lengths).lengths  // without repeats, ascending (each is 8–19 here)
+        lengths = Self.ascending(lengths)  // without repeats, ascending (each is 8–19 here)
         let maxLength = lengths.last ?? 16
         var luhn = true
         if let value = fields[.luhn] {
@@ -180,7 +182,7 @@ struct RuleFile {
             }
         }
 
-        var groups = CardPolicy.groupsOfFour(upTo: maxLength)
+        var groups = Self.groupsOfFour[maxLength]
         if let value = fields[.groups], let listed = integers(value, "groups", allowed: 1...CardPolicy.longestNumber) {
             let total = listed.reduce(0, +)
             if listed.isEmpty {
@@ -400,8 +402,19 @@ struct RuleFile {
     private mutating func entryLengths(_ value: JSONValue) -> [Int] {
         let lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
         if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
-        return LengthSet(lengths).lengths
+        return Self.ascending(lengths)
     }
+
+    /// `lengths` (each 0–31) ascending without repeats, as `LengthSet` lists them: the array
+    /// itself when it already is (a file's usual `[16]`: no new array).
+    static func ascending(_ lengths: [Int]) -> [Int] {
+        for k in lengths.indices.dropFirst() where lengths[k - 1] >= lengths[k] { return LengthSet(lengths).lengths }
+        return lengths
+    }
+
+    /// `CardPolicy.groupsOfFour(upTo:)` for each length up to the longest: made once, shared by
+    /// the networks that give no `groups`.
+    static let groupsOfFour = (0...CardPolicy.longestNumber).map(CardPolicy.groupsOfFour(upTo:))
 
     /// Two patterns of one length with the same lengths but different terms (one co-badged,
     /// the other not; other `luhn`s) must not overlap: the index merges them, and a number in
@@ -573,7 +586,7 @@ struct Fields {
     /// The keys a kind of object may hold, each with its length and first two bytes: a key is
     /// compared only with the one of its shape (comparing two different strings costs far more
     /// than two equal ones). Made once per kind.
-    struct Keys {
+    final class Keys: Sendable {  // (a class: a `Fields` holds one reference, not three arrays)
         let names: [String]
         let shapes: [UInt32]
         /// Each name's bytes as two little-endian words, zero past its end (`slot(of:count:in:)`).
@@ -604,6 +617,11 @@ struct Fields {
                 let byte = UInt64(text[start + k])
                 if k < 8 { low |= byte << UInt64(8 * k) } else { high |= byte << UInt64(8 * (k - 8)) }
             }
+            return slot(low: low, high: high)
+        }
+
+        /// The slot of the key whose bytes are the two words (`words`); nil when none is.
+        func slot(low: UInt64, high: UInt64) -> Int? {
             for slot in words.indices where words[slot].0 == low && words[slot].1 == high { return slot }
             return nil
         }

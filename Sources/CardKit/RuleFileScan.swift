@@ -88,12 +88,27 @@ extension JSONReader {
         let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
         let text = bytes.span
         let first = index + 1
-        var end = first
-        while end < text.count, end - first <= 16, text[end] != UInt8(ascii: "\"") { end += 1 }
-        // (A known key has no quote or backslash: its exact bytes end at the first quote.)
-        guard end < text.count, end > first, end - first <= 16,
-              let slot = Fields.ruleFile.slot(of: text, at: first, count: end - first) else { return nil }
-        index = end + 1
+        let slot: Int?
+        if first + 16 <= text.count {
+            // Sixteen bytes as two words: the key ends at the first quote in them (a known key
+            // has no quote or backslash, and none has sixteen bytes).
+            let low = littleEndianWord(text, at: first), high = littleEndianWord(text, at: first + 8)
+            let lowQuotes = quoteBits(low), highQuotes = quoteBits(high)
+            let end = lowQuotes != 0 ? lowQuotes.trailingZeroBitCount / 8
+                : highQuotes != 0 ? 8 + highQuotes.trailingZeroBitCount / 8 : 16
+            guard end > 0, end < 16 else { return nil }
+            // The key's bytes only, zero past its end.
+            let lowMask: UInt64 = end >= 8 ? ~0 : (1 << UInt64(8 * end)) - 1
+            let highMask: UInt64 = end <= 8 ? 0 : (1 << UInt64(8 * (end - 8))) - 1
+            slot = Fields.ruleFile.slot(low: low & lowMask, high: high & highMask)
+            if slot != nil { index = first + end + 1 }
+        } else {
+            var end = first
+            while end < text.count, end - first <= 16, text[end] != UInt8(ascii: "\"") { end += 1 }
+            guard end < text.count, end > first, end - first <= 16 else { return nil }
+            slot = Fields.ruleFile.slot(of: text, at: first, count: end - first)
+            if slot != nil { index = end + 1 }
+        }
         return slot
     }
 
@@ -262,4 +277,12 @@ func littleEndianWord(_ text: Span<UInt8>, at index: Int) -> UInt64 {
     var word: UInt64 = 0
     for k in 0..<8 { word |= UInt64(text[unchecked: index &+ k]) << UInt64(8 &* k) }  // (checked by the caller: index + 8 <= count)
     return word
+}
+
+/// The high bit of each byte of `word` that is a double quote, and perhaps of bytes after the
+/// first one (a borrow): the lowest bit set is the first quote's.
+@inline(__always)
+private func quoteBits(_ word: UInt64) -> UInt64 {
+    let x = word ^ 0x2222_2222_2222_2222  // a quote becomes zero
+    return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
 }
