@@ -85,10 +85,15 @@ extension JSONReader {
     /// the reader moved past its closing quote; nil (the reader where it was) when the string
     /// is not exactly one of them.
     private mutating func scanKey() -> Int? {
-        let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
-        let text = bytes.span
-        let first = index + 1
-        let slot: Int?
+        let (slot, end) = Self.keySlot(bytes.span, at: index + 1)
+        if slot != nil { index = end + 1 }
+        return slot
+    }
+
+    /// `scanKey`'s reading: the slot, and where the key's closing quote is. (Static, handed
+    /// the bytes borrowed in place: a method would copy the whole reader, and a copy of the
+    /// array retains and releases it.)
+    private static func keySlot(_ text: Span<UInt8>, at first: Int) -> (slot: Int?, end: Int) {
         if first + 16 <= text.count {
             // Sixteen bytes as two words: the key ends at the first quote in them (a known key
             // has no quote or backslash, and none has sixteen bytes).
@@ -96,20 +101,17 @@ extension JSONReader {
             let lowQuotes = quoteBits(low), highQuotes = quoteBits(high)
             let end = lowQuotes != 0 ? lowQuotes.trailingZeroBitCount / 8
                 : highQuotes != 0 ? 8 + highQuotes.trailingZeroBitCount / 8 : 16
-            guard end > 0, end < 16 else { return nil }
+            guard end > 0, end < 16 else { return (nil, 0) }
             // The key's bytes only, zero past its end.
             let lowMask: UInt64 = end >= 8 ? ~0 : (1 << UInt64(8 * end)) - 1
             let highMask: UInt64 = end <= 8 ? 0 : (1 << UInt64(8 * (end - 8))) - 1
-            slot = Fields.ruleFile.slot(low: low & lowMask, high: high & highMask)
-            if slot != nil { index = first + end + 1 }
+            return (Fields.ruleFile.slot(low: low & lowMask, high: high & highMask), first + end)
         } else {
             var end = first
             while end < text.count, end - first <= 16, text[end] != UInt8(ascii: "\"") { end += 1 }
-            guard end < text.count, end > first, end - first <= 16 else { return nil }
-            slot = Fields.ruleFile.slot(of: text, at: first, count: end - first)
-            if slot != nil { index = end + 1 }
+            guard end < text.count, end > first, end - first <= 16 else { return (nil, 0) }
+            return (Fields.ruleFile.slot(of: text, at: first, count: end - first), end)
         }
-        return slot
     }
 
     /// `["4", "51", …]` (or, for `ranges`, `[["2221", "2720"], …]`) at the reader, in one loop
