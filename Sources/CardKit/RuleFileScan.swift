@@ -140,7 +140,11 @@ extension JSONReader {
             while true {
                 skipBlanks(text, &i, &lines, byWords: true)
                 let at = SourceLocation(line: lines.line, column: lines.anchorColumn + (i - lines.anchor))
-                if ranges {
+                if ranges, let (low, high) = usualRange(text, at: i) {
+                    // `["dddddddd", "dddddddd"]`, as a bank's file writes each range: in one step.
+                    i += 24
+                    patterns.append(IINPattern(lowValue: low, highValue: high, length: 8))
+                } else if ranges {
                     guard take(text, &i, UInt8(ascii: "[")) else { return nil }
                     skipBlanks(text, &i, &lines)
                     guard let low = quotedDigits(text, &i) else { return nil }
@@ -219,6 +223,21 @@ private func take(_ text: Span<UInt8>, _ i: inout Int, _ byte: UInt8) -> Bool {
     guard i < text.count, text[i] == byte else { return false }
     i += 1
     return true
+}
+
+/// The ends of the range `["dddddddd", "dddddddd"]` (eight digits each, low ≤ high: a valid
+/// pattern, written the usual way) at `i`; nil for anything else, left to the general steps.
+@inline(__always)
+private func usualRange(_ text: Span<UInt8>, at i: Int) -> (low: UInt64, high: UInt64)? {
+    guard i + 24 <= text.count else { return nil }
+    /// The byte `k` places on (`i + 24 <= count`, checked above).
+    func at(_ k: Int) -> UInt8 { text[unchecked: i &+ k] }
+    // (The separators byte by byte: read as parts of words overlapping the digits', the
+    // digits' own loads were split into bytes.)
+    guard at(0) == UInt8(ascii: "["), at(1) == UInt8(ascii: "\""), at(10) == UInt8(ascii: "\""), at(11) == UInt8(ascii: ","),
+          at(12) == UInt8(ascii: " "), at(13) == UInt8(ascii: "\""), at(22) == UInt8(ascii: "\""), at(23) == UInt8(ascii: "]"),
+          let low = eightDigits(text, at: i &+ 2), let high = eightDigits(text, at: i &+ 14), low <= high else { return nil }
+    return (low, high)
 }
 
 /// A string of 1–19 ASCII digits and nothing else at `i` (its opening quote): its value and

@@ -126,6 +126,43 @@ import Testing
         #expect(compared > 3_000 && errors > compared / 2, "\(compared) variants, \(errors) with errors")
     }
 
+    /// The same for a bank's file, whose eight-digit ranges the one-pass reader takes in one
+    /// step each (`usualRange`): every byte of its ranges changed, and every cut.
+    @Test func everyOneByteChangeOfABanksRangesIsReadTheSameBothWays() {
+        let text = """
+            {
+              "id": "bank-1",
+              "name": "Bank 1",
+              "ranges": [
+                ["30000000", "30000050"],
+                ["30000100", "30000100"],
+                ["39999900", "39999999"]
+              ],
+              "lengths": [16],
+              "cvv": {"name": "CVV", "length": 3}
+            }
+            """
+        let bytes = Array(text.utf8)
+        let ranges = text.utf8.distance(from: text.startIndex, to: text.range(of: "[\n")!.lowerBound)..<text.utf8.distance(from: text.startIndex, to: text.range(of: "\"lengths\"")!.lowerBound)
+        let replacements: [UInt8] = Array("0 9\"\\[],:{}a-\n/:".utf8) + [0x01, 0xC3, 0xFF]
+        var compared = 0, errors = 0
+        let (fast, general) = Self.decodeBothWays(bytes)
+        #expect(fast == general && fast.hasPrefix("network"), "\(fast)")
+        for position in ranges {
+            for replacement in replacements where bytes[position] != replacement {
+                var changed = bytes
+                changed[position] = replacement
+                let (fast, general) = Self.decodeBothWays(changed)
+                #expect(fast == general, "byte \(position) → \(replacement): \(fast) / \(general)")
+                compared += 1
+                if !fast.hasPrefix("network") { errors += 1 }
+            }
+            let (fast, general) = Self.decodeBothWays(Array(bytes[..<position]))
+            #expect(fast == general, "cut at \(position)")
+        }
+        #expect(compared > 1_500 && errors > compared / 2, "\(compared) variants, \(errors) with errors")
+    }
+
     /// Texts the one-pass reader must hand over: each ends with the general reader's words.
     @Test(arguments: [
         #"{"id": "a", "name": "A", "prefixes": ["4\u0031"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
