@@ -85,8 +85,9 @@ public struct RuleSet: Sendable {
         for (folderIndex, folder) in folders.enumerated() {
             for file in folder {
                 let content = file.content
-                problems += file.problems
-                warnings += file.warnings
+                // (Appending an empty list to an empty one still made a new buffer each time.)
+                if !file.problems.isEmpty { problems += file.problems }
+                if !file.warnings.isEmpty { warnings += file.warnings }
                 if file.readInOnePass { readInOnePass += 1 }
                 let (id, location): (String, SourceLocation)
                 switch content {

@@ -98,7 +98,8 @@ public enum RuleSources {
             do {
                 let files = try ruleFiles(folder)
                 if files.folder != AT_FDCWD { opened.append(files.folder) }
-                listed.append(files.names.map { .file(path: files.prefix + $0, name: $0, folder: files.folder) })
+                // (Each file's whole path is put together by the thread that reads it.)
+                listed.append(files.names.map { .file(prefix: files.prefix, name: $0, folder: files.folder) })
             } catch {
                 unlisted = error
                 break
@@ -140,10 +141,10 @@ public enum RuleSources {
     /// decoding them took on the thread that then draws the prompt (callgrind).
     static let decodingOnTwoThreads = 128
 
-    /// One rule file to read and decode: a file in an open folder (`ruleFiles`), or one of the
-    /// compiled-in files.
+    /// One rule file to read and decode: a file in an open folder (`ruleFiles`: its path is
+    /// `prefix` and `name`), or one of the compiled-in files.
     private enum RuleFileSource: Sendable {
-        case file(path: String, name: String, folder: Int32)
+        case file(prefix: String, name: String, folder: Int32)
         case text(RuleSet.FileText)
 
         func decoded() -> Result<RuleSet.DecodedFile, UnreadableFolder> {
@@ -155,7 +156,8 @@ public enum RuleSources {
         /// next file: no new array each time; the decoded file keeps none of its bytes).
         func decoded(reading buffer: inout [UInt8]) -> Result<RuleSet.DecodedFile, UnreadableFolder> {
             switch self {
-            case .file(let path, let name, let folder):
+            case .file(let prefix, let name, let folder):
+                let path = prefix + name
                 guard folder == AT_FDCWD ? Paths.read(path, into: &buffer) : Paths.read(name, in: folder, into: &buffer) else {
                     return .failure(UnreadableFolder(path: path, reason: RuleSources.unreadableFile))
                 }
