@@ -172,4 +172,18 @@ import Testing
             }
         }
     }
+
+    /// Columns count characters: a value after text of one- to four-byte characters, at
+    /// every length, stands in the column of the characters before it.
+    @Test func columnsAfterCharactersOfEveryWidthAreCounted() {
+        let pieces = ["a", " ", "é", "€", "\u{1F600}", "Ω"]
+        var random = SeededRandom(seed: 90)
+        for _ in 0..<400 {
+            let text = (0..<Int(random.next() % 30)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+            // `["…", x]`: x stands after the string, its quotes, a comma and a space.
+            #expect(throws: JSONSyntaxError(location: .init(line: 1, column: 6 + text.unicodeScalars.count), message: "expected a JSON value, found 'x'")) {
+                try JSONValue.parse(Array(("[\"" + text + "\", x]").utf8))
+            }
+        }
+    }
 }
