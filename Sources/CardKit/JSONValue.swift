@@ -104,10 +104,13 @@ struct JSONReader {
             if columnIndex < lineStart || columnIndex > index { (columnIndex, column) = (lineStart, 1) }
             columnBytesScanned += index - columnIndex
             let (from, to) = (columnIndex, index)
-            let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
-            let text = bytes.span
             var characters = 0
-            for i in from..<to where text[i] & 0xC0 != 0x80 { characters += 1 }
+            do {
+                // The bytes borrowed in place (no copy of the array, so no retain and release):
+                // nothing of `self` changes while they are held.
+                let text = bytes.span
+                for i in from..<to where text[i] & 0xC0 != 0x80 { characters += 1 }
+            }
             column += characters
             columnIndex = index
             return SourceLocation(line: line, column: column)
@@ -213,20 +216,10 @@ struct JSONReader {
         // The usual string (printable ASCII, no escape: every key and most values of a rule
         // file) found by a local index over a span and made in one step, the same string the
         // loop below makes; anything else goes the whole way from the opening quote.
-        do {
-            let bytes = self.bytes  // (a span of `self.bytes` would keep all of `self` borrowed)
-            let text = bytes.span
-            var end = index + 1
-            while end < text.count {
-                let byte = text[end]
-                if byte == UInt8(ascii: "\"") {
-                    let plain = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
-                    index = end + 1
-                    return plain
-                }
-                guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { break }
-                end += 1
-            }
+        if let end = Self.plainStringEnd(bytes.span, from: index + 1) {
+            let plain = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+            index = end + 1
+            return plain
         }
         let start = location
         index += 1  // opening quote
@@ -289,6 +282,37 @@ struct JSONReader {
                 index += 1
             }
         }
+    }
+
+    /// Where the string whose text starts at `first` ends (its closing quote) when every byte
+    /// before that is printable ASCII other than a backslash: `readString`'s usual string.
+    /// Eight bytes at a time where eight are left: a word with none of those bytes is passed
+    /// whole, else the first such byte decides. (Static, handed the bytes borrowed in place:
+    /// a method would copy the whole reader, and a copy of the array retains and releases it.)
+    static func plainStringEnd(_ text: Span<UInt8>, from first: Int) -> Int? {
+        var end = first
+        while end + 8 <= text.count {
+            let word = littleEndianWord(text, at: end)
+            let quotes = word ^ 0x2222_2222_2222_2222, backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            // Each term flags its first byte exactly (a borrow may flag later ones too): a
+            // quote, a backslash, a byte below 0x20, a byte of 0x80 or more.
+            let special = (quotes &- ones) & ~quotes & highs | (backslashes &- ones) & ~backslashes & highs
+                | (word &- 0x2020_2020_2020_2020) & ~word & highs | word & highs
+            if special == 0 {
+                end += 8
+                continue
+            }
+            end += special.trailingZeroBitCount / 8
+            return text[end] == UInt8(ascii: "\"") ? end : nil
+        }
+        while end < text.count {
+            let byte = text[end]
+            if byte == UInt8(ascii: "\"") { return end }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        return nil
     }
 
     /// Reads a number's text and checks it against the RFC 8259 grammar,

@@ -4,6 +4,14 @@ struct RuleFile {
     static let knownFields = ["$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
                               "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled",
                               "lengthsFor", "status", "family", "coBadged"]
+    /// The fields of a rule file, in the order of `knownFields` (a key's raw value is its
+    /// place there): a field is looked up by its place, not by comparing its name.
+    enum Key: Int, CaseIterable {
+        case schema, id, name, logo, prefixes, ranges, lengths, autoAdvance, groups, cvv, luhn, source, note, disabled,
+             lengthsFor, status, family, coBadged
+        /// The key as a rule file writes it.
+        var name: String { RuleFile.knownFields[rawValue] }
+    }
     /// Fields of one `lengthsFor` entry.
     static let entryFields = ["prefixes", "ranges", "lengths", "luhn"]
     /// Fields of one `coBadged` entry.
@@ -30,6 +38,8 @@ struct RuleFile {
     /// The top-level `prefixes` and `ranges` when the fast pass read them (`RuleFileScan.swift`).
     private var scannedPrefixes: ScannedPatterns?
     private var scannedRanges: ScannedPatterns?
+    /// Where each top-level key stands when the fast pass read the file (every key known, none twice).
+    private var scannedPlaces: Fields.Places?
     /// Whether the one-pass reader read the file (`RuleFileScan.swift`), rather than the
     /// general JSON reader: what `RuleSet.filesReadInOnePass` counts.
     private(set) var readInOnePass = false
@@ -44,7 +54,7 @@ struct RuleFile {
         if scanning, let scanned = scanner.scanRuleFile() {
             // Top-level patterns already read (and valid); everything else as usual.
             root = scanned.root
-            (scannedPrefixes, scannedRanges) = (scanned.prefixes, scanned.ranges)
+            (scannedPrefixes, scannedRanges, scannedPlaces) = (scanned.prefixes, scanned.ranges, scanned.places)
             readInOnePass = true
         } else {
             do {
@@ -58,25 +68,34 @@ struct RuleFile {
             fail(root.location, "a rule file holds one JSON object, found \(root.kindName)")
             return nil
         }
-        var fields = Fields(Fields.ruleFile)
-        for member in members {
-            if !fields.take(member) {
-                fail(member.keyLocation, "field `\(member.key.escapingControlCharacters)` appears twice")
-            } else if !fields.isKnown(member.key) {
-                var message = "unknown field `\(member.key.escapingControlCharacters)`"
-                if let guess = closest(to: member.key, in: Self.knownFields) { message += "; did you mean `\(guess)`?" }
-                fail(member.keyLocation, message)
+        // (A constant, not a variable: passed on without a copy.)
+        let fields: Fields
+        if let places = scannedPlaces {
+            fields = Fields(Fields.ruleFile, members, places: places)  // (each key known, none twice)
+        } else {
+            var taking = Fields(Fields.ruleFile, members)
+            for index in members.indices {
+                let member = members[index]
+                switch taking.take(index) {
+                case .first: break
+                case .repeated: fail(member.keyLocation, "field `\(member.key.escapingControlCharacters)` appears twice")
+                case .unknown:
+                    var message = "unknown field `\(member.key.escapingControlCharacters)`"
+                    if let guess = closest(to: member.key, in: Self.knownFields) { message += "; did you mean `\(guess)`?" }
+                    fail(member.keyLocation, message)
+                }
             }
+            fields = taking
         }
         let objectStart = root.location
 
-        if let value = fields["disabled"] {
+        if let value = fields[.disabled] {
             guard case .bool(let disabled, _) = value else {
                 fail(value.location, "`disabled` must be true or false, found \(value.kindName)")
                 return nil
             }
             if disabled {
-                let id = requiredString("id", fields, objectStart)
+                let id = requiredString(.id, fields, objectStart)
                 for member in members where !Self.disablingFields.contains(member.key) && Self.knownFields.contains(member.key) {
                     fail(member.keyLocation, "a file that disables a network holds only `id` and `disabled` (and `source`, `note`); remove `\(member.key)`")
                 }
@@ -85,13 +104,14 @@ struct RuleFile {
             }
         }
 
-        let id = requiredString("id", fields, objectStart)
+        let id = requiredString(.id, fields, objectStart)
         if let id, !isValidID(id.value) {
             fail(id.location, "id `\(id.value.escapingControlCharacters)` must be lower-case letters, digits and '-', starting with a letter or digit")
         }
-        let name = requiredString("name", fields, objectStart)
-        let logo = fields["logo"].flatMap { string($0, "logo") }
-        for (key, text) in [("name", name), ("logo", logo)] { checkShown(text, key) }
+        let name = requiredString(.name, fields, objectStart)
+        let logo = fields[.logo].flatMap { string($0, "logo") }
+        checkShown(name, "name")
+        checkShown(logo, "logo")
 
         var patterns: [IINPattern] = []
         var patternLocations: [SourceLocation] = []
@@ -102,23 +122,23 @@ struct RuleFile {
         }
 
         var lengths: [Int] = []
-        if let value = fields["lengths"] {
+        if let value = fields[.lengths] {
             lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
             if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
         } else {
             fail(objectStart, "missing required field `lengths`")
         }
-        lengths = LengthSet(lengths).lengths  // without repeats, ascending (each is 8–19 here)
+        lengths = Self.ascending(lengths)  // without repeats, ascending (each is 8–19 here)
         let maxLength = lengths.last ?? 16
         var luhn = true
-        if let value = fields["luhn"] {
+        if let value = fields[.luhn] {
             if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
         }
         // The top-level patterns share `lengths` (counted, not an array each); entries' follow.
         var read = EntryPatterns(patterns: patterns, locations: patternLocations, topCount: patterns.count, topLengths: lengths)
         (patterns, patternLocations) = ([], [])  // (one reference each: appending does not copy)
-        if let value = fields["lengthsFor"] { readLengthsFor(value, networkLengths: lengths, luhn: luhn, &read) }
-        if let value = fields["coBadged"] { readCoBadged(value, networkLengths: lengths, luhn: luhn, id: id?.value, &read) }
+        if let value = fields[.lengthsFor] { readLengthsFor(value, networkLengths: lengths, luhn: luhn, &read) }
+        if let value = fields[.coBadged] { readCoBadged(value, networkLengths: lengths, luhn: luhn, id: id?.value, &read) }
         if !read.terms.isEmpty { checkTermsOverlap(read, id: id?.value.escapingControlCharacters) }
         (patterns, patternLocations) = (read.patterns, read.locations)
         let patternLengths = PatternLengths(shared: lengths, count: read.topCount, then: read.entryLengths)
@@ -127,7 +147,7 @@ struct RuleFile {
         for own in read.entryLengths where own != lengths { allLengths.mask |= LengthSet(own).mask }
 
         var status = CardNetwork.Status.active
-        if let value = fields["status"], let text = string(value, "status") {
+        if let value = fields[.status], let text = string(value, "status") {
             if let known = CardNetwork.Status(rawValue: text.value) {
                 status = known
             } else {
@@ -139,7 +159,7 @@ struct RuleFile {
         // short, so it no longer has an effect: a number moves on by itself only when no longer
         // length of its pattern is possible (`LengthSet.completeness`). Still checked, so an
         // old file keeps loading and a wrong one stays wrong; a warning says to use `lengthsFor`.
-        if let value = fields["autoAdvance"], let listed = integers(value, "autoAdvance", allowed: Self.validLengths) {
+        if let value = fields[.autoAdvance], let listed = integers(value, "autoAdvance", allowed: Self.validLengths) {
             var wrong = false
             for (item, length) in zip(arrayItems(value), listed) where !allLengths.contains(length) && !lengths.isEmpty {
                 fail(item.location, "autoAdvance length \(length) is not one of the network's lengths")
@@ -152,7 +172,7 @@ struct RuleFile {
         }
 
         var family: (value: String, location: SourceLocation)?
-        if let value = fields["family"], let text = string(value, "family") {
+        if let value = fields[.family], let text = string(value, "family") {
             if !isValidID(text.value) {
                 fail(text.location, "family `\(text.value.escapingControlCharacters)` must be a network id: lower-case letters, digits and '-', starting with a letter or digit")
             } else if text.value == id?.value {
@@ -162,8 +182,8 @@ struct RuleFile {
             }
         }
 
-        var groups = CardPolicy.groupsOfFour(upTo: maxLength)
-        if let value = fields["groups"], let listed = integers(value, "groups", allowed: 1...CardPolicy.longestNumber) {
+        var groups = Self.groupsOfFour[maxLength]
+        if let value = fields[.groups], let listed = integers(value, "groups", allowed: 1...CardPolicy.longestNumber) {
             let total = listed.reduce(0, +)
             if listed.isEmpty {
                 fail(value.location, "`groups` must list at least one group size")
@@ -175,13 +195,15 @@ struct RuleFile {
         }
 
         var cvv: CardNetwork.SecurityCode?
-        if let value = fields["cvv"] {
+        if let value = fields[.cvv] {
             cvv = securityCode(value)
         } else {
             fail(objectStart, "missing required field `cvv`")
         }
 
-        for key in ["source", "note", "$schema"] { if let value = fields[key] { _ = string(value, key) } }
+        if let value = fields[.source] { _ = string(value, "source") }
+        if let value = fields[.note] { _ = string(value, "note") }
+        if let value = fields[.schema] { _ = string(value, "$schema") }
 
         guard problems.isEmpty, let id, let name, let cvv else { return nil }
         return .network(CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
@@ -342,11 +364,13 @@ struct RuleFile {
             fail(entry.location, "each `\(list)` entry is an object like \(example), found \(entry.kindName)")
             return nil
         }
-        var fields = Fields(keys)
-        for member in members {
-            if !fields.take(member) {
-                fail(member.keyLocation, "field `\(list).\(member.key.escapingControlCharacters)` appears twice")
-            } else if !fields.isKnown(member.key) {
+        var fields = Fields(keys, members)
+        for index in members.indices {
+            let member = members[index]
+            switch fields.take(index) {
+            case .first: break
+            case .repeated: fail(member.keyLocation, "field `\(list).\(member.key.escapingControlCharacters)` appears twice")
+            case .unknown:
                 var message = "unknown field `\(list).\(member.key.escapingControlCharacters)`"
                 if let guess = closest(to: member.key, in: known) { message += "; did you mean `\(guess)`?" }
                 fail(member.keyLocation, message)
@@ -378,8 +402,19 @@ struct RuleFile {
     private mutating func entryLengths(_ value: JSONValue) -> [Int] {
         let lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
         if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
-        return LengthSet(lengths).lengths
+        return Self.ascending(lengths)
     }
+
+    /// `lengths` (each 0–31) ascending without repeats, as `LengthSet` lists them: the array
+    /// itself when it already is (a file's usual `[16]`: no new array).
+    static func ascending(_ lengths: [Int]) -> [Int] {
+        for k in lengths.indices.dropFirst() where lengths[k - 1] >= lengths[k] { return LengthSet(lengths).lengths }
+        return lengths
+    }
+
+    /// `CardPolicy.groupsOfFour(upTo:)` for each length up to the longest: made once, shared by
+    /// the networks that give no `groups`.
+    static let groupsOfFour = (0...CardPolicy.longestNumber).map(CardPolicy.groupsOfFour(upTo:))
 
     /// Two patterns of one length with the same lengths but different terms (one co-badged,
     /// the other not; other `luhn`s) must not overlap: the index merges them, and a number in
@@ -430,8 +465,9 @@ struct RuleFile {
         problems.append(RuleError(file: file, location: location, message: message))
     }
 
-    private mutating func requiredString(_ key: String, _ fields: Fields, _ objectStart: SourceLocation) -> (value: String, location: SourceLocation)? {
-        guard let value = fields[key] else {
+    private mutating func requiredString(_ field: Key, _ fields: Fields, _ objectStart: SourceLocation) -> (value: String, location: SourceLocation)? {
+        let key = field.name
+        guard let value = fields[field] else {
             fail(objectStart, "missing required field `\(key)`")
             return nil
         }
@@ -542,30 +578,74 @@ struct RuleFile {
 }
 
 /// An object's members by key: each key a rule file may hold has a slot, found by a short
-/// search (a rule file has a dozen members: cheaper than hashing every key into a dictionary).
-/// The last of a repeated key counts; other keys are remembered only to tell a repeat.
-private struct Fields {
+/// search (a rule file has a dozen members: cheaper than hashing every key into a dictionary),
+/// and the place of its member; a rule file's own keys are looked up by slot (`RuleFile.Key`),
+/// without comparing names. The last of a repeated key counts; other keys are remembered only
+/// to tell a repeat.
+struct Fields {
     /// The keys a kind of object may hold, each with its length and first two bytes: a key is
     /// compared only with the one of its shape (comparing two different strings costs far more
     /// than two equal ones). Made once per kind.
-    struct Keys {
+    final class Keys: Sendable {  // (a class: a `Fields` holds one reference, not three arrays)
         let names: [String]
         let shapes: [UInt32]
-        init(_ names: [String]) { (self.names, shapes) = (names, names.map(Fields.shape)) }
+        /// Each name's bytes as two little-endian words, zero past its end (`slot(of:count:in:)`).
+        let words: [(UInt64, UInt64)]
+        init(_ names: [String]) {
+            precondition(names.count <= Places.count && names.allSatisfy { $0.utf8.count <= 16 })
+            (self.names, shapes) = (names, names.map(Fields.shape))
+            words = names.map { name in
+                var (low, high): (UInt64, UInt64) = (0, 0)
+                for (k, byte) in name.utf8.enumerated() {
+                    if k < 8 { low |= UInt64(byte) << UInt64(8 * k) } else { high |= UInt64(byte) << UInt64(8 * (k - 8)) }
+                }
+                return (low, high)
+            }
+        }
+
+        func slot(_ key: String) -> Int? {
+            let shape = Fields.shape(key)
+            for slot in shapes.indices where shapes[slot] == shape && names[slot] == key { return slot }
+            return nil
+        }
+
+        /// The slot of the key whose bytes are the `count` (1–16) bytes of `text` at `start`,
+        /// compared as two words; nil when none is.
+        func slot(of text: Span<UInt8>, at start: Int, count: Int) -> Int? {
+            var (low, high): (UInt64, UInt64) = (0, 0)
+            for k in 0..<count {
+                let byte = UInt64(text[start + k])
+                if k < 8 { low |= byte << UInt64(8 * k) } else { high |= byte << UInt64(8 * (k - 8)) }
+            }
+            return slot(low: low, high: high)
+        }
+
+        /// The slot of the key whose bytes are the two words (`words`); nil when none is.
+        func slot(low: UInt64, high: UInt64) -> Int? {
+            for slot in words.indices where words[slot].0 == low && words[slot].1 == high { return slot }
+            return nil
+        }
     }
     static let ruleFile = Keys(RuleFile.knownFields)
     static let lengthsForEntry = Keys(RuleFile.entryFields)
     static let coBadgedEntry = Keys(RuleFile.coBadgedFields)
 
+    /// For each slot, 1 + the place in the members of its (last) member; 0 when it has none.
+    typealias Places = InlineArray<18, Int32>
+
     private let keys: Keys
-    /// The members taken, by slot, in the order first seen (a file has about six: a short
-    /// list costs less to make than a slot for each of the 18 keys).
-    private var taken: [(slot: Int, value: JSONValue)] = []
+    private let members: [JSONValue.Member]
+    private var places = Places(repeating: 0)
     private var others: Set<String> = []
 
-    init(_ keys: Keys) {
-        self.keys = keys
-        taken.reserveCapacity(8)  // (one allocation, not one for each doubling)
+    /// No member taken yet (`take`).
+    init(_ keys: Keys, _ members: [JSONValue.Member]) {
+        (self.keys, self.members) = (keys, members)
+    }
+
+    /// Every member taken already: each at `places`.
+    init(_ keys: Keys, _ members: [JSONValue.Member], places: Places) {
+        (self.keys, self.members, self.places) = (keys, members, places)
     }
 
     static func shape(_ key: String) -> UInt32 {
@@ -574,29 +654,28 @@ private struct Fields {
         return UInt32(truncatingIfNeeded: key.utf8.count) << 16 | UInt32(first) << 8 | UInt32(second)
     }
 
-    private func slot(_ key: String) -> Int? {
-        let shape = Self.shape(key)
-        for slot in keys.shapes.indices where keys.shapes[slot] == shape && keys.names[slot] == key { return slot }
-        return nil
+    /// What `take` found.
+    enum Taken { case first, repeated, unknown }
+
+    /// Records member `index`: the first of its key, a repeat, or the first of a key not known.
+    mutating func take(_ index: Int) -> Taken {
+        let key = members[index].key
+        guard let slot = keys.slot(key) else { return others.insert(key).inserted ? .unknown : .repeated }
+        let first = places[slot] == 0
+        places[slot] = Int32(index + 1)
+        return first ? .first : .repeated
     }
 
-    func isKnown(_ key: String) -> Bool { slot(key) != nil }
-
-    /// Records a member; false when its key was already there.
-    mutating func take(_ member: JSONValue.Member) -> Bool {
-        guard let slot = slot(member.key) else { return others.insert(member.key).inserted }
-        for k in taken.indices where taken[k].slot == slot {
-            taken[k].value = member.value
-            return false
-        }
-        taken.append((slot, member.value))
-        return true
+    /// A rule file's field (only for `Fields.ruleFile`).
+    subscript(key: RuleFile.Key) -> JSONValue? {
+        let place = Int(places[key.rawValue])
+        return place == 0 ? nil : members[place - 1].value
     }
 
     subscript(key: String) -> JSONValue? {
-        guard let slot = slot(key) else { return nil }
-        for k in taken.indices where taken[k].slot == slot { return taken[k].value }  // (by index: no copy of the others)
-        return nil
+        guard let slot = keys.slot(key) else { return nil }
+        let place = Int(places[slot])
+        return place == 0 ? nil : members[place - 1].value
     }
 }
 

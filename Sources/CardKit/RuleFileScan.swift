@@ -4,7 +4,8 @@
 ///
 /// It only ever accepts what the general reader and `RuleFile` accept without a word: every
 /// pattern a plain string of 1–19 ASCII digits (no escapes), every range two of them of one
-/// length with low ≤ high, the JSON well formed, each of the two keys once. Anything else —
+/// length with low ≤ high, the JSON well formed, every top-level key a known one written
+/// plainly (no escape), each once. Anything else —
 /// any error, or anything a message might be about — makes it give up, and the file is read
 /// again by the general reader, which finds and words the problems as it always has.
 struct ScannedRuleFile {
@@ -16,6 +17,8 @@ struct ScannedRuleFile {
     var prefixes: ScannedPatterns?
     /// The same for `ranges` (a range's location is its array's).
     var ranges: ScannedPatterns?
+    /// Where each key stands among the members (`Fields`).
+    var places = Fields.Places(repeating: 0)
 }
 
 /// Patterns read by the one-pass reader, and where each stands in the file.
@@ -41,14 +44,17 @@ extension JSONReader {
                     skipWhitespace()
                     guard current == UInt8(ascii: "\"") else { return nil }
                     let keyLocation = location
-                    let key = try readString()
+                    // A known key, matched as two words (no string made to compare), once.
+                    guard let slot = scanKey(), scanned.places[slot] == 0 else { return nil }
+                    scanned.places[slot] = Int32(members.count + 1)
+                    let key = RuleFile.knownFields[slot]
                     skipWhitespace()
                     guard current == UInt8(ascii: ":") else { return nil }
                     index += 1
                     skipWhitespace()
                     let value: JSONValue
-                    if (key == "prefixes" || key == "ranges") && current == UInt8(ascii: "[") {
-                        let ranges = key == "ranges"
+                    let ranges = slot == RuleFile.Key.ranges.rawValue
+                    if (ranges || slot == RuleFile.Key.prefixes.rawValue) && current == UInt8(ascii: "[") {
                         guard (ranges ? scanned.ranges : scanned.prefixes) == nil else { return nil }  // twice: an error to word
                         let arrayLocation = location
                         guard let read = scanPatternArray(ranges: ranges) else { return nil }
@@ -72,6 +78,39 @@ extension JSONReader {
             return scanned
         } catch {
             return nil
+        }
+    }
+
+    /// The slot among `RuleFile.knownFields` of the key at the reader (its opening quote),
+    /// the reader moved past its closing quote; nil (the reader where it was) when the string
+    /// is not exactly one of them.
+    private mutating func scanKey() -> Int? {
+        let (slot, end) = Self.keySlot(bytes.span, at: index + 1)
+        if slot != nil { index = end + 1 }
+        return slot
+    }
+
+    /// `scanKey`'s reading: the slot, and where the key's closing quote is. (Static, handed
+    /// the bytes borrowed in place: a method would copy the whole reader, and a copy of the
+    /// array retains and releases it.)
+    private static func keySlot(_ text: Span<UInt8>, at first: Int) -> (slot: Int?, end: Int) {
+        if first + 16 <= text.count {
+            // Sixteen bytes as two words: the key ends at the first quote in them (a known key
+            // has no quote or backslash, and none has sixteen bytes).
+            let low = littleEndianWord(text, at: first), high = littleEndianWord(text, at: first + 8)
+            let lowQuotes = quoteBits(low), highQuotes = quoteBits(high)
+            let end = lowQuotes != 0 ? lowQuotes.trailingZeroBitCount / 8
+                : highQuotes != 0 ? 8 + highQuotes.trailingZeroBitCount / 8 : 16
+            guard end > 0, end < 16 else { return (nil, 0) }
+            // The key's bytes only, zero past its end.
+            let lowMask: UInt64 = end >= 8 ? ~0 : (1 << UInt64(8 * end)) - 1
+            let highMask: UInt64 = end <= 8 ? 0 : (1 << UInt64(8 * (end - 8))) - 1
+            return (Fields.ruleFile.slot(low: low & lowMask, high: high & highMask), first + end)
+        } else {
+            var end = first
+            while end < text.count, end - first <= 16, text[end] != UInt8(ascii: "\"") { end += 1 }
+            guard end < text.count, end > first, end - first <= 16 else { return (nil, 0) }
+            return (Fields.ruleFile.slot(of: text, at: first, count: end - first), end)
         }
     }
 
@@ -99,9 +138,13 @@ extension JSONReader {
         skipBlanks(text, &i, &lines)
         if !take(text, &i, UInt8(ascii: "]")) {
             while true {
-                skipBlanks(text, &i, &lines)
+                skipBlanks(text, &i, &lines, byWords: true)
                 let at = SourceLocation(line: lines.line, column: lines.anchorColumn + (i - lines.anchor))
-                if ranges {
+                if ranges, let (low, high) = usualRange(text, at: i) {
+                    // `["dddddddd", "dddddddd"]`, as a bank's file writes each range: in one step.
+                    i += 24
+                    patterns.append(IINPattern(lowValue: low, highValue: high, length: 8))
+                } else if ranges {
                     guard take(text, &i, UInt8(ascii: "[")) else { return nil }
                     skipBlanks(text, &i, &lines)
                     guard let low = quotedDigits(text, &i) else { return nil }
@@ -148,8 +191,18 @@ private struct ScanLines {
 
 /// Past spaces, tabs and line breaks at `i`; a line break moves `lines` to the next line.
 @inline(__always)
-private func skipBlanks(_ text: Span<UInt8>, _ i: inout Int, _ lines: inout ScanLines) {
+/// `byWords` (where an item's line and its indent begin): runs of spaces eight at a time (only
+/// there, so that the loop's other places stay small enough for the array appends to be inlined).
+private func skipBlanks(_ text: Span<UInt8>, _ i: inout Int, _ lines: inout ScanLines, byWords: Bool = false) {
     while i < text.count {
+        // An indent's spaces eight at a time: the first byte that is not one ends the run.
+        if byWords && i + 8 <= text.count {
+            let others = littleEndianWord(text, at: i) ^ 0x2020_2020_2020_2020
+            if others & 0xFF == 0 {
+                i += others == 0 ? 8 : others.trailingZeroBitCount / 8
+                continue
+            }
+        }
         let byte = text[i]
         if byte == UInt8(ascii: " ") {
             i += 1
@@ -170,6 +223,21 @@ private func take(_ text: Span<UInt8>, _ i: inout Int, _ byte: UInt8) -> Bool {
     guard i < text.count, text[i] == byte else { return false }
     i += 1
     return true
+}
+
+/// The ends of the range `["dddddddd", "dddddddd"]` (eight digits each, low ≤ high: a valid
+/// pattern, written the usual way) at `i`; nil for anything else, left to the general steps.
+@inline(__always)
+private func usualRange(_ text: Span<UInt8>, at i: Int) -> (low: UInt64, high: UInt64)? {
+    guard i + 24 <= text.count else { return nil }
+    /// The byte `k` places on (`i + 24 <= count`, checked above).
+    func at(_ k: Int) -> UInt8 { text[unchecked: i &+ k] }
+    // (The separators byte by byte: read as parts of words overlapping the digits', the
+    // digits' own loads were split into bytes.)
+    guard at(0) == UInt8(ascii: "["), at(1) == UInt8(ascii: "\""), at(10) == UInt8(ascii: "\""), at(11) == UInt8(ascii: ","),
+          at(12) == UInt8(ascii: " "), at(13) == UInt8(ascii: "\""), at(22) == UInt8(ascii: "\""), at(23) == UInt8(ascii: "]"),
+          let low = eightDigits(text, at: i &+ 2), let high = eightDigits(text, at: i &+ 14), low <= high else { return nil }
+    return (low, high)
 }
 
 /// A string of 1–19 ASCII digits and nothing else at `i` (its opening quote): its value and
@@ -216,10 +284,26 @@ private func otherQuotedDigits(_ text: Span<UInt8>, _ i: inout Int) -> (value: U
 /// Nil when any is not a digit. About twenty instructions instead of eight turns of a loop.
 @inline(__always)
 func eightDigits(_ text: Span<UInt8>, at index: Int) -> UInt64? {
-    var word: UInt64 = 0
-    for k in 0..<8 { word |= UInt64(text[unchecked: index + k]) << UInt64(8 * k) }  // (checked by the caller: index + 8 <= count)
+    let word = littleEndianWord(text, at: index)
     // Every byte 0x30–0x39: its high half 3, and its low half still below 10 after adding 6.
     let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
     guard word & highs == threes, (word &+ 0x0606_0606_0606_0606) & highs == threes else { return nil }
     return CardNumber.value(ofDigitLanes: word &- threes)
+}
+
+/// The eight bytes of `text` at `index` (at least eight are there: the caller checks) as one
+/// little-endian word: the first byte in the lowest eight bits.
+@inline(__always)
+func littleEndianWord(_ text: Span<UInt8>, at index: Int) -> UInt64 {
+    var word: UInt64 = 0
+    for k in 0..<8 { word |= UInt64(text[unchecked: index &+ k]) << UInt64(8 &* k) }  // (checked by the caller: index + 8 <= count)
+    return word
+}
+
+/// The high bit of each byte of `word` that is a double quote, and perhaps of bytes after the
+/// first one (a borrow): the lowest bit set is the first quote's.
+@inline(__always)
+private func quoteBits(_ word: UInt64) -> UInt64 {
+    let x = word ^ 0x2222_2222_2222_2222  // a quote becomes zero
+    return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
 }

@@ -83,16 +83,18 @@ public struct RuleSet: Sendable {
         var problems: [RuleError] = []
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
-        var indexByID: [String: Int] = [:]  // where each id stands in `networks`
-        indexByID.reserveCapacity(folders.reduce(0) { $0 + $1.count })  // (a thousand files: no growing)
+        // One table for every id read: its place in `named`, found with one hash a file.
+        var places: [String: Int] = [:]
+        places.reserveCapacity(folders.reduce(0) { $0 + $1.count })  // (a thousand files: no growing)
+        var named: [NamedID] = []
+        named.reserveCapacity(places.capacity)
         var readInOnePass = 0
-        for folder in folders {
-            var seenHere: [String: String] = [:]
-            seenHere.reserveCapacity(folder.count)
+        for (folderIndex, folder) in folders.enumerated() {
             for file in folder {
                 let content = file.content
-                problems += file.problems
-                warnings += file.warnings
+                // (Appending an empty list to an empty one still made a new buffer each time.)
+                if !file.problems.isEmpty { problems += file.problems }
+                if !file.warnings.isEmpty { warnings += file.warnings }
                 if file.readInOnePass { readInOnePass += 1 }
                 let (id, location): (String, SourceLocation)
                 switch content {
@@ -100,25 +102,29 @@ public struct RuleSet: Sendable {
                 case .disable(let disabled, let at): (id, location) = (disabled, at)
                 case nil: continue
                 }
-                if let other = seenHere[id] {
-                    problems.append(RuleError(file: file.path, location: location, message: "network id `\(id.escapingControlCharacters)` is also defined in \(other.escapingControlCharacters)"))
+                let (place, fresh) = Self.place(&places[id, default: -1], next: named.count)
+                if fresh {
+                    named.append(NamedID(network: nil, folder: folderIndex, file: file.path))
+                } else if named[place].folder == folderIndex {
+                    problems.append(RuleError(file: file.path, location: location, message: "network id `\(id.escapingControlCharacters)` is also defined in \(named[place].file.escapingControlCharacters)"))
                     continue
+                } else {
+                    (named[place].folder, named[place].file) = (folderIndex, file.path)
                 }
-                seenHere[id] = file.path
-                let existing = indexByID[id]
+                let existing = named[place].network
                 switch content {
                 case .network(let network):
                     if let existing {
                         networks[existing] = network
                     } else {
-                        indexByID[id] = networks.count
+                        named[place].network = networks.count
                         networks.append(network)
                     }
                 case .disable:
                     if let existing {
                         networks.remove(at: existing)
-                        indexByID[id] = nil
-                        for later in existing..<networks.count { indexByID[networks[later].id] = later }
+                        named[place].network = nil
+                        for later in existing..<networks.count { named[places[networks[later].id]!].network = later }
                     } else {
                         warnings.append(RuleError(file: file.path, location: location, severity: .warning,
                                                   message: "disables `\(id.escapingControlCharacters)`, which no earlier rule folder defines"))
@@ -143,6 +149,21 @@ public struct RuleSet: Sendable {
         loaded.filesReadInOnePass = readInOnePass
         (loaded.indexParts, loaded.levelsMadeInHalves) = (set.indexParts, set.levelsMadeInHalves)
         return loaded
+    }
+
+    /// An id read by `load(decoded:)`: where its network stands in the networks (nil when none
+    /// does: disabled), and the last folder and file that named it.
+    private struct NamedID {
+        var network: Int?
+        var folder: Int
+        var file: String
+    }
+
+    /// `slot`'s place, or `next` put there when it has none (-1): with whether it is new.
+    private static func place(_ slot: inout Int, next: Int) -> (place: Int, fresh: Bool) {
+        if slot >= 0 { return (slot, false) }
+        slot = next
+        return (next, true)
     }
 
     /// A `family` that names no network loaded (a typo, or a family network another folder

@@ -77,8 +77,18 @@ public enum Paths {
     /// when it cannot be opened or read. A relative `path` is taken from the open folder
     /// `folder` (a descriptor; by default the working folder).
     public static func contents(of path: String, in folder: Int32 = AT_FDCWD) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        return read(path, in: folder, into: &bytes) ? bytes : nil
+    }
+
+    /// `contents(of:in:)` into `bytes`, emptied first with its room kept: a reader of many
+    /// files reads each into the same array, without a new one each time (a bank's thousand
+    /// rule files: a thousand allocations less). False (`bytes` holding anything) when the
+    /// file cannot be opened or read.
+    public static func read(_ path: String, in folder: Int32 = AT_FDCWD, into bytes: inout [UInt8]) -> Bool {
+        bytes.removeAll(keepingCapacity: true)
         let fd = openat(folder, path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
         // One read of the whole file when its size is known (one more byte to see the end).
@@ -87,13 +97,12 @@ public enum Paths {
         // for, is at its end: no read more to see it (a read(2) a file, 1,000 of them for the
         // bench's 100,000 ranges). Anything else reads on until a read gives nothing.
         let regular = info.st_mode & S_IFMT == S_IFREG
-        var bytes: [UInt8] = []
         bytes.reserveCapacity(size + 1)
         while true {
             let limit = bytes.count <= size ? size + 1 - bytes.count : 64 * 1024
             let count = read(fd, appendingTo: &bytes, limit: limit)
-            if count == 0 || regular && size > 0 && count > 0 && count < limit && bytes.count == size { return bytes }
-            if count < 0 && errno != EINTR { return nil }
+            if count == 0 || regular && size > 0 && count > 0 && count < limit && bytes.count == size { return true }
+            if count < 0 && errno != EINTR { return false }
         }
     }
 

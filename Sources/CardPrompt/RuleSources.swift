@@ -98,7 +98,8 @@ public enum RuleSources {
             do {
                 let files = try ruleFiles(folder)
                 if files.folder != AT_FDCWD { opened.append(files.folder) }
-                listed.append(files.names.map { .file(path: files.prefix + $0, name: $0, folder: files.folder) })
+                // (Each file's whole path is put together by the thread that reads it.)
+                listed.append(files.names.map { .file(prefix: files.prefix, name: $0, folder: files.folder) })
             } catch {
                 unlisted = error
                 break
@@ -112,8 +113,9 @@ public enum RuleSources {
         } else {
             results = []
             results.reserveCapacity(sources.count)
+            var buffer: [UInt8] = []  // (each file read into the same array)
             for source in sources {
-                let result = source.decoded()
+                let result = source.decoded(reading: &buffer)
                 results.append(result)
                 if case .failure = result { break }  // (nothing after it is looked at)
             }
@@ -139,20 +141,27 @@ public enum RuleSources {
     /// decoding them took on the thread that then draws the prompt (callgrind).
     static let decodingOnTwoThreads = 128
 
-    /// One rule file to read and decode: a file in an open folder (`ruleFiles`), or one of the
-    /// compiled-in files.
+    /// One rule file to read and decode: a file in an open folder (`ruleFiles`: its path is
+    /// `prefix` and `name`), or one of the compiled-in files.
     private enum RuleFileSource: Sendable {
-        case file(path: String, name: String, folder: Int32)
+        case file(prefix: String, name: String, folder: Int32)
         case text(RuleSet.FileText)
 
         func decoded() -> Result<RuleSet.DecodedFile, UnreadableFolder> {
+            var buffer: [UInt8] = []
+            return decoded(reading: &buffer)
+        }
+
+        /// `decoded()`, the file read into `buffer` (the caller's, read into again for the
+        /// next file: no new array each time; the decoded file keeps none of its bytes).
+        func decoded(reading buffer: inout [UInt8]) -> Result<RuleSet.DecodedFile, UnreadableFolder> {
             switch self {
-            case .file(let path, let name, let folder):
-                do throws(UnreadableFolder) {
-                    return .success(RuleSet.decode(try readRuleFile(path, name: name, in: folder)))
-                } catch {
-                    return .failure(error)
+            case .file(let prefix, let name, let folder):
+                let path = prefix + name
+                guard folder == AT_FDCWD ? Paths.read(path, into: &buffer) : Paths.read(name, in: folder, into: &buffer) else {
+                    return .failure(UnreadableFolder(path: path, reason: RuleSources.unreadableFile))
                 }
+                return .success(RuleSet.decode(RuleSet.FileText(path: path, bytes: buffer)))
             case .text(let text):
                 return .success(RuleSet.decode(text))
             }
@@ -194,10 +203,11 @@ public enum RuleSources {
 
         /// Takes and decodes the next file until none is left to take.
         func takeFiles() {
+            var buffer: [UInt8] = []  // (each file read into the same array)
             while true {
                 let index = taken.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < sources.count else { return }
-                finish(index, with: sources[index].decoded())
+                finish(index, with: sources[index].decoded(reading: &buffer))
             }
         }
 
@@ -321,10 +331,13 @@ public enum RuleSources {
         // Read straight into bytes: through Foundation's Data and a copy, reading 100,000
         // ranges cost 8 million instructions more.
         guard let bytes = folder == AT_FDCWD ? Paths.contents(of: path) : Paths.contents(of: name, in: folder) else {
-            throw UnreadableFolder(path: path, reason: "the file cannot be read")
+            throw UnreadableFolder(path: path, reason: unreadableFile)
         }
         return RuleSet.FileText(path: path, bytes: bytes)
     }
+
+    /// Why a rule file was not read.
+    private static let unreadableFile = "the file cannot be read"
 
     /// An installed copy of the bundled rules, read in place of the compiled-in one so that an
     /// installed `cardline` uses (and names) the files installed with it: `rules/` beside the

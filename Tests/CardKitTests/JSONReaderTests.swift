@@ -125,4 +125,65 @@ import Testing
             try JSONValue.parse(Array("[\n \"\\q\"]".utf8))
         }
     }
+
+    /// A plain string's end found eight bytes at a time (`plainStringEnd`) is the one found
+    /// byte by byte: random texts of the bytes that matter (quote, backslash, controls, DEL,
+    /// bytes of 0x80 and more, their neighbours) at every place and every start, including
+    /// fewer than eight bytes from the end.
+    @Test func aPlainStringEndsWhereItDoesByteByByte() {
+        func byteByByte(_ text: [UInt8], from first: Int) -> Int? {
+            for end in first..<text.count {
+                let byte = text[end]
+                if byte == UInt8(ascii: "\"") { return end }
+                guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            }
+            return nil
+        }
+        let alphabet: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x41, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+        var random = SeededRandom(seed: 88)
+        var wrong = 0, compared = 0, plain = 0
+        for _ in 0..<3_000 {
+            // Mostly letters, so that long plain runs end at a quote past one or more words.
+            let text = (0..<Int(random.next() % 40)).map { _ in random.next() % 5 == 0 ? alphabet[Int(random.next() % 16)] : UInt8(ascii: "a") }
+            for first in 0...text.count {
+                let expected = byteByByte(text, from: first)
+                if JSONReader.plainStringEnd(text.span, from: first) != expected { wrong += 1 }
+                compared += 1
+                if expected != nil { plain += 1 }
+            }
+        }
+        #expect(wrong == 0 && plain > 2_000, "\(wrong) wrong, \(plain) of \(compared) plain")
+    }
+
+    /// Strings read through that step and the escapes after it: each comes back as written, and
+    /// a control character in one is found at its place.
+    @Test func stringsAroundWordEdgesReadBack() throws {
+        let pieces = ["a", "Bank 7", "é", "\u{1F600}", "\"", "\\", "\n", "\u{7F}", "-", "12345678"]
+        var random = SeededRandom(seed: 89)
+        for _ in 0..<500 {
+            let text = (0..<Int(random.next() % 8)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+            let parsed = try JSONValue.parse(Array(text.jsonQuoted.utf8))
+            guard case .string(let read, _) = parsed else { Issue.record("\(text.debugDescription)"); continue }
+            #expect(read == text)
+            // A raw control character after a plain run: an error at its column.
+            let plainRun = String(repeating: "x", count: Int(random.next() % 20))
+            #expect(throws: JSONSyntaxError(location: .init(line: 1, column: 2 + plainRun.count), message: "control character in a string")) {
+                try JSONValue.parse(Array(("\"" + plainRun + "\u{1}yz\"").utf8))
+            }
+        }
+    }
+
+    /// Columns count characters: a value after text of one- to four-byte characters, at
+    /// every length, stands in the column of the characters before it.
+    @Test func columnsAfterCharactersOfEveryWidthAreCounted() {
+        let pieces = ["a", " ", "é", "€", "\u{1F600}", "Ω"]
+        var random = SeededRandom(seed: 90)
+        for _ in 0..<400 {
+            let text = (0..<Int(random.next() % 30)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+            // `["…", x]`: x stands after the string, its quotes, a comma and a space.
+            #expect(throws: JSONSyntaxError(location: .init(line: 1, column: 6 + text.unicodeScalars.count), message: "expected a JSON value, found 'x'")) {
+                try JSONValue.parse(Array(("[\"" + text + "\", x]").utf8))
+            }
+        }
+    }
 }

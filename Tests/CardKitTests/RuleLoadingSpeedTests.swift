@@ -126,6 +126,43 @@ import Testing
         #expect(compared > 3_000 && errors > compared / 2, "\(compared) variants, \(errors) with errors")
     }
 
+    /// The same for a bank's file, whose eight-digit ranges the one-pass reader takes in one
+    /// step each (`usualRange`): every byte of its ranges changed, and every cut.
+    @Test func everyOneByteChangeOfABanksRangesIsReadTheSameBothWays() {
+        let text = """
+            {
+              "id": "bank-1",
+              "name": "Bank 1",
+              "ranges": [
+                ["30000000", "30000050"],
+                ["30000100", "30000100"],
+                ["39999900", "39999999"]
+              ],
+              "lengths": [16],
+              "cvv": {"name": "CVV", "length": 3}
+            }
+            """
+        let bytes = Array(text.utf8)
+        let ranges = text.utf8.distance(from: text.startIndex, to: text.range(of: "[\n")!.lowerBound)..<text.utf8.distance(from: text.startIndex, to: text.range(of: "\"lengths\"")!.lowerBound)
+        let replacements: [UInt8] = Array("0 9\"\\[],:{}a-\n/:".utf8) + [0x01, 0xC3, 0xFF]
+        var compared = 0, errors = 0
+        let (fast, general) = Self.decodeBothWays(bytes)
+        #expect(fast == general && fast.hasPrefix("network"), "\(fast)")
+        for position in ranges {
+            for replacement in replacements where bytes[position] != replacement {
+                var changed = bytes
+                changed[position] = replacement
+                let (fast, general) = Self.decodeBothWays(changed)
+                #expect(fast == general, "byte \(position) → \(replacement): \(fast) / \(general)")
+                compared += 1
+                if !fast.hasPrefix("network") { errors += 1 }
+            }
+            let (fast, general) = Self.decodeBothWays(Array(bytes[..<position]))
+            #expect(fast == general, "cut at \(position)")
+        }
+        #expect(compared > 1_500 && errors > compared / 2, "\(compared) variants, \(errors) with errors")
+    }
+
     /// Texts the one-pass reader must hand over: each ends with the general reader's words.
     @Test(arguments: [
         #"{"id": "a", "name": "A", "prefixes": ["4\u0031"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#,
@@ -176,6 +213,81 @@ import Testing
             try RuleSet.load(folders: [files])
         } throws: { error in
             (error as? RuleErrors)?.errors.map(\.description) == expected
+        }
+    }
+
+    /// The one-pass reader's word-at-a-time steps (an indent's spaces eight at a time, a
+    /// top-level key found and matched as two words) read what the general reader reads:
+    /// random layouts (runs of spaces of every length around eight, tabs, line breaks, CRs),
+    /// and keys that are known, one byte off, escaped, unknown, repeated, 15 to 17 bytes long
+    /// or cut, each also near the end of the text (where fewer than sixteen bytes are left).
+    @Test func indentsAndKeysReadByWordsAreReadAsTheGeneralReaderReadsThem() {
+        var random = SeededRandom(seed: 2112)
+        func blanks() -> String {
+            let pieces = [" ", "  ", "    ", "       ", "        ", "         ", "                 ", "\n", "\t", "\r\n", "\n  ", "\n        "]
+            return (0..<Int(random.next() % 3)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+        }
+        let oddKeys = ["$schemb", "Id", "nam", "namee", "lengthsFo", "lengthsForX", "autoAdvance5", "i\\u0064", "x", "abcdefghijklmno",
+                       "abcdefghijklmnop", "abcdefghijklmnopq", "coBadged\\\"", "\u{E9}t", ""]
+        var compared = 0, inOnePass = 0
+        for round in 0..<600 {
+            let ranges = (0..<Int(random.next() % 4 + 1)).map { r in
+                "[" + blanks() + "\"\(30_000_000 + r * 100)\"" + blanks() + "," + blanks() + "\"\(30_000_000 + r * 100 + 50)\"" + blanks() + "]"
+            }
+            var members = [
+                ("id", "\"bank-\(round)\""), ("name", "\"Bank\""),
+                ("ranges", "[" + blanks() + ranges.joined(separator: blanks() + "," + blanks()) + blanks() + "]"),
+                ("lengths", "[16]"), ("cvv", "{\"name\": \"CVV\", \"length\": 3}"),
+            ]
+            switch random.next() % 4 {
+            case 0: members.insert((oddKeys[Int(random.next() % UInt64(oddKeys.count))], "\"x\""), at: Int(random.next() % 6))
+            case 1: members.append((members[Int(random.next() % 5)].0, "[]"))  // a key twice
+            case 2: members.append(("note", "\"n\""))  // last, close to the end
+            default: break
+            }
+            var text = "{" + blanks() + members.map { "\"\($0.0)\"" + blanks() + ":" + blanks() + $0.1 }.joined(separator: blanks() + "," + blanks()) + blanks() + "}"
+            if random.next() % 8 == 0 { text = String(text.dropLast(Int(random.next() % 12))) }
+            let bytes = Array(text.utf8)
+            let (fast, general) = Self.decodeBothWays(bytes)
+            #expect(fast == general, "\(text)")
+            compared += 1
+            var decoder = RuleFile(file: "x.json")
+            _ = decoder.decode(bytes)
+            if decoder.readInOnePass { inOnePass += 1 }
+        }
+        // (Odd keys, repeats and cuts go to the general reader, and so do odd spaces around a
+        // range's comma; about a third of the texts take the one pass all the way.)
+        #expect(compared == 600 && inOnePass > 120 && inOnePass < 450, "\(inOnePass) of \(compared) read in one pass")
+    }
+
+    /// The load's one table of ids tells what its two did: a network replaced in place, one
+    /// disabled (those after it moving up) and brought back later at the end, an id named
+    /// twice in one folder (a disabling file counts) an error at the second, and disabling
+    /// an id no earlier folder defines a warning.
+    @Test func oneIDTableLoadsFoldersAsBefore() throws {
+        func network(_ path: String, _ id: String, prefix: String) -> RuleSet.FileText {
+            RuleSet.FileText(path: path, bytes: Array(#"{"id": "\#(id)", "name": "N", "prefixes": ["\#(prefix)"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#.utf8))
+        }
+        func disabling(_ path: String, _ id: String) -> RuleSet.FileText {
+            RuleSet.FileText(path: path, bytes: Array(#"{"id": "\#(id)", "disabled": true}"#.utf8))
+        }
+        let first = [network("1/a.json", "a", prefix: "11"), network("1/b.json", "b", prefix: "12"), network("1/c.json", "c", prefix: "13")]
+        let second = [disabling("2/b-off.json", "b"), network("2/c.json", "c", prefix: "14"), disabling("2/d-off.json", "d")]
+        let third = [network("3/b.json", "b", prefix: "16"), network("3/d.json", "d", prefix: "15")]
+        let set = try RuleSet.load(folders: [first, second, third])
+        #expect(set.networks.map(\.id) == ["a", "c", "b", "d"])
+        #expect(set.networks.map(\.file) == ["1/a.json", "2/c.json", "3/b.json", "3/d.json"])
+        #expect(set.warnings.map(\.description) == ["2/d-off.json:1:8: warning: disables `d`, which no earlier rule folder defines"])
+        // Named twice in one folder: after a disabling file, and after a stray one.
+        let twice = second + [network("2/b.json", "b", prefix: "17"), network("2/d.json", "d", prefix: "18")]
+        #expect {
+            try RuleSet.load(folders: [first, twice, third])
+        } throws: { error in
+            (error as? RuleErrors)?.errors.map(\.description) == [
+                "2/b.json:1:8: error: network id `b` is also defined in 2/b-off.json",
+                "2/d.json:1:8: error: network id `d` is also defined in 2/d-off.json",
+                "2/d-off.json:1:8: warning: disables `d`, which no earlier rule folder defines",
+            ]
         }
     }
 }

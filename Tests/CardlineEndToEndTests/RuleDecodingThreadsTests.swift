@@ -133,6 +133,26 @@ extension RuleFolderReadingTests {
         #expect(Paths.contents(of: "d.json", in: fd) == nil)
     }
 
+    /// One array read into again and again (`Paths.read(_:in:into:)`, each decoding thread's):
+    /// each time it holds exactly the file just read, shorter or longer than the one before,
+    /// and a file that cannot be read says so.
+    @Test func oneArrayReadIntoAgainHoldsEachFileExactly() throws {
+        let folder = try makeBankFolder(3)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/small.json"))
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var buffer: [UInt8] = []
+        for name in ["bank-001.json", "small.json", "bank-002.json", "no-such.json", "small.json"] {
+            let read = Paths.read(name, in: fd, into: &buffer)
+            let whole = Paths.contents(of: folder + "/" + name)
+            #expect(read == (whole != nil), "\(name)")
+            if let whole { #expect(buffer == whole, "\(name)") }
+        }
+        #expect(Paths.read("/proc/self/status", into: &buffer) && String(decoding: buffer, as: UTF8.self).hasPrefix("Name:"))
+    }
+
     /// The thread that asked never waits for the other: when the other has not started by
     /// the end (no processor on a busy machine), it has decoded every file itself; when the
     /// other took every file before it began, their results are the ones given. Both as
