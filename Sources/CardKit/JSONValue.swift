@@ -293,11 +293,10 @@ struct JSONReader {
         var end = first
         while end + 8 <= text.count {
             let word = littleEndianWord(text, at: end)
-            let quotes = word ^ 0x2222_2222_2222_2222, backslashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            let highs: UInt64 = 0x8080_8080_8080_8080
             // Each term flags its first byte exactly (a borrow may flag later ones too): a
             // quote, a backslash, a byte below 0x20, a byte of 0x80 or more.
-            let special = (quotes &- ones) & ~quotes & highs | (backslashes &- ones) & ~backslashes & highs
+            let special = zeroByteBits(word ^ 0x2222_2222_2222_2222) | zeroByteBits(word ^ 0x5C5C_5C5C_5C5C_5C5C)
                 | (word &- 0x2020_2020_2020_2020) & ~word & highs | word & highs
             if special == 0 {
                 end += 8
@@ -387,4 +386,12 @@ extension Character {
         guard bytes.count == 1, let byte = bytes.first, byte < 0x80 else { return nil }
         return byte
     }
+}
+
+/// The high bit of each zero byte of `word`, and perhaps of bytes after the first one (a
+/// borrow): the lowest bit set is the first zero byte's. A word XORed with a byte repeated
+/// eight times has a zero where that byte was (`plainStringEnd`, the one-pass reader's keys).
+@inline(__always)
+func zeroByteBits(_ word: UInt64) -> UInt64 {
+    (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
 }

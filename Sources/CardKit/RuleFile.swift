@@ -589,18 +589,25 @@ struct Fields {
     final class Keys: Sendable {  // (a class: a `Fields` holds one reference, not three arrays)
         let names: [String]
         let shapes: [UInt32]
-        /// Each name's bytes as two little-endian words, zero past its end (`slot(of:count:in:)`).
+        /// Each name's bytes as two little-endian words, zero past its end, and its length in
+        /// bytes (`slot(of:at:count:)`, `slot(low:high:count:)`).
         let words: [(UInt64, UInt64)]
+        let counts: [Int]
         init(_ names: [String]) {
             precondition(names.count <= Places.count && names.allSatisfy { $0.utf8.count <= 16 })
             (self.names, shapes) = (names, names.map(Fields.shape))
             words = names.map { name in
-                var (low, high): (UInt64, UInt64) = (0, 0)
-                for (k, byte) in name.utf8.enumerated() {
-                    if k < 8 { low |= UInt64(byte) << UInt64(8 * k) } else { high |= UInt64(byte) << UInt64(8 * (k - 8)) }
-                }
-                return (low, high)
+                var words: (UInt64, UInt64) = (0, 0)
+                for (k, byte) in name.utf8.enumerated() { Self.put(byte, at: k, in: &words) }
+                return words
             }
+            counts = names.map(\.utf8.count)
+        }
+
+        /// Puts byte `k` (0–15) of a key into its two little-endian words.
+        @inline(__always)
+        static func put(_ byte: UInt8, at k: Int, in words: inout (UInt64, UInt64)) {
+            if k < 8 { words.0 |= UInt64(byte) << UInt64(8 * k) } else { words.1 |= UInt64(byte) << UInt64(8 * (k - 8)) }
         }
 
         func slot(_ key: String) -> Int? {
@@ -612,17 +619,16 @@ struct Fields {
         /// The slot of the key whose bytes are the `count` (1–16) bytes of `text` at `start`,
         /// compared as two words; nil when none is.
         func slot(of text: Span<UInt8>, at start: Int, count: Int) -> Int? {
-            var (low, high): (UInt64, UInt64) = (0, 0)
-            for k in 0..<count {
-                let byte = UInt64(text[start + k])
-                if k < 8 { low |= byte << UInt64(8 * k) } else { high |= byte << UInt64(8 * (k - 8)) }
-            }
-            return slot(low: low, high: high)
+            var words: (UInt64, UInt64) = (0, 0)
+            for k in 0..<count { Self.put(text[start + k], at: k, in: &words) }
+            return slot(low: words.0, high: words.1, count: count)
         }
 
-        /// The slot of the key whose bytes are the two words (`words`); nil when none is.
-        func slot(low: UInt64, high: UInt64) -> Int? {
-            for slot in words.indices where words[slot].0 == low && words[slot].1 == high { return slot }
+        /// The slot of the key of `count` bytes that are the two words (`words`, zero past its
+        /// end); nil when none is. (The count too: a key that ends in NUL bytes has the words
+        /// of a shorter one.)
+        func slot(low: UInt64, high: UInt64, count: Int) -> Int? {
+            for slot in words.indices where words[slot].0 == low && words[slot].1 == high && counts[slot] == count { return slot }
             return nil
         }
     }
@@ -668,6 +674,7 @@ struct Fields {
 
     /// A rule file's field (only for `Fields.ruleFile`).
     subscript(key: RuleFile.Key) -> JSONValue? {
+        assert(keys === Fields.ruleFile, "a rule file's key asked of another kind of object")
         let place = Int(places[key.rawValue])
         return place == 0 ? nil : members[place - 1].value
     }

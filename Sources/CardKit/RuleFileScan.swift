@@ -105,7 +105,7 @@ extension JSONReader {
             // The key's bytes only, zero past its end.
             let lowMask: UInt64 = end >= 8 ? ~0 : (1 << UInt64(8 * end)) - 1
             let highMask: UInt64 = end <= 8 ? 0 : (1 << UInt64(8 * (end - 8))) - 1
-            return (Fields.ruleFile.slot(low: low & lowMask, high: high & highMask), first + end)
+            return (Fields.ruleFile.slot(low: low & lowMask, high: high & highMask, count: end), first + end)
         } else {
             var end = first
             while end < text.count, end - first <= 16, text[end] != UInt8(ascii: "\"") { end += 1 }
@@ -190,9 +190,9 @@ private struct ScanLines {
 }
 
 /// Past spaces, tabs and line breaks at `i`; a line break moves `lines` to the next line.
-@inline(__always)
 /// `byWords` (where an item's line and its indent begin): runs of spaces eight at a time (only
 /// there, so that the loop's other places stay small enough for the array appends to be inlined).
+@inline(__always)
 private func skipBlanks(_ text: Span<UInt8>, _ i: inout Int, _ lines: inout ScanLines, byWords: Bool = false) {
     while i < text.count {
         // An indent's spaces eight at a time: the first byte that is not one ends the run.
@@ -303,7 +303,4 @@ func littleEndianWord(_ text: Span<UInt8>, at index: Int) -> UInt64 {
 /// The high bit of each byte of `word` that is a double quote, and perhaps of bytes after the
 /// first one (a borrow): the lowest bit set is the first quote's.
 @inline(__always)
-private func quoteBits(_ word: UInt64) -> UInt64 {
-    let x = word ^ 0x2222_2222_2222_2222  // a quote becomes zero
-    return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
-}
+private func quoteBits(_ word: UInt64) -> UInt64 { zeroByteBits(word ^ 0x2222_2222_2222_2222) }  // (a quote becomes zero)

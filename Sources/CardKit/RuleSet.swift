@@ -236,7 +236,8 @@ public struct RuleSet: Sendable {
     }
 
     /// Starts a job on another thread and gives back what waits for it to finish (or does the
-    /// job itself if no thread has started it yet); for `load(decoded:splitting:)`.
+    /// job itself if no thread has started it yet), to be called exactly once; for
+    /// `load(decoded:splitting:)`.
     public typealias Splitting = (@escaping @Sendable () -> Void) -> () -> Void
 
     /// The fewest patterns a rule set splits its index at (`splitting`): below, a second
@@ -273,7 +274,7 @@ public struct RuleSet: Sendable {
             let runs = parts.compactMap { $0.runs[length] }
             guard !runs.isEmpty else { continue }
             let run = runs[0], later = runs.count > 1 ? runs[1] : SortedRun()
-            let split = run.count + later.count >= Self.fewestToSplit ? splitting : nil
+            let split = !anyRetired && run.count + later.count >= Self.fewestToSplit ? splitting : nil
             levels.append(Self.level(length, run, later, networks, &problems, splitting: split, joined: &inHalves))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
@@ -298,7 +299,7 @@ public struct RuleSet: Sendable {
     /// The patterns of some of a rule set's networks, gathered by length, each length's in
     /// order of low end (equal ones in load order): what `init(networks:splitting:)` makes
     /// levels of, from one part or from two made on two threads.
-    public struct IndexPart: Sendable {
+    struct IndexPart: Sendable {
         /// By pattern length (0–19; nil: none of that length).
         fileprivate var runs: [SortedRun?]
 
@@ -712,8 +713,9 @@ extension RuleSet {
     /// made in two parts: the two merged by low end, `run`'s first where equal, as its
     /// networks come first; `levelPiece`). With `splitting`, the later half of them on another
     /// thread: the two halves are joined as they are when the first half reaches no further
-    /// than where the second begins and its last interval cannot merge with the second's
-    /// first (rule sets without problems), else the second half is made again after the first.
+    /// than where the second begins and its last interval cannot merge with the second's first
+    /// (so the seam changes nothing; in a well-formed bank's rules it never does), else the
+    /// whole level is made again on this thread.
     fileprivate static func level(_ length: Int, _ run: SortedRun, _ later: SortedRun, _ networks: [CardNetwork],
                                   _ problems: inout [RuleError], splitting: Splitting?, joined: inout Int) -> IntervalLevel {
         let count = run.count + later.count
@@ -855,7 +857,7 @@ fileprivate struct SortedRun: Sendable {
 /// arrays, the problems found, and how high the stretch reaches.
 fileprivate struct LevelPiece: Sendable {
     var lows: [UInt64], highs: [UInt64], owners: [Int32], masks: [UInt32]
-    var problems: [RuleError] = []
+    var problems: [RuleError]
     /// The highest number any of its patterns takes (nil: none).
     var reachHigh: UInt64?
 
@@ -874,7 +876,6 @@ fileprivate struct LevelPiece: Sendable {
         owners += next.owners
         masks += next.masks
         problems += next.problems
-        if let high = next.reachHigh { reachHigh = max(reachHigh ?? 0, high) }
     }
 }
 
@@ -889,7 +890,8 @@ private final class Handover<Value: Sendable>: Sendable {
 
 /// Patterns of one length while a level is made, one record each (a level visits them in
 /// order of low end, which is random in the order they were gathered: one cache line a
-/// pattern rather than one in each of five arrays).
+/// pattern rather than one in each of five arrays). `IndexPart` gathers them; a retired
+/// network's yielding (`yieldingToRetired`) makes a list of its own.
 private struct PatternList {
     struct Item: Sendable {
         var low: UInt64

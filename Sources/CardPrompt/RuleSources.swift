@@ -67,7 +67,7 @@ public enum RuleSources {
             throw .unreadable(error.description)
         }
         do {
-            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired, splitting: onAnotherThread)
+            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired, splitting: { onAnotherThread($0) })
         } catch {
             throw .rules(error)
         }
@@ -158,8 +158,10 @@ public enum RuleSources {
             switch self {
             case .file(let prefix, let name, let folder):
                 let path = prefix + name
-                guard folder == AT_FDCWD ? Paths.read(path, into: &buffer) : Paths.read(name, in: folder, into: &buffer) else {
-                    return .failure(UnreadableFolder(path: path, reason: RuleSources.unreadableFile))
+                do throws(UnreadableFolder) {
+                    try RuleSources.readRuleFile(path, name: name, in: folder, into: &buffer)
+                } catch {
+                    return .failure(error)
                 }
                 return .success(RuleSet.decode(RuleSet.FileText(path: path, bytes: buffer)))
             case .text(let text):
@@ -231,9 +233,11 @@ public enum RuleSources {
     /// done: waiting for the other thread once it has started the job, or doing the job on
     /// the calling thread when no other thread has started it yet (a busy machine may give the
     /// pool no processor for milliseconds). `RuleSet.Splitting`, for the index.
-    static func onAnotherThread(_ job: @escaping @Sendable () -> Void) -> () -> Void {
+    /// `starting` starts the other thread's part instead, for the tests.
+    static func onAnotherThread(_ job: @escaping @Sendable () -> Void,
+                                starting: (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) }) -> () -> Void {
         let shared = SharedJob(job)
-        DispatchQueue.global().async { shared.run() }
+        starting { shared.run() }
         return { shared.finish() }
     }
 
@@ -328,16 +332,19 @@ public enum RuleSources {
     /// One rule file's text: `name` in the open `folder` (`ruleFiles`), or `path` when the
     /// folder is `AT_FDCWD`; `path` is the name messages give it.
     private static func readRuleFile(_ path: String, name: String, in folder: Int32) throws(UnreadableFolder) -> RuleSet.FileText {
-        // Read straight into bytes: through Foundation's Data and a copy, reading 100,000
-        // ranges cost 8 million instructions more.
-        guard let bytes = folder == AT_FDCWD ? Paths.contents(of: path) : Paths.contents(of: name, in: folder) else {
-            throw UnreadableFolder(path: path, reason: unreadableFile)
-        }
+        var bytes: [UInt8] = []
+        try readRuleFile(path, name: name, in: folder, into: &bytes)
         return RuleSet.FileText(path: path, bytes: bytes)
     }
 
-    /// Why a rule file was not read.
-    private static let unreadableFile = "the file cannot be read"
+    /// `readRuleFile(_:name:in:)` into `buffer` (`Paths.read(_:in:into:)`: a decoding thread
+    /// reads every file into one array). Read straight into bytes: through Foundation's Data
+    /// and a copy, reading 100,000 ranges cost 8 million instructions more.
+    private static func readRuleFile(_ path: String, name: String, in folder: Int32, into buffer: inout [UInt8]) throws(UnreadableFolder) {
+        guard folder == AT_FDCWD ? Paths.read(path, into: &buffer) : Paths.read(name, in: folder, into: &buffer) else {
+            throw UnreadableFolder(path: path, reason: "the file cannot be read")
+        }
+    }
 
     /// An installed copy of the bundled rules, read in place of the compiled-in one so that an
     /// installed `cardline` uses (and names) the files installed with it: `rules/` beside the

@@ -219,8 +219,8 @@ import Testing
     /// The one-pass reader's word-at-a-time steps (an indent's spaces eight at a time, a
     /// top-level key found and matched as two words) read what the general reader reads:
     /// random layouts (runs of spaces of every length around eight, tabs, line breaks, CRs),
-    /// and keys that are known, one byte off, escaped, unknown, repeated, 15 to 17 bytes long
-    /// or cut, each also near the end of the text (where fewer than sixteen bytes are left).
+    /// and keys that are known, one byte off, escaped, unknown, repeated, 15 to 17 bytes long,
+    /// ending in raw NUL bytes, or cut, each also near the end of the text (where fewer than sixteen bytes are left).
     @Test func indentsAndKeysReadByWordsAreReadAsTheGeneralReaderReadsThem() {
         var random = SeededRandom(seed: 2112)
         func blanks() -> String {
@@ -228,7 +228,7 @@ import Testing
             return (0..<Int(random.next() % 3)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
         }
         let oddKeys = ["$schemb", "Id", "nam", "namee", "lengthsFo", "lengthsForX", "autoAdvance5", "i\\u0064", "x", "abcdefghijklmno",
-                       "abcdefghijklmnop", "abcdefghijklmnopq", "coBadged\\\"", "\u{E9}t", ""]
+                       "abcdefghijklmnop", "abcdefghijklmnopq", "coBadged\\\"", "\u{E9}t", "", "id\u{0}", "cvv\u{0}\u{0}"]
         var compared = 0, inOnePass = 0
         for round in 0..<600 {
             let ranges = (0..<Int(random.next() % 4 + 1)).map { r in
@@ -243,6 +243,10 @@ import Testing
             case 0: members.insert((oddKeys[Int(random.next() % UInt64(oddKeys.count))], "\"x\""), at: Int(random.next() % 6))
             case 1: members.append((members[Int(random.next() % 5)].0, "[]"))  // a key twice
             case 2: members.append(("note", "\"n\""))  // last, close to the end
+            case 3 where random.next() % 2 == 0:
+                // A known key with raw NUL bytes after it (its words are the key's own).
+                let k = Int(random.next() % 5)
+                members[k].0 += String(repeating: "\u{0}", count: Int(random.next() % 3) + 1)
             default: break
             }
             var text = "{" + blanks() + members.map { "\"\($0.0)\"" + blanks() + ":" + blanks() + $0.1 }.joined(separator: blanks() + "," + blanks()) + blanks() + "}"

@@ -89,6 +89,25 @@ extension RuleFolderReadingTests {
         #expect(loaded.levelsDescription.contains("8: "))
     }
 
+    /// A job handed to another thread (`onAnotherThread`, the index's `RuleSet.Splitting`) is
+    /// done exactly once: by the caller when it joins before any thread has started the job
+    /// (the other's later start does nothing), or by the other thread, waited for.
+    @Test func aJobIsDoneOnceByWhicheverThreadTakesIt() {
+        let runs = Mutex(0)
+        let late = Mutex<(@Sendable () -> Void)?>(nil)
+        let notStarted = RuleSources.onAnotherThread({ runs.withLock { $0 += 1 } }, starting: { block in late.withLock { $0 = block } })
+        #expect(runs.withLock { $0 } == 0)
+        notStarted()
+        #expect(runs.withLock { $0 } == 1)
+        late.withLock { $0 }?()
+        #expect(runs.withLock { $0 } == 1)
+
+        let startedFirst = RuleSources.onAnotherThread({ runs.withLock { $0 += 1 } }, starting: { $0() })
+        #expect(runs.withLock { $0 } == 2)
+        startedFirst()
+        #expect(runs.withLock { $0 } == 2)
+    }
+
     /// The first thing that cannot be read, in folder and name order, is named, on two
     /// threads as on one: a file before a missing folder, a missing folder before a file.
     @Test func twoThreadsNameTheFirstUnreadableFolderOrFile() throws {
