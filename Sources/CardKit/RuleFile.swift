@@ -73,19 +73,7 @@ struct RuleFile {
         if let places = scannedPlaces {
             fields = Fields(Fields.ruleFile, members, places: places)  // (each key known, none twice)
         } else {
-            var taking = Fields(Fields.ruleFile, members)
-            for index in members.indices {
-                let member = members[index]
-                switch taking.take(index) {
-                case .first: break
-                case .repeated: fail(member.keyLocation, "field `\(member.key.escapingControlCharacters)` appears twice")
-                case .unknown:
-                    var message = "unknown field `\(member.key.escapingControlCharacters)`"
-                    if let guess = closest(to: member.key, in: Self.knownFields) { message += "; did you mean `\(guess)`?" }
-                    fail(member.keyLocation, message)
-                }
-            }
-            fields = taking
+            fields = takeFields(Fields.ruleFile, members, Self.knownFields, named: "")
         }
         let objectStart = root.location
 
@@ -364,19 +352,26 @@ struct RuleFile {
             fail(entry.location, "each `\(list)` entry is an object like \(example), found \(entry.kindName)")
             return nil
         }
+        return (takeFields(keys, members, known, named: list + "."), location)
+    }
+
+    /// `members` taken as the fields of an object whose keys are `keys` (names `known`): each
+    /// repeated or unknown key an error (with the closest known name), named after `prefix`
+    /// (`""` at the top, `"lengthsFor."` in an entry).
+    private mutating func takeFields(_ keys: Fields.Keys, _ members: [JSONValue.Member], _ known: [String], named prefix: String) -> Fields {
         var fields = Fields(keys, members)
         for index in members.indices {
             let member = members[index]
             switch fields.take(index) {
             case .first: break
-            case .repeated: fail(member.keyLocation, "field `\(list).\(member.key.escapingControlCharacters)` appears twice")
+            case .repeated: fail(member.keyLocation, "field `\(prefix)\(member.key.escapingControlCharacters)` appears twice")
             case .unknown:
-                var message = "unknown field `\(list).\(member.key.escapingControlCharacters)`"
+                var message = "unknown field `\(prefix)\(member.key.escapingControlCharacters)`"
                 if let guess = closest(to: member.key, in: known) { message += "; did you mean `\(guess)`?" }
                 fail(member.keyLocation, message)
             }
         }
-        return (fields, location)
+        return fields
     }
 
     /// An entry's `prefixes` and `ranges`, appended to `read` (at least one is required).

@@ -107,22 +107,29 @@ import Testing
         #expect(wrong == 0)
     }
 
-    @Test func everyOneByteChangeIsReadTheSameBothWays() {
-        let bytes = Array(Self.sample.utf8)
-        let replacements: [UInt8] = Array("0 9\"\\[],:{}a-\n".utf8) + [0x01, 0xC3, 0xFF]
+    /// Each byte of `bytes` at `positions` replaced by each of `replacements` (where it
+    /// differs), and the text cut there: both readers read each the same. How many changed
+    /// texts were compared, and how many of them were errors.
+    static func changeEachByte(_ bytes: [UInt8], at positions: Range<Int>, to replacements: [UInt8]) -> (compared: Int, errors: Int) {
         var compared = 0, errors = 0
-        for position in bytes.indices {
+        for position in positions {
             for replacement in replacements where bytes[position] != replacement {
                 var changed = bytes
                 changed[position] = replacement
-                let (fast, general) = Self.decodeBothWays(changed)
+                let (fast, general) = decodeBothWays(changed)
                 #expect(fast == general, "byte \(position) → \(replacement): \(fast) / \(general)")
                 compared += 1
                 if !fast.hasPrefix("network") { errors += 1 }
             }
-            let (fast, general) = Self.decodeBothWays(Array(bytes[..<position]))
+            let (fast, general) = decodeBothWays(Array(bytes[..<position]))
             #expect(fast == general, "cut at \(position)")
         }
+        return (compared, errors)
+    }
+
+    @Test func everyOneByteChangeIsReadTheSameBothWays() {
+        let bytes = Array(Self.sample.utf8)
+        let (compared, errors) = Self.changeEachByte(bytes, at: bytes.indices, to: Array("0 9\"\\[],:{}a-\n".utf8) + [0x01, 0xC3, 0xFF])
         #expect(compared > 3_000 && errors > compared / 2, "\(compared) variants, \(errors) with errors")
     }
 
@@ -144,22 +151,9 @@ import Testing
             """
         let bytes = Array(text.utf8)
         let ranges = text.utf8.distance(from: text.startIndex, to: text.range(of: "[\n")!.lowerBound)..<text.utf8.distance(from: text.startIndex, to: text.range(of: "\"lengths\"")!.lowerBound)
-        let replacements: [UInt8] = Array("0 9\"\\[],:{}a-\n/:".utf8) + [0x01, 0xC3, 0xFF]
-        var compared = 0, errors = 0
         let (fast, general) = Self.decodeBothWays(bytes)
         #expect(fast == general && fast.hasPrefix("network"), "\(fast)")
-        for position in ranges {
-            for replacement in replacements where bytes[position] != replacement {
-                var changed = bytes
-                changed[position] = replacement
-                let (fast, general) = Self.decodeBothWays(changed)
-                #expect(fast == general, "byte \(position) → \(replacement): \(fast) / \(general)")
-                compared += 1
-                if !fast.hasPrefix("network") { errors += 1 }
-            }
-            let (fast, general) = Self.decodeBothWays(Array(bytes[..<position]))
-            #expect(fast == general, "cut at \(position)")
-        }
+        let (compared, errors) = Self.changeEachByte(bytes, at: ranges, to: Array("0 9\"\\[],:{}a-\n/:".utf8) + [0x01, 0xC3, 0xFF])
         #expect(compared > 1_500 && errors > compared / 2, "\(compared) variants, \(errors) with errors")
     }
 
