@@ -213,10 +213,11 @@ void cl_set_terminal_modes(const char *enter, const char *leave) {
     snprintf(cl_leave, sizeof cl_leave, "%s", leave);
 }
 
+static void cl_let_go(int sig);
+
 static void cl_on_ending(int sig) {
     int saved = errno;
-    cl_write_tty(cl_leave);
-    if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
+    cl_let_go(sig);
     signal(sig, SIG_DFL);
     raise(sig);  // pending until this handler returns (the signal is blocked in it), then ends the process
     errno = saved;
@@ -348,17 +349,62 @@ int cl_columns(int fd) {
     return size.ws_col;
 }
 
-// Faults and aborts (a Swift trap is SIGILL or SIGTRAP). These replace the Swift runtime's
-// backtracer, which would print registers and stack that may hold card digits (and, on a
-// pipe, wait for a debugger): the terminal is put back, then the default action ends the
-// process with the signal, without a core file (they are off).
-static const int cl_fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
-static char cl_fatal_stack[65536];  // the handler runs here when the fault is a stack overflow
+// Faults, aborts and quits (a Swift trap is SIGILL or SIGTRAP; Ctrl-\\ outside the prompt is
+// SIGQUIT). These replace the Swift runtime's backtracer, which handles the same signals and
+// would print every thread's registers and the memory they point at (card digits), then wait
+// for a key on a terminal: one line says the program crashed, the live field is cleared, the
+// terminal put back and unread input dropped, then the default action ends the process with
+// the signal (128+N in a shell), without a core file (they are off). SIGQUIT is among them:
+// the runtime's reporter handles it too, and a run went on after its `exit`.
+static const int cl_fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGQUIT};
+// The handler runs on this stack, so a stack overflow can still be reported; big enough for the
+// kernel's signal frame with every register file (AVX-512: a few KiB) and the handler's calls.
+static char cl_fatal_stack[256 * 1024];
+
+static int cl_is_fatal(int sig) {
+    for (size_t i = 0; i < sizeof cl_fatal / sizeof cl_fatal[0]; i++) if (cl_fatal[i] == sig) return 1;
+    return 0;
+}
+
+// "NAME: crashed (signal N)\n" on stderr, with write(2) alone (async-signal-safe).
+static void cl_say_crashed(int sig) {
+    char line[160];
+    size_t at = 0;
+    const char *name = program_invocation_short_name;
+    for (; name != NULL && *name != 0 && at < 64; name++) line[at++] = *name;
+    const char *middle = ": crashed (signal ";
+    for (; *middle != 0; middle++) line[at++] = *middle;
+    char digits[12];
+    size_t count = 0;
+    unsigned value = (unsigned)sig;
+    do { digits[count++] = (char)('0' + value % 10); value /= 10; } while (value != 0 && count < sizeof digits);
+    while (count > 0) line[at++] = digits[--count];
+    line[at++] = ')';
+    line[at++] = '\n';
+    const char *text = line;
+    while (at > 0) {
+        ssize_t written = write(STDERR_FILENO, text, at);
+        if (written <= 0) { if (written < 0 && errno == EINTR) continue; return; }
+        text += written;
+        at -= (size_t)written;
+    }
+}
+
+// What every ending handler does before the process ends: the live field cleared, the terminal
+// put back, keys typed ahead dropped (they could be the rest of a card number, read next by the
+// shell), and for a crash the one line.
+static void cl_let_go(int sig) {
+    cl_write_tty(cl_leave);
+    if (cl_tty >= 0) {
+        tcsetattr(cl_tty, TCSANOW, &cl_saved);
+        tcflush(cl_tty, TCIFLUSH);
+    }
+    if (cl_is_fatal(sig)) cl_say_crashed(sig);
+}
 
 static void cl_on_fatal(int sig) {
     int saved = errno;
-    cl_write_tty(cl_leave);
-    if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
+    cl_let_go(sig);
     signal(sig, SIG_DFL);
     raise(sig);  // a signal sent with kill: delivered when the handler returns; a fault: raised again by the instruction
     errno = saved;
@@ -380,4 +426,3 @@ int cl_fatal_signals_install(void) {
     }
     return result;
 }
-

@@ -70,10 +70,11 @@ int cl_columns(int fd);
 int cl_terminal_colours(const char *term);
 
 
-/// Handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS, on an alternate
-/// stack, in place of the Swift runtime's backtracer: they put the terminal back (when a
-/// prompt holds it) and end the process with the signal's default action. 0, or -1 when one
-/// could not be installed.
+/// Handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS and SIGQUIT, on an
+/// alternate stack, in place of the Swift runtime's backtracer (which prints registers and
+/// memory, and can wait for a key): one line `NAME: crashed (signal N)` on stderr, the terminal
+/// put back (when a prompt holds it) and its unread input dropped, then the signal's default
+/// action ends the process. 0, or -1 when one could not be installed.
 int cl_fatal_signals_install(void);
 /// RLIMIT_CORE 0 and PR_SET_DUMPABLE 0; 0 when both took, -1 otherwise.
 int cl_disable_core_dumps(void);
