@@ -176,6 +176,12 @@ static int cl_tty = -1;
 static int cl_tty_out = -1;             // where the handlers write (the terminal's output side)
 static struct termios cl_saved;            // the terminal as it was before the prompt
 static struct termios cl_editing;          // as it was when a stop signal came
+// libedit's editing mode, as first seen while waiting for a key (cl_wait_input, only ever called
+// inside el_gets): what SIGCONT puts back after a stop cardline could not see (SIGSTOP), when
+// the shell has put the terminal back into its own cooked mode with echo on.
+static struct termios cl_raw;
+static volatile sig_atomic_t cl_raw_known = 0;
+static volatile sig_atomic_t cl_stopping = 0;  // cl_on_stop is stopping the process: it restores itself
 static volatile sig_atomic_t cl_resized = 0;
 // Every catchable signal whose default action ends the process (issue 20: SIGXCPU, SIGXFSZ,
 // SIGVTALRM, SIGPROF, SIGIO, SIGPWR and the real-time signals used to end it with the terminal
@@ -190,7 +196,10 @@ static int cl_ending[CL_ENDING_MAX];
 static size_t cl_ending_count = 0;
 static struct sigaction cl_previous[CL_ENDING_MAX];
 static int cl_installed[CL_ENDING_MAX];
-static struct sigaction cl_previous_stop, cl_previous_winch;
+// The stop signals handled like Ctrl-Z: the terminal's, and a background read or write.
+static const int cl_stops[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+#define CL_STOP_COUNT (sizeof cl_stops / sizeof cl_stops[0])
+static struct sigaction cl_previous_stops[CL_STOP_COUNT], cl_previous_winch, cl_previous_continue;
 
 // What the terminal is told when the prompt lets go of it (clear the live field, bracketed
 // paste off) and when it takes it back after a stop (bracketed paste on).
@@ -223,6 +232,8 @@ static void cl_on_ending(int sig) {
     errno = saved;
 }
 
+// SIGTSTP (Ctrl-Z), SIGTTIN and SIGTTOU: the live field cleared and the terminal put back before
+// the shell's prompt appears; after `fg`, the prompt's mode again and a full redraw.
 static void cl_on_stop(int sig) {
     int saved = errno;
     if (cl_tty >= 0) {
@@ -230,22 +241,38 @@ static void cl_on_stop(int sig) {
         tcgetattr(cl_tty, &cl_editing);
         tcsetattr(cl_tty, TCSANOW, &cl_saved);
     }
-    signal(SIGTSTP, SIG_DFL);
+    signal(sig, SIG_DFL);
     sigset_t stop;
     sigemptyset(&stop);
-    sigaddset(&stop, SIGTSTP);
+    sigaddset(&stop, sig);
     sigprocmask(SIG_UNBLOCK, &stop, NULL);
-    raise(SIGTSTP);  // stops here; execution goes on after `fg`
+    cl_stopping = 1;
+    raise(sig);  // stops here; execution goes on after `fg`
+    cl_stopping = 0;
     sigprocmask(SIG_BLOCK, &stop, NULL);
     struct sigaction again;
     memset(&again, 0, sizeof again);
     again.sa_handler = cl_on_stop;
     again.sa_flags = SA_RESTART;
-    sigaction(SIGTSTP, &again, NULL);
+    sigaction(sig, &again, NULL);
     if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_editing);
     cl_write_tty(cl_enter);
     cl_resized = 1;  // redraw in full
+    errno = saved;
+}
+
+// SIGCONT after a stop cardline could not see (SIGSTOP, which cannot be caught): the shell has
+// put its own settings back (echo on, cooked), so a card typed after `fg` would be echoed by
+// the terminal. The prompt's mode is put back and the line drawn again in full. Only in the
+// foreground: a background process changing the terminal would be stopped (SIGTTOU), and `fg`
+// sends SIGCONT again.
+static void cl_on_continue(int sig) {
     (void)sig;
+    if (cl_stopping || cl_tty < 0 || tcgetpgrp(cl_tty) != getpgrp()) return;
+    int saved = errno;
+    if (cl_raw_known) tcsetattr(cl_tty, TCSANOW, &cl_raw);
+    cl_write_tty(cl_enter);
+    cl_resized = 1;
     errno = saved;
 }
 
@@ -255,6 +282,7 @@ static void cl_on_winch(int sig) {
 }
 
 static int cl_stop_ignored = 0;         // the caller ignores SIGTSTP: no suspending
+static int cl_stop_kept[CL_STOP_COUNT];    // the caller ignores this stop signal: left alone
 
 int cl_signals_begin(int tty, int tty_out) {
     if (tcgetattr(tty, &cl_saved) != 0) return -1;
@@ -282,12 +310,19 @@ int cl_signals_begin(int tty, int tty_out) {
         action.sa_handler = cl_on_ending;
         if (sigaction(cl_ending[i], &action, &cl_previous[i]) == 0) cl_installed[i] = 1;
     }
-    struct sigaction current_stop;
-    cl_stop_ignored = sigaction(SIGTSTP, NULL, &current_stop) == 0 && current_stop.sa_handler == SIG_IGN;
-    action.sa_handler = cl_stop_ignored ? SIG_IGN : cl_on_stop;
-    sigaction(SIGTSTP, &action, &cl_previous_stop);
+    for (size_t i = 0; i < CL_STOP_COUNT; i++) {
+        struct sigaction current;
+        cl_stop_kept[i] = sigaction(cl_stops[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN;
+        if (cl_stops[i] == SIGTSTP) cl_stop_ignored = cl_stop_kept[i];
+        if (cl_stop_kept[i]) continue;
+        action.sa_handler = cl_on_stop;
+        sigaction(cl_stops[i], &action, &cl_previous_stops[i]);
+    }
     action.sa_handler = cl_on_winch;
     sigaction(SIGWINCH, &action, &cl_previous_winch);
+    cl_raw_known = 0;
+    action.sa_handler = cl_on_continue;
+    sigaction(SIGCONT, &action, &cl_previous_continue);
     return 0;
 }
 
@@ -296,8 +331,12 @@ void cl_signals_end(void) {
         if (cl_installed[i]) sigaction(cl_ending[i], &cl_previous[i], NULL);
         cl_installed[i] = 0;
     }
-    sigaction(SIGTSTP, &cl_previous_stop, NULL);
+    for (size_t i = 0; i < CL_STOP_COUNT; i++) {
+        if (!cl_stop_kept[i]) sigaction(cl_stops[i], &cl_previous_stops[i], NULL);
+    }
     sigaction(SIGWINCH, &cl_previous_winch, NULL);
+    sigaction(SIGCONT, &cl_previous_continue, NULL);
+    cl_raw_known = 0;
     if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_saved);
     cl_tty = -1;
     cl_tty_out = -1;
@@ -314,14 +353,18 @@ int cl_can_suspend(void) { return !cl_stop_ignored; }
 int cl_set_getcfn(EditLine *el, cl_getc_fn fn) { return el_set(el, EL_GETCFN, fn); }
 
 int cl_wait_input(int fd, int timeout_ms) {
-    // SIGWINCH and SIGTSTP (whose handler flags the redraw after `fg`) are blocked while the
+    // SIGWINCH, SIGTSTP and SIGCONT (whose handlers flag the redraw after `fg`) are blocked while the
     // flag is looked at, and let in only by ppoll itself: one that lands in between is not
     // lost until the next key.
     sigset_t block, previous;
     sigemptyset(&block);
     sigaddset(&block, SIGWINCH);
     sigaddset(&block, SIGTSTP);
+    sigaddset(&block, SIGCONT);
     sigprocmask(SIG_BLOCK, &block, &previous);
+    // The editing mode is raw here (libedit set it before asking for a character): kept for
+    // SIGCONT. A cooked one (a SIGCONT came first and put nothing back) is not libedit's.
+    if (!cl_raw_known && cl_tty >= 0 && tcgetattr(cl_tty, &cl_raw) == 0 && !(cl_raw.c_lflag & ICANON)) cl_raw_known = 1;
     int result;
     if (cl_resized) {
         result = 2;

@@ -77,6 +77,62 @@ import Glibc
         #expect(t.waitForExit() == 0)
     }
 
+    /// The process state letter in /proc/PID/stat (`T` stopped, `S` sleeping).
+    static func state(of pid: pid_t) -> Substring? {
+        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+    }
+
+    /// Issue 36: after `kill -STOP` (which no handler sees) and `fg`, the shell had put its own
+    /// cooked mode with echo back, nothing put the prompt's back, and the rest of the number,
+    /// the expiry and the code were echoed by the terminal into the scrollback. SIGCONT now puts
+    /// the prompt's mode back and draws the line again; the card typed after it is whole.
+    @Test func aCardTypedAfterStopAndContinueIsNeverEchoed() throws {
+        let t = try start()
+        t.send("45391488")
+        t.waitForScreen("8 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488" }
+        kill(t.pid, SIGSTOP)
+        try #require(t.until("stopped") { Self.state(of: t.pid) == "T" })
+        // What a shell does when its job stops: its own settings back (cooked, echo on).
+        var cooked = t.initialSettings
+        cooked.c_lflag |= tcflag_t(ECHO | ICANON)
+        tcsetattr(t.master, TCSANOW, &cooked)
+        let mark = t.raw.count
+        kill(t.pid, SIGCONT)
+        #expect(t.until("the prompt's mode back") { t.inRawMode && t.currentSettings.c_lflag & tcflag_t(ECHO) == 0 },
+                "raw, no echo after SIGCONT")
+        #expect(t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488" } != nil)
+        t.send("0343646")
+        #expect(t.waitForScreen("15 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" } != nil)
+        // The terminal echoed nothing: the digits typed after the stop appear only grouped, in
+        // the field cardline draws, never as the run a cooked terminal echoes.
+        #expect(!PseudoTerminal.plain(Array(t.rawSince(mark))).contains("0343646"))
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
+    /// Issue 36: SIGTTIN and SIGTTOU (a background read or write) stopped the prompt with the
+    /// field on screen and the terminal raw. Like Ctrl-Z, they clear the field and put the
+    /// terminal back first, and the field comes back after the stop. (The test's prompt leads
+    /// its own session, an orphaned process group, so the kernel drops the stop itself and the
+    /// prompt goes on at once.)
+    @Test(arguments: [SIGTTIN, SIGTTOU, SIGTSTP])
+    func backgroundStopsClearTheFieldFirst(signal: Int32) throws {
+        let t = try start()
+        t.send(Self.typed)
+        t.waitForScreen("15 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" }
+        let mark = t.raw.count
+        kill(t.pid, signal)
+        let off = Array("\u{1B}[?2004l".utf8), on = Array("\u{1B}[?2004h".utf8)
+        #expect(t.until("the terminal let go and taken back") {
+            let tail = Array(t.rawSince(mark))
+            guard let at = (0...max(0, tail.count - off.count)).first(where: { tail[$0...].starts(with: off) }) else { return false }
+            return tail[at...].count > on.count && (at...(tail.count - on.count)).contains { tail[$0...].starts(with: on) }
+        })
+        #expect(t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" } != nil)
+        t.send("\u{15}\u{04}")
+        #expect(t.waitForExit() == 0)
+    }
+
     /// The prompt ignores SIGXFSZ (cardline does, for `check` and `replay`): it goes on.
     @Test func sigxfszLeavesThePromptRunning() throws {
         let t = try start()
