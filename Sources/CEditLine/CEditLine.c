@@ -224,7 +224,12 @@ void cl_set_terminal_modes(const char *enter, const char *leave) {
 
 static void cl_let_go(int sig);
 
-static void cl_on_ending(int sig) {
+// A write to a closed pipe raises SIGPIPE in the writing process itself (sent as by kill, from its
+// own pid): that write fails with EPIPE and its caller reports it, so only a SIGPIPE sent from
+// outside ends the prompt.
+static void cl_on_ending(int sig, siginfo_t *info, void *context) {
+    (void)context;
+    if (sig == SIGPIPE && info != NULL && info->si_code == SI_USER && info->si_pid == getpid()) return;
     int saved = errno;
     cl_let_go(sig);
     signal(sig, SIG_DFL);
@@ -299,17 +304,20 @@ int cl_signals_begin(int tty, int tty_out) {
     cl_ending_count = 0;
     for (size_t i = 0; i < CL_FIXED_COUNT; i++) cl_ending[cl_ending_count++] = cl_ending_fixed[i];
     for (int sig = SIGRTMIN; sig <= SIGRTMAX && cl_ending_count < CL_ENDING_MAX; sig++) cl_ending[cl_ending_count++] = sig;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_flags = SA_RESTART;
+    struct sigaction ending;
+    memset(&ending, 0, sizeof ending);
+    ending.sa_flags = SA_RESTART | SA_SIGINFO;
+    ending.sa_sigaction = cl_on_ending;
     for (size_t i = 0; i < cl_ending_count; i++) {
         cl_installed[i] = 0;
         struct sigaction current;
-        // A signal the caller ignores (SIG_IGN, or SIGPIPE while delivering) stays ignored.
+        // A signal the caller ignores stays ignored.
         if (sigaction(cl_ending[i], NULL, &current) != 0 || current.sa_handler == SIG_IGN) continue;
-        action.sa_handler = cl_on_ending;
-        if (sigaction(cl_ending[i], &action, &cl_previous[i]) == 0) cl_installed[i] = 1;
+        if (sigaction(cl_ending[i], &ending, &cl_previous[i]) == 0) cl_installed[i] = 1;
     }
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_flags = SA_RESTART;
     for (size_t i = 0; i < CL_STOP_COUNT; i++) {
         struct sigaction current;
         cl_stop_kept[i] = sigaction(cl_stops[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN;

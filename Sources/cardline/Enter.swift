@@ -219,10 +219,12 @@ extension EnterSettings {
         if !prompt.rules.warnings.isEmpty { Terminal.writeError(prompt.rules.warnings.map { $0.description + "\n" }.joined()) }
 
         // SIGPIPE is ignored (`Cardline.main`): a reader that has gone away (closed pipe) is an
-        // error to report, not a reason to die. The interactive prompt with no card to write
-        // writes only to the terminal, so there a SIGPIPE is one more signal that ends it with
-        // the terminal put back, as SIGTERM does.
-        if isatty(0) == 1 && deliveryFD == nil { signal(SIGPIPE, SIG_DFL) }
+        // error to report, not a reason to die. While the interactive prompt runs, its handler
+        // takes SIGPIPE instead: a `kill -PIPE` from outside ends it with the field cleared and
+        // the terminal put back, as SIGTERM does, while a delivery's write to a closed pipe
+        // (a SIGPIPE the process raised itself) only fails with EPIPE, reported as before.
+        if isatty(0) == 1 { signal(SIGPIPE, SIG_DFL) }
+        defer { Terminal.reportBrokenPipes() }
         var delivery = Delivery(fd: deliveryFD)
         // Each card as the JSON line the caller receives: clear, or sealed with --encrypt-to
         // (`Options.sealing`).

@@ -83,6 +83,22 @@ import Glibc
         #expect(!t.text.contains("Success!"))
     }
 
+    /// Issue 36: with `--print` SIGPIPE was ignored for the whole run (so that a closed pipe is
+    /// an error to report), and a `kill -PIPE` left the prompt running with the digits on the
+    /// screen. Sent from outside it now ends the prompt as SIGTERM does; a delivery's own write
+    /// to a closed pipe is still an error (the test above).
+    @Test func sigpipeFromOutsideEndsThePromptWithTheFieldCleared() throws {
+        let t = try start(["--today", "2026-11", "--print", "--no-history"])
+        t.expect("Card number")
+        t.send("453914880343")
+        t.waitForScreen("12 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343" }
+        kill(t.pid, SIGPIPE)
+        #expect(t.waitForExit() == 128 + SIGPIPE)
+        #expect(!t.screen.lines.contains { $0.contains("4539 1488") }, "the field cleared: \(t.screen.lines.filter { !$0.isEmpty })")
+        #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag, "terminal settings put back")
+        #expect(t.pipedText(1).isEmpty)
+    }
+
     @Test(arguments: [":quit\r", "\u{04}"])
     func givingUpExitsOneWithNothingDelivered(keys: String) throws {
         let t = try start(["--today", "2026-11", "--print", "--once", "--no-history"])
