@@ -99,13 +99,6 @@ int cl_wipe_freed_memory(void) {
 int cl_wipe_freed_memory(void) { return -1; }
 #endif
 
-int cl_tune_allocator(void) {
-    int ok = mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    ok &= mallopt(M_TRIM_THRESHOLD, 64 << 20);
-    ok &= mallopt(M_TOP_PAD, 8 << 20);
-    return ok ? 0 : -1;
-}
-
 int cl_set_buffer(FILE *out, char *buffer, size_t size) { return setvbuf(out, buffer, _IOLBF, size); }
 void cl_wipe(void *bytes, size_t count) { explicit_bzero(bytes, count); }
 __attribute__((noinline)) void cl_wipe_stack(size_t count) {
@@ -113,19 +106,16 @@ __attribute__((noinline)) void cl_wipe_stack(size_t count) {
     explicit_bzero(below, count);
     __asm__ volatile("" : : "r"(below) : "memory");
 }
-void cl_wipe_written(char *buffer, size_t size) { explicit_bzero(buffer, strnlen(buffer, size)); }
 int cl_refresh(EditLine *el) { return el_set(el, EL_REFRESH); }
 
 // The stream that takes libedit's drawing in cl_refresh_silently (and between cl_draw_into_sink
-// and cl_draw_into) and discards it. The drawing holds the field: what reaches the sink from its
-// buffer is wiped there as it is discarded (only the bytes written, not the whole 4 KiB, which
-// cost 4,000 instructions a use), and the buffer is flushed after each use.
+// and cl_draw_into) and discards it. The drawing holds the field: the whole buffer is wiped
+// each time its bytes are discarded, and the buffer is flushed after each use.
 static char cl_sink_buffer[4096];
 static ssize_t cl_sink_write(void *cookie, const char *bytes, size_t size) {
     (void)cookie;
-    if (bytes >= cl_sink_buffer && bytes + size <= cl_sink_buffer + sizeof cl_sink_buffer) {
-        explicit_bzero(cl_sink_buffer + (bytes - cl_sink_buffer), size);
-    }
+    (void)bytes;
+    explicit_bzero(cl_sink_buffer, sizeof cl_sink_buffer);
     return (ssize_t)size;
 }
 

@@ -27,7 +27,7 @@ extension InteractiveEditor {
             write("\u{1B}[0m")
         }
         // Everything drawn is written: the field's characters are not left in the buffer.
-        device.wipeWrittenOutput()
+        device.wipeOutputBuffer()
         // The badge after it, straight to the terminal (it holds no card digit).
         if drawsBadge { drawBadge() }
         // A swipe is collected unechoed in any field but a `:` command (the engine takes it at

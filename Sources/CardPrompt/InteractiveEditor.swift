@@ -466,7 +466,7 @@ final class InteractiveEditor {
         // drawing it as its right prompt, may have left its colour on (see `readCharacter`):
         // off, so that the output does not take it.
         if drawsBadge {
-            device.wipeWrittenOutput()  // (libedit's drawing first: the badge is written past the stream)
+            device.wipeOutputBuffer()  // (libedit's drawing first: the badge is written past the stream)
             drawBadge()
         } else if style.colour {
             write("\u{1B}[0m")

@@ -51,20 +51,11 @@ final class TerminalDevice {
     }
 
     /// Sends what is buffered and overwrites the whole buffer: the bytes written (the field as
-    /// drawn) are not left behind in it. For the end of an entry (`wipeEntry`).
+    /// drawn) are not left behind in it. For every key read and the end of an entry
+    /// (`wipeEntry`).
     func wipeOutputBuffer() {
         fflush(output)
         cl_wipe(outputBuffer, Self.outputBufferSize)
-    }
-
-    /// `wipeOutputBuffer` for every key: overwrites only the part written since the last wipe,
-    /// up to its first NUL (`cl_wipe_written`), a few instructions where the whole 4 KiB cost
-    /// 4,000. Terminal output holds no NUL but the padding libedit writes on a terminal whose
-    /// terminfo asks for it (vt100); bytes after such padding stay until the entry's end wipes
-    /// the whole buffer.
-    func wipeWrittenOutput() {
-        fflush(output)
-        cl_wipe_written(outputBuffer, Self.outputBufferSize)
     }
 
     /// Why no terminal could be found.
@@ -119,7 +110,7 @@ final class TerminalDevice {
     func write(_ text: String) { cl_write(output, text) }
 
     /// The output stream's descriptor, for bytes written past the stream (whose buffer must be
-    /// empty then: flushed by libedit before it reads a key, or by `wipeWrittenOutput`) that
+    /// empty then: flushed by libedit before it reads a key, or by `wipeOutputBuffer`) that
     /// hold no card digit (the badge): no stdio call, no buffer to wipe.
     var outputDescriptor: Int32 { fileno(output) }
 

@@ -15,9 +15,6 @@ struct Cardline: ParsableCommand {
         // that handle card data (`enter`, `check`, `replay`), so `--version`, `--help` and
         // `rules` do not pay for it.
         ProcessProtection.apply(lockingMemory: false)
-        // A big rule folder's arrays made and freed at start: no mmap and munmap for each, no
-        // thread arena grown a few pages at a time (`cl_tune_allocator`; before any thread).
-        cl_tune_allocator()
         // Every command checks its writes to stdout; a closed pipe must show up as EPIPE. (The
         // interactive prompt puts SIGPIPE back when it writes only to the terminal.)
         Terminal.reportBrokenPipes()

@@ -87,13 +87,6 @@ int cl_lock_memory(void);
 /// own frees are overwritten too where it can (mallopt M_PERTURB). 0, or -1 when free() is not
 /// replaced (a sanitizer's allocator is in use).
 int cl_wipe_freed_memory(void);
-/// Settles the C library's allocator for a short process that makes and frees megabytes at
-/// start (a big rule folder's arrays): blocks up to 32 MiB come from the heap rather than
-/// each from its own mmap, freed memory is kept for the next block rather than given back,
-/// and a heap grows 8 MiB at a time (a thread's arena otherwise grows by one mprotect for
-/// every few pages). Untouched memory costs nothing resident. Call before any thread starts;
-/// 0, or -1 when a setting was refused.
-int cl_tune_allocator(void);
 /// Gives `out` a buffer of `size` bytes owned by the caller (setvbuf, line-buffered as a
 /// terminal's stream is), so that it can be wiped; NULL gives the stream back a buffer of the
 /// C library's own.
@@ -103,11 +96,6 @@ void cl_wipe(void *bytes, size_t count);
 /// Writes zeros over `count` bytes of the stack below the caller's frame (a buffer of the C
 /// stack, never the heap), where what the caller's callees left lies: copies of card digits.
 void cl_wipe_stack(size_t count);
-/// Overwrites the part of a stream's buffer that output has used since its last wipe: the bytes
-/// before its first NUL (a wiped buffer is all NUL, and each flush starts the next bytes again
-/// at the buffer's start, so what was written is a prefix; terminal output holds no NUL but
-/// padding, after which bytes may stay).
-void cl_wipe_written(char *buffer, size_t size);
 /// EL_REFRESH: libedit draws prompt and line again in full, the cursor being at the start of
 /// the line's first row.
 int cl_refresh(EditLine *el);
