@@ -117,12 +117,6 @@ struct JSONReader {
         }
     }
 
-    /// Records that the character at byte `index` (on the current line) is in `column`, for a
-    /// reader that worked columns out itself (`scanRuleFile`).
-    mutating func setColumn(_ column: Int, at index: Int) {
-        (columnIndex, self.column) = (index, column)
-    }
-
     mutating func error(_ message: String) -> JSONSyntaxError {
         JSONSyntaxError(location: location, message: message)
     }
@@ -286,25 +280,9 @@ struct JSONReader {
 
     /// Where the string whose text starts at `first` ends (its closing quote) when every byte
     /// before that is printable ASCII other than a backslash: `readString`'s usual string.
-    /// Eight bytes at a time where eight are left: a word with none of those bytes is passed
-    /// whole, else the first such byte decides. (Static, handed the bytes borrowed in place:
-    /// a method would copy the whole reader, and a copy of the array retains and releases it.)
+    /// (Static, handed the bytes borrowed in place: a method would copy the whole reader.)
     static func plainStringEnd(_ text: Span<UInt8>, from first: Int) -> Int? {
         var end = first
-        while end + 8 <= text.count {
-            let word = littleEndianWord(text, at: end)
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            // Each term flags its first byte exactly (a borrow may flag later ones too): a
-            // quote, a backslash, a byte below 0x20, a byte of 0x80 or more.
-            let special = zeroByteBits(word ^ 0x2222_2222_2222_2222) | zeroByteBits(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-                | (word &- 0x2020_2020_2020_2020) & ~word & highs | word & highs
-            if special == 0 {
-                end += 8
-                continue
-            }
-            end += special.trailingZeroBitCount / 8
-            return text[end] == UInt8(ascii: "\"") ? end : nil
-        }
         while end < text.count {
             let byte = text[end]
             if byte == UInt8(ascii: "\"") { return end }
@@ -386,12 +364,4 @@ extension Character {
         guard bytes.count == 1, let byte = bytes.first, byte < 0x80 else { return nil }
         return byte
     }
-}
-
-/// The high bit of each zero byte of `word`, and perhaps of bytes after the first one (a
-/// borrow): the lowest bit set is the first zero byte's. A word XORed with a byte repeated
-/// eight times has a zero where that byte was (`plainStringEnd`, the one-pass reader's keys).
-@inline(__always)
-func zeroByteBits(_ word: UInt64) -> UInt64 {
-    (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
 }

@@ -35,46 +35,23 @@ struct RuleFile {
     /// Problems worth a word that do not stop the file from loading.
     private(set) var warnings: [RuleError] = []
 
-    /// The top-level `prefixes` and `ranges` when the fast pass read them (`RuleFileScan.swift`).
-    private var scannedPrefixes: ScannedPatterns?
-    private var scannedRanges: ScannedPatterns?
-    /// Where each top-level key stands when the fast pass read the file (every key known, none twice).
-    private var scannedPlaces: Fields.Places?
-    /// Whether the one-pass reader read the file (`RuleFileScan.swift`), rather than the
-    /// general JSON reader: what `RuleSet.filesReadInOnePass` counts.
-    private(set) var readInOnePass = false
-
     init(file: String) { self.file = file }
 
-    /// What the text says, or nil when `problems` holds at least one error. `scanning: false`
-    /// skips the one-pass reader (`RuleFileScan.swift`), for the tests that compare the two.
-    mutating func decode(_ bytes: [UInt8], scanning: Bool = true) -> Content? {
+    /// What the text says, or nil when `problems` holds at least one error.
+    mutating func decode(_ bytes: [UInt8]) -> Content? {
         let root: JSONValue
-        var scanner = JSONReader(bytes: bytes)
-        if scanning, let scanned = scanner.scanRuleFile() {
-            // Top-level patterns already read (and valid); everything else as usual.
-            root = scanned.root
-            (scannedPrefixes, scannedRanges, scannedPlaces) = (scanned.prefixes, scanned.ranges, scanned.places)
-            readInOnePass = true
-        } else {
-            do {
-                root = try JSONValue.parse(bytes)
-            } catch {
-                fail(error.location, "invalid JSON: \(error.message)")
-                return nil
-            }
+        do {
+            root = try JSONValue.parse(bytes)
+        } catch {
+            fail(error.location, "invalid JSON: \(error.message)")
+            return nil
         }
         guard case .object(let members, _) = root else {
             fail(root.location, "a rule file holds one JSON object, found \(root.kindName)")
             return nil
         }
         // (A constant, not a variable: passed on without a copy.)
-        let fields: Fields
-        if let places = scannedPlaces {
-            fields = Fields(Fields.ruleFile, members, places: places)  // (each key known, none twice)
-        } else {
-            fields = takeFields(Fields.ruleFile, members, Self.knownFields, named: "")
-        }
+        let fields = takeFields(Fields.ruleFile, members, Self.knownFields, named: "")
         let objectStart = root.location
 
         if let value = fields[.disabled] {
@@ -103,7 +80,7 @@ struct RuleFile {
 
         var patterns: [IINPattern] = []
         var patternLocations: [SourceLocation] = []
-        let patternCount = readPatterns(fields, into: &patterns, &patternLocations, prefixes: scannedPrefixes, ranges: scannedRanges)
+        let patternCount = readPatterns(fields, into: &patterns, &patternLocations)
         if patternCount == 0 && !Self.hasMalformedPatterns(fields) {
             fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
                  "a network needs at least one IIN pattern in `prefixes` or `ranges`")
@@ -207,17 +184,9 @@ struct RuleFile {
 
     /// Reads `prefixes` and `ranges` of an object (the file, or a `lengthsFor` entry) into
     /// `patterns`; returns how many items they list.
-    private mutating func readPatterns(_ fields: Fields, into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation],
-                                       prefixes: ScannedPatterns? = nil, ranges: ScannedPatterns? = nil) -> Int {
+    private mutating func readPatterns(_ fields: Fields, into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation]) -> Int {
         var patternCount = 0
-        /// Patterns the one-pass reader read: taken as they are when they come first (no copy).
-        func add(_ read: ScannedPatterns) {
-            patternCount += read.patterns.count
-            if patterns.isEmpty { (patterns, patternLocations) = read } else { (patterns, patternLocations) = (patterns + read.patterns, patternLocations + read.locations) }
-        }
-        if let prefixes {
-            add(prefixes)
-        } else if let value = fields["prefixes"], let items = array(value, "prefixes") {
+        if let value = fields["prefixes"], let items = array(value, "prefixes") {
             patternCount += items.count
             for item in items {
                 guard let text = string(item, "each prefix") else { continue }
@@ -231,9 +200,7 @@ struct RuleFile {
                 }
             }
         }
-        if let ranges {
-            add(ranges)
-        } else if let value = fields["ranges"], let items = array(value, "ranges") {
+        if let value = fields["ranges"], let items = array(value, "ranges") {
             patternCount += items.count
             for item in items {
                 guard case .array(let ends, _) = item, ends.count == 2 else {
@@ -642,11 +609,6 @@ struct Fields {
     /// No member taken yet (`take`).
     init(_ keys: Keys, _ members: [JSONValue.Member]) {
         (self.keys, self.members) = (keys, members)
-    }
-
-    /// Every member taken already: each at `places`.
-    init(_ keys: Keys, _ members: [JSONValue.Member], places: Places) {
-        (self.keys, self.members, self.places) = (keys, members, places)
     }
 
     static func shape(_ key: String) -> UInt32 {

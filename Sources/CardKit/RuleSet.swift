@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The card networks in force: a value the engine is given, never a global registry.
 ///
 /// Matching uses an index built once: for each pattern length, the patterns as sorted,
@@ -22,14 +20,6 @@ public struct RuleSet: Sendable {
     private var coBadgePartners: [[[CardNetwork]]] = []
     /// What an empty number says (every card starts there): worked out once.
     private var emptyDetection: Detection?
-    /// How many of the rule files `load(folders:)` read went through the one-pass reader
-    /// (`RuleFileScan.swift`) rather than the general JSON reader: for the test that the fast
-    /// path is the one taken.
-    private(set) var filesReadInOnePass = 0
-    /// How the index was made, for the tests that the two-thread way is the one taken: the
-    /// parts its patterns were gathered and sorted in (2 when split, `init(networks:splitting:)`),
-    /// and the levels whose two halves were made on two threads and joined as they were.
-    private(set) var indexParts = 1, levelsMadeInHalves = 0
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
@@ -60,8 +50,7 @@ public struct RuleSet: Sendable {
     public static func decode(_ file: FileText) -> DecodedFile {
         var decoder = RuleFile(file: file.path)
         let content = decoder.decode(file.bytes)
-        return DecodedFile(path: file.path, content: content, problems: decoder.problems, warnings: decoder.warnings,
-                           readInOnePass: decoder.readInOnePass)
+        return DecodedFile(path: file.path, content: content, problems: decoder.problems, warnings: decoder.warnings)
     }
 
     /// A rule file as `decode(_:)` read it: its network (or the network it disables), or its
@@ -71,15 +60,11 @@ public struct RuleSet: Sendable {
         let content: RuleFile.Content?
         let problems: [RuleError]
         let warnings: [RuleError]
-        let readInOnePass: Bool
     }
 
     /// `load(folders:)` of files already decoded (`decode(_:)`), in the same order: the same
     /// rule set, problems and warnings.
-    /// With `splitting`, the index's patterns may be gathered and sorted in two halves, one on
-    /// another thread (`init(networks:splitting:)`).
-    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false,
-                            splitting: Splitting? = nil) throws(RuleErrors) -> RuleSet {
+    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false) throws(RuleErrors) -> RuleSet {
         var problems: [RuleError] = []
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
@@ -88,14 +73,12 @@ public struct RuleSet: Sendable {
         places.reserveCapacity(folders.reduce(0) { $0 + $1.count })  // (a thousand files: no growing)
         var named: [NamedID] = []
         named.reserveCapacity(places.capacity)
-        var readInOnePass = 0
         for (folderIndex, folder) in folders.enumerated() {
             for file in folder {
                 let content = file.content
                 // (Appending an empty list to an empty one still made a new buffer each time.)
                 if !file.problems.isEmpty { problems += file.problems }
                 if !file.warnings.isEmpty { warnings += file.warnings }
-                if file.readInOnePass { readInOnePass += 1 }
                 let (id, location): (String, SourceLocation)
                 switch content {
                 case .network(let network): (id, location) = (network.id, network.idLocation)
@@ -140,15 +123,12 @@ public struct RuleSet: Sendable {
         if !retired.isEmpty { networks.removeAll { $0.status == .retired } }
         let set: RuleSet
         do throws(RuleErrors) {
-            set = try RuleSet(networks: networks, splitting: splitting)
+            set = try RuleSet(networks: networks)
         } catch {
             throw RuleErrors(errors: problems + error.errors + warnings)
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems + warnings + set.warnings) }
-        var loaded = RuleSet(networks: set.networks, retired: retired, warnings: warnings + set.warnings, levels: set.levels)
-        loaded.filesReadInOnePass = readInOnePass
-        (loaded.indexParts, loaded.levelsMadeInHalves) = (set.indexParts, set.levelsMadeInHalves)
-        return loaded
+        return RuleSet(networks: set.networks, retired: retired, warnings: warnings + set.warnings, levels: set.levels)
     }
 
     /// An id read by `load(decoded:)`: where its network stands in the networks (nil when none
@@ -232,156 +212,90 @@ public struct RuleSet: Sendable {
     /// length overlap, because neither would be more specific; warns about a network whose
     /// every pattern is covered by more specific patterns of others.
     public init(networks: [CardNetwork]) throws(RuleErrors) {
-        try self.init(networks: networks, splitting: nil)
-    }
-
-    /// Starts a job on another thread and gives back what waits for it to finish (or does the
-    /// job itself if no thread has started it yet), to be called exactly once; for
-    /// `load(decoded:splitting:)`.
-    public typealias Splitting = (@escaping @Sendable () -> Void) -> () -> Void
-
-    /// The fewest patterns a rule set splits its index at (`splitting`): below, a second
-    /// thread costs more than it saves.
-    static let fewestToSplit = 16_384
-
-    /// `init(networks:)`, with `splitting` (when there are many patterns and no retired
-    /// networks to yield to) gathering and sorting the later half of the networks' patterns
-    /// on another thread while this one does the first; the two halves are merged as the
-    /// levels are made. The same rule set, problems and warnings either way.
-    init(networks: [CardNetwork], splitting: Splitting?) throws(RuleErrors) {
-        let anyRetired = networks.contains { $0.status == .retired }
-        var parts: [IndexPart] = []
-        let total = networks.reduce(0) { $0 + $1.patterns.count }
-        if let splitting, !anyRetired, total >= Self.fewestToSplit {
-            // The later networks holding about half the patterns.
-            var middle = networks.count, before = total
-            while middle > 0 && before - networks[middle - 1].patterns.count >= total / 2 {
-                middle -= 1
-                before -= networks[middle].patterns.count
-            }
-            let later = middle..<networks.count, laterPart = Handover<IndexPart>()
-            let join = splitting { laterPart.put(IndexPart(networks, owners: later, anyRetired: false)) }
-            parts.append(IndexPart(networks, owners: 0..<middle, anyRetired: false))
-            join()
-            parts.append(laterPart.take())
-        } else {
-            parts.append(IndexPart(networks, owners: networks.indices, anyRetired: anyRetired))
-        }
+        let runs = Self.patternRuns(networks, anyRetired: networks.contains { $0.status == .retired })
         var problems: [RuleError] = []
         var levels: [IntervalLevel] = []
-        var inHalves = 0
         for length in 1...CardPolicy.longestNumber {
-            let runs = parts.compactMap { $0.runs[length] }
-            guard !runs.isEmpty else { continue }
-            let run = runs[0], later = runs.count > 1 ? runs[1] : SortedRun()
-            let split = !anyRetired && run.count + later.count >= Self.fewestToSplit ? splitting : nil
-            levels.append(Self.level(length, run, later, networks, &problems, splitting: split, joined: &inHalves))
+            guard let run = runs[length] else { continue }
+            levels.append(Self.level(length, run, networks, &problems))
         }
         guard problems.isEmpty else { throw RuleErrors(errors: problems) }
-        (indexParts, levelsMadeInHalves) = (parts.count, inHalves)
         self.networks = networks
         self.levels = levels
-        if let splitting, parts.count > 1 {
-            // The later half of the networks looked at on the other thread.
-            let middle = networks.count / 2, laterHidden = Handover<[RuleError]>(), made = levels
-            let join = splitting { laterHidden.put(Self.hiddenNetworks(networks, made, among: middle..<networks.count)) }
-            var warnings = Self.hiddenNetworks(networks, levels, among: 0..<middle)
-            join()
-            warnings += laterHidden.take()
-            self.warnings = warnings
-        } else {
-            self.warnings = Self.hiddenNetworks(networks, levels, among: networks.indices)
-        }
+        warnings = Self.hiddenNetworks(networks, levels)
         coBadgePartners = Self.coBadgePartners(networks)
         emptyDetection = detect([])
     }
 
-    /// The patterns of some of a rule set's networks, gathered by length, each length's in
-    /// order of low end (equal ones in load order): what `init(networks:splitting:)` makes
-    /// levels of, from one part or from two made on two threads.
-    struct IndexPart: Sendable {
-        /// By pattern length (0–19; nil: none of that length).
-        fileprivate var runs: [SortedRun?]
-
-        /// The patterns of `networks[owners]`; with `anyRetired`, an active pattern yields
-        /// the numbers a retired one of its length covers (`yieldingToRetired`, which needs
-        /// all the networks in one part).
-        init(_ networks: [CardNetwork], owners: Range<Int>, anyRetired: Bool) {
-            // Each network's top-level lengths as a mask: most patterns have them.
-            let topMasks = networks[owners].map { LengthSet($0.lengths).mask }
-            // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
-            var counts = InlineArray<20, Int>(repeating: 0)
-            var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
-            for network in networks[owners] {
-                for pattern in network.patterns {
-                    counts[pattern.length] += 1
-                    lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
-                    highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
-                }
-            }
-            // Every pattern once, gathered by length into flat arrays in load order (one pass
-            // over the networks; sorting then touches no network or pattern array again).
-            var firsts = InlineArray<20, Int>(repeating: 0)  // where each length's patterns start
-            var total = 0
-            for length in 0..<20 {
-                firsts[length] = total
-                total += counts[length]
-            }
-            // One record a pattern, not five arrays: a level visits them in sorted order, which
-            // is random in the gathered order, and then reads one cache line a pattern.
-            var gathered = [PatternList.Item](repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total)
-            do {
-                var next = firsts
-                var out = gathered.mutableSpan
-                for owner in owners {
-                    let network = networks[owner]
-                    let own = network.patternLengths, list = network.patterns
-                    let patterns = list.span, topMask = topMasks[owner - owners.lowerBound]
-                    // The leading patterns share one array (usually `lengths` itself: one mask).
-                    let sharedMask = own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMask : LengthSet(own.shared).mask
-                    for number in 0..<patterns.count {
-                        let pattern = patterns[number]
-                        let at = next[pattern.length]
-                        next[pattern.length] = at + 1
-                        let mask: UInt32
-                        if number < own.sharedCount {
-                            mask = sharedMask
-                        } else {
-                            let lengths = own.rest[number - own.sharedCount]
-                            mask = lengths == network.lengths ? topMask : LengthSet(lengths).mask  // (often the same array: no comparison of elements)
-                        }
-                        out[at] = PatternList.Item(low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
-                                                   pattern: Int32(truncatingIfNeeded: number), mask: mask)
-                    }
-                }
-            }
-            runs = [SortedRun?](repeating: nil, count: 20)
-            for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
-                let first = firsts[length], count = counts[length]
-                // The length's patterns by low end, equal ones in load order: each as one word,
-                // its low end less the lowest above its place, sorted.
-                let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
-                let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
-                if !anyRetired && keyBits + indexBits <= UInt64.bitWidth {
-                    var words = [UInt64](repeating: 0, count: count)
-                    do {
-                        var out = words.mutableSpan
-                        let items = gathered.span, base = lowest[length]
-                        for i in 0..<count { out[i] = (items[first + i].low - base) << UInt64(indexBits) | UInt64(i) }
-                    }
-                    sortWords(&words, bits: indexBits..<indexBits + keyBits)
-                    // (The level reads the places from the sorted words: no array of them made first.)
-                    runs[length] = SortedRun(items: gathered, first: first, order: words, indexMask: UInt64(1) << UInt64(indexBits) - 1)
-                } else {
-                    // Retired networks to yield to, or patterns too far apart to share a word
-                    // with their place: a list of them, and the stable order of their low ends.
-                    var list = PatternList(items: Array(gathered[first..<(first + count)]))
-                    if anyRetired { list = RuleSet.yieldingToRetired(list, networks) }
-                    let order = stableOrder(ofKeys: list.items.map(\.low)).map { UInt64(truncatingIfNeeded: $0) }
-                    runs[length] = SortedRun(items: list.items, first: 0, order: order, indexMask: UInt64(UInt32.max))
-                }
+    /// The networks' patterns gathered by length, each length's in order of low end (equal
+    /// ones in load order): what `init(networks:)` makes levels of. With `anyRetired`, an
+    /// active pattern yields the numbers a retired one of its length covers
+    /// (`yieldingToRetired`).
+    fileprivate static func patternRuns(_ networks: [CardNetwork], anyRetired: Bool) -> [SortedRun?] {
+        // Each network's top-level lengths as a mask: most patterns have them.
+        let topMasks = networks.map { LengthSet($0.lengths).mask }
+        // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
+        var counts = InlineArray<20, Int>(repeating: 0)
+        var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
+        for network in networks {
+            for pattern in network.patterns {
+                counts[pattern.length] += 1
+                lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
+                highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
             }
         }
+        // Every pattern once, gathered by length into flat arrays in load order (one pass over
+        // the networks; sorting then touches no network or pattern array again).
+        var firsts = InlineArray<20, Int>(repeating: 0)  // where each length's patterns start
+        var total = 0
+        for length in 0..<20 {
+            firsts[length] = total
+            total += counts[length]
+        }
+        // One record a pattern, not five arrays: a level visits them in sorted order, which is
+        // random in the gathered order, and then reads one cache line a pattern.
+        var gathered = [PatternList.Item](repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total)
+        var next = firsts
+        for (owner, network) in networks.enumerated() {
+            let own = network.patternLengths, topMask = topMasks[owner]
+            // The leading patterns share one array (usually `lengths` itself: one mask).
+            let sharedMask = own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMask : LengthSet(own.shared).mask
+            for (number, pattern) in network.patterns.enumerated() {
+                let at = next[pattern.length]
+                next[pattern.length] = at + 1
+                let mask: UInt32
+                if number < own.sharedCount {
+                    mask = sharedMask
+                } else {
+                    let lengths = own.rest[number - own.sharedCount]
+                    mask = lengths == network.lengths ? topMask : LengthSet(lengths).mask
+                }
+                gathered[at] = PatternList.Item(low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
+                                                pattern: Int32(truncatingIfNeeded: number), mask: mask)
+            }
+        }
+        var runs = [SortedRun?](repeating: nil, count: 20)
+        for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
+            let first = firsts[length], count = counts[length]
+            // The length's patterns by low end, equal ones in load order: each as one word, its
+            // low end less the lowest above its place, sorted.
+            let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
+            let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
+            if !anyRetired && keyBits + indexBits <= UInt64.bitWidth {
+                let base = lowest[length]
+                var words = (0..<count).map { (gathered[first + $0].low - base) << UInt64(indexBits) | UInt64($0) }
+                sortWords(&words, bits: indexBits..<indexBits + keyBits)
+                runs[length] = SortedRun(items: gathered, first: first, order: words, indexMask: UInt64(1) << UInt64(indexBits) - 1)
+            } else {
+                // Retired networks to yield to, or patterns too far apart to share a word with
+                // their place: a list of them, and the stable order of their low ends.
+                var list = PatternList(items: Array(gathered[first..<(first + count)]))
+                if anyRetired { list = RuleSet.yieldingToRetired(list, networks) }
+                let order = stableOrder(ofKeys: list.items.map(\.low)).map { UInt64(truncatingIfNeeded: $0) }
+                runs[length] = SortedRun(items: list.items, first: 0, order: order, indexMask: UInt64(UInt32.max))
+            }
+        }
+        return runs
     }
 
     /// With retired networks matched (`--retired`), a retired network's pattern wins over an
@@ -584,12 +498,11 @@ public struct RuleSet: Sendable {
         return taken.sorted { $0.low < $1.low }
     }
 
-    /// Networks (of those at `among` in `networks`) every one of whose patterns lies under
-    /// more specific patterns of others.
-    private static func hiddenNetworks(_ networks: [CardNetwork], _ levels: [IntervalLevel], among: Range<Int>) -> [RuleError] {
+    /// Networks every one of whose patterns lies under more specific patterns of others.
+    private static func hiddenNetworks(_ networks: [CardNetwork], _ levels: [IntervalLevel]) -> [RuleError] {
         guard let deepest = levels.last?.length else { return [] }
         var warnings: [RuleError] = []
-        for index in among where !networks[index].patterns.isEmpty {
+        for index in networks.indices where !networks[index].patterns.isEmpty {
             let network = networks[index]
             let hidden = network.patterns.allSatisfy { pattern in
                 // The pattern's numbers at the deepest length, and what longer levels of
@@ -709,111 +622,41 @@ extension CardNetwork {
 // MARK: - The index
 
 extension RuleSet {
-    /// A level's intervals, made from its patterns (`run`, and `later`'s when the index was
-    /// made in two parts: the two merged by low end, `run`'s first where equal, as its
-    /// networks come first; `levelPiece`). With `splitting`, the later half of them on another
-    /// thread: the two halves are joined as they are when the first half reaches no further
-    /// than where the second begins and its last interval cannot merge with the second's first
-    /// (so the seam changes nothing; in a well-formed bank's rules it never does), else the
-    /// whole level is made again on this thread.
-    fileprivate static func level(_ length: Int, _ run: SortedRun, _ later: SortedRun, _ networks: [CardNetwork],
-                                  _ problems: inout [RuleError], splitting: Splitting?, joined: inout Int) -> IntervalLevel {
-        let count = run.count + later.count
-        var piece: LevelPiece
-        if let splitting, run.count > 1 {
-            // The second half begins with the middle pattern of `run`, and `later`'s from the
-            // first whose low end is not below it.
-            let middle = run.count / 2, split = run.item(middle).low
-            var laterSplit = 0, laterEnd = later.count
-            while laterSplit < laterEnd {
-                let probe = (laterSplit + laterEnd) / 2
-                if later.item(probe).low < split { laterSplit = probe + 1 } else { laterEnd = probe }
-            }
-            let second = Handover<LevelPiece>(), laterHalf = laterSplit..<later.count
-            let join = splitting { second.put(levelPiece(run, middle..<run.count, later, laterHalf, networks, capacity: 0)) }
-            piece = levelPiece(run, 0..<middle, later, 0..<laterHalf.lowerBound, networks, capacity: count)
-            join()
-            let rest = second.take()
-            if piece.joins(rest) {
-                piece.append(rest)
-                joined += 1
+    /// A level's intervals, made from its patterns in order of low end: each checked against
+    /// the one reaching highest so far (a tie between networks, or one network's patterns
+    /// overlapping with other lengths, is a problem), and merged into the last one when both
+    /// are the same network's with the same lengths (overlapping or adjacent).
+    fileprivate static func level(_ length: Int, _ run: SortedRun, _ networks: [CardNetwork],
+                                  _ problems: inout [RuleError]) -> IntervalLevel {
+        var lows: [UInt64] = [], highs: [UInt64] = []
+        var owners: [Int32] = [], masks: [UInt32] = []
+        lows.reserveCapacity(run.count)
+        highs.reserveCapacity(run.count)
+        owners.reserveCapacity(run.count)
+        masks.reserveCapacity(run.count)
+        // The interval reaching highest so far (nil: none yet).
+        var reaching: PatternList.Item? = nil
+        var reachHigh: UInt64 = 0
+        for place in 0..<run.count {
+            let item = run.item(place)
+            if let reach = reaching {
+                if item.low <= reachHigh && (reach.owner != item.owner || reach.mask != item.mask) {
+                    problems.append(conflict(reach, item, networks))
+                }
+                if reachHigh < item.high { (reaching, reachHigh) = (item, item.high) }
             } else {
-                piece = levelPiece(run, 0..<run.count, later, 0..<later.count, networks, capacity: count)
+                (reaching, reachHigh) = (item, item.high)
             }
-        } else {
-            piece = levelPiece(run, 0..<run.count, later, 0..<later.count, networks, capacity: count)
-        }
-        problems += piece.problems
-        return IntervalLevel(length: length, lows: piece.lows, highs: piece.highs, owners: piece.owners, masks: piece.masks)
-    }
-
-    /// The intervals of the patterns `run` and `later` hold in `runPlaces` and `laterPlaces`
-    /// of their orders, the two merged by low end (`run`'s first where equal): each checked
-    /// against the one reaching highest so far (a tie between networks, or one network's
-    /// patterns overlapping with other lengths, is a problem), and merged into the last one
-    /// when both are the same network's with the same lengths (overlapping or adjacent).
-    /// Written through spans into arrays made whole first (room for `capacity` at least): no
-    /// capacity or uniqueness check per pattern.
-    private static func levelPiece(_ run: SortedRun, _ runPlaces: Range<Int>, _ later: SortedRun, _ laterPlaces: Range<Int>,
-                                   _ networks: [CardNetwork], capacity: Int) -> LevelPiece {
-        let count = runPlaces.count + laterPlaces.count, room = max(count, capacity)
-        var lows = [UInt64](repeating: 0, count: room), highs = lows
-        var owners = [Int32](repeating: 0, count: room)
-        var masks = [UInt32](repeating: 0, count: room)
-        var problems: [RuleError] = [], reached: UInt64? = nil
-        var kept = 0
-        do {
-            var lowsOut = lows.mutableSpan, highsOut = highs.mutableSpan
-            var ownersOut = owners.mutableSpan, masksOut = masks.mutableSpan
-            let order = run.order.span, items = run.items.span, (first, indexMask) = (run.first, run.indexMask)
-            let laterOrder = later.order.span, laterItems = later.items.span, (laterFirst, laterMask) = (later.first, later.indexMask)
-            var next = runPlaces.lowerBound, laterNext = laterPlaces.lowerBound
-            let end = runPlaces.upperBound, laterEnd = laterPlaces.upperBound
-            // The interval reaching highest so far (nil: none yet).
-            var reaching: PatternList.Item? = nil
-            var reachHigh: UInt64 = 0
-            for _ in 0..<count {
-                var item: PatternList.Item
-                if next < end {
-                    item = items[first + Int(truncatingIfNeeded: order[next] & indexMask)]
-                    if laterNext < laterEnd {
-                        let laterItem = laterItems[laterFirst + Int(truncatingIfNeeded: laterOrder[laterNext] & laterMask)]
-                        if laterItem.low < item.low { item = laterItem; laterNext += 1 } else { next += 1 }
-                    } else {
-                        next += 1
-                    }
-                } else {
-                    item = laterItems[laterFirst + Int(truncatingIfNeeded: laterOrder[laterNext] & laterMask)]
-                    laterNext += 1
-                }
-                let low = item.low, high = item.high, owner = item.owner, mask = item.mask
-                if let reach = reaching {
-                    if low <= reachHigh && (reach.owner != owner || reach.mask != mask) {
-                        problems.append(conflict(reach, item, networks))
-                    }
-                    if reachHigh < high { (reaching, reachHigh) = (item, high) }
-                } else {
-                    (reaching, reachHigh) = (item, high)
-                }
-                let last = kept - 1
-                if last >= 0, ownersOut[last] == owner, masksOut[last] == mask, low <= highsOut[last] &+ 1 {
-                    highsOut[last] = max(highsOut[last], high)
-                } else {
-                    lowsOut[kept] = low
-                    highsOut[kept] = high
-                    ownersOut[kept] = owner
-                    masksOut[kept] = mask
-                    kept += 1
-                }
+            if let last = lows.indices.last, owners[last] == item.owner, masks[last] == item.mask, item.low <= highs[last] &+ 1 {
+                highs[last] = max(highs[last], item.high)
+            } else {
+                lows.append(item.low)
+                highs.append(item.high)
+                owners.append(item.owner)
+                masks.append(item.mask)
             }
-            if reaching != nil { reached = reachHigh }
         }
-        // (The room after them stays, for `LevelPiece.append`.)
-        lows.removeLast(room - kept)
-        highs.removeLast(room - kept)
-        owners.removeLast(room - kept)
-        masks.removeLast(room - kept)
-        return LevelPiece(lows: lows, highs: highs, owners: owners, masks: masks, problems: problems, reachHigh: reached)
+        return IntervalLevel(length: length, lows: lows, highs: highs, owners: owners, masks: masks)
     }
 
     /// The problem with pattern `later` overlapping `current` (the one reaching highest before
@@ -838,8 +681,8 @@ extension RuleSet {
     }
 }
 
-/// One part's patterns of one length in order of low end, equal ones in load order
-/// (`RuleSet.IndexPart`): the places in `items` after `first` of `order`'s words, in the bits
+/// The patterns of one length in order of low end, equal ones in load order
+/// (`RuleSet.patternRuns`): the places in `items` after `first` of `order`'s words, in the bits
 /// under `indexMask`.
 fileprivate struct SortedRun: Sendable {
     var items: [PatternList.Item] = []
@@ -853,44 +696,9 @@ fileprivate struct SortedRun: Sendable {
     func item(_ place: Int) -> PatternList.Item { items[first + Int(truncatingIfNeeded: order[place] & indexMask)] }
 }
 
-/// Intervals made from a stretch of a level's patterns (`RuleSet.levelPiece`): the level's
-/// arrays, the problems found, and how high the stretch reaches.
-fileprivate struct LevelPiece: Sendable {
-    var lows: [UInt64], highs: [UInt64], owners: [Int32], masks: [UInt32]
-    var problems: [RuleError]
-    /// The highest number any of its patterns takes (nil: none).
-    var reachHigh: UInt64?
-
-    /// Whether `next`, made from the patterns after this piece's, follows it as made: this
-    /// piece reaches no number of `next`'s, and its last interval would not have taken in
-    /// `next`'s first (another network's, other lengths, or a gap between them).
-    func joins(_ next: LevelPiece) -> Bool {
-        guard let reachHigh, let last = lows.indices.last, let nextLow = next.lows.first else { return true }
-        return reachHigh < nextLow && (owners[last] != next.owners[0] || masks[last] != next.masks[0] || nextLow > highs[last] &+ 1)
-    }
-
-    /// Appends `next` (which `joins` this piece).
-    mutating func append(_ next: LevelPiece) {
-        lows += next.lows
-        highs += next.highs
-        owners += next.owners
-        masks += next.masks
-        problems += next.problems
-    }
-}
-
-/// A value one thread puts and another takes once the first is known to be done (through
-/// `RuleSet.Splitting`'s wait).
-private final class Handover<Value: Sendable>: Sendable {
-    private let value = Mutex<Value?>(nil)
-
-    func put(_ new: Value) { value.withLock { $0 = new } }
-    func take() -> Value { value.withLock { $0.take()! } }
-}
-
 /// Patterns of one length while a level is made, one record each (a level visits them in
 /// order of low end, which is random in the order they were gathered: one cache line a
-/// pattern rather than one in each of five arrays). `IndexPart` gathers them; a retired
+/// pattern rather than one in each of five arrays). `patternRuns` gathers them; a retired
 /// network's yielding (`yieldingToRetired`) makes a list of its own.
 private struct PatternList {
     struct Item: Sendable {
@@ -972,13 +780,8 @@ private final class IntervalLevel: Sendable {
     /// The smallest and largest owner and the union of the lengths over all the intervals:
     /// what an empty number asks (`RuleSet.emptyDetection`, made at load).
     private let whole: SpanSummary
-    /// The same over any span (`RangeTables`), made the first time a span that is not the
-    /// whole level is asked about: a prompt asks with the first digit typed, `check` hardly
-    /// ever (whole numbers go to `WholeNumberIndex`), and `rules` commands not at all; made
-    /// at load they were a fifth of the index's time at 100,000 ranges and 2.4 MB. Whichever
-    /// thread makes them first puts them here (retained once; released by `deinit`); one that
-    /// loses the race drops its own.
-    private let madeTables = Atomic<Unmanaged<RangeTables>?>(nil)
+    /// The same over any span, made with the level.
+    private let tables: RangeTables
 
     /// `intervals` sorted by low end, disjoint (a network's own overlapping patterns with the
     /// same lengths merged), with no overlap between different owners.
@@ -994,29 +797,15 @@ private final class IntervalLevel: Sendable {
             for i in 1..<owners.count { whole = whole.combined(with: SpanSummary(owner: owners[i], lengths: masks[i])) }
         }
         self.whole = whole
+        tables = RangeTables(owners: owners, masks: masks)
     }
-
-    deinit { madeTables.load(ordering: .acquiring)?.release() }
 
     /// The smallest and largest owner and the union of the lengths over `span` (not empty).
     @inline(__always)
     func summary(of span: Range<Int>) -> SpanSummary {
-        if span.count == lows.count { return whole }
-        if let tables = madeTables.load(ordering: .acquiring) { return tables.takeUnretainedValue().query(span) }
-        return makeTables().query(span)
+        span.count == lows.count ? whole : tables.query(span)
     }
 
-    /// The range tables, made now unless another thread has just made them.
-    @inline(never)
-    private func makeTables() -> RangeTables {
-        let made = RangeTables(owners: owners, masks: lengthMasks)
-        // pointer: the tables published once through an atomic reference (retained while stored).
-        let kept = Unmanaged.passRetained(made)
-        let (stored, earlier) = madeTables.compareExchange(expected: nil, desired: kept, ordering: .acquiringAndReleasing)
-        guard !stored, let earlier else { return made }
-        kept.release()
-        return earlier.takeUnretainedValue()
-    }
     /// The index of the interval holding `value`, if one does.
     func index(containing value: UInt64) -> Int? {
         let index = firstIndex(in: lows) { $0 > value } - 1

@@ -1,7 +1,5 @@
 import CardKit
-import Dispatch
 import FoundationEssentials
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,12 +60,12 @@ public enum RuleSources {
         }
         let decoded: [[RuleSet.DecodedFile]]
         do {
-            decoded = try decode(folders: folders, onTwoThreads: nil)
+            decoded = try decode(folders: folders)
         } catch {
             throw .unreadable(error.description)
         }
         do {
-            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired, splitting: { onAnotherThread($0) })
+            return try RuleSet.load(decoded: decoded, includeRetired: includeRetired)
         } catch {
             throw .rules(error)
         }
@@ -77,14 +75,8 @@ public enum RuleSources {
     /// soon as it is read, so that only one file's text is held at a time (a bank's thousand
     /// files: 3 MB and about 740 page faults less than reading them all first). The same
     /// files, in the same order, and the same first unreadable folder or file as reading the
-    /// folders one after another. With many files (`decodingOnTwoThreads`), two threads read
-    /// and decode them, each taking the next file not yet taken, and the results are put back
-    /// in file order; with fewer, this thread alone (a thread costs more than it saves).
-    /// `onTwoThreads` decides instead, and `startingOther` starts the other thread's work, for
-    /// the tests.
-    static func decode(folders: [String], onTwoThreads: Bool?,
-                       startingOther: (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) })
-        throws(UnreadableFolder) -> [[RuleSet.DecodedFile]] {
+    /// folders one after another.
+    static func decode(folders: [String]) throws(UnreadableFolder) -> [[RuleSet.DecodedFile]] {
         // Each folder's files, in order, up to the first folder that cannot be listed.
         var listed: [[RuleFileSource]] = []
         var unlisted: UnreadableFolder?
@@ -106,19 +98,13 @@ public enum RuleSources {
             }
         }
         let sources = listed.flatMap { $0 }
-        var results: [Result<RuleSet.DecodedFile, UnreadableFolder>]
-        if onTwoThreads ?? (sources.count >= decodingOnTwoThreads) {
-            results = decodeOnTwoThreads(sources, closing: opened, startingOther: startingOther)
-            opened = []  // (closed when neither thread needs them)
-        } else {
-            results = []
-            results.reserveCapacity(sources.count)
-            var buffer: [UInt8] = []  // (each file read into the same array)
-            for source in sources {
-                let result = source.decoded(reading: &buffer)
-                results.append(result)
-                if case .failure = result { break }  // (nothing after it is looked at)
-            }
+        var results: [Result<RuleSet.DecodedFile, UnreadableFolder>] = []
+        results.reserveCapacity(sources.count)
+        var buffer: [UInt8] = []  // (each file read into the same array)
+        for source in sources {
+            let result = source.decoded(reading: &buffer)
+            results.append(result)
+            if case .failure = result { break }  // (nothing after it is looked at)
         }
         var decoded: [[RuleSet.DecodedFile]] = []
         var next = 0
@@ -135,25 +121,14 @@ public enum RuleSources {
         return decoded
     }
 
-    /// How many rule files make `decode(folders:)` use a second thread. Below it, starting a
-    /// thread costs more than it saves (the bundled rules are 36 files); at 100,000 ranges in
-    /// 1,000 files the other thread takes half of them, 34M instructions of the 68M reading and
-    /// decoding them took on the thread that then draws the prompt (callgrind).
-    static let decodingOnTwoThreads = 128
-
     /// One rule file to read and decode: a file in an open folder (`ruleFiles`: its path is
     /// `prefix` and `name`), or one of the compiled-in files.
-    private enum RuleFileSource: Sendable {
+    private enum RuleFileSource {
         case file(prefix: String, name: String, folder: Int32)
         case text(RuleSet.FileText)
 
-        func decoded() -> Result<RuleSet.DecodedFile, UnreadableFolder> {
-            var buffer: [UInt8] = []
-            return decoded(reading: &buffer)
-        }
-
-        /// `decoded()`, the file read into `buffer` (the caller's, read into again for the
-        /// next file: no new array each time; the decoded file keeps none of its bytes).
+        /// The file decoded, read into `buffer` (the caller's, read into again for the next
+        /// file: no new array each time; the decoded file keeps none of its bytes).
         func decoded(reading buffer: inout [UInt8]) -> Result<RuleSet.DecodedFile, UnreadableFolder> {
             switch self {
             case .file(let prefix, let name, let folder):
@@ -167,102 +142,6 @@ public enum RuleSources {
             case .text(let text):
                 return .success(RuleSet.decode(text))
             }
-        }
-    }
-
-    /// `sources` read and decoded by this thread and one more, each taking the next file no
-    /// thread has taken: the results in the order of `sources`. This thread never waits for
-    /// the other (which may get no processor for milliseconds on a busy machine): when no file
-    /// is left to take, it decodes itself any the other has taken and not finished, and the
-    /// first result for a file is kept (the other thread's later one is dropped).
-    /// The folders `folders` are closed once neither thread needs them.
-    private static func decodeOnTwoThreads(_ sources: [RuleFileSource], closing folders: [Int32],
-                                           startingOther: (@escaping @Sendable () -> Void) -> Void) -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
-        let work = SharedDecoding(sources, closing: folders)
-        startingOther { work.takeFiles() }
-        work.takeFiles()
-        for index in work.unfinished() { work.finish(index, with: sources[index].decoded()) }
-        return work.results()
-    }
-
-    /// Rule files two threads read and decode (`decodeOnTwoThreads`): which is the next to
-    /// take, and the first result for each. The open folders the files are read from are
-    /// closed when both threads are done with them (the other may still be reading a file when
-    /// this one has the results).
-    private final class SharedDecoding: Sendable {
-        let sources: [RuleFileSource]
-        private let folders: [Int32]
-        private let taken = Atomic<Int>(0)
-        private let finished: Mutex<[Result<RuleSet.DecodedFile, UnreadableFolder>?]>
-
-        init(_ sources: [RuleFileSource], closing folders: [Int32]) {
-            self.sources = sources
-            self.folders = folders
-            finished = Mutex([Result<RuleSet.DecodedFile, UnreadableFolder>?](repeating: nil, count: sources.count))
-        }
-
-        deinit { for fd in folders { close(fd) } }
-
-        /// Takes and decodes the next file until none is left to take.
-        func takeFiles() {
-            var buffer: [UInt8] = []  // (each file read into the same array)
-            while true {
-                let index = taken.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < sources.count else { return }
-                finish(index, with: sources[index].decoded(reading: &buffer))
-            }
-        }
-
-        /// Keeps `result` for file `index` unless it has one already.
-        func finish(_ index: Int, with result: Result<RuleSet.DecodedFile, UnreadableFolder>) {
-            finished.withLock { if $0[index] == nil { $0[index] = result } }
-        }
-
-        /// The files taken and not yet finished (once none is left to take).
-        func unfinished() -> [Int] {
-            finished.withLock { all in all.indices.filter { all[$0] == nil } }
-        }
-
-        /// Every file's result, in order (once each is finished).
-        func results() -> [Result<RuleSet.DecodedFile, UnreadableFolder>] {
-            finished.withLock { all in all.map { $0! } }
-        }
-    }
-
-    /// Starts `job` on another thread (Dispatch's pool) and gives back what waits for it to be
-    /// done: waiting for the other thread once it has started the job, or doing the job on
-    /// the calling thread when no other thread has started it yet (a busy machine may give the
-    /// pool no processor for milliseconds). `RuleSet.Splitting`, for the index.
-    /// `starting` starts the other thread's part instead, for the tests.
-    static func onAnotherThread(_ job: @escaping @Sendable () -> Void,
-                                starting: (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global().async(execute: $0) }) -> () -> Void {
-        let shared = SharedJob(job)
-        starting { shared.run() }
-        return { shared.finish() }
-    }
-
-    /// A job that whichever thread claims first does (`onAnotherThread`).
-    private final class SharedJob: Sendable {
-        private let job: @Sendable () -> Void
-        private let claimed = Atomic<Bool>(false)
-        private let done = DispatchSemaphore(value: 0)
-
-        init(_ job: @escaping @Sendable () -> Void) { self.job = job }
-
-        /// True for the first thread to ask.
-        private func claim() -> Bool { !claimed.exchange(true, ordering: .acquiringAndReleasing) }
-
-        /// Does the job, unless another thread has claimed it.
-        func run() {
-            guard claim() else { return }
-            job()
-            done.signal()
-        }
-
-        /// Returns once the job is done: done here if no thread has claimed it, else waited for.
-        func finish() {
-            if claim() { return job() }
-            done.wait()
         }
     }
 

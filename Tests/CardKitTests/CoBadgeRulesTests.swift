@@ -125,19 +125,6 @@ import Testing
         #expect(disabled.detect(digits("4571000000000001")).networks.map(\.id) == ["dankort"])
     }
 
-    @Test func theOnePassReaderAndTheGeneralReaderAgree() throws {
-        for text in [Self.dankort, Self.unionpay, Self.private1] {
-            var scanned = RuleFile(file: "x.json"), general = RuleFile(file: "x.json")
-            guard case .network(let a) = scanned.decode(Array(text.utf8)), case .network(let b) = general.decode(Array(text.utf8), scanning: false) else {
-                Issue.record("not read: \(scanned.problems) \(general.problems)")
-                continue
-            }
-            #expect(scanned.readInOnePass)
-            #expect(a == b)
-            #expect(a.patternTerms == b.patternTerms && a.coBadges == b.coBadges)
-        }
-    }
-
     @Test func aLengthsForEntryWithTheNetworksLengthsButItsOwnLuhnIsNotWarnedAbout() throws {
         let set = try RuleSet.load(folders: [Self.files([("unionpay", Self.unionpay)])])
         #expect(set.warnings.isEmpty)
