@@ -664,7 +664,7 @@ final class InteractiveEditor {
 
     /// How much of the stack below a binding is zeroed when an entry that held a name or postal
     /// code ends (`cl_wipe_stack`): the depth a key's handling and a card's delivery reach.
-    static let stackWiped = 32 * 1024
+    static let stackWiped = 64 * 1024
 
     /// Where `pushAppendedText` and `pushLast` put the characters they push (two and the terminating 0).
     @exclusivity(unchecked) private var pushCharacters: [wchar_t] = [0, 0, 0]
