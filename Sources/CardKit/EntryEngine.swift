@@ -901,7 +901,8 @@ public struct EntryEngine: Sendable {
                 guard HolderName.refusal(of: character, after: holderName) == nil else { nameBytes.overwriteAndEmpty(); break }
                 nameBytes.append(contentsOf: character.utf8)
             }
-            while nameBytes.last == UInt8(ascii: " ") { nameBytes.overwriteLast() }  // (`HolderName.finished`)
+            // What `HolderName.finished` drops from the end, overwritten in place.
+            nameBytes.overwriteLast(nameBytes.count - HolderName.finished(holderName).utf8.count)
         }
         field = .cvv  // the first field still empty: a track never holds the security code
         var messages: [Message] = []

@@ -5,7 +5,7 @@
 ///
 /// Printing, interpolating, `dump` and debuggers see only the masked form (`description`,
 /// `debugDescription`, `customMirror`). Call `wipe()` once the card has been used: it
-/// overwrites the digits in place.
+/// overwrites the digits, the name and the postal code in place.
 public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The network the card is delivered as: the number's network, or for a co-badged card
     /// the one chosen (by default its international scheme).
