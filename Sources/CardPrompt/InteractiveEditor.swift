@@ -662,8 +662,9 @@ final class InteractiveEditor {
     /// wiped from libedit's buffers, once drawn (`present`, `flush`).
     @exclusivity(unchecked) private var wipesFinishedLine = false
 
-    /// How much of the stack below a binding is zeroed when an entry that held a name or postal
-    /// code ends (`cl_wipe_stack`): the depth a key's handling and a card's delivery reach.
+    /// How much of the stack below a binding is zeroed (`cl_wipe_stack`) once a line holding a
+    /// name or postal code is finished (`flush`) and when the prompt ends (`end`): the depth a
+    /// key's handling and a card's delivery reach.
     static let stackWiped = 64 * 1024
 
     /// Where `pushAppendedText` and `pushLast` put the characters they push (two and the terminating 0).
