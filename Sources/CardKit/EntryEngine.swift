@@ -4,8 +4,9 @@
 ///
 /// State: the active field, each field's digits, an optional `:` command being typed, the tray
 /// of accepted cards, and recall lists of expiry dates and commands. The full number lives only
-/// in `numberDigits` and the CVV only in `cvvDigits`; both are overwritten in place when the
-/// card is accepted, cancelled or cleared (and a digit when it is deleted). An accepted card
+/// in `numberDigits` and the CVV only in `cvvDigits`, the cardholder's name in `nameBytes` and
+/// the postal code in `postalCharacters`; all are overwritten in place when the card is
+/// accepted, cancelled or cleared (and a character when it is deleted). An accepted card
 /// leaves the engine whole only inside `Outcome.Event.accepted`, for the front end's caller;
 /// the tray keeps it masked. Card numbers are never kept for recall: the next person at the
 /// terminal must not be able to bring the last customer's number back with Up.
@@ -24,8 +25,11 @@ public struct EntryEngine: Sendable {
     public private(set) var cvvDigits: [UInt8] = []
     /// Which fields are asked for (`--name`, `--postal-code`, `--cvv-only`); set at the start.
     public private(set) var form = EntryForm()
-    /// The cardholder's name typed so far (`form.asksName`).
-    public private(set) var holderName = ""
+    /// The cardholder's name typed so far (`form.asksName`), made from `nameBytes`.
+    public var holderName: String { String(decoding: nameBytes, as: UTF8.self) }
+    /// The name's UTF-8 bytes, kept as the digits are: in storage sized up front, overwritten
+    /// in place.
+    private var nameBytes: [UInt8] = []
     /// The postal code typed so far: its letters (uppercase) and digits, ASCII, without the
     /// format's separators (`PostalCodeFormat.formatted` shows them).
     public private(set) var postalCharacters: [UInt8] = []
@@ -122,6 +126,8 @@ public struct EntryEngine: Sendable {
         // digits typed so far behind in freed memory.
         numberDigits.reserveCapacity(CardPolicy.longestNumber)
         cvvDigits.reserveCapacity(CardPolicy.securityCodeLengths.upperBound)
+        if form.asksName { nameBytes.reserveCapacity(HolderName.maxLength * 4) }  // (four bytes a letter at most, but for marks)
+        if let format = form.postalCode { postalCharacters.reserveCapacity(format.longest) }
     }
 
     /// `CARD`, or with accepted networks their logos: `VISA/MASTERCARD/AMEX` (up to four;
@@ -258,7 +264,7 @@ public struct EntryEngine: Sendable {
     /// True when no digit of a card has been typed in any field (Ctrl-D quitting only between
     /// cards, and the plain-line reader's "card abandoned" and "input ended" ask this).
     public var cardIsEmpty: Bool {
-        numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty && holderName.isEmpty && postalCharacters.isEmpty
+        numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty && nameBytes.isEmpty && postalCharacters.isEmpty
     }
 
     /// Reads the rule folders again (front ends do the file reading CardKit never does).
@@ -505,7 +511,7 @@ public struct EntryEngine: Sendable {
         if character == "\t" && problem(in: .name) == nil { return moveForward() }
         if HolderName.skips(character, after: holderName) { return .ignored }
         if let reason = HolderName.refusal(of: character, after: holderName, messages) { return .refused(reason) }
-        holderName.append(character)
+        nameBytes.append(contentsOf: character.utf8)
         return .accepted
     }
 
@@ -554,7 +560,7 @@ public struct EntryEngine: Sendable {
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
-            case .name: holderName.removeLast()
+            case .name: nameBytes.overwriteLast(holderName.last!.utf8.count)
             case .postalCode: postalCharacters.overwriteLast()
             }
             return .accepted
@@ -667,7 +673,7 @@ public struct EntryEngine: Sendable {
     /// Back to an empty number, the digits of every field overwritten in place.
     private mutating func resetCard() {
         field = form.firstField
-        holderName = ""
+        nameBytes.overwriteAndEmpty()
         postalCharacters.overwriteAndEmpty()
         numberEnd = 0
         chosenNetworkID = nil
@@ -890,13 +896,13 @@ public struct EntryEngine: Sendable {
         swipedWithChip = swipe.chip
         // The name from track 1, when the form asks for one and none is typed yet: taken as
         // typed characters would be (`HolderName`), or not at all.
-        if form.asksName, holderName.isEmpty, let name = swipe.holderName {
-            var taken = ""
-            for character in name where !HolderName.skips(character, after: taken) {
-                guard HolderName.refusal(of: character, after: taken) == nil else { taken = ""; break }
-                taken.append(character)
+        if form.asksName, nameBytes.isEmpty, let name = swipe.holderName {
+            for character in name where !HolderName.skips(character, after: holderName) {
+                guard HolderName.refusal(of: character, after: holderName) == nil else { nameBytes.overwriteAndEmpty(); break }
+                nameBytes.append(contentsOf: character.utf8)
             }
-            holderName = HolderName.finished(taken)
+            // What `HolderName.finished` drops from the end, overwritten in place.
+            nameBytes.overwriteLast(nameBytes.count - HolderName.finished(holderName).utf8.count)
         }
         field = .cvv  // the first field still empty: a track never holds the security code
         var messages: [Message] = []
@@ -928,7 +934,7 @@ public struct EntryEngine: Sendable {
         case .number: return numberDigits.count
         case .expiry: return expiryDigits.count
         case .cvv: return cvvDigits.count
-        case .name: return holderName.count
+        case .name: return nameBytes.isEmpty ? 0 : holderName.count
         case .postalCode: return postalCharacters.count
         }
     }
@@ -944,7 +950,7 @@ public struct EntryEngine: Sendable {
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()
-        case .name: holderName = ""
+        case .name: nameBytes.overwriteAndEmpty()
         case .postalCode: postalCharacters.overwriteAndEmpty()
         }
     }

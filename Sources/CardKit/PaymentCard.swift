@@ -5,7 +5,7 @@
 ///
 /// Printing, interpolating, `dump` and debuggers see only the masked form (`description`,
 /// `debugDescription`, `customMirror`). Call `wipe()` once the card has been used: it
-/// overwrites the digits in place.
+/// overwrites the digits, the name and the postal code in place.
 public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The network the card is delivered as: the number's network, or for a co-badged card
     /// the one chosen (by default its international scheme).
@@ -20,11 +20,20 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     /// The security code's digits, each 0–9 (not ASCII).
     public private(set) var securityCodeDigits: [UInt8]
     /// The cardholder's name as typed (`--name`, `EntryForm.asksName`), delivered as
-    /// `holder_name`; nil when it was not asked for.
-    public var holderName: String? = nil
+    /// `holder_name`; nil when it was not asked for. Kept as bytes that `wipe()` overwrites.
+    public var holderName: String? {
+        get { holderNameBytes.map { String(decoding: $0, as: UTF8.self) } }
+        set { Self.replace(&holderNameBytes, with: newValue) }
+    }
     /// The billing address's postal code as the country writes it (`SW1A 1AA`, `12345-6789`;
-    /// `--postal-code`), delivered as `postal_code`; nil when it was not asked for.
-    public var postalCode: String? = nil
+    /// `--postal-code`), delivered as `postal_code`; nil when it was not asked for. Kept as
+    /// bytes that `wipe()` overwrites.
+    public var postalCode: String? {
+        get { postalCodeBytes.map { String(decoding: $0, as: UTF8.self) } }
+        set { Self.replace(&postalCodeBytes, with: newValue) }
+    }
+    private var holderNameBytes: [UInt8]?
+    private var postalCodeBytes: [UInt8]?
     /// True for the security code of a card on file (`--cvv-only`): no number, and `expiry`
     /// means nothing; the JSON is `{"network":…,"cvv":…}`.
     public var isSecurityCodeOnly = false
@@ -199,12 +208,21 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         return count
     }
 
-    /// Overwrites the number and code with zeros in place, then empties them. Copies of this
-    /// value made before (it is a value type) keep their own storage only if they were written
-    /// to since; Swift gives no way to reach every copy, so wipe each one you keep.
+    /// Overwrites the number, code, name and postal code with zeros in place, then empties
+    /// them. Copies of this value made before (it is a value type) keep their own storage only
+    /// if they were written to since; Swift gives no way to reach every copy, so wipe each one
+    /// you keep.
     public mutating func wipe() {
         numberDigits.overwriteAndEmpty()
         securityCodeDigits.overwriteAndEmpty()
+        holderNameBytes?.overwriteAndEmpty()
+        postalCodeBytes?.overwriteAndEmpty()
+    }
+
+    /// Sets a text kept as bytes (`holderName`, `postalCode`), the old bytes overwritten.
+    private static func replace(_ bytes: inout [UInt8]?, with text: String?) {
+        bytes?.overwriteAndEmpty()
+        bytes = text.map { ownCopy(Array($0.utf8)) }
     }
 
     /// A copy in storage of its own (an array assigned is shared until written to).
@@ -229,11 +247,12 @@ extension Array where Element == UInt8 {
         removeAll(keepingCapacity: true)
     }
 
-    /// Zeroes the last element in place, then removes it.
-    mutating func overwriteLast() {
-        guard !isEmpty else { return }
-        self[count - 1] = 0
-        removeLast()
+    /// Zeroes the last `count` elements (one unless said) in place, then removes them.
+    mutating func overwriteLast(_ count: Int = 1) {
+        for _ in 0..<Swift.min(count, self.count) {
+            self[self.count - 1] = 0
+            removeLast()
+        }
     }
 }
 

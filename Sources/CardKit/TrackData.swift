@@ -8,7 +8,8 @@
 /// Only what a card is delivered with is kept: the number, the expiry, the holder's name and
 /// whether the service code says the card has a chip. The service code itself and the
 /// discretionary data are read past, never copied; the caller wipes the bytes it read
-/// (`Array.overwriteAndEmpty`) and, once the engine has its copy, this value (`wipe()`).
+/// (`Array.overwriteAndEmpty`) and, once the engine has its copy, this value (`wipe()`: the
+/// number's digits and the name's bytes).
 /// Printing, interpolating and `dump` show the number masked.
 public struct TrackData: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The number's digits, each 0–9 (not ASCII).
@@ -18,8 +19,10 @@ public struct TrackData: Hashable, Sendable, CustomStringConvertible, CustomDebu
     /// The expiry year on the track: two digits (`30` for 2030), as the track has it.
     public let expiryYear: Int
     /// The holder's name from track 1, `SURNAME/GIVEN` turned into `GIVEN SURNAME` and trimmed;
-    /// nil without track 1 or when its name is blank.
-    public let holderName: String?
+    /// nil without track 1 or when its name is blank. Made from `nameBytes`.
+    public var holderName: String? { nameBytes.isEmpty ? nil : String(decoding: nameBytes, as: UTF8.self) }
+    /// The name's bytes (ASCII, as track 1 holds it), overwritten by `wipe()`.
+    private(set) var nameBytes: [UInt8]
     /// True when the service code's first digit is 2 or 6: the card has a chip, and the
     /// caller should ask for it.
     public let chip: Bool
@@ -53,11 +56,11 @@ public struct TrackData: Hashable, Sendable, CustomStringConvertible, CustomDebu
     /// Whether `byte` starts a swipe: `%` (track 1) or `;` (track 2).
     public static func isStartSentinel(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "%") || byte == UInt8(ascii: ";") }
 
-    init(numberDigits: [UInt8], expiryMonth: Int, expiryYear: Int, holderName: String?, chip: Bool) {
+    init(numberDigits: [UInt8], expiryMonth: Int, expiryYear: Int, nameBytes: [UInt8], chip: Bool) {
         self.numberDigits = numberDigits
         self.expiryMonth = expiryMonth
         self.expiryYear = expiryYear
-        self.holderName = holderName
+        self.nameBytes = nameBytes
         self.chip = chip
     }
 
@@ -79,8 +82,11 @@ public struct TrackData: Hashable, Sendable, CustomStringConvertible, CustomDebu
                                 "chip": chip], displayStyle: .struct)
     }
 
-    /// Overwrites the number's digits in place, then empties them.
-    public mutating func wipe() { numberDigits.overwriteAndEmpty() }
+    /// Overwrites the number's digits and the name's bytes in place, then empties them.
+    public mutating func wipe() {
+        numberDigits.overwriteAndEmpty()
+        nameBytes.overwriteAndEmpty()
+    }
 }
 
 extension TrackData {
@@ -105,13 +111,14 @@ extension TrackData {
             var number: [UInt8] = []
             var yymm = 0
             var serviceCode = 0
-            var name: String?
+            var name: [UInt8] = []
         }
 
         mutating func readSwipe() -> Result<TrackData, Problem> {
             var first: Track?, second: Track?
             defer {
                 first?.number.overwriteAndEmpty()
+                first?.name.overwriteAndEmpty()
                 second?.number.overwriteAndEmpty()
             }
             do throws(Problem) {
@@ -133,11 +140,13 @@ extension TrackData {
                 // (Whether the number must pass Luhn is its network's rule: the engine's verdict.)
                 let month = track.yymm % 100
                 guard (1...12).contains(month) else { throw .badExpiry }
-                var digits: [UInt8] = []
+                var digits: [UInt8] = [], name: [UInt8] = []
                 digits.reserveCapacity(track.number.count)
                 digits.append(contentsOf: track.number)
+                name.reserveCapacity(first?.name.count ?? 0)
+                name.append(contentsOf: first?.name ?? [])
                 return .success(TrackData(numberDigits: digits, expiryMonth: month, expiryYear: track.yymm / 100,
-                                          holderName: first?.name, chip: track.serviceCode == 2 || track.serviceCode == 6))
+                                          nameBytes: name, chip: track.serviceCode == 2 || track.serviceCode == 6))
             } catch {
                 return .failure(error)
             }
@@ -226,18 +235,27 @@ extension TrackData {
             guard index == end else { throw .trailingText }
         }
 
-        /// `LOVELACE/ADA` → `ADA LOVELACE`; blanks trimmed; nil when nothing is left.
-        static func holderName(_ field: ArraySlice<UInt8>) -> String? {
-            let text = String(decoding: field, as: UTF8.self)
-            let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            let words: [Substring]
-            if parts.count == 2 {
-                words = [parts[1], parts[0]].flatMap { $0.split(separator: " ") }
-            } else {
-                words = text.split(separator: " ")
+        /// `LOVELACE/ADA` → `ADA LOVELACE`; blanks trimmed, one space between words; empty
+        /// when nothing is left. Written byte by byte into storage sized once (no string, no
+        /// copy left behind: the caller wipes it).
+        static func holderName(_ field: ArraySlice<UInt8>) -> [UInt8] {
+            var name: [UInt8] = []
+            name.reserveCapacity(field.count)
+            let slash = field.firstIndex(of: UInt8(ascii: "/"))
+            // The given names (after the slash) first, then the surname; without a slash, as it is.
+            let parts = slash.map { [field[($0 + 1)...], field[..<$0]] } ?? [field]
+            for part in parts {
+                for byte in part {
+                    if byte == UInt8(ascii: " ") {
+                        if name.last != UInt8(ascii: " ") && !name.isEmpty { name.append(byte) }
+                    } else {
+                        name.append(byte)
+                    }
+                }
+                if !name.isEmpty && name.last != UInt8(ascii: " ") { name.append(UInt8(ascii: " ")) }
             }
-            let name = words.joined(separator: " ")
-            return name.isEmpty ? nil : name
+            while name.last == UInt8(ascii: " ") { name.overwriteLast() }
+            return name
         }
     }
 }

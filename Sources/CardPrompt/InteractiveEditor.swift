@@ -206,7 +206,10 @@ final class InteractiveEditor {
             var count: Int32 = 0
             let line = el_gets(el, &count)
             if line == nil && !quitRequested {
-                // End of input without our binding (stdin closed, read error): leave cleanly.
+                // End of input without our binding (stdin closed, read error): leave cleanly,
+                // the card being entered overwritten (libedit's buffers are wiped as `el_end`
+                // frees them).
+                _ = engine.handle(.cancel)
                 write("\n")
                 return .endOfInput
             }
@@ -382,13 +385,14 @@ final class InteractiveEditor {
     }
 
     /// Ends the prompt with `reason`: the card being entered is cleared through the engine's
-    /// cancel key (which overwrites its digits) and from libedit's buffers (`wipeEntry`), the
-    /// live field is erased from the screen (every row it takes) and `text` is shown in its
-    /// place.
+    /// cancel key (which overwrites its digits, name and postal code) and from libedit's
+    /// buffers (`wipeEntry`) and the stack below this binding, the live field is erased from
+    /// the screen (every row it takes) and `text` is shown in its place.
     private func end(_ reason: Ending, saying text: String, on el: OpaquePointer) -> UInt8 {
         _ = engine.handle(.cancel)
         currentView = engine.currentView()
         let rowsAbove = wipeEntry(el) ?? terminal.rowsAbove
+        cl_wipe_stack(Self.stackWiped)
         // A dumb terminal cannot erase: the message goes on the next line.
         write(terminal.eraseLine(rowsAbove: rowsAbove))
         replaceBuffer(el, with: "")
@@ -470,6 +474,14 @@ final class InteractiveEditor {
             drawBadge()
         } else if style.colour {
             write("\u{1B}[0m")
+        }
+        if wipesFinishedLine {
+            // The finished line held a name or postal code in clear and is on screen: libedit's
+            // copies are overwritten without drawing, and so is the stack below this binding,
+            // where the key's handling (the engine, the views, the delivery) made its copies.
+            wipesFinishedLine = false
+            wipeEntry(el, drawing: false)
+            cl_wipe_stack(Self.stackWiped)
         }
         if endAfterOutput || quitRequested {
             // The card went to the caller, or the session ends: the output is the last thing shown.
@@ -567,6 +579,9 @@ final class InteractiveEditor {
         let finished = engine.finishedView(before: viewBefore)
         let promptChanged = updatePrompts(finished)
         replaceBuffer(el, with: finished.maskedText)
+        // A name or postal code is left on screen as typed: libedit's copies of it are wiped
+        // once it is drawn (`flush`).
+        wipesFinishedLine = !finished.isCommand && (finished.field == .name || finished.field == .postalCode)
         // libedit redraws from the first row of the line it drew; when a long command wrapped
         // that line over several rows, as many blank rows keep it off the output.
         let extraRows = String(repeating: "\r\n", count: max(0, rows(text: finished.maskedText) - 1))
@@ -643,6 +658,15 @@ final class InteractiveEditor {
         pushCharacters[1] = 0
     }
 
+    /// A finished line holding a name or postal code in clear waits for the flush key to be
+    /// wiped from libedit's buffers, once drawn (`present`, `flush`).
+    @exclusivity(unchecked) private var wipesFinishedLine = false
+
+    /// How much of the stack below a binding is zeroed (`cl_wipe_stack`) once a line holding a
+    /// name or postal code is finished (`flush`) and when the prompt ends (`end`): the depth a
+    /// key's handling and a card's delivery reach.
+    static let stackWiped = 64 * 1024
+
     /// Where `pushAppendedText` and `pushLast` put the characters they push (two and the terminating 0).
     @exclusivity(unchecked) private var pushCharacters: [wchar_t] = [0, 0, 0]
 
@@ -704,9 +728,11 @@ final class InteractiveEditor {
     /// is freed (`cl_wipe_freed_memory`). Nothing is drawn on a terminal that cannot clear a
     /// line's end or move up (`TERM=dumb`): there only the line buffer is overwritten.
     /// Returns the rows above the cursor once the filler is drawn (the cursor at its end), nil
-    /// when nothing was drawn.
+    /// when nothing was drawn. Not `drawing`, for a finished line that stays on screen (a name
+    /// left above the output, `flush`): libedit draws the filler into a stream that discards
+    /// (`cl_refresh_silently`), so its buffers are overwritten and the screen is not.
     @discardableResult
-    func wipeEntry(_ el: OpaquePointer) -> Int? {
+    func wipeEntry(_ el: OpaquePointer, drawing: Bool = true) -> Int? {
         let promptWidth = choice?.promptWidth ?? 0
         let filler = shown.fillerLength(promptWidth: promptWidth)
         guard filler > 0 else { return nil }
@@ -715,7 +741,9 @@ final class InteractiveEditor {
         // (From bytes: `String(repeating: " ", count:)` costs some 280 instructions a space.)
         replaceBuffer(el, with: String(decoding: [UInt8](repeating: 0x20, count: filler), as: UTF8.self))
         var rowsAbove: Int?
-        if canRedraw {
+        if canRedraw && !drawing {
+            _ = cl_refresh_silently(el, device.output)  // (the screen, and so the badge, as it was)
+        } else if canRedraw {
             // libedit's cursor is at the end of the line (where cardline keeps it): to the
             // line's first column, where a full redraw starts.
             write(terminal.toLineStart(rowsAbove: rowsUp))

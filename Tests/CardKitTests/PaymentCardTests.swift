@@ -48,6 +48,18 @@ import Testing
         #expect((0..<3).allSatisfy { code[$0] == 0 })
     }
 
+    @Test func wipeEmptiesTheNameAndPostalCodeToo() {
+        var card = Self.card()
+        card.holderName = "Ada Lovelace"
+        card.postalCode = "K1A 0B1"
+        #expect(card.holderName == "Ada Lovelace" && card.postalCode == "K1A 0B1")
+        card.wipe()
+        #expect(card.holderName == "" && card.postalCode == "")
+        var unnamed = Self.card()
+        unnamed.wipe()
+        #expect(unnamed.holderName == nil && unnamed.postalCode == nil, "not asked for stays nil")
+    }
+
     @Test func theEngineOverwritesItsDigitsOnceTheCardIsAccepted() {
         var engine = BundledRules.engine()
         engine.type("4111111111111111" + "1230" + "987")

@@ -28,6 +28,13 @@ import Testing
         #expect(swipe.holderName == name)
     }
 
+    @Test func wipeOverwritesTheNumberAndTheName() throws {
+        var swipe = try Self.read(Self.track1).get()
+        #expect(swipe.holderName == "ADA LOVELACE")
+        swipe.wipe()
+        #expect(swipe.numberDigits.isEmpty && swipe.holderName == nil)
+    }
+
     @Test(arguments: [("101", false), ("201", true), ("601", true), ("221", true), ("520", false), ("000", false)])
     func chipFromTheServiceCodesFirstDigit(serviceCode: String, chip: Bool) throws {
         #expect(try Self.read(";5555555555554444=2801\(serviceCode)0000?").get().chip == chip)

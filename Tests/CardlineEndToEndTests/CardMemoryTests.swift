@@ -29,21 +29,35 @@ struct CardMemoryTests {
     /// digit values (0–9, as the engine keeps them); and its middle digits (7th to 12th, the
     /// ones masking hides) alone, so that a copy of part of the number (a field typed halfway,
     /// a display text before the last digit) counts too.
+    /// The cardholder's name and postal code count too (`--name`, `--postal-code CA`; issue
+    /// 36): each as ASCII (as the engine and the delivered JSON hold it), UTF-16 and UTF-32
+    /// (libedit's wide line and screen buffers), in upper case as a swipe's track 1 gives the
+    /// name, the surname alone (a name typed halfway), and the postal code's characters
+    /// without its space (as the engine keeps them).
     static let needles: [(name: String, bytes: [UInt8])] = {
         let grouped = "4973 6825 1940 3570"
         func wide(_ text: String) -> [UInt8] { text.unicodeScalars.flatMap { withUnsafeBytes(of: $0.value.littleEndian, Array.init) } }
+        func utf16(_ text: String) -> [UInt8] { text.utf16.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) } }
+        let holderTexts = [("name", holderName), ("name in upper case", holderName.uppercased()), ("surname", "Quixote"),
+                           ("surname in upper case", "QUIXOTE"), ("postal code", postalCode), ("postal characters", "H3Z2Y7")]
+        let holderNeedles = holderTexts.flatMap { (name, text) in
+            [(name, Array(text.utf8)), (name + " as UTF-16", utf16(text)), (name + " as wchar_t", wide(text))]
+        }
         return [("digits", Array(number.utf8)), ("grouped", Array(grouped.utf8)),
                 ("digits as wchar_t", wide(number)), ("grouped as wchar_t", wide(grouped)),
                 ("digit values", number.dropLast().utf8.map { $0 - 48 }),
                 ("middle digits", Array("251940".utf8)), ("grouped middle", Array("25 1940".utf8)),
-                ("middle as wchar_t", wide("251940")), ("grouped middle as wchar_t", wide("25 1940"))]
+                ("middle as wchar_t", wide("251940")), ("grouped middle as wchar_t", wide("25 1940"))] + holderNeedles
     }()
+
+    /// A cardholder's name and a Canadian postal code of letters that turn up nowhere by chance.
+    static let holderName = "Zebulon Quixote", postalCode = "H3Z 2Y7"
 
     /// The prompt, delivering accepted cards to fd 3 when `delivering` (where Ctrl-C ends the
     /// prompt, exit 130); else the plain prompt, where Ctrl-C cancels the card and the prompt
     /// goes on.
-    func start(delivering: Bool = false) throws -> PseudoTerminal {
-        let terminal = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color"] + (delivering ? ["--print-fd", "3"] : []),
+    func start(delivering: Bool = false, _ extra: [String] = []) throws -> PseudoTerminal {
+        let terminal = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color"] + (delivering ? ["--print-fd", "3"] : []) + extra,
                                           environment: home.environment, pipes: delivering ? [3] : [])
         terminal.waitForRawMode()
         terminal.expect("Card number (#### #### #### ####): ")
@@ -183,6 +197,72 @@ struct CardMemoryTests {
             if step.then == "VISA 15/16" && step.keys != "\u{0C}" { t.expectBadge(step.then) } else { t.expect(step.then) }
         }
         if delivers { t.waitForPiped(3, containing: Self.number) }
+        waitUntilIdle(t)
+        let found = copies(in: t.pid)
+        #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
+    }
+
+    // MARK: - The cardholder's name and postal code (issue 36)
+
+    /// The scan finds the name and the postal code while the prompt holds them: the name in
+    /// the engine, the postal code in the engine and in libedit's wide line.
+    @Test func theScanFindsTheNameAndPostalCodeInTheLiveFields() throws {
+        let t = try start(["--name", "--postal-code", "CA"])
+        t.send(Self.number + "1230" + "123\r")
+        t.expect("Name (as on the card): ")
+        t.send(Self.holderName + "\r")
+        t.expect("Postal code (K1A 0B1): ")
+        t.send(Self.postalCode)
+        #expect(t.waitForScreen("the postal code typed") { $0.cursorLine.contains(Self.postalCode) } != nil)
+        t.send("\u{0C}")  // Ctrl-L: libedit draws the line whole
+        t.expect(Self.postalCode)
+        let found = copies(in: t.pid)
+        #expect(found.contains { $0.hasPrefix("name at") }, "the engine's name; found: \(found)")
+        #expect(found.contains { $0.hasPrefix("postal code as wchar_t") }, "libedit's line; found: \(found)")
+        t.send("\u{03}")
+        t.expect("Card cancelled.")
+        t.send("\u{04}")
+    }
+
+    /// How an entry with a name and a postal code ends.
+    enum HolderEnding: String, CaseIterable, CustomTestStringConvertible {
+        case delivered, cancelledInTheName, cancelledInThePostalCode, swipedWithAName
+        var testDescription: String { rawValue }
+
+        /// The prompt delivers the card (`--print-fd 3`); else Ctrl-C cancels it.
+        var delivers: Bool { self == .delivered || self == .swipedWithAName }
+        var arguments: [String] { self == .swipedWithAName || self == .cancelledInTheName ? ["--name"] : ["--name", "--postal-code", "CA"] }
+
+        /// Key presses, each sent once the output (or, for a name or code typed, the line on
+        /// screen) shows the text beside it.
+        var steps: [(keys: String, then: String)] {
+            let card = CardMemoryTests.number + "1230" + "123\r", name = CardMemoryTests.holderName, code = CardMemoryTests.postalCode
+            switch self {
+            case .delivered:
+                return [(card, "Name (as on the card): "), (name + "\r", "Postal code (K1A 0B1): "), (code + "\r", "Success!")]
+            case .cancelledInTheName: return [(card, "Name (as on the card): "), (name, name), ("\u{03}", "Card cancelled.")]
+            case .cancelledInThePostalCode:
+                return [(card, "Name (as on the card): "), (name + "\r", "Postal code (K1A 0B1): "), (code, code), ("\u{03}", "Card cancelled.")]
+            case .swipedWithAName:
+                // Track 1's name field, `SURNAME/GIVEN`: the name field filled with `ZEBULON QUIXOTE`.
+                let tracks = "%B\(CardMemoryTests.number)^QUIXOTE/ZEBULON^3012201000000000000?;\(CardMemoryTests.number)=30122010000000000?"
+                return [(tracks + "\r", "Type the 3-digit CVV"), ("123\r", "Name (as on the card): "), ("", name.uppercased()), ("\r", "Success!")]
+            }
+        }
+    }
+
+    @Test(arguments: HolderEnding.allCases)
+    func noCopyOfTheNameOrPostalCodeOnceTheEntryHasEnded(_ ending: HolderEnding) throws {
+        let t = try start(delivering: ending.delivers, ending.arguments)
+        for step in ending.steps {
+            t.send(step.keys)
+            if step.then == Self.holderName || step.then == Self.postalCode || step.then == Self.holderName.uppercased() {
+                #expect(t.waitForScreen("\(step.then) typed") { $0.cursorLine.contains(step.then) } != nil)
+            } else {
+                t.expect(step.then)
+            }
+        }
+        if ending.delivers { t.waitForPiped(3, containing: "\n") }
         waitUntilIdle(t)
         let found = copies(in: t.pid)
         #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")

@@ -415,4 +415,25 @@ extension CardMemoryTests {
         let found = copies(in: t.pid)
         #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
     }
+
+    /// Nor of the cardholder's name and postal code (issue 36): sealed inside the JWE, and
+    /// for Adyen also written in clear (`holderName`) beside the encrypted fields.
+    @Test(arguments: ["jwe", "adyen"])
+    func noCopyOfTheNameOrPostalCodeOnceAnEncryptedCardIsDelivered(format: String) throws {
+        let keys = home.path + "/keys"
+        #expect(try EncryptionTests.jweCheck(["keys", keys]).status == 0)
+        let t = try start(delivering: true, ["--name", "--postal-code", "CA", "--encrypt-to", keys + (format == "adyen" ? "/adyen.txt" : "/public.pem"),
+                                             "--encrypt-format", format])
+        t.send(Self.number + "1230" + "123\r")
+        t.expect("Name (as on the card): ")
+        t.send(Self.holderName + "\r")
+        t.expect("Postal code (K1A 0B1): ")
+        t.send(Self.postalCode + "\r")
+        t.expect("Success!")
+        t.waitForPiped(3, containing: "\n")
+        #expect(!t.pipedText(3).contains(Self.number) && !t.pipedText(3).contains(Self.postalCode))
+        waitUntilIdle(t)
+        let found = copies(in: t.pid)
+        #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
+    }
 }
