@@ -26,6 +26,9 @@ public struct EntryEngine: Sendable {
     public private(set) var form = EntryForm()
     /// The cardholder's name typed so far (`form.asksName`).
     public private(set) var holderName = ""
+    /// The name was filled in from a swipe's track 1 and nothing has been typed into it: a
+    /// character typed replaces it (`typeName`), Backspace edits it, Enter keeps it.
+    private var nameFromSwipe = false
     /// The postal code typed so far: its letters (uppercase) and digits, ASCII, without the
     /// format's separators (`PostalCodeFormat.formatted` shows them).
     public private(set) var postalCharacters: [UInt8] = []
@@ -503,8 +506,15 @@ public struct EntryEngine: Sendable {
     /// A character of the cardholder's name (`HolderName`'s rule).
     private mutating func typeName(_ character: Character) -> Outcome {
         if character == "\t" && problem(in: .name) == nil { return moveForward() }
-        if HolderName.skips(character, after: holderName) { return .ignored }
-        if let reason = HolderName.refusal(of: character, after: holderName, messages) { return .refused(reason) }
+        // A name the swipe filled in is typed over, not added to: a piped swipe, then
+        // `123 Bob Smith`, delivers `Bob Smith`, never `ADA LOVELACEBob Smith`.
+        let before = nameFromSwipe ? "" : holderName
+        if HolderName.skips(character, after: before) { return .ignored }
+        if let reason = HolderName.refusal(of: character, after: before, messages) { return .refused(reason) }
+        if nameFromSwipe {
+            holderName = ""
+            nameFromSwipe = false
+        }
         holderName.append(character)
         return .accepted
     }
@@ -554,7 +564,9 @@ public struct EntryEngine: Sendable {
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
-            case .name: holderName.removeLast()
+            case .name:
+                holderName.removeLast()
+                nameFromSwipe = false
             case .postalCode: postalCharacters.overwriteLast()
             }
             return .accepted
@@ -668,6 +680,7 @@ public struct EntryEngine: Sendable {
     private mutating func resetCard() {
         field = form.firstField
         holderName = ""
+        nameFromSwipe = false
         postalCharacters.overwriteAndEmpty()
         numberEnd = 0
         chosenNetworkID = nil
@@ -897,6 +910,7 @@ public struct EntryEngine: Sendable {
                 taken.append(character)
             }
             holderName = HolderName.finished(taken)
+            nameFromSwipe = !holderName.isEmpty
         }
         field = .cvv  // the first field still empty: a track never holds the security code
         var messages: [Message] = []
@@ -944,7 +958,9 @@ public struct EntryEngine: Sendable {
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()
-        case .name: holderName = ""
+        case .name:
+            holderName = ""
+            nameFromSwipe = false
         case .postalCode: postalCharacters.overwriteAndEmpty()
         }
     }
