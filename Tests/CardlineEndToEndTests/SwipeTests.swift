@@ -83,6 +83,23 @@ import Testing
         #expect(!raw.contains("LOVELACE/ADA"))
     }
 
+    /// The swiped name, shown filled, is replaced by a name typed into its field (not added to)
+    /// and the line shows what is typed.
+    @Test func aNameTypedAtThePromptReplacesTheSwipedName() throws {
+        let t = try PseudoTerminal.prompt(["--print", "--once", "--name"], home: home, pipes: [1])
+        t.expect("Card number (#### #### #### ####): ")
+        t.send(Self.tracks + "\r")
+        t.expect("Type the 3-digit CVV")
+        t.send(Self.code + "\r")
+        t.waitForScreen("the filled name") { $0.cursorLine.hasPrefix("Name (as on the card): ADA LOVELACE") }
+        t.send("Bob Smith")
+        t.waitForScreen("the typed name") { $0.cursorLine.hasPrefix("Name (as on the card): Bob Smith ") }
+        t.send("\r")
+        #expect(t.waitForExit() == 0)
+        let card = try json(try #require(t.pipedText(1).split(separator: "\n").first))
+        #expect(card["holder_name"] as? String == "Bob Smith")
+    }
+
     /// A reader types a character at a time: the swipe comes over many reads, and is one swipe.
     @Test func aSwipeReadInPiecesIsOneSwipe() throws {
         let t = try PseudoTerminal.prompt(["--print", "--once"], home: home, pipes: [1])
