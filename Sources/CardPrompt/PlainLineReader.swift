@@ -81,7 +81,7 @@ public struct PlainLineReader {
             defer { show(messages) }
             // A Tab between fields (a tab-separated line, as a spreadsheet writes) separates as
             // a space does; at the prompt it is a key of its own.
-            let keys = Key.typing(String(typed.contains("\t") ? typed.replacing("\t", with: " ") : typed))
+            let keys = Key.typing(typed.contains("\t") ? typed.replacing("\t", with: " ") : typed)
             for key in keys + [swipeStart == nil ? .enter : .swipe(nil)] {
                 let fieldBefore = engine.field, inCommand = engine.command != nil
                 let digit: Bool
