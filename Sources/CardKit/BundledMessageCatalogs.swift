@@ -132,6 +132,7 @@ public enum MessageID: String, CaseIterable, Sendable {
     case nameTooLong = "name.too-long"
     case nameDigit = "name.digit"
     case nameCharacter = "name.character"
+    case nameMarks = "name.marks"
     case nameEmpty = "name.empty"
     case nameNoLetter = "name.no-letter"
     case postalCharacter = "postal.character"
@@ -295,6 +296,7 @@ extension MessageCatalog {
             "name.too-long": "ein Name auf einer Karte hat höchstens {count} Zeichen",
             "name.digit": "ein Name enthält keine Ziffern",
             "name.character": "ein Name enthält nur Buchstaben, Leerzeichen, ' - und ., nicht {character}",
+            "name.marks": "ein Buchstabe eines Namens trägt höchstens {count} Akzente oder Zeichen",
             "name.empty": "der Name ist leer",
             "name.no-letter": "ein Name braucht mindestens einen Buchstaben",
             "postal.character": "die Postleitzahl enthält nur Buchstaben und Ziffern, etwa {example}; nicht {character}",
@@ -454,6 +456,7 @@ extension MessageCatalog {
             "name.too-long": "a name on a card has at most {count} characters",
             "name.digit": "a name takes no digits",
             "name.character": "a name takes letters, spaces, ' - and . only, not {character}",
+            "name.marks": "a letter in a name carries at most {count} accents or marks",
             "name.empty": "the name is empty",
             "name.no-letter": "a name needs a letter",
             "postal.character": "a {country} {label} takes letters and digits, like {example}; not {character}",
@@ -613,6 +616,7 @@ extension MessageCatalog {
             "name.too-long": "un nombre en una tarjeta tiene como máximo {count} caracteres",
             "name.digit": "un nombre no lleva dígitos",
             "name.character": "un nombre solo lleva letras, espacios, ' - y ., no {character}",
+            "name.marks": "una letra de un nombre lleva como máximo {count} acentos o signos",
             "name.empty": "el nombre está vacío",
             "name.no-letter": "un nombre necesita al menos una letra",
             "postal.character": "el código postal solo lleva letras y dígitos, como {example}; no {character}",
@@ -772,6 +776,7 @@ extension MessageCatalog {
             "name.too-long": "un nom sur une carte a au plus {count} caractères",
             "name.digit": "un nom ne prend pas de chiffres",
             "name.character": "un nom ne prend que des lettres, des espaces, ' - et ., pas {character}",
+            "name.marks": "une lettre d’un nom porte au plus {count} accents ou signes",
             "name.empty": "le nom est vide",
             "name.no-letter": "un nom demande au moins une lettre",
             "postal.character": "le code postal ne prend que des lettres et des chiffres, comme {example} ; pas {character}",

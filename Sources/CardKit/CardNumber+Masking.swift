@@ -7,16 +7,35 @@
 ///   four; a shorter one at most half of its digits, the last ones first).
 /// - In free text, a *card-number run* is 8 or more ASCII digits (ISO/IEC 7812's shortest
 ///   account number) in groups joined by a single space, dash, dot or slash, however people
-///   type numbers: `4111 1111-1111.1111`, `3782 822463 10005`. `line 12:`, `12/30`, a date
-///   (`2026-11-25`, `25/11/2026`) and `:use 2` are not runs. Which
-///   digits of a run are the number is decided by `numberSpan`; digits of the run that are
-///   not part of it (an expiry or CVV typed after it with a space) are masked, and so is every
-///   digit in what follows the run up to the first character that is not a digit, space,
-///   tab, `/`, `-`, `.` or `,` (`4111111111111111 12/30 987` → `411111••••••1111 ••/•• •••`).
+///   type numbers: `4111 1111-1111.1111`, `3782 822463 10005`. Groups joined by anything
+///   looser — several spaces, commas or any other ASCII punctuation between them, or one
+///   letter among them (`4256  9674  1851  8869`, `4256,9674,…`, `a4256967b418518869`) — make
+///   a run too once they hold 13 digits or more (`shortestLooselyWrittenNumber`).
+///   `line 12:`, `12/30`, a date (`2026-11-25`, `25/11/2026`), a time and `:use 2` are not
+///   runs. Which digits of a run are the number is decided by `numberSpan`; digits of the run
+///   that are not part of it (an expiry or CVV typed after it) are masked, but for a location
+///   set apart from the number by a colon (`line 12: 4111…`), and so is every digit in what
+///   follows the run up to the first character that is not a digit, space, tab, `/`, `-`,
+///   `.` or `,` (`4111111111111111 12/30 987` → `411111••••••1111 ••/•• •••`).
 extension CardNumber {
     /// The fewest digits a run in free text needs to be taken for a card number: the shortest
     /// card number.
     public static let shortestNumberInText = CardPolicy.numberLengths.lowerBound
+
+    /// The fewest digits groups joined loosely (several spaces, other punctuation, a letter
+    /// among them) need to be taken for a card number: from 13 digits a number shows its first
+    /// six and last four (`CardPolicy.shownDigits`), so no such text shows more than those.
+    public static let shortestLooselyWrittenNumber = 13
+
+    /// A group of digits in free text: its first byte, its digit count, and how it is joined to
+    /// the group before it (`tight`: one space, dash, dot or slash; `afterColon`: by a stretch
+    /// holding a colon, as a location is: `line 12: 4111…`, `file:12:5: 4111…`).
+    struct Group {
+        var start: Int
+        var count: Int
+        var tight = true
+        var afterColon = false
+    }
 
     /// The digits (values 0–9) masked: "411111••••••1111" (`mask` `•` for text people read;
     /// `*` where machine-readable output asks for it).
@@ -97,8 +116,8 @@ extension CardNumber {
         out.reserveCapacity(out.count + bytes.count + total * 2)
         var index = 0
         var afterNumber = false  // in the digits, spaces and punctuation that follow a number
-        // The run's groups of digits: each group's first byte and its digit count.
-        var groups: [(start: Int, count: Int)] = []
+        // The run's groups of digits.
+        var groups: [Group] = []
         while index < bytes.count {
             let byte = bytes[index]
             guard byte &- 48 < 10 else {
@@ -107,17 +126,17 @@ extension CardNumber {
                 index += 1
                 continue
             }
-            // A run: groups of digits joined by one space, dash, dot or slash.
+            // A run: the groups joined loosely from here when they hold enough digits to be a
+            // number written loosely; else those joined by one space, dash, dot or slash (the
+            // groups after a loose joint are looked at again from their own start).
             groups.removeAll(keepingCapacity: true)
-            var end = index
-            while true {
-                let start = end
-                while end < bytes.count && bytes[end] &- 48 < 10 { end += 1 }
-                groups.append((start, end - start))
-                guard end + 1 < bytes.count, isJoining(bytes[end]), bytes[end + 1] &- 48 < 10 else { break }
-                end += 1
+            var end = looselyJoinedGroups(bytes, from: index, into: &groups)
+            var digits = groups.reduce(0) { $0 + $1.count }
+            if digits < shortestLooselyWrittenNumber, let loose = groups.firstIndex(where: { !$0.tight }) {
+                groups.removeSubrange(loose...)
+                end = groups[loose - 1].start + groups[loose - 1].count
+                digits = groups.reduce(0) { $0 + $1.count }
             }
-            let digits = groups.reduce(0) { $0 + $1.count }
             // A date (2026-11-25, 25/11/2026) is not a number, unless it follows one.
             let isDate = groups.count == 3 && groups[1].count == 2
                 && (groups[0].count == 4 && groups[2].count == 2 || groups[0].count == 2 && groups[2].count == 4)
@@ -133,6 +152,10 @@ extension CardNumber {
                     let policy = CardPolicy.shownDigits(count: count)
                     shown = offset..<(offset + policy.first)
                     shownEnd = (offset + count - policy.last)..<(offset + count)
+                    // A location before the number, set apart by a colon (`line 12: 4111…`): kept.
+                    if span.lowerBound > 0 && groups[span.lowerBound].afterColon && !afterNumber && offset < shortestNumberInText {
+                        shown = 0..<shown.upperBound
+                    }
                 } else if groups[0].count >= 4 {
                     // Where the number ends is not known: only its start is shown.
                     shown = 0..<CardPolicy.shownDigits(count: min(digits, CardPolicy.longestNumber)).first
@@ -158,7 +181,7 @@ extension CardNumber {
     /// 12–19 digits; when none passes, the whole run if it is one group of at most 19 digits
     /// (a number typed with a mistake). nil when it cannot be told (two readings pass, or a
     /// failing run of several groups): the caller then shows no last digits.
-    static func numberSpan<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ groups: [(start: Int, count: Int)]) -> Range<Int>?
+    static func numberSpan<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ groups: [Group]) -> Range<Int>?
     where Bytes.Index == Int {
         let total = groups.reduce(0) { $0 + $1.count }
         var found: Range<Int>?
@@ -183,6 +206,34 @@ extension CardNumber {
     /// Characters that may stand, one at a time, between digits of one run.
     @inline(__always) private static func isJoining(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x2D || byte == 0x2E || byte == 0x2F
+    }
+
+    /// Reads the groups of digits from `start` (a digit) into `groups`, each joined to the one
+    /// before by a stretch of spaces, tabs and ASCII punctuation of any length, with at most one
+    /// letter in it (`4256  9674`, `4256,9674`, `4256967b4185`; not `4111 line 12`); returns
+    /// where the last group ends. (Not `•` or any other character beyond ASCII: text masked
+    /// already reads the same again.)
+    static func looselyJoinedGroups<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int, into groups: inout [Group]) -> Int
+    where Bytes.Index == Int {
+        var end = start
+        var group = Group(start: start, count: 0)
+        while true {
+            while end < bytes.count && bytes[end] &- 48 < 10 { end += 1 }
+            group.count = end - group.start
+            groups.append(group)
+            var next = end, letters = 0, colon = false
+            while next < bytes.count, bytes[next] &- 48 >= 10, bytes[next] == 0x09 || bytes[next] &- 0x20 < 0x5F {
+                if (bytes[next] | 0x20) &- 0x61 < 26 {
+                    letters += 1
+                    if letters > 1 { return end }
+                }
+                if bytes[next] == UInt8(ascii: ":") { colon = true }
+                next += 1
+            }
+            guard next < bytes.count, bytes[next] &- 48 < 10 else { return end }
+            group = Group(start: next, count: 0, tight: next == end + 1 && isJoining(bytes[end]), afterColon: colon)
+            end = next
+        }
     }
 
     /// Characters that may stand between a number and the expiry or code typed after it.

@@ -30,6 +30,9 @@ public struct EntryEngine: Sendable {
     /// The name's UTF-8 bytes, kept as the digits are: in storage sized up front, overwritten
     /// in place.
     private var nameBytes: [UInt8] = []
+    /// The name was filled in from a swipe's track 1 and nothing has been typed into it: a
+    /// character typed replaces it (`typeName`), Backspace edits it, Enter keeps it.
+    private var nameFromSwipe = false
     /// The postal code typed so far: its letters (uppercase) and digits, ASCII, without the
     /// format's separators (`PostalCodeFormat.formatted` shows them).
     public private(set) var postalCharacters: [UInt8] = []
@@ -509,8 +512,15 @@ public struct EntryEngine: Sendable {
     /// A character of the cardholder's name (`HolderName`'s rule).
     private mutating func typeName(_ character: Character) -> Outcome {
         if character == "\t" && problem(in: .name) == nil { return moveForward() }
-        if HolderName.skips(character, after: holderName) { return .ignored }
-        if let reason = HolderName.refusal(of: character, after: holderName, messages) { return .refused(reason) }
+        // A name the swipe filled in is typed over, not added to: a piped swipe, then
+        // `123 Bob Smith`, delivers `Bob Smith`, never `ADA LOVELACEBob Smith`.
+        let before = nameFromSwipe ? "" : holderName
+        if HolderName.skips(character, after: before) { return .ignored }
+        if let reason = HolderName.refusal(of: character, after: before, messages) { return .refused(reason) }
+        if nameFromSwipe {
+            nameBytes.overwriteAndEmpty()
+            nameFromSwipe = false
+        }
         nameBytes.append(contentsOf: character.utf8)
         return .accepted
     }
@@ -560,7 +570,9 @@ public struct EntryEngine: Sendable {
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
-            case .name: nameBytes.overwriteLast(holderName.last!.utf8.count)
+            case .name:
+                nameBytes.overwriteLast(holderName.last!.utf8.count)
+                nameFromSwipe = false
             case .postalCode: postalCharacters.overwriteLast()
             }
             return .accepted
@@ -674,6 +686,7 @@ public struct EntryEngine: Sendable {
     private mutating func resetCard() {
         field = form.firstField
         nameBytes.overwriteAndEmpty()
+        nameFromSwipe = false
         postalCharacters.overwriteAndEmpty()
         numberEnd = 0
         chosenNetworkID = nil
@@ -903,6 +916,7 @@ public struct EntryEngine: Sendable {
             }
             // What `HolderName.finished` drops from the end, overwritten in place.
             nameBytes.overwriteLast(nameBytes.count - HolderName.finished(holderName).utf8.count)
+            nameFromSwipe = !nameBytes.isEmpty
         }
         field = .cvv  // the first field still empty: a track never holds the security code
         var messages: [Message] = []
@@ -950,7 +964,9 @@ public struct EntryEngine: Sendable {
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()
-        case .name: nameBytes.overwriteAndEmpty()
+        case .name:
+            nameBytes.overwriteAndEmpty()
+            nameFromSwipe = false
         case .postalCode: postalCharacters.overwriteAndEmpty()
         }
     }

@@ -51,16 +51,41 @@ public struct EntryForm: Sendable, Equatable {
 }
 
 /// The cardholder's name as printed on a card: letters (any script), spaces, `'`, `-` and `.`,
-/// at most 26 characters. The one home of that rule: engine, piped lines and replay ask it.
-/// A name is not card data, but it is never kept for recall or written to a history file.
+/// at most 26 characters, a letter carrying at most three marks. The one home of that rule:
+/// engine, piped lines and replay ask it. A name is not card data, but it is never kept for
+/// recall or written to a history file.
 public enum HolderName {
-    /// The most characters a name on a card has.
+    /// The most characters a name on a card has (`length(of:)`).
     public static let maxLength = 26
+
+    /// The most marks (accents, vowel signs, a virama: Unicode's combining marks) one letter of
+    /// a name carries in a row. Vietnamese writes two on one letter (`ệ` decomposed), Thai a
+    /// vowel and a tone mark; a letter typed with thousands of accents is still one character,
+    /// and is refused.
+    public static let maxMarksPerLetter = 3
+
+    /// How long `name` is against `maxLength`: its characters, a mark counting with the letter
+    /// it sits on, every other scalar as one (a Devanagari conjunct counts its consonants,
+    /// Hangul typed as jamo each jamo). With `maxMarksPerLetter`, no name within the limit
+    /// holds more than 26 × 4 Unicode scalars, whatever it is typed with.
+    public static func length(of name: some StringProtocol) -> Int {
+        var count = 0
+        for scalar in name.unicodeScalars where !isMark(scalar) { count += 1 }
+        return count
+    }
 
     /// Why `character` cannot follow `name`, or nil when it can. A space at the start or
     /// after another space is not refused but skipped (`skips`).
     public static func refusal(of character: Character, after name: String, _ messages: MessageCatalog = .english) -> String? {
-        if name.count >= maxLength { return messages.text(.nameTooLong, ("count", String(maxLength))) }
+        let taken = length(of: name)
+        if taken >= maxLength { return messages.text(.nameTooLong, ("count", String(maxLength))) }
+        // Said before the character is quoted in a reason: it may hold thousands of marks.
+        var marks = 0
+        for scalar in character.unicodeScalars {
+            marks = isMark(scalar) ? marks + 1 : 0
+            if marks > maxMarksPerLetter { return messages.text(.nameMarks, ("count", String(maxMarksPerLetter))) }
+        }
+        if taken + length(of: String(character)) > maxLength { return messages.text(.nameTooLong, ("count", String(maxLength))) }
         if isAllowed(character) { return nil }
         if character.isNumber { return messages.text(.nameDigit) }
         return messages.text(.nameCharacter, ("character", quoted(character)))
@@ -76,6 +101,14 @@ public enum HolderName {
             case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return false
             default: return true
             }
+        }
+    }
+
+    /// Whether `scalar` is a combining mark: it sits on the character before it.
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
         }
     }
 

@@ -28,7 +28,7 @@ public enum Key: Equatable, Hashable, Sendable {
     case swipe(TrackData?)
 
     /// The keys that typing `text` produces, one character each.
-    public static func typing(_ text: String) -> [Key] { text.map { .character($0) } }
+    public static func typing(_ text: some StringProtocol) -> [Key] { text.map { .character($0) } }
 }
 
 /// The three fields of a card, in entry order.

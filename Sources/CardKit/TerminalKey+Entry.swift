@@ -33,18 +33,24 @@ extension TerminalKey {
 extension TerminalKey {
     /// The keys this terminal key types into the engine, as one burst: a paste's characters,
     /// with line breaks and other control characters left out (a pasted card is typed, never
-    /// submitted: Enter is the person's); pasted track data (`%…` or `;…`) one `Key.swipe`;
+    /// submitted: Enter is the person's); pasted track data (`%…` or `;…`, wherever it starts:
+    /// `TrackData.swipeStart`) one `Key.swipe` after the characters before it;
     /// `entryKey` for any other key.
     public var entryKeys: [Key] {
         guard case .paste(let text) = base else { return entryKey.map { [$0] } ?? [] }
         // Track data pasted (a reader that pastes, or track text copied): one swipe, never
         // typed (its digits would go into whatever field is active).
-        if let first = text.utf8.first, TrackData.isStartSentinel(first) {
-            var bytes = Array(text.utf8)
+        if let start = TrackData.swipeStart(in: text.utf8) {
+            var bytes = Array(text.utf8[start...])
             defer { bytes.overwriteAndEmpty() }
-            return [.swipe(try? TrackData.read(bytes).get())]
+            return Self.typed(text[..<start]) + [.swipe(try? TrackData.read(bytes).get())]
         }
-        return text.compactMap { character in
+        return Self.typed(text[...])
+    }
+
+    /// A paste's characters as keys, without its line breaks and other control characters.
+    private static func typed(_ text: Substring) -> [Key] {
+        text.compactMap { character in
             character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) ? nil : .character(character)
         }
     }

@@ -56,6 +56,41 @@ public struct TrackData: Hashable, Sendable, CustomStringConvertible, CustomDebu
     /// Whether `byte` starts a swipe: `%` (track 1) or `;` (track 2).
     public static func isStartSentinel(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "%") || byte == UInt8(ascii: ";") }
 
+    /// Where a swipe starts in text seen whole (a piped line, a paste): at its first byte when
+    /// that is a start sentinel, else where something starts as track data does, wherever it
+    /// stands (`%B` then digits then `^`, or `;` then digits then `=`: after a `:`, after
+    /// digits typed, in the CVV's line); nil when nothing does. The front end hands the text
+    /// from there to `read(_:)` and the engine as one `Key.swipe`, which the engine refuses
+    /// outside an empty card number: track data is never typed as keys, so never echoed.
+    public static func swipeStart<Bytes: Collection<UInt8>>(in bytes: Bytes) -> Bytes.Index? {
+        if let first = bytes.first, isStartSentinel(first) { return bytes.startIndex }
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let sentinel = bytes[index]
+            var next = bytes.index(after: index)
+            guard isStartSentinel(sentinel) else {
+                index = next
+                continue
+            }
+            if sentinel == UInt8(ascii: "%") {
+                guard next != bytes.endIndex, bytes[next] | 0x20 == UInt8(ascii: "b") else {
+                    index = next
+                    continue
+                }
+                bytes.formIndex(after: &next)
+            }
+            var digits = 0
+            while next != bytes.endIndex, bytes[next] &- 48 < 10 {
+                digits += 1
+                bytes.formIndex(after: &next)
+            }
+            let separator = sentinel == UInt8(ascii: "%") ? UInt8(ascii: "^") : UInt8(ascii: "=")
+            if digits > 0, next != bytes.endIndex, bytes[next] == separator { return index }
+            index = next
+        }
+        return nil
+    }
+
     init(numberDigits: [UInt8], expiryMonth: Int, expiryYear: Int, nameBytes: [UInt8], chip: Bool) {
         self.numberDigits = numberDigits
         self.expiryMonth = expiryMonth

@@ -90,8 +90,7 @@ final class AccessiblePrompt {
         ask()
         reader.startIdleClock()
         while true {
-            // A card reader's swipe is read whole and unechoed when it starts an answer.
-            reader.swipeAllowed = line.isEmpty
+            // A card reader's swipe is read whole and unechoed, wherever it comes in an answer.
             let status = reader.wait(on: input)
             if reader.timedOut {
                 return end(.timedOut, saying: AccessibleSentences.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0, engine.messages))
@@ -206,30 +205,7 @@ final class AccessiblePrompt {
     private func submit() -> InteractiveEditor.Ending? {
         defer { wipeLine() }
         let field = asked
-        var messages: [Message] = []
-        var refusal: String?
-        do {  // (the iterator, which shares the line's storage, is gone before the line is wiped)
-            var bytes = line.makeIterator()
-            var decoder = UTF8()
-            while case .scalarValue(let scalar) = decoder.decode(&bytes) {
-                let character = Character(scalar)
-                // The field moved on by itself (a whole number or expiry) and more follows: one
-                // line answers one field.
-                if engine.command == nil && engine.field != field {
-                    if character == " " || character == "\t" { continue }
-                    refusal = AccessibleSentences.moreThanTheField(engine.fieldName(field), engine.messages)
-                    break
-                }
-                let outcome = engine.handle(.character(character), reloadingWith: loader)
-                if let reason = outcome.refusal {
-                    refusal = AccessibleSentences.sentence(reason)
-                    break
-                }
-                // A problem a key shows as it is typed (a number failing its check) is said once,
-                // by Enter; what a field moving on by itself says (the summary) is kept.
-                messages += outcome.messages.filter { $0.kind == .success || $0.kind == .info }
-            }
-        }
+        let (messages, refusal) = typeAnswer()
         if let refusal {
             rewind(to: field)
             say(refusal)
@@ -274,15 +250,19 @@ final class AccessiblePrompt {
         return nil
     }
 
-    /// A swipe (its Enter included) at the start of an answer: the engine fills the fields it
-    /// holds, or refuses it (unreadable, or not at the card number); nothing of it was echoed.
+    /// A swipe (its Enter included): the characters typed before it on the answer's line go to
+    /// the engine first, then the swipe, which the engine takes at an empty card number and
+    /// refuses anywhere else (after those characters, in a `:` command, another field);
+    /// nothing of it was echoed. A refusal empties the field and asks it again.
     private func swiped(_ swipe: TrackData?) -> InteractiveEditor.Ending? {
         let field = asked
         write("\n")
-        let outcome = engine.handle(.swipe(swipe), reloadingWith: loader)
-        if let reason = outcome.refusal {
+        let typed = typeAnswer()
+        wipeLine()
+        let outcome = typed.refusal == nil ? engine.handle(.swipe(swipe), reloadingWith: loader) : .ignored
+        if let reason = typed.refusal ?? outcome.refusal.map(AccessibleSentences.sentence) {
             rewind(to: field)
-            say(AccessibleSentences.sentence(reason))
+            say(reason)
         } else {
             if field == .number && engine.field > .number {
                 say(AccessibleSentences.numberTaken(network: engine.network, count: engine.numberDigits.count,
@@ -302,6 +282,31 @@ final class AccessiblePrompt {
         }
         let problem = engine.problem(in: field) ?? outcome.messages.first { $0.kind == .error }?.text ?? ""
         return AccessibleSentences.sentence(problem)
+    }
+
+    /// Types the answer's characters into the engine (not Enter): the messages worth saying,
+    /// and the sentence for the first refused key, which stops it.
+    private func typeAnswer() -> (messages: [Message], refusal: String?) {
+        let field = asked
+        var messages: [Message] = []
+        // (the iterator, which shares the line's storage, is gone before the line is wiped)
+        var bytes = line.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let scalar) = decoder.decode(&bytes) {
+            let character = Character(scalar)
+            // The field moved on by itself (a whole number or expiry) and more follows: one
+            // line answers one field.
+            if engine.command == nil && engine.field != field {
+                if character == " " || character == "\t" { continue }
+                return (messages, AccessibleSentences.moreThanTheField(engine.fieldName(field), engine.messages))
+            }
+            let outcome = engine.handle(.character(character), reloadingWith: loader)
+            if let reason = outcome.refusal { return (messages, AccessibleSentences.sentence(reason)) }
+            // A problem a key shows as it is typed (a number failing its check) is said once,
+            // by Enter; what a field moving on by itself says (the summary) is kept.
+            messages += outcome.messages.filter { $0.kind == .success || $0.kind == .info }
+        }
+        return (messages, nil)
     }
 
     /// Takes the engine back to `field`, emptied (a command being typed dropped, fields it

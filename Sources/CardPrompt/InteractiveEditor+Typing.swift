@@ -30,10 +30,9 @@ extension InteractiveEditor {
         device.wipeOutputBuffer()
         // The badge after it, straight to the terminal (it holds no card digit).
         if drawsBadge { drawBadge() }
-        // A swipe is collected unechoed in any field but a `:` command (the engine takes it at
-        // an empty number and refuses it elsewhere, so track digits never land in a field).
+        // A swipe is collected unechoed in every field and in a `:` command (the engine takes it
+        // at an empty number and refuses it elsewhere, so track text never lands on the line).
         while true {
-            reader.swipeAllowed = engine.command == nil
             armEarlyEcho()
             let status = reader.wait(on: fileno(device.input))
             reader.earlyEcho.disarm()

@@ -42,10 +42,9 @@ class KeyReader {
     /// How long a bracketed paste may pause before it is taken as ended.
     private static let pasteTimeout: Int32 = 3000
 
-    /// Whether a read that starts with a swipe's start sentinel (`%` or `;`) is collected as a
-    /// swipe: set by the editor before each wait (not while a `:` command is typed).
-    @exclusivity(unchecked) var swipeAllowed = false
-    /// The swipe being collected (`SwipeCollector`), never echoed, never decoded into keys.
+    /// The swipe being collected (a read that starts with `%` or `;`, in every field and state:
+    /// a `:` command, accessible mode after other characters; the engine refuses it but at an
+    /// empty number) (`SwipeCollector`), never echoed, never decoded into keys.
     @exclusivity(unchecked) private var swipe = SwipeCollector()
     /// An ordinary digit's echo, armed by the editor before it waits: written to
     /// `echoDescriptor` as soon as a read brings one digit alone (`EarlyEcho`).
@@ -138,7 +137,7 @@ class KeyReader {
         // A swipe takes the bytes up to its Enter; the decoder reads the rest where they were
         // read (no copy is left unwiped).
         var start = 0
-        if swipe.isCollecting || (swipeAllowed && keyIndex == keys.count && !decoder.isPending && !decoder.isInPaste
+        if swipe.isCollecting || (keyIndex == keys.count && !decoder.isPending && !decoder.isInPaste
                                   && !decoder.isHoldingCutShort && TrackData.isStartSentinel(readBuffer[0])) {
             start = swipe.collect(readBuffer, count: count)
         }

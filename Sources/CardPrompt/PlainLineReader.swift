@@ -66,12 +66,12 @@ public struct PlainLineReader {
         // (No hint on keys and `:help`: nobody is typing at a terminal.)
         for line in lines {
             lineNumber += 1
-            // A line of track data at an empty number (a swipe, as a reader types it) is one
-            // swipe, not keys; the next line goes on from the field it moved to (the CVV).
-            if engine.takesSwipe, let first = line.utf8.first, TrackData.isStartSentinel(first) {
-                if !swipe(line, number: lineNumber) { failed += 1 }
-                continue
-            }
+            // Track data in a line (a swipe, as a reader types it) is one swipe, not keys,
+            // wherever it starts: the characters before it are typed, then the swipe, which the
+            // engine takes at an empty number (the next line goes on from the field it moved
+            // to, the CVV) and refuses anywhere else (a `:` command, digits typed before it).
+            let swipeStart = TrackData.swipeStart(in: line.utf8)
+            let typed = swipeStart.map { line[..<$0] } ?? line[...]
             // The field a digit of this line filled and moved on from by itself (a 16-digit
             // Visa, a whole expiry), until a separator or another character follows it.
             var filledByDigit: Field?
@@ -81,7 +81,8 @@ public struct PlainLineReader {
             defer { show(messages) }
             // A Tab between fields (a tab-separated line, as a spreadsheet writes) separates as
             // a space does; at the prompt it is a key of its own.
-            for key in Key.typing(line.contains("\t") ? line.replacing("\t", with: " ") : line) + [.enter] {
+            let keys = Key.typing(typed.contains("\t") ? typed.replacing("\t", with: " ") : typed)
+            for key in keys + [swipeStart == nil ? .enter : .swipe(nil)] {
                 let fieldBefore = engine.field, inCommand = engine.command != nil
                 let digit: Bool
                 if case .character(let character) = key, let byte = character.asciiValue, byte &- 48 < 10 { digit = true } else { digit = false }
@@ -96,7 +97,18 @@ public struct PlainLineReader {
                     failed += 1
                     break
                 }
-                var outcome = engine.handle(key, reloadingWith: loader)
+                var outcome: Outcome
+                if let swipeStart, case .swipe = key {
+                    // The track read from the line's bytes; the engine copies the number into its
+                    // own storage, and both copies here are wiped.
+                    var bytes = Array(line.utf8[swipeStart...])
+                    var swipe = try? TrackData.read(bytes).get()
+                    bytes.overwriteAndEmpty()
+                    outcome = engine.handle(.swipe(swipe))
+                    swipe?.wipe()
+                } else {
+                    outcome = engine.handle(key, reloadingWith: loader)
+                }
                 if case .character = key {
                     let moved = engine.field > fieldBefore && !inCommand
                     filledByDigit = digit && moved && engine.activeIsEmpty ? fieldBefore : nil
@@ -130,22 +142,6 @@ public struct PlainLineReader {
             return .timedOut(accepted: accepted)
         }
         return result(accepted: accepted, failed: failed)
-    }
-
-    /// Hands a line of track data to the engine as one swipe; false,
-    /// the line abandoned with the engine's reason, when the swipe is refused.
-    private mutating func swipe(_ line: String, number: Int) -> Bool {
-        var bytes = Array(line.utf8)
-        var swipe = try? TrackData.read(bytes).get()
-        bytes.overwriteAndEmpty()
-        let outcome = engine.handle(.swipe(swipe))
-        swipe?.wipe()
-        if let reason = outcome.refusal {
-            abandon(line: number, saying: "\(engine.fieldName(.number)): \(reason)")
-            return false
-        }
-        for message in outcome.messages where message.kind != .help { write(style.message(message) + "\n") }
-        return true
     }
 
     /// Writes a line's `messages`; with `problem`, the reason a refusal abandons the card for,

@@ -69,6 +69,48 @@ import Testing
         #expect(CardNumber.maskingDigits(in: masked) == masked, "masking is idempotent")
     }
 
+    /// Issue 36 item 4: a number typed with its groups joined by several spaces, commas or other
+    /// punctuation, or with letters between its digits, is masked as a number: no more than its
+    /// first six and last four digits are shown.
+    @Test(arguments: [
+        (":4256  9674  1851  8869", ":4256  96••  ••••  8869"),
+        (":4256,9674,1851,8869", ":4256,96••,••••,8869"),
+        (":a4256967b418518869", ":a425696•b•••••8869"),
+        ("unknown command ':4256 , 9674 ; 1851 : 8869'", "unknown command ':4256 , 96•• ; •••• : 8869'"),
+        ("4256_9674_1851_8869 12/30", "4256_96••_••••_8869 ••/••"),
+        // 16 and 19 digits both pass the Luhn check: where the number ends is not known.
+        ("4256  9674  1851  8869  123", "4256  96••  ••••  ••••  •••"),
+        // Still not numbers: line numbers, times, dates, expiries, a location before a number.
+        ("line 12: 4256  9674  1851  8869", "line 12: 4256  96••  ••••  8869"),
+        ("file.session:12:5: at 12:30, 2026-11-25", "file.session:12:5: at 12:30, 2026-11-25"),
+        ("due 2026-11-25, card 12/30, :use 2; at 12:30", "due 2026-11-25, card 12/30, :use 2; at 12:30"),
+    ])
+    func looselyWrittenNumbers(text: String, masked: String) {
+        #expect(CardNumber.maskingDigits(in: text) == masked)
+        #expect(CardNumber.maskingDigits(in: masked) == masked, "masking is idempotent")
+    }
+
+    /// Whatever joins the groups of a number, or stands among its digits, no masked text shows
+    /// more than six and four of its digits, nor its middle.
+    @Test func noSeparatorShowsTheMiddle() {
+        let groups = ["4256", "9674", "1851", "8869"]
+        for separator in ["  ", ",", ", ", ";", ":", "_", "|", " - ", "+", "#", "=", "~", "*", "'", "\"", "(", ") (", "x", " x "] {
+            for text in [":" + groups.joined(separator: separator), "error: " + groups.joined(separator: separator) + " 12/30 987"] {
+                let masked = CardNumber.maskingDigits(in: text)
+                let shown = masked.filter(\.isASCIIDigit)
+                #expect(shown.count <= 10, "\(text) → \(masked)")
+                #expect(!shown.contains("741851") && !masked.contains("1851") && !masked.contains("987"), "\(text) → \(masked)")
+            }
+        }
+        // Letters among the digits, one at a time, anywhere.
+        let number = Array("4256967418518869")
+        for at in 1..<number.count {
+            let text = ":" + String(number[..<at]) + "q" + String(number[at...])
+            let masked = CardNumber.maskingDigits(in: text)
+            #expect(masked.filter(\.isASCIIDigit).count <= 10, "\(text) → \(masked)")
+        }
+    }
+
     /// The line a field leaves on screen, and the transcript's, mask the number as one number
     /// (12 digits typed: 2 + 4 shown, not 10).
     @Test func theFieldLineIsMaskedAsOneNumber() {

@@ -146,6 +146,31 @@ import Testing
         #expect(engine.field == .cvv)
     }
 
+    /// Issue 36 item 10: the 26-character limit bounds the name delivered. A letter typed with
+    /// 2,047 combining accents is one character; it is refused, as is any letter with more marks
+    /// than a script writes on one (three), and the name stays small.
+    @Test func combiningMarksCannotInflateAName() {
+        var engine = Self.engine(EntryForm(asksName: true))
+        engine.type("4111111111111111 12/30 123 ")
+        #expect(engine.field == .name)
+        let heavy = "a" + String(repeating: "\u{301}", count: 2047)
+        let outcomes = engine.type("Ada " + heavy + " Lovelace")
+        #expect(outcomes.contains { $0.refusal == "a letter in a name carries at most 3 accents or marks" })
+        #expect(!engine.holderName.unicodeScalars.contains("\u{301}"), "\(engine.holderName.unicodeScalars.count) scalars")
+        // Piped, the line's whole name is refused and nothing of it delivered.
+        _ = engine.handle(.clearLine)
+        for _ in 0..<40 { _ = engine.handle(.character(Character("e\u{302}\u{323}\u{301}"))) }
+        #expect(engine.holderName.count == HolderName.maxLength)
+        #expect(engine.holderName.unicodeScalars.count <= HolderName.maxLength * 4)
+        // Names as people write them keep their marks: Vietnamese with two on one letter
+        // (decomposed), Devanagari's conjuncts, Hangul syllables as jamo.
+        for name in ["Nguye\u{302}\u{303}n Thi\u{323}", "\u{932}\u{915}\u{94D}\u{937}\u{94D}\u{92E}\u{940}", "\u{1112}\u{1161}\u{11AB}"] {
+            _ = engine.handle(.clearLine)
+            #expect(engine.type(name).allSatisfy { $0.refusal == nil }, "\(name)")
+            #expect(engine.holderName == name)
+        }
+    }
+
     @Test func aSpaceInTheCodeFieldOnlyMovesOnFromAWholeCode() {
         var engine = Self.engine(EntryForm(asksName: true))
         engine.type("4111111111111111 12/30 12 ")

@@ -213,6 +213,29 @@ import Testing
         #expect(engine.handle(Self.swipe(Self.track2)).refusal != nil)
     }
 
+    /// Issue 36 item 10: the name a swipe filled in is replaced by a name typed into its field,
+    /// never glued to it (a piped swipe, then `123 Bob Smith`); Enter keeps it, Backspace edits it.
+    @Test func aTypedNameReplacesTheSwipedOne() {
+        func swiped() -> EntryEngine {
+            var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+                                     form: EntryForm(asksName: true))
+            #expect(engine.handle(Self.swipe(Self.track1)).refusal == nil)
+            engine.type("123 ")
+            #expect(engine.field == .name)
+            return engine
+        }
+        var engine = swiped()
+        #expect(engine.holderName == "ADA LOVELACE")
+        engine.type(" Bob Smith")
+        #expect(engine.holderName == "Bob Smith")
+        engine = swiped()
+        #expect(engine.handle(.character("7")).refusal != nil)
+        #expect(engine.holderName == "ADA LOVELACE", "a refused key leaves the swiped name")
+        _ = engine.handle(.backspace)
+        engine.type("X")
+        #expect(engine.holderName == "ADA LOVELACX", "Backspace edits it")
+    }
+
     @Test func aSwipeOfANetworkNotAcceptedSaysSo() throws {
         let accepted = try AcceptedNetworks.parse("mastercard", in: BundledRules.set)
         var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),

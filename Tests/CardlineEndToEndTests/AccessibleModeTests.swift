@@ -162,6 +162,29 @@ import Glibc
         #expect(Self.lines(t).count(where: { $0 == "Card number:" }) == 2, "\(Self.lines(t))")
     }
 
+    /// Issue 36 item 3: a swipe after characters were typed on the answer's line is read whole
+    /// and unechoed, refused in a sentence, and the question asked again.
+    @Test func aSwipeAfterTypedCharactersIsNeverShown() throws {
+        let t = try start(["--print", "--once"])
+        #expect(t.expect("Card number: "))
+        t.send("4")
+        #expect(t.expect("4"))
+        #expect(t.until("the prompt has read the key") { t.unreadInput == 0 })
+        t.send(SwipeTests.otherTracks + "\r")
+        #expect(t.expect("A card is swiped at an empty card number field."))
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r")
+        #expect(t.expect("Expiry date"))
+        t.send("12/30\r")
+        #expect(t.expect("CVV"))
+        t.send(Self.code + "\r")
+        try expectDelivered(t)
+        let raw = String(decoding: t.raw, as: UTF8.self)
+        for piece in SwipeTests.otherPieces {
+            #expect(!raw.contains(piece), "\(piece) on the terminal")
+        }
+    }
+
     @Test func aDumbTerminalInTheCLocaleGetsASCIIOnly() throws {
         let t = try start(["--print", "--once"], environment: ["TERM": "dumb", "LANG": "C"])
         #expect(t.expect("Card number: "))

@@ -41,6 +41,43 @@ import Glibc
         expectClean(history, "the history file")
     }
 
+    /// Issue 36 item 4: a number typed into a `:` command with its groups joined by several
+    /// spaces, by commas, or with letters among its digits, is masked in the echo and in the
+    /// field's line left on screen: six and four digits at most.
+    static let loose = [":4256  9674  1851  8869", ":4256,9674,1851,8869", ":a4256967b418518869"]
+
+    func expectSixAndFourAtMost(_ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!text.contains("1851") && !text.contains("741851"), "\(what): \(text.suffix(800))", sourceLocation: sourceLocation)
+        for line in text.split(whereSeparator: \.isNewline) where line.filter(\.isNumber).count > 10 {
+            Issue.record("\(what) shows more than ten digits: \(line)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func looselyWrittenNumbersArePipedMasked() throws {
+        let run = try runPiped(["--today", "2026-11"], input: Self.loose.joined(separator: "\n") + "\n", environment: home.environment)
+        // (Without `--print`, messages go to stdout.)
+        #expect((run.output + run.errors).components(separatedBy: "unknown command").count - 1 == 3, "\(run.output + run.errors)")
+        expectSixAndFourAtMost(run.output + run.errors, "the output")
+    }
+
+    @Test func looselyWrittenNumbersAreMaskedAtThePrompt() throws {
+        let t = try PseudoTerminal.prompt([], home: home)
+        t.expect("Card number (#### #### #### ####): ")
+        var mark = t.raw.count
+        for command in Self.loose {
+            t.send(command)
+            // Typed in full in the live field; everything written after Enter is checked.
+            t.waitForScreen("the command typed") { $0.cursorLine.contains(command) }
+            mark = t.raw.count
+            t.send("\r")
+            t.expect("unknown command")
+            t.expect(":help lists the commands")
+            expectSixAndFourAtMost(PseudoTerminal.plain(Array(t.rawSince(mark))), "what was written after Enter")
+        }
+        expectSixAndFourAtMost(t.screen.lines.joined(separator: "\n"), "the screen")
+        #expect(t.screen.lines.contains { $0.contains(":4256  96••  ••••  8869") }, "\(t.screen.lines.joined(separator: "\n"))")
+    }
+
     func replay(_ script: String) throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
         let path = home.path + "/outside.session"
         try script.write(toFile: path, atomically: true, encoding: .utf8)

@@ -83,6 +83,23 @@ import Testing
         #expect(!raw.contains("LOVELACE/ADA"))
     }
 
+    /// The swiped name, shown filled, is replaced by a name typed into its field (not added to)
+    /// and the line shows what is typed.
+    @Test func aNameTypedAtThePromptReplacesTheSwipedName() throws {
+        let t = try PseudoTerminal.prompt(["--print", "--once", "--name"], home: home, pipes: [1])
+        t.expect("Card number (#### #### #### ####): ")
+        t.send(Self.tracks + "\r")
+        t.expect("Type the 3-digit CVV")
+        t.send(Self.code + "\r")
+        t.waitForScreen("the filled name") { $0.cursorLine.hasPrefix("Name (as on the card): ADA LOVELACE") }
+        t.send("Bob Smith")
+        t.waitForScreen("the typed name") { $0.cursorLine.hasPrefix("Name (as on the card): Bob Smith ") }
+        t.send("\r")
+        #expect(t.waitForExit() == 0)
+        let card = try json(try #require(t.pipedText(1).split(separator: "\n").first))
+        #expect(card["holder_name"] as? String == "Bob Smith")
+    }
+
     /// A reader types a character at a time: the swipe comes over many reads, and is one swipe.
     @Test func aSwipeReadInPiecesIsOneSwipe() throws {
         let t = try PseudoTerminal.prompt(["--print", "--once"], home: home, pipes: [1])
@@ -149,6 +166,67 @@ import Testing
         t.expect("only digits go in the card number, not ';'")
         t.send("4111111111111111")
         t.expect("Type the expiry date")
+    }
+
+    /// The review's card (issue 36): its tracks, and pieces of them that must never be shown
+    /// when the swipe is refused, not even the masked number's ends, the name or the expiry.
+    static let otherTracks = "%B4256967418518869^QUIXOTE/ZEBULON^30122010000000000000?;4256967418518869=30122010000000000?"
+    static let otherPieces = ["4256", "8869", "QUIXOTE", "ZEBULON", "%B", "^", "=3012", "2201000"]
+
+    func expectNone(of pieces: [String], in text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for piece in pieces {
+            #expect(!text.contains(piece), "\(piece) in \(what): \(text.suffix(600).debugDescription)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Issue 36 item 3: a swipe while a `:` command is typed is collected unechoed and refused
+    /// with the swipe's message; nothing of its tracks reaches the terminal or the history file.
+    @Test func aSwipeInACommandLineIsNeverTyped() throws {
+        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color"], environment: home.environment)
+        t.waitForRawMode()
+        t.expect("Card number (#### #### #### ####): ")
+        t.send(":")
+        t.waitForScreen("the command begun") { $0.cursorLine.hasPrefix("Card number (#### #### #### ####): :") }
+        t.send(Self.otherTracks + "\r")
+        t.expect("a card is swiped at an empty card number field")
+        // The command line is still `:`; emptied, a command runs as ever.
+        t.send("\u{15}:cards\r")
+        t.expect("no cards yet")
+        t.send(":quit\r")
+        #expect(t.waitForExit() == 0)
+        expectNone(of: Self.otherPieces, in: String(decoding: t.raw, as: UTF8.self), "the terminal")
+        let history = (try? String(contentsOfFile: home.path + "/state/cardline/history", encoding: .utf8)) ?? ""
+        #expect(history.contains(":cards"), "history is written: \(history)")
+        expectNone(of: Self.otherPieces, in: history, "the history file")
+    }
+
+    /// Issue 36 item 3: piped, a line whose track data does not start it at an empty number (a
+    /// `:` command, digits before it, the CVV's line) is refused with the swipe's message and
+    /// nothing of the tracks is written; the lines after it go on.
+    @Test func aSwipeAfterOtherTextOnAPipedLineIsNeverTyped() throws {
+        let input = [":" + Self.otherTracks, "4111 " + Self.otherTracks, "5555555555554444 01/28", Self.otherTracks, "  " + Self.tracks, Self.code, ":quit"]
+        let run = try runPiped(["--today", "2026-11", "--print"], input: input.joined(separator: "\n") + "\n", environment: home.environment)
+        #expect(run.errors.components(separatedBy: "a card is swiped at an empty card number field").count - 1 == 3, "\(run.errors)")
+        #expect(run.errors.contains("line 1: command: a card is swiped"), "\(run.errors)")
+        #expect(run.errors.contains("line 4: CVC: a card is swiped"), "\(run.errors)")
+        // Blanks before a swipe at an empty number: still a swipe.
+        let card = try json(try #require(run.output.split(separator: "\n").first))
+        #expect(card["number"] as? String == Self.number)
+        #expect(card["entry"] as? String == "swipe")
+        expectNone(of: Self.otherPieces, in: run.output + run.errors, "the output")
+        let history = (try? String(contentsOfFile: home.path + "/state/cardline/history", encoding: .utf8)) ?? ""
+        expectNone(of: Self.otherPieces, in: history, "the history file")
+    }
+
+    /// Issue 36 item 10: piped with `--name`, a swipe then `123 Bob Smith`: the name typed
+    /// replaces the swiped one, never glued to it.
+    @Test func aNameTypedAfterAPipedSwipeReplacesTheSwipedName() throws {
+        let run = try runPiped(["--today", "2026-11", "--print", "--name"], input: Self.tracks + "\n" + Self.code + " Bob Smith\n",
+                               environment: home.environment)
+        #expect(run.status == 0, "\(run.errors)")
+        let card = try json(try #require(run.output.split(separator: "\n").first))
+        #expect(card["holder_name"] as? String == "Bob Smith")
+        #expect(card["entry"] as? String == "swipe")
     }
 
     @Test func aPipedLineOfTrackDataIsASwipe() throws {
