@@ -12,6 +12,10 @@ let package = Package(
         // `.product(name: "CardSeal", package: "cardline")`. The only product built on
         // swift-crypto, so CardKit and CardPrompt build without it.
         .library(name: "CardSeal", targets: ["CardSeal"]),
+        // A free() that zeroes what it frees, for a program that embeds CardPrompt and wants
+        // freed card text wiped as cardline does: linking it replaces free() for the whole
+        // process, so it is a product of its own, never a dependency of the libraries above.
+        .library(name: "CardWipingFree", targets: ["CWipingFree"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -31,6 +35,8 @@ let package = Package(
         ),
         // Fixed-arity wrappers around libedit's variadic calls, which Swift cannot call.
         .target(name: "CEditLine", dependencies: ["CLibEdit"], linkerSettings: [.linkedLibrary("tinfo")]),
+        // The wiping free(), which changes the whole process: only executables depend on it.
+        .target(name: "CWipingFree"),
         // The terminal front end (libedit bindings that drive the engine, the plain-line path),
         // rule folders, process protection, and the `CardPrompt` API other programs embed.
         .target(name: "CardPrompt", dependencies: ["CardKit", "CEditLine"]),
@@ -47,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "cardline",
             dependencies: [
-                "CardKit", "CardPrompt", "CardSeal",
+                "CardKit", "CardPrompt", "CardSeal", "CWipingFree",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -70,8 +70,6 @@ final class AccessiblePrompt {
     /// Asks for cards until `:quit`, Ctrl-D between cards, the end of input, the timeout, or
     /// `onAccepted` answering `.done` or `.failed`.
     func run() -> InteractiveEditor.Ending {
-        // Every block freed from here on is zeroed first (strings made of the answer).
-        cl_wipe_freed_memory()
         let input = fileno(device.input)
         guard cl_signals_begin(input, fileno(device.output)) == 0 else { return .noEditor }
         defer { cl_signals_end() }

@@ -148,9 +148,6 @@ final class InteractiveEditor {
     /// Runs until `:quit`, Ctrl-D between cards, the end of input, or `onAccepted`
     /// returning false.
     func run() -> Ending {
-        // Every block freed from here on is zeroed first: Swift frees the strings that held the
-        // field (views, display texts) without clearing them.
-        cl_wipe_freed_memory()
         // libedit drops non-ASCII bytes without a character-type locale; the host's own
         // setting is put back when the prompt ends.
         let previousLocale = setlocale(LC_CTYPE, nil).map { String(cString: $0) }
@@ -725,7 +722,7 @@ final class InteractiveEditor {
     /// having it draw that filler (`EL_REFRESH`, from the line's first column) over every cell
     /// the prompt and line took; the caller's next refresh draws the real text over the
     /// filler. The terminal's output buffer is wiped as each key is read, and freed heap as it
-    /// is freed (`cl_wipe_freed_memory`). Nothing is drawn on a terminal that cannot clear a
+    /// is freed where the program links the wiping free() (`CWipingFree`: cardline does). Nothing is drawn on a terminal that cannot clear a
     /// line's end or move up (`TERM=dumb`): there only the line buffer is overwritten.
     /// Returns the rows above the cursor once the filler is drawn (the cursor at its end), nil
     /// when nothing was drawn. Not `drawing`, for a finished line that stays on screen (a name

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CEditLine
+import CWipingFree
 import CardPrompt
 import CardSeal
 import Dispatch
@@ -75,7 +76,7 @@ struct Check: ParsableCommand {
         ProcessProtection.apply(lockingMemory: true)
         let (rules, accepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: true))
         // From here on every buffer freed is wiped first (records' bytes, a JSON record's
-        // strings, a block grown; `cl_wipe_freed_memory`, as the prompt does): after the rules,
+        // strings, a block grown; `cl_wipe_freed_memory`, as `enter` does): after the rules,
         // whose many small frees hold no card.
         cl_wipe_freed_memory()
         let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)

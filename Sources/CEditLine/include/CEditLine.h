@@ -82,11 +82,6 @@ int cl_disable_core_dumps(void);
 long long cl_memlock_limit(void);
 /// mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); 0 or -1 with errno.
 int cl_lock_memory(void);
-/// From now on, for the rest of the process, every block handed to free() is overwritten with
-/// zeros first (this target defines free(), in front of the C library's), and the C library's
-/// own frees are overwritten too where it can (mallopt M_PERTURB). 0, or -1 when free() is not
-/// replaced (a sanitizer's allocator is in use).
-int cl_wipe_freed_memory(void);
 /// Gives `out` a buffer of `size` bytes owned by the caller (setvbuf, line-buffered as a
 /// terminal's stream is), so that it can be wiped; NULL gives the stream back a buffer of the
 /// C library's own.
