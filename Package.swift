@@ -70,12 +70,9 @@ let package = Package(
         .executableTarget(name: "bench-c-loop"),
         // An example client of the CardPrompt library: a small order desk (built by `make test`).
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
-        // A test program: the prompt with every early echo spoiled, so that the end-to-end
-        // tests can drive the redraw that follows a wrong one (`EchoFallbackTests`).
-        .executableTarget(name: "echo-fallback-prompt", dependencies: ["CardKit", "CardPrompt"], path: "Tests/EchoFallbackPrompt"),
         .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),
         // Runs the built binary: through a real pseudo-terminal, on pipes, and on files it writes.
-        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "echo-fallback-prompt", "CardKit", "CardPrompt", "PTYSupport"]),
+        .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "CardKit", "CardPrompt", "PTYSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

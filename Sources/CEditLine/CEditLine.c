@@ -73,8 +73,7 @@ __attribute__((noinline)) void cl_wipe_stack(size_t count) {
 }
 int cl_refresh(EditLine *el) { return el_set(el, EL_REFRESH); }
 
-// The stream that takes libedit's drawing in cl_refresh_silently (and between cl_draw_into_sink
-// and cl_draw_into) and discards it. The drawing holds the field: the whole buffer is wiped
+// The stream that takes libedit's drawing in cl_refresh_silently and discards it. The drawing holds the field: the whole buffer is wiped
 // each time its bytes are discarded, and the buffer is flushed after each use.
 static char cl_sink_buffer[4096];
 static ssize_t cl_sink_write(void *cookie, const char *bytes, size_t size) {
@@ -94,17 +93,6 @@ int cl_silent_refresh_ready(void) {
         setvbuf(cl_sink, cl_sink_buffer, _IOFBF, sizeof cl_sink_buffer);
     }
     return 0;
-}
-
-int cl_draw_into_sink(EditLine *el, FILE *out) {
-    if (cl_silent_refresh_ready() != 0) return -1;
-    fflush(out);
-    return el_set(el, EL_SETFP, 1, cl_sink);
-}
-
-int cl_draw_into(EditLine *el, FILE *out) {
-    fflush(cl_sink);  // (wiped as it is discarded)
-    return el_set(el, EL_SETFP, 1, out);
 }
 
 int cl_refresh_silently(EditLine *el, FILE *out) {

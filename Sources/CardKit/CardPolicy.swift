@@ -110,30 +110,6 @@ public enum CardPolicy {
         }
     }
 
-    /// `grouped(digits, groups:)` when `text` is its beginning and one or two characters
-    /// follow (an ordinary digit: the digit, or a group's space and the digit); nil otherwise.
-    /// The check and the new string are one pass (the prompt's view after every digit).
-    static func grouped(_ digits: [UInt8], groups: [Int], extending text: String) -> String? {
-        let length = groupedLength(digits.count, groups: groups)
-        var same = true
-        // unsafe: the shown text read in place, on the per-digit path (no copy of the number).
-        let extended: String?? = text.utf8.withContiguousStorageIfAvailable { old in
-            guard length > old.count, length <= old.count + 2 else { return nil }
-            // unsafe: as `grouped`'s, each byte also compared with `text`'s.
-            return String(unsafeUninitializedCapacity: length) { buffer in
-                var written = 0
-                forEachGrouped(digits, groups: groups) { byte in
-                    if written < old.count && old[written] != byte { same = false }
-                    buffer[written] = byte
-                    written += 1
-                }
-                return written
-            }
-        }
-        guard same, let extended, let extended else { return nil }
-        return extended
-    }
-
     /// Calls `body` with each byte of the grouped digits in turn: an ASCII digit, or the space
     /// between two groups.
     @inline(__always)

@@ -173,7 +173,6 @@ extension EntryEngine {
     /// "13/16 (13 valid)" once the digits typed already make a complete, valid number that
     /// Enter takes (`LengthSet.completeness`: `.completeCanGrow`), the note in the words of
     /// `messages` (`progress.valid`).
-    /// (Static: `extendView` calls it without copying the engine.)
     static func numberProgress(_ digits: [UInt8], _ detection: Detection, _ messages: MessageCatalog) -> String {
         guard detection.network != nil else { return progress(digits.count, of: nil) }
         let (goal, valid) = numberGoal(digits, detection)
@@ -239,38 +238,6 @@ extension EntryEngine {
     /// prompt, after every key): a mutating call uses the engine where it is, where reading a
     /// property of it first copies the whole engine. Changes nothing.
     public mutating func currentView() -> EntryView { view(of: field) }
-
-    /// Brings `view` up to date in place when the active field's view now differs from it only
-    /// by characters added at the end of its text and by its progress (an ordinary digit of the
-    /// number, or a group's space and a digit): appends them, sets the progress, and returns
-    /// how many bytes were appended. Otherwise returns 0 and leaves `view` as it was (make it
-    /// afresh with `currentView()`). Nothing is assumed about where `view` came from: its
-    /// field, label, hint, logo and text are compared with what `view(of:)` would make, so an
-    /// extended view is exactly `view(of: field)`, without making its strings again (the
-    /// prompt does this after every digit). Mutating only as `currentView()` is. Card-number
-    /// field only.
-    public mutating func extendView(_ view: inout EntryView) -> Int {
-        guard field == .number, view.field == .number, command == nil, !view.isCommand else { return 0 }
-        // (Stored properties only, no method of the engine: from a mutating method, each such
-        // call copies the whole engine first.)
-        let network = detection.network
-        // The label, hint and logo as `view(of:)` makes them (equal strings: compared by identity first).
-        guard view.label == messages.numberLabel else { return 0 }
-        if let network {
-            guard view.hint == network.formatHint else { return 0 }
-            // A co-badged card's badge is the network chosen (`self.network`): not extended.
-            guard !detection.isCoBadged, view.logo == network.logo else { return 0 }
-        } else {
-            guard view.hint == EntryView.unknownNetworkHint, view.logo == undecidedLogo else { return 0 }
-        }
-        // The grouped digits, made in one pass with the check that `view.text` is their
-        // beginning and a digit, or a group's space and a digit, follows it.
-        let before = view.text.utf8.count
-        guard let text = CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network), extending: view.text) else { return 0 }
-        view.text = text
-        view.progress = Self.numberProgress(numberDigits, detection, messages)
-        return text.utf8.count - before
-    }
 
     /// How a field looks with its current value (a `:` command shows only in the active field).
     public func view(of field: Field) -> EntryView {

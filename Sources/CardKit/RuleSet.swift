@@ -341,24 +341,6 @@ public struct RuleSet: Sendable {
     /// The most digits any pattern looks at. Digits past it cannot change a detection.
     public var longestPattern: Int { levels.last?.length ?? 0 }
 
-    /// True when no pattern longer than `digits` begins with them: whatever digit follows,
-    /// `detect` then says what it says of `digits` alone (the prompt's echo decided before the
-    /// key, `EntryEngine.nextDigit`).
-    public func noLongerPattern(startingWith digits: [UInt8]) -> Bool {
-        let count = digits.count
-        guard count < longestPattern else { return true }
-        var value: UInt64 = 0
-        for digit in digits { value = value &* 10 &+ UInt64(digit) }
-        let levels = self.levels.span
-        // Levels ascend: only the longer ones, from the longest down.
-        for index in levels.indices.reversed() {
-            let level = levels[index]
-            guard level.length > count else { break }
-            if level.span(prefix: value, digits: count) != nil { return false }
-        }
-        return true
-    }
-
     /// What the digits typed so far say about the network.
     public func detect(_ digits: [UInt8]) -> Detection {
         if digits.isEmpty, let emptyDetection { return emptyDetection }

@@ -57,43 +57,43 @@ import Glibc
 /// the run-time exclusivity check on each access — 2,400 instructions per digit, measured with
 /// callgrind, a fifth of the prompt's own work.
 final class InteractiveEditor {
-    @exclusivity(unchecked) var engine: EntryEngine
+    var engine: EntryEngine
     let style: Style
     let device: TerminalDevice
     private let title: String?
     private let onCommand: (String) -> Void
     /// Receives each accepted card, whole, and says whether to go on.
     private let onAccepted: (PaymentCard) -> CardPrompt.Receipt
-    @exclusivity(unchecked) private var editLine: OpaquePointer?
+    private var editLine: OpaquePointer?
     /// The left prompt as drawn (with its escape sequences), for `redrawInPlace`.
-    @exclusivity(unchecked) private var promptString = ""
+    private var promptString = ""
     /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
-    @exclusivity(unchecked) private var promptText, rightPromptText: UnsafeMutablePointer<CChar>?  // libedit reads them when it draws
+    private var promptText, rightPromptText: UnsafeMutablePointer<CChar>?  // libedit reads them when it draws
     /// A burst of refused keys prints one reason (the same rule as replay's transcript).
-    @exclusivity(unchecked) var refusals = RefusalBurst()
-    @exclusivity(unchecked) var quitRequested = false
+    var refusals = RefusalBurst()
+    var quitRequested = false
     /// Set once `onAccepted` asked to stop: the prompt ends after the success line.
-    @exclusivity(unchecked) private var endAfterOutput = false
-    @exclusivity(unchecked) private var ending = Ending.quit
+    private var endAfterOutput = false
+    private var ending = Ending.quit
     /// Output waiting for the flush key that a field change pushes.
-    @exclusivity(unchecked) var pendingOutput: String?
+    var pendingOutput: String?
     /// Key input: the terminal's bytes, decoded, queued, wiped.
     let reader: KeyReader
     /// What the terminal is and how to erase the live line on it.
-    @exclusivity(unchecked) var terminal = TerminalState()
+    var terminal = TerminalState()
     /// The engine's view after the last key (what the line shows, unless a finished line does).
-    @exclusivity(unchecked) var currentView: EntryView
+    var currentView: EntryView
     /// What libedit's buffer holds: the text last put there.
-    @exclusivity(unchecked) var shown = ShownLine()
+    var shown = ShownLine()
     /// The layout choices the prompts were last built for.
-    @exclusivity(unchecked) var choice: Style.LayoutChoice?
+    var choice: Style.LayoutChoice?
     /// True when cardline draws the badge itself (`painter`), on every terminal that takes
     /// escape sequences and can clear a line's end; else libedit draws it as its right prompt.
-    @exclusivity(unchecked) var drawsBadge = false
+    var drawsBadge = false
     /// Drawing: the badge.
-    @exclusivity(unchecked) var painter = BadgePainter()
+    var painter = BadgePainter()
     /// Warnings waiting to be shown above the prompt (`warn`).
-    @exclusivity(unchecked) var warnings: [String] = []
+    var warnings: [String] = []
 
     /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
     private static let invisible: CChar = 1
@@ -107,9 +107,8 @@ final class InteractiveEditor {
          onCommand: @escaping (String) -> Void = { _ in },
          onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
          reloadingWith loader: EntryEngine.RuleLoader? = nil,
-         timeout: Duration? = nil, endsOnCancel: Bool = false, reader: KeyReader? = nil) {
-        // (`reader`: a test's stand-in, `Tests/EchoFallbackPrompt`; the prompt makes its own.)
-        self.reader = reader ?? KeyReader(timeout: timeout)
+         timeout: Duration? = nil, endsOnCancel: Bool = false) {
+        reader = KeyReader(timeout: timeout)
         self.endsOnCancel = endsOnCancel
         self.engine = engine
         // `:help` and the Ctrl-D refusal name what Ctrl-C and Esc do here.
@@ -173,11 +172,9 @@ final class InteractiveEditor {
         // Not EL_SIGNAL: cl_signals_begin handles signals for this process only.
         cl_set_tty_flag(el, "-d", "-isig")
         cl_set_prompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.promptText } }, Self.invisible)
-        drawsBadge = terminal.escapes && cl_terminal_string(el, "ce") != nil
-        // cardline echoes ordinary digits itself only where libedit can be told the screen
-        // without drawing (`catchUpLibedit`).
-        echoesDigits = drawsBadge && cl_silent_refresh_ready() == 0
-        reader.echoDescriptor = device.outputDescriptor
+        // cardline draws the badge, and the changed cells of a one-row line, where libedit can
+        // be told the screen without drawing (`cl_refresh_silently`).
+        drawsBadge = terminal.escapes && cl_terminal_string(el, "ce") != nil && cl_silent_refresh_ready() == 0
         if !drawsBadge {
             cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.rightPromptText } }, Self.invisible)
         }
@@ -244,49 +241,10 @@ final class InteractiveEditor {
         cl_bind(el, "^L", "ed-clear-screen")
     }
 
-    // MARK: - Reading the terminal (the methods: InteractiveEditor+Typing.swift)
+    // MARK: - Reading the terminal (the method: InteractiveEditor+Typing.swift)
 
-    /// An echo written as its digit was read was not what the key does (it cannot be, but the
-    /// screen must never be left wrong): the next dispatch draws the line again (`nextInput`).
-    @exclusivity(unchecked) var echoWentWrong = false
-
-    /// Where `catchUpLibedit` puts the characters it pushes (with the dispatch character and a
-    /// terminating 0), wiped once pushed.
-    @exclusivity(unchecked) var catchUp = [wchar_t](repeating: 0, count: 64)
-    /// The bytes of `shown.text` that libedit's buffer holds while it is behind.
-    @exclusivity(unchecked) var libeditHolds = 0
-    /// libedit draws into the discarding stream (`catchUpLibedit`) until the dispatch comes.
-    @exclusivity(unchecked) var drawsIntoSink = false
-
-    /// cardline types ordinary digits itself (`typeOrdinaryKeys`): where it draws the badge and
-    /// libedit can be told the screen without drawing.
-    @exclusivity(unchecked) var echoesDigits = false
-    /// Keys were typed since libedit's buffer last held the line (`catchUpLibedit`).
-    @exclusivity(unchecked) var libeditBehind = false
-    /// A key the engine took in `typeOrdinaryKeys` that needs more than an echo: what it did,
-    /// presented by the next dispatch (`nextInput`).
-    @exclusivity(unchecked) var takenOutcome: Outcome?
-    /// An ordinary digit's echo and badge update, written at once (`echoAppended`).
-    @exclusivity(unchecked) var echo = ShortBytes()
-
-    /// The dispatch binding: takes the next queued input and acts on it; draws the line again
-    /// after an early echo that was not what its key did (`echoWentWrong`).
+    /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
-        let result = actOnNextInput(el)
-        guard echoWentWrong else { return result }
-        echoWentWrong = false
-        guard !quitRequested else { return result }
-        updatePrompts()
-        replaceBuffer(el)
-        return redrawn(CC_REDISPLAY)
-    }
-
-    private func actOnNextInput(_ el: OpaquePointer) -> UInt8 {
-        if drawsIntoSink {
-            // libedit has caught up with the characters cardline echoed (`catchUpLibedit`).
-            drawsIntoSink = false
-            cl_draw_into(el, device.output)
-        }
         if let step = maskedStep {
             // libedit has drawn the field masked (`drawMasked`): now what it was drawn for.
             maskedStep = nil
@@ -304,11 +262,6 @@ final class InteractiveEditor {
                 replaceBuffer(el)
                 return redrawn(CC_REDISPLAY)
             }
-        }
-        if let outcome = takenOutcome {
-            // A key the engine already took, while cardline typed the keys before it.
-            takenOutcome = nil
-            return present(outcome, on: el)
         }
         if reader.timedOut {
             return end(.timedOut, saying: engine.messages.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0), on: el)
@@ -418,7 +371,7 @@ final class InteractiveEditor {
     /// What waits for libedit to have drawn the field masked: a full clear (which draws the
     /// field whole again), or a suspend.
     enum MaskedStep { case clearScreen, suspend }
-    @exclusivity(unchecked) var maskedStep: MaskedStep?
+    var maskedStep: MaskedStep?
 
     /// Before anything that can push the screen into a terminal's scrollback (a full clear, a
     /// suspend): puts the field masked in libedit's buffer, for the caller to return
@@ -438,7 +391,7 @@ final class InteractiveEditor {
     /// The running prompt's EditLine and editor (one prompt runs at a time in a process): a
     /// callback finds its editor here without an `el_get` for the client data (100
     /// instructions a call, two calls a key).
-    @exclusivity(unchecked) nonisolated(unsafe) private static var running: (el: OpaquePointer, editor: Unmanaged<InteractiveEditor>)?
+    nonisolated(unsafe) private static var running: (el: OpaquePointer, editor: Unmanaged<InteractiveEditor>)?
 
     /// Calls `body` with the editor of `el` (its client data), or returns `fallback` when it has
     /// none. The editor is not retained and released around the call (170 instructions a call):
@@ -460,7 +413,6 @@ final class InteractiveEditor {
 
     /// The flush binding: prints the output a key left pending, below the line it drew.
     private func flush(_ el: OpaquePointer) -> UInt8 {
-        finishAppend()
         guard let output = pendingOutput else { return UInt8(CC_NORM) }
         pendingOutput = nil
         // The line above the output is finished: its badge is drawn before the output. libedit,
@@ -505,27 +457,6 @@ final class InteractiveEditor {
 
     /// Shows what a burst of keys did: the line, and any output above it.
     private func present(_ outcome: consuming Outcome, on el: OpaquePointer) -> UInt8 {
-        finishAppend()  // (done already when libedit read the key: `readCharacter`)
-        // (`choice?.promptWidth`, not `choice != nil`, and the view passed `inout`: a class's
-        // property passed or compared whole is copied first.)
-        if drawsBadge, choice?.promptWidth != nil, outcome.refusal == nil, outcome.event == nil, outcome.command == nil,
-           outcome.messages.isEmpty, warnings.isEmpty, case let textBefore = currentView.text,
-           case let appended = engine.extendView(&currentView), appended > 0,
-           layoutMemo.differsOnlyByProgress(&currentView, columns: terminal.columns), shown.text == textBefore {
-            // An ordinary digit: taken with nothing to show, only characters added at the end
-            // (the view brought up to date in place: `extendView`), the prompt and the layout
-            // the same. libedit's own insert path writes them and nothing else, and keeps its
-            // picture of the screen right. The badge waits until libedit has echoed them
-            // (`readCharacter`): between the key and its echo there is only the engine. (What
-            // the line holds is noted at once: the signal handlers erase by it.) Should the
-            // layout or libedit's line not allow it, the view extended is already the new one
-            // and the key is drawn below as any other.
-            _ = refusals.reasonToShow(outcome, inBurst: reader.inBurst)  // not refused: starts afresh
-            pushLast(appended, of: currentView.text, el)
-            show(currentView.text, appending: appended)
-            badgeWaitsForEcho = true
-            return UInt8(CC_NORM)
-        }
         var view = engine.currentView()
         // The view before the keys, moved out as the new one goes in.
         swap(&view, &currentView)
@@ -555,10 +486,6 @@ final class InteractiveEditor {
         guard reason != nil || !outcome.messages.isEmpty || !warnings.isEmpty else {
             let promptBefore = promptString, textBefore = shown.text
             let promptChanged = updatePrompts()
-            if !promptChanged, case let appended = pushAppendedText(currentView.text, el), appended > 0 {
-                show(currentView.text, appending: appended)
-                return UInt8(CC_NORM)
-            }
             if let drawn = redrawInPlace(promptBefore: promptBefore, textBefore: textBefore, el) { return drawn }
             replaceBuffer(el)
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
@@ -622,63 +549,14 @@ final class InteractiveEditor {
     /// the prompt again under it.
     func warn(_ text: String) { warnings.append(text) }
 
-    /// Pushes to libedit what the engine's text adds at the end of its buffer, when that is all
-    /// that changed and it is one or two printable ASCII characters (a digit, or a group's
-    /// space and a digit): how many; 0, pushing nothing, otherwise.
-    private func pushAppendedText(_ text: String, _ el: OpaquePointer) -> Int {
-        guard drawsBadge else { return 0 }
-        // unsafe: both lines' bytes compared in place (no copies of the digits to wipe).
-        let appended: Int? = text.utf8.withContiguousStorageIfAvailable { text in
-            shown.text.utf8.withContiguousStorageIfAvailable { shown in
-                guard text.count > shown.count, text.count <= shown.count + 2 else { return 0 }
-                for index in 0..<shown.count where text[index] != shown[index] { return 0 }
-                for index in shown.count..<text.count where !(0x20...0x7E).contains(text[index]) { return 0 }
-                for index in shown.count..<text.count { pushCharacters[index - shown.count] = wchar_t(text[index]) }
-                return text.count - shown.count
-            } ?? 0
-        }
-        guard let appended, appended > 0 else { return 0 }
-        el_wpush(el, pushCharacters)
-        // The digits pushed are not left behind.
-        pushCharacters[0] = 0
-        pushCharacters[1] = 0
-        return appended
-    }
-
-    /// Pushes the last `count` characters of `text` to libedit: one or two that
-    /// `EntryEngine.extendView` appended to what its buffer holds (digits, a group's space).
-    private func pushLast(_ count: Int, of text: String, _ el: OpaquePointer) {
-        for (index, byte) in text.utf8.suffix(count).prefix(2).enumerated() { pushCharacters[index] = wchar_t(byte) }
-        el_wpush(el, pushCharacters)
-        // The digits pushed are not left behind.
-        pushCharacters[0] = 0
-        pushCharacters[1] = 0
-    }
-
     /// A finished line holding a name or postal code in clear waits for the flush key to be
     /// wiped from libedit's buffers, once drawn (`present`, `flush`).
-    @exclusivity(unchecked) private var wipesFinishedLine = false
+    private var wipesFinishedLine = false
 
     /// How much of the stack below a binding is zeroed (`cl_wipe_stack`) once a line holding a
     /// name or postal code is finished (`flush`) and when the prompt ends (`end`): the depth a
     /// key's handling and a card's delivery reach.
     static let stackWiped = 64 * 1024
-
-    /// Where `pushAppendedText` and `pushLast` put the characters they push (two and the terminating 0).
-    @exclusivity(unchecked) private var pushCharacters: [wchar_t] = [0, 0, 0]
-
-    /// An ordinary digit was pushed to libedit's insert path (`present`): the layout's progress
-    /// and the badge wanted wait until libedit has echoed it.
-    @exclusivity(unchecked) private var badgeWaitsForEcho = false
-
-    /// After an ordinary digit's echo: the layout's progress and the badge wanted brought up to
-    /// date (what `updatePrompts` does for other keys).
-    func finishAppend() {
-        guard badgeWaitsForEcho else { return }
-        badgeWaitsForEcho = false
-        choice!.progress = currentView.progress
-        painter.want(logo: currentView.logo, progress: currentView.progress, style: style, securityCode: currentView.field == .cvv)
-    }
 
     /// `result`, for a key after which libedit redraws the line: the badge is then drawn whole.
     private func redrawn(_ result: Int32) -> UInt8 {
@@ -774,15 +652,7 @@ final class InteractiveEditor {
     /// prompt's text changed.
     @discardableResult
     private func updatePrompts(_ view: EntryView) -> Bool {
-        if drawsBadge, choice != nil, layoutMemo.differsOnlyByProgress(view, columns: terminal.columns) {
-            // An ordinary digit: the same choice with the new progress, changed in place.
-            choice!.progress = view.progress
-            painter.want(logo: view.logo, progress: view.progress, style: style, securityCode: view.field == .cvv)
-            return false
-        }
         let next = style.layoutChoice(view, columns: terminal.columns)
-        layoutMemo = LayoutMemo(next, for: view, columns: terminal.columns,
-                                spare: drawsBadge ? style.spareColumns(next, for: view, columns: terminal.columns) : 0)
         let promptChanged: Bool
         if let choice {
             promptChanged = next.label != choice.label || next.hint != choice.hint || promptText == nil
@@ -808,13 +678,7 @@ final class InteractiveEditor {
     }
 
     /// The logo the right prompt was last built for.
-    @exclusivity(unchecked) private var badgeLogo = ""
-
-    /// What the layout choice was last worked out for: an ordinary digit, which changes only
-    /// the progress and keeps its length or lengthens it by no more than the row has to spare,
-    /// leaves the choices the same (they are made by widths alone) when the last one showed the
-    /// progress whole.
-    @exclusivity(unchecked) var layoutMemo = LayoutMemo()
+    private var badgeLogo = ""
 
 
     /// Brings the badge on the line's first row up to date (`BadgePainter`); the cursor is left

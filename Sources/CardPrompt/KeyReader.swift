@@ -12,26 +12,24 @@ import Glibc
 /// is wiped after each read and each key is blanked in the queue as it is taken. A read that
 /// starts with `%` or `;` is a card reader's swipe: its bytes go to `SwipeCollector`, not the
 /// decoder, and come out as one `Key.swipe`.
-// Not `final` only so that a test's reader can stand in for it (`InteractiveEditor.init`'s
-// `reader`, `Tests/EchoFallbackPrompt`); a release build, with no subclass, treats it as final.
-class KeyReader {
+final class KeyReader {
     /// Turns the terminal's bytes into keys.
-    @exclusivity(unchecked) private var decoder = KeyDecoder()
+    private var decoder = KeyDecoder()
     /// Where the terminal's bytes are read, wiped after each read.
-    @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: KeyReader.readSize)
+    private var readBuffer = [UInt8](repeating: 0, count: KeyReader.readSize)
     private static let readSize = 4096
     /// Keys read from the terminal and not yet taken (one array, kept from read to read).
-    @exclusivity(unchecked) private var keys: [TerminalKey] = []
-    @exclusivity(unchecked) private var keyIndex = 0
+    private var keys: [TerminalKey] = []
+    private var keyIndex = 0
     /// A resize waits before the queued keys.
-    @exclusivity(unchecked) var resized = false
+    var resized = false
     /// The input has ended (the terminal closed): what is queued is all that comes.
-    @exclusivity(unchecked) private var inputEnded = false
+    private var inputEnded = false
     /// The idle timeout in milliseconds (nil: none), and when it runs out (`monotonicMilliseconds`),
     /// moved on by every read that brings bytes; `timedOut` is set once it has run out.
     let timeoutMilliseconds: Int64?
-    @exclusivity(unchecked) private var idleDeadline: Int64 = 0
-    @exclusivity(unchecked) private(set) var timedOut = false
+    private var idleDeadline: Int64 = 0
+    private(set) var timedOut = false
 
     /// How long an escape sequence may pause before what came is taken as it stands (a lone
     /// Esc, an Alt chord): long enough for a slow link, short enough not to be felt.
@@ -45,11 +43,7 @@ class KeyReader {
     /// The swipe being collected (a read that starts with `%` or `;`, in every field and state:
     /// a `:` command, accessible mode after other characters; the engine refuses it but at an
     /// empty number) (`SwipeCollector`), never echoed, never decoded into keys.
-    @exclusivity(unchecked) private var swipe = SwipeCollector()
-    /// An ordinary digit's echo, armed by the editor before it waits: written to
-    /// `echoDescriptor` as soon as a read brings one digit alone (`EarlyEcho`).
-    @exclusivity(unchecked) var earlyEcho = EarlyEcho()
-    @exclusivity(unchecked) var echoDescriptor: Int32 = -1
+    private var swipe = SwipeCollector()
 
     init(timeout: Duration?) {
         timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
@@ -123,16 +117,6 @@ class KeyReader {
     private func read(_ fd: Int32) -> Int {
         let count = Glibc.read(fd, &readBuffer, Self.readSize)
         guard count > 0 else { return count }
-        // One digit alone, with nothing before it to decode with it: its echo first.
-        if count == 1 && earlyEcho.isArmed && readBuffer[0] &- 0x30 < 10 && keyIndex == keys.count && !swipe.isCollecting
-            && !decoder.isPending && !decoder.isInPaste && !decoder.isHoldingCutShort {
-            earlyEcho.write(readBuffer[0], to: echoDescriptor)
-            // The processor to the terminal first: the echo is its to show, and on a busy
-            // machine the terminal may share this processor and run only once this waits. Up to
-            // a millisecond, cut short by the next byte; the key's own work comes after.
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&entry, 1, 1)
-        }
         if let timeoutMilliseconds { idleDeadline = Self.monotonicMilliseconds() + timeoutMilliseconds }
         // A swipe takes the bytes up to its Enter; the decoder reads the rest where they were
         // read (no copy is left unwiped).

@@ -188,13 +188,6 @@ public struct Style: Sendable {
         return LayoutChoice(label: short, hint: nil, progress: nil, promptWidth: short.scalarCount + 2)
     }
 
-    /// The columns `columns` leaves over beside the row of `choice` for `view` (the field at its
-    /// widest): its progress may grow by as many and `choice` stays the fullest layout that fits.
-    func spareColumns(_ choice: LayoutChoice, for view: EntryView, columns: Int) -> Int {
-        columns - Self.rowWidth(prompt: choice.promptWidth, text: Self.textWidth(view, hintWidth: view.hint.scalarCount),
-                                logo: view.logo.scalarCount, progress: choice.progress?.scalarCount)
-    }
-
     /// The columns the field takes in a layout: the text of a command, else the widest value
     /// of the field (a rule may group its digits more finely than any bundled one: its hint
     /// is as wide).

@@ -100,11 +100,5 @@ int cl_refresh(EditLine *el);
 int cl_refresh_silently(EditLine *el, FILE *out);
 /// Makes the stream cl_refresh_silently draws into: 0 once it exists, -1 when it cannot be made.
 int cl_silent_refresh_ready(void);
-/// libedit draws into that stream (discarded) from now on, `out` being flushed first; -1 when
-/// the stream cannot be made.
-int cl_draw_into_sink(EditLine *el, FILE *out);
-/// libedit draws into `out` again after cl_draw_into_sink; what it drew is discarded and its
-/// buffer wiped.
-int cl_draw_into(EditLine *el, FILE *out);
 
 #endif
