@@ -107,42 +107,6 @@ struct BadgePainter {
         return true
     }
 
-    /// What `want(logo:progress:)` and then `draw(end:columns:)` would write, appended to
-    /// `out`, when they would bring the counter up to date in place (the same logo, a counter
-    /// as long, ASCII, the badge where it was drawn): nothing when no character changes. False,
-    /// appending nothing, in any other case. Changes nothing (an ordinary digit's echo decided
-    /// before the key: `InteractiveEditor.armEarlyEcho`); mutating only so that calling it on
-    /// the editor's property does not copy the painter.
-    mutating func appendCounterUpdate(logo: String, progress: String, end: Int, columns: Int, to out: inout ShortBytes) -> Bool {
-        guard !wanted.isEmpty, logoBytes > 0, !logoRebuilt, end < columns, logo == self.logo else { return false }
-        let start = columns - wantedCells - 2, length = wanted.count - logoBytes
-        guard let shown = onScreen, shown.start == start, shown.cells == wantedCells, logoBytesOnScreen == logoBytes,
-              textOnScreen.count == wanted.count, length <= ShortBytes.capacity - 20, out.count + length + 16 <= ShortBytes.capacity
-        else { return false }
-        // The counter wanted is `progress` and the space `wanted` ends with (`replaceCounter`).
-        let drawn = textOnScreen.span, space = wanted[wanted.count - 1]
-        var first = -1, last = -1
-        // pointer: the counter's bytes read in place, every digit (no copy of the string).
-        let comparable: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
-            guard bytes.count + 1 == length else { return false }
-            for index in 0..<length {
-                let byte = index < bytes.count ? bytes[index] : space, old = drawn[logoBytes + index]
-                guard byte < 0x80, old < 0x80 else { return false }
-                if byte != old {
-                    if first < 0 { first = index }
-                    last = index
-                }
-            }
-            guard first >= 0 else { return true }
-            let column = start + logoCells + first
-            Self.appendMove(from: end, to: column, into: &out)
-            for index in first...last { out.append(index < bytes.count ? bytes[index] : space) }
-            Self.appendMove(from: column + (last - first + 1), to: end, into: &out)
-            return true
-        }
-        return comparable == true
-    }
-
     /// libedit drew the line afresh: what it left of the badge is unknown.
     mutating func forget() {
         onScreen = nil
@@ -245,28 +209,6 @@ struct BadgePainter {
         }
     }
 
-    /// Appends what the last `draw` found to `out` (for `InteractiveEditor`'s echo of an
-    /// ordinary digit, which goes out with it in one write); false, appending nothing, when it
-    /// does not fit in `out`'s `room` bytes. (Mutating only so that calling it on the editor's
-    /// property does not copy the painter.)
-    mutating func appendDrawn(to out: inout some ByteAppending, room: Int) -> Bool {
-        if inPlace {
-            guard counterBytes.count <= room else { return false }
-            for index in 0..<counterBytes.count { out.append(counterBytes.storage[index]) }
-        } else {
-            guard bytes.count <= room else { return false }
-            for byte in bytes { out.append(byte) }
-        }
-        return true
-    }
-
-    /// True when a line whose text ends at column `end` (the cursor there) leaves the badge
-    /// wanted its place on a terminal `columns` wide, and does not reach the last column.
-    /// (Mutating only so that calling it on the editor's property does not copy the painter.)
-    mutating func leavesRoom(end: Int, columns: Int) -> Bool {
-        end < (wanted.isEmpty ? columns - 1 : columns - wantedCells - 2)
-    }
-
     /// The range of `wanted`'s counter that differs from the badge drawn (whose logo part is
     /// the same: not `logoRebuilt`), both being the same length and ASCII: nil inside when nothing differs; nil outside when the counter cannot be
     /// updated in place (the badge is then drawn whole).
@@ -311,8 +253,7 @@ protocol ByteAppending {
 extension [UInt8]: ByteAppending {}
 
 /// Up to `capacity` bytes without an array (no allocation, no uniqueness check per byte): an
-/// ordinary digit's counter update, and its echo with that update after it
-/// (`InteractiveEditor.echoAppended`), written after every digit.
+/// ordinary digit's counter update, written after every digit.
 struct ShortBytes: ByteAppending {
     static let capacity = 96
     var storage = InlineArray<96, UInt8>(repeating: 0)

@@ -25,58 +25,39 @@ import Glibc
 /// where libedit's EL_SIGNAL would re-send the signal to the caller's whole process group.
 /// One prompt runs at a time in a process (the handlers keep their state in C globals).
 ///
-/// Drawing costs little per key (issues 13 and 21). The prompt's text is built again only when
-/// the label or hint shown changes. On every terminal that takes escape sequences the badge is
-/// drawn by cardline (`BadgePainter`, with VT100 cursor motions), not as libedit's right
-/// prompt: libedit then draws only the prompt and the field. An ordinary digit (one that is
-/// only appended) is echoed by cardline itself, with the badge counter's changed characters,
-/// in one write(2) (`typeOrdinaryKeys`); when the engine can say before the key comes what any
-/// next digit would do (`EntryEngine.nextDigit`), that echo is written as soon as read(2)
-/// brings the digit (`EarlyEcho`) and checked once the engine has taken it. libedit is brought
-/// up to date through its own insert path, drawing into a stream that discards, before any
-/// other key (`catchUpLibedit`). Any other change on a line that takes one row (a regrouping
-/// digit, a backspace) is drawn by cardline too, writing only the cells that differ
-/// (`LineCells`), and libedit is told the new screen without drawing (`cl_refresh_silently`).
-/// Otherwise (a line that wraps, output above it) libedit's buffer is replaced and libedit
-/// redraws; the badge is then drawn whole, since libedit's redraw may have moved or erased it.
-/// On a terminal without escape sequences (TERM=dumb) libedit draws the badge as its right
-/// prompt, redrawing the whole line, and echoes every key itself.
+/// One way to draw a key (issue 37): every key goes through libedit's dispatch to the engine
+/// (`nextInput`), and nothing reaches the terminal before the engine has taken it. On every
+/// terminal that takes escape sequences cardline draws the badge itself (`BadgePainter`, with
+/// VT100 cursor motions), and a line that takes one row is brought up to date by writing only
+/// the cells that differ between the row on screen and the row wanted (`LineCells`: an
+/// ordinary digit writes the digit and the counter's changed characters), libedit being told
+/// the new screen without drawing (`cl_refresh_silently`). A line that wraps, or one with
+/// output above it, is drawn by libedit (its buffer replaced, its own redraw), and the badge
+/// then drawn whole. On a terminal without escape sequences (TERM=dumb) libedit draws the
+/// badge as its right prompt and the whole line.
 ///
-/// The jobs are split: `KeyReader` reads and decodes the terminal's keys, the key input of
-/// this class (libedit's reader, the digits typed and echoed here, libedit's catching up) is
-/// in `InteractiveEditor+Typing.swift`, `BadgePainter` draws the badge, `LineCells` works out
-/// the cells of a one-row line that changed, `LayoutMemo` remembers what the last layout was
-/// chosen for, `TerminalState` knows the terminal and how to erase the live line, `ShownLine`
-/// what libedit's line holds; this class drives libedit and the engine and presents what the
-/// engine did. (The state is the class's: an extension cannot store any, so the properties
-/// the key input uses are internal rather than private.)
-///
-/// Its state, and `KeyReader`'s, is touched only from libedit's callbacks on the one thread
-/// that runs the prompt, and no access to a property overlaps another (a callback finishes
-/// before the next starts): the stored properties are `@exclusivity(unchecked)`, which drops
-/// the run-time exclusivity check on each access — 2,400 instructions per digit, measured with
-/// callgrind, a fifth of the prompt's own work.
+/// The jobs are split: `KeyReader` reads and decodes the terminal's keys (libedit's reader is
+/// in `InteractiveEditor+Typing.swift`), `BadgePainter` draws the badge, `LineCells` works out
+/// the cells of a one-row line that changed, `PromptTexts` holds the prompts libedit draws,
+/// `TerminalState` knows the terminal and how to erase the live line, `ShownLine` what
+/// libedit's line holds; this class drives libedit and the engine and presents what the
+/// engine did. What a key leaves for libedit's next call is one `Step`; why the prompt ends,
+/// `ending`.
 final class InteractiveEditor {
     var engine: EntryEngine
     let style: Style
     let device: TerminalDevice
-    private let title: String?
-    private let onCommand: (String) -> Void
-    /// Receives each accepted card, whole, and says whether to go on.
-    private let onAccepted: (PaymentCard) -> CardPrompt.Receipt
+    /// What the host asked for: a title, what to do with commands and accepted cards.
+    private let settings: Settings
     private var editLine: OpaquePointer?
-    /// The left prompt as drawn (with its escape sequences), for `redrawInPlace`.
-    private var promptString = ""
-    /// C copies of the current prompts, alive until replaced (libedit keeps the pointers).
-    private var promptText, rightPromptText: UnsafeMutablePointer<CChar>?  // libedit reads them when it draws
+    /// The prompts as libedit draws them.
+    private let prompts = PromptTexts()
     /// A burst of refused keys prints one reason (the same rule as replay's transcript).
     var refusals = RefusalBurst()
-    var quitRequested = false
-    /// Set once `onAccepted` asked to stop: the prompt ends after the success line.
-    private var endAfterOutput = false
-    private var ending = Ending.quit
-    /// Output waiting for the flush key that a field change pushes.
-    var pendingOutput: String?
+    /// Why the prompt ends, once it is to end (after the output waiting, when there is some).
+    private var ending: Ending?
+    /// What the next dispatch or flush key finishes (`Step`).
+    private var step = Step.none
     /// Key input: the terminal's bytes, decoded, queued, wiped.
     let reader: KeyReader
     /// What the terminal is and how to erase the live line on it.
@@ -95,13 +76,28 @@ final class InteractiveEditor {
     /// Warnings waiting to be shown above the prompt (`warn`).
     var warnings: [String] = []
 
-    /// Marks the start and end of escape sequences in prompts, so libedit does not count them.
-    private static let invisible: CChar = 1
+    /// The host's choices for the prompt, fixed when it starts.
+    struct Settings {
+        let title: String?
+        let onCommand: (String) -> Void
+        /// Receives each accepted card, whole, and says whether to go on.
+        let onAccepted: (PaymentCard) -> CardPrompt.Receipt
+        let loader: EntryEngine.RuleLoader?
+        /// Whether Ctrl-C and a lone Esc end the prompt (one-shot use) rather than cancel the card.
+        let endsOnCancel: Bool
+    }
 
-    let loader: EntryEngine.RuleLoader?
-
-    /// Whether Ctrl-C and a lone Esc end the prompt (one-shot use) rather than cancel the card.
-    private let endsOnCancel: Bool
+    /// What a key left for libedit's next call into the editor, once libedit has drawn the line.
+    enum Step {
+        case none
+        /// Output to print below the line just drawn (the flush key: `flush`); `wipingName`:
+        /// that line holds a name or postal code in clear, whose copies in libedit's buffers
+        /// are wiped once it is drawn.
+        case printing(String, wipingName: Bool)
+        /// The field drawn masked (`drawMasked`) before a full clear or a suspend, which the
+        /// next dispatch does.
+        case drawnMasked(MaskedStep)
+    }
 
     init(engine: EntryEngine, style: Style, device: TerminalDevice, title: String? = nil,
          onCommand: @escaping (String) -> Void = { _ in },
@@ -109,16 +105,12 @@ final class InteractiveEditor {
          reloadingWith loader: EntryEngine.RuleLoader? = nil,
          timeout: Duration? = nil, endsOnCancel: Bool = false) {
         reader = KeyReader(timeout: timeout)
-        self.endsOnCancel = endsOnCancel
+        settings = Settings(title: title, onCommand: onCommand, onAccepted: onAccepted, loader: loader, endsOnCancel: endsOnCancel)
         self.engine = engine
         // `:help` and the Ctrl-D refusal name what Ctrl-C and Esc do here.
         self.engine.cancelEndsEntry = endsOnCancel
         self.style = style
         self.device = device
-        self.title = title
-        self.onCommand = onCommand
-        self.onAccepted = onAccepted
-        self.loader = loader
         currentView = engine.view
     }
 
@@ -140,8 +132,6 @@ final class InteractiveEditor {
 
     deinit {
         if let editLine { el_end(editLine) }
-        free(promptText)
-        free(rightPromptText)
     }
 
     /// Runs until `:quit`, Ctrl-D between cards, the end of input, or `onAccepted`
@@ -171,12 +161,12 @@ final class InteractiveEditor {
         cl_set_editor(el, "emacs")
         // Not EL_SIGNAL: cl_signals_begin handles signals for this process only.
         cl_set_tty_flag(el, "-d", "-isig")
-        cl_set_prompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.promptText } }, Self.invisible)
+        cl_set_prompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.prompts.leftText } }, PromptTexts.invisible)
         // cardline draws the badge, and the changed cells of a one-row line, where libedit can
         // be told the screen without drawing (`cl_refresh_silently`).
         drawsBadge = terminal.escapes && cl_terminal_string(el, "ce") != nil && cl_silent_refresh_ready() == 0
         if !drawsBadge {
-            cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.rightPromptText } }, Self.invisible)
+            cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.prompts.rightText } }, PromptTexts.invisible)
         }
         installBindings(el)
         cl_set_getcfn(el) { el, character in
@@ -192,14 +182,14 @@ final class InteractiveEditor {
         write(terminal.enterModes)
         defer { write(terminal.leaveModes) }
 
-        if let title { write(style.title(title) + "\n") }
+        if let title = settings.title { write(style.title(title) + "\n") }
         write(style.message(Message(.help, engine.help)) + "\n")
         reader.startIdleClock()
-        while !quitRequested {
+        while ending == nil {
             painter.forget()  // el_gets draws the line afresh
             var count: Int32 = 0
             let line = el_gets(el, &count)
-            if line == nil && !quitRequested {
+            if line == nil && ending == nil {
                 // End of input without our binding (stdin closed, read error): leave cleanly,
                 // the card being entered overwritten (libedit's buffers are wiped as `el_end`
                 // frees them).
@@ -208,7 +198,7 @@ final class InteractiveEditor {
                 return .endOfInput
             }
         }
-        return ending
+        return ending ?? .quit
     }
 
     // MARK: - Key bindings
@@ -245,10 +235,10 @@ final class InteractiveEditor {
 
     /// The dispatch binding: takes the next queued input and acts on it.
     private func nextInput(_ el: OpaquePointer) -> UInt8 {
-        if let step = maskedStep {
+        if case .drawnMasked(let masked) = step {
             // libedit has drawn the field masked (`drawMasked`): now what it was drawn for.
-            maskedStep = nil
-            switch step {
+            step = .none
+            switch masked {
             case .clearScreen:
                 // The field whole again in libedit's buffer, not drawn (CC_NORM): the clear
                 // pushed next draws it in full on the cleared screen.
@@ -327,7 +317,7 @@ final class InteractiveEditor {
             guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
             // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
             // short timeout) ends the prompt.
-            if endsOnCancel && (entryKey == .cancel || key == TerminalKey(.escape)) {
+            if settings.endsOnCancel && (entryKey == .cancel || key == TerminalKey(.escape)) {
                 return end(.cancelled, saying: engine.messages.text(.promptCancelled), on: el)
             }
             return perform(entryKey, on: el)
@@ -347,8 +337,7 @@ final class InteractiveEditor {
         write(terminal.eraseLine(rowsAbove: rowsAbove))
         replaceBuffer(el, with: "")
         write(style.message(Message(.error, text)) + "\r\n")
-        pendingOutput = nil
-        quitRequested = true
+        step = .none
         ending = reason
         return UInt8(CC_EOF)
     }
@@ -371,7 +360,6 @@ final class InteractiveEditor {
     /// What waits for libedit to have drawn the field masked: a full clear (which draws the
     /// field whole again), or a suspend.
     enum MaskedStep { case clearScreen, suspend }
-    var maskedStep: MaskedStep?
 
     /// Before anything that can push the screen into a terminal's scrollback (a full clear, a
     /// suspend): puts the field masked in libedit's buffer, for the caller to return
@@ -384,7 +372,7 @@ final class InteractiveEditor {
         let masked = currentView.maskedText
         guard masked != currentView.text else { return false }
         replaceBuffer(el, with: masked)
-        maskedStep = step
+        self.step = .drawnMasked(step)
         return true
     }
 
@@ -413,8 +401,8 @@ final class InteractiveEditor {
 
     /// The flush binding: prints the output a key left pending, below the line it drew.
     private func flush(_ el: OpaquePointer) -> UInt8 {
-        guard let output = pendingOutput else { return UInt8(CC_NORM) }
-        pendingOutput = nil
+        guard case .printing(let output, let wipingName) = step else { return UInt8(CC_NORM) }
+        step = .none
         // The line above the output is finished: its badge is drawn before the output. libedit,
         // drawing it as its right prompt, may have left its colour on (see `readCharacter`):
         // off, so that the output does not take it.
@@ -424,20 +412,17 @@ final class InteractiveEditor {
         } else if style.colour {
             write("\u{1B}[0m")
         }
-        if wipesFinishedLine {
+        if wipingName {
             // The finished line held a name or postal code in clear and is on screen: libedit's
             // copies are overwritten without drawing, and so is the stack below this binding,
             // where the key's handling (the engine, the views, the delivery) made its copies.
-            wipesFinishedLine = false
             wipeEntry(el, drawing: false)
             cl_wipe_stack(Self.stackWiped)
         }
-        if endAfterOutput || quitRequested {
+        if ending != nil {
             // The card went to the caller, or the session ends: the output is the last thing shown.
             write(output)
             replaceBuffer(el, with: "")
-            quitRequested = true
-            if endAfterOutput { ending = .finished }
             return UInt8(CC_EOF)
         }
         return printAbovePrompt(output, el)
@@ -445,13 +430,13 @@ final class InteractiveEditor {
 
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
-        let outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: loader) })
+        let outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: settings.loader) })
         return present(outcome, on: el)
     }
 
     /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
     private func perform(_ key: Key, on el: OpaquePointer) -> UInt8 {
-        let outcome = engine.handle(key, reloadingWith: loader)
+        let outcome = engine.handle(key, reloadingWith: settings.loader)
         return present(outcome, on: el)
     }
 
@@ -461,11 +446,12 @@ final class InteractiveEditor {
         // The view before the keys, moved out as the new one goes in.
         swap(&view, &currentView)
         let viewBefore = consume view
-        if let command = outcome.command { onCommand(command) }
-        if let receipt = outcome.deliverAcceptedCard(to: onAccepted, messages: engine.messages), receipt != .more { endAfterOutput = true }
+        if let command = outcome.command { settings.onCommand(command) }
+        if let receipt = outcome.deliverAcceptedCard(to: settings.onAccepted, messages: engine.messages), receipt != .more {
+            ending = .finished
+        }
         if outcome.event == .quit {
-            quitRequested = true
-            ending = .quit
+            ending = ending ?? .quit
             if outcome.messages.isEmpty {
                 replaceBuffer(el)
                 write("\n")
@@ -484,7 +470,7 @@ final class InteractiveEditor {
         if currentView.text.isEmpty { _ = wipeEntry(el) }
 
         guard reason != nil || !outcome.messages.isEmpty || !warnings.isEmpty else {
-            let promptBefore = promptString, textBefore = shown.text
+            let promptBefore = prompts.left, textBefore = shown.text
             let promptChanged = updatePrompts()
             if let drawn = redrawInPlace(promptBefore: promptBefore, textBefore: textBefore, el) { return drawn }
             replaceBuffer(el)
@@ -505,11 +491,12 @@ final class InteractiveEditor {
         replaceBuffer(el, with: finished.maskedText)
         // A name or postal code is left on screen as typed: libedit's copies of it are wiped
         // once it is drawn (`flush`).
-        wipesFinishedLine = !finished.isCommand && (finished.field == .name || finished.field == .postalCode)
+        let wipingName = !finished.isCommand && (finished.field == .name || finished.field == .postalCode)
         // libedit redraws from the first row of the line it drew; when a long command wrapped
         // that line over several rows, as many blank rows keep it off the output.
         let extraRows = String(repeating: "\r\n", count: max(0, rows(text: finished.maskedText) - 1))
-        pendingOutput = (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows
+        step = .printing((outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows,
+                         wipingName: wipingName)
         el_push(el, Action.flushKey)
         return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
     }
@@ -525,7 +512,7 @@ final class InteractiveEditor {
         let columns = terminal.columns, text = style.drawn(currentView.text)
         var before = LineCells(columns: columns), after = LineCells(columns: columns)
         guard before.put(prompt: promptBefore, text: textBefore, before: columns - 1), painter.putOnScreen(into: &before),
-              after.put(prompt: promptString, text: text, before: columns - 1),
+              after.put(prompt: prompts.left, text: text, before: columns - 1),
               painter.putWanted(into: &after, end: after.end, columns: columns) else { return nil }
         replaceBuffer(el)
         // Through the output stream (the row holds the field): wiped with it as the next key is read.
@@ -548,10 +535,6 @@ final class InteractiveEditor {
     /// Shows `text` above the prompt, after the output of the key being handled, and draws
     /// the prompt again under it.
     func warn(_ text: String) { warnings.append(text) }
-
-    /// A finished line holding a name or postal code in clear waits for the flush key to be
-    /// wiped from libedit's buffers, once drawn (`present`, `flush`).
-    private var wipesFinishedLine = false
 
     /// How much of the stack below a binding is zeroed (`cl_wipe_stack`) once a line holding a
     /// name or postal code is finished (`flush`) and when the prompt ends (`end`): the depth a
@@ -655,30 +638,21 @@ final class InteractiveEditor {
         let next = style.layoutChoice(view, columns: terminal.columns)
         let promptChanged: Bool
         if let choice {
-            promptChanged = next.label != choice.label || next.hint != choice.hint || promptText == nil
+            promptChanged = next.label != choice.label || next.hint != choice.hint || prompts.leftText == nil
         } else {
             promptChanged = true
         }
-        if promptChanged {
-            free(promptText)
-            promptString = style.prompt(next)
-            promptText = strdup(invisibleEscapes(promptString))
-        }
+        if promptChanged { prompts.setLeft(style.prompt(next)) }
         if drawsBadge {
             painter.want(logo: view.logo, progress: next.progress, style: style, securityCode: view.field == .cvv)
-        } else if next != choice || rightPromptText == nil || view.logo != badgeLogo {
+        } else if next != choice || prompts.rightText == nil || view.logo != prompts.rightLogo {
             var badgeView = view
             badgeView.progress = next.progress ?? ""
-            free(rightPromptText)
-            rightPromptText = strdup(invisibleEscapes(next.progress == nil ? "" : style.badge(badgeView)))
-            badgeLogo = view.logo
+            prompts.setRight(next.progress == nil ? "" : style.badge(badgeView), logo: view.logo)
         }
         choice = next
         return promptChanged
     }
-
-    /// The logo the right prompt was last built for.
-    private var badgeLogo = ""
 
 
     /// Brings the badge on the line's first row up to date (`BadgePainter`); the cursor is left
@@ -688,18 +662,6 @@ final class InteractiveEditor {
         let end = (choice?.promptWidth ?? 0) + shown.width
         if !painter.draw(end: end, columns: terminal.columns, resetColour: style.colour) { return }
         painter.write(to: device.outputDescriptor)
-    }
-
-    /// Wraps each escape sequence in the invisible-marker character libedit was given.
-    private func invisibleEscapes(_ text: String) -> String {
-        var result = ""
-        var inEscape = false
-        for scalar in text.unicodeScalars {
-            if scalar == "\u{1B}" { result.unicodeScalars.append("\u{1}"); inEscape = true }
-            result.unicodeScalars.append(scalar)
-            if inEscape && scalar == "m" { result.unicodeScalars.append("\u{1}"); inEscape = false }
-        }
-        return result
     }
 
     func write(_ text: String) { device.write(text) }
