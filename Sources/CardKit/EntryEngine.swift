@@ -12,45 +12,45 @@
 /// terminal must not be able to bring the last customer's number back with Up.
 public struct EntryEngine: Sendable {
     /// The networks in force; `reload(_:)` replaces them.
-    public private(set) var rules: RuleSet
+    public internal(set) var rules: RuleSet
     /// Decides which expiry dates are acceptable; the front end may move `today` on.
     public var expiryPolicy: ExpiryPolicy
     /// The active field: the one keys go to.
-    public private(set) var field: Field = .number
+    public internal(set) var field: Field = .number
     /// The card number typed so far, each digit 0–9 (not ASCII).
-    public private(set) var numberDigits: [UInt8] = []
+    public internal(set) var numberDigits: [UInt8] = []
     /// Month then two-digit year: up to four digits.
-    public private(set) var expiryDigits: [UInt8] = []
+    public internal(set) var expiryDigits: [UInt8] = []
     /// The security code typed so far, each digit 0–9 (not ASCII).
-    public private(set) var cvvDigits: [UInt8] = []
+    public internal(set) var cvvDigits: [UInt8] = []
     /// Which fields are asked for (`--name`, `--postal-code`, `--cvv-only`); set at the start.
     public private(set) var form = EntryForm()
     /// The cardholder's name typed so far (`form.asksName`), made from `nameBytes`.
     public var holderName: String { String(decoding: nameBytes, as: UTF8.self) }
     /// The name's UTF-8 bytes, kept as the digits are: in storage sized up front, overwritten
     /// in place.
-    private var nameBytes: [UInt8] = []
+    var nameBytes: [UInt8] = []
     /// The name was filled in from a swipe's track 1 and nothing has been typed into it: a
     /// character typed replaces it (`typeName`), Backspace edits it, Enter keeps it.
-    private var nameFromSwipe = false
+    var nameFromSwipe = false
     /// The postal code typed so far: its letters (uppercase) and digits, ASCII, without the
     /// format's separators (`PostalCodeFormat.formatted` shows them).
-    public private(set) var postalCharacters: [UInt8] = []
+    public internal(set) var postalCharacters: [UInt8] = []
     /// The `:` command being typed in place of the active field's value, colon included.
-    public private(set) var command: String?
+    public internal(set) var command: String?
     /// The cards accepted so far, masked.
-    public private(set) var tray = CardTray()
+    public internal(set) var tray = CardTray()
     /// The networks taken here, or nil for every network the rules define.
     public private(set) var acceptedNetworks: AcceptedNetworks?
     /// The badge while no single network matches: `CARD`, or the accepted networks' logos.
-    public private(set) var undecidedLogo = EntryView.genericLogo
+    public internal(set) var undecidedLogo = EntryView.genericLogo
     /// What the digits typed so far say about the network.
-    public private(set) var detection: Detection
+    public internal(set) var detection: Detection
     /// The network chosen for a co-badged card (Ctrl-N, `:network ID`), by id; nil, or an id
     /// that is not one of the card's: the default, `cardNetworks.first`.
-    private var chosenNetworkID: String?
+    var chosenNetworkID: String?
     /// The detection of an empty number under `rules`, kept: every card starts from it.
-    private var emptyDetection: Detection
+    var emptyDetection: Detection
     /// Earlier entries per field and of commands, oldest first, for Up/Down recall.
     public private(set) var recall = Recall()
     private var recallPosition: (list: RecallList, index: Int, draft: String)?
@@ -59,10 +59,10 @@ public struct EntryEngine: Sendable {
     /// still able to grow; 0 for none. Such a number does not move on by itself, so the
     /// expiry's digits that follow would join it: when they make it too long, or a `/` comes,
     /// the number ends there and they go to the expiry (`endNumberAtSeparator`).
-    private var numberEnd = 0
+    var numberEnd = 0
     /// Set when the number came from a swipe (`Key.swipe`): whether the track's service code
     /// says the card has a chip. nil for a typed number; any change to the number clears it.
-    private var swipedWithChip: Bool?
+    var swipedWithChip: Bool?
 
     /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
     /// while a `:` command is typed. (There is none for numbers or security codes.)
@@ -223,7 +223,7 @@ public struct EntryEngine: Sendable {
 
     /// `:network` (the card's networks, the chosen one marked) and `:network ID` (choose one,
     /// by id or badge name in any case).
-    private mutating func chooseNetwork(_ name: String?) -> Outcome {
+    mutating func chooseNetwork(_ name: String?) -> Outcome {
         let all = detection.networks
         guard let current = network else {
             return Outcome(messages: [.init(.error, messages.text(.networkUnknown))])
@@ -252,13 +252,13 @@ public struct EntryEngine: Sendable {
     }
 
     /// Said once the number of a co-badged card is complete: what it is paid with, and how to change it.
-    private var coBadgedMessage: Message? {
+    var coBadgedMessage: Message? {
         guard cardNetworks.count > 1, let network else { return nil }
         return Message(.info, chosenNetworkLine(network, also: alsoNetworks, changing: true))
     }
 
     /// Ends the session, saying what happens to the cards in the tray.
-    private func quit() -> Outcome {
+    func quit() -> Outcome {
         let count = tray.count
         guard count > 0 else { return Outcome(event: .quit) }
         return Outcome(messages: [.init(.info, count == 1 ? messages.text(.goodbyeOne) : messages.text(.goodbyeMany, ("count", String(count))))], event: .quit)
@@ -683,7 +683,7 @@ public struct EntryEngine: Sendable {
     }
 
     /// Back to an empty number, the digits of every field overwritten in place.
-    private mutating func resetCard() {
+    mutating func resetCard() {
         field = form.firstField
         nameBytes.overwriteAndEmpty()
         nameFromSwipe = false
@@ -700,11 +700,11 @@ public struct EntryEngine: Sendable {
 
     // MARK: - Recall
 
-    private mutating func remember(_ entry: String, in list: RecallList) {
+    mutating func remember(_ entry: String, in list: RecallList) {
         recall.remember(entry, in: list)
     }
 
-    private mutating func recallStep(backwards: Bool) -> Outcome {
+    mutating func recallStep(backwards: Bool) -> Outcome {
         let list: RecallList
         switch (command != nil, field) {
         case (true, _): list = .command
@@ -730,337 +730,6 @@ public struct EntryEngine: Sendable {
         return .accepted
     }
 
-    // MARK: - Commands
-
-    private mutating func handleCommandKey(_ key: Key) -> Outcome {
-        guard var line = command else { return .ignored }
-        switch key {
-        case .character(let character):
-            guard character.isPrintableASCII else { return .refused(messages.text(.commandCharacter, ("character", quoted(character)))) }
-            guard line.count < Self.maxCommandLength else { return .refused(messages.text(.commandTooLong, ("count", String(Self.maxCommandLength)))) }
-            line.append(character)
-            command = line
-            return .accepted
-        case .backspace:
-            line.removeLast()
-            command = line.isEmpty ? nil : line
-            return .accepted
-        case .clearLine:
-            command = nil
-            return .accepted
-        case .cancel:
-            resetCard()
-            return Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode, ("code", securityCode.name)))], fieldChanged: true)
-        case .endOfInput:
-            return .refused(messages.text(.keyCtrlDField))
-        case .historyPrevious, .historyNext, .nextNetwork:
-            return recallStep(backwards: key == .historyPrevious)
-        case .other(let name):
-            return .refused(messages.text(.keyDoesNothing, ("key", name)))
-        case .swipe:
-            return .refused(messages.text(.swipeElsewhere))
-        case .enter:
-            command = nil
-            // A command line that holds a card number (typed in the wrong place) is neither
-            // recalled later nor handed on for a history file, and is echoed masked.
-            let holdsNumber = CardNumber.mayHoldCardNumber(line)
-            if !holdsNumber { remember(line, in: .command) }
-            var outcome = run(command: line)
-            if holdsNumber { outcome.command = nil }
-            return outcome
-        }
-    }
-
-    private mutating func run(command line: String) -> Outcome {
-        let words = line.dropFirst().split(separator: " ").map(String.init)
-        let name = words.first ?? ""
-        let argument = words.count > 1 ? Int(words[1]) : nil
-        var outcome: Outcome
-        func info(_ lines: [String]) -> Outcome { Outcome(messages: lines.map { .init(.info, $0) }) }
-        switch (name, words.count) {
-        case ("help", 1), ("h", 1), ("?", 1):
-            outcome = info(Self.helpText(cancelEndsEntry: cancelEndsEntry, messages: messages))
-        case ("cards", 1):
-            outcome = info(tray.listing(messages))
-        case ("use", 2) where argument != nil:
-            outcome = tray.select(argument!)
-                ? info([messages.text(.commandSelected, ("number", String(argument!)))] + tray.listing(messages))
-                : Outcome(messages: [.init(.error, noSuchCard(words[1]))])
-        case ("remove", 2) where argument != nil:
-            if let card = tray.remove(argument!) {
-                outcome = info([messages.text(.commandRemoved, ("card", "\(card.networkName) \(card.maskedNumber)"))])
-            } else {
-                outcome = Outcome(messages: [.init(.error, noSuchCard(words[1]))])
-            }
-        case ("clear", 1):
-            resetCard()
-            outcome = Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCleared : .cardClearedCode, ("code", securityCode.name)))], fieldChanged: true)
-        case ("rules", 1):
-            let heading = acceptedNetworks.map { [messages.text(.rulesAccepted, ("networks", $0.names(in: rules, and: messages.text(.listAnd)))), messages.text(.rulesOthers)] } ?? []
-            outcome = info(heading + Self.rulesTable(rules.networks.map { network in
-                ["\(network.id)", "\(network.name)", messages.text(.rulesDigits, ("lengths", Self.lengthRuns(network.allLengths))) + ", \(network.securityCodeSummary)"]
-                    + (acceptedNetworks.map { [messages.text($0.accepts(network) ? .rulesRowAccepted : .rulesRowNotAccepted)] } ?? [])
-            }, columns: columns))
-        case ("quit", 1), ("q", 1), ("exit", 1):
-            outcome = quit()
-        case ("reload", 1):
-            outcome = Outcome(event: .reloadRules)
-        case ("network", 1), ("network", 2):
-            outcome = chooseNetwork(words.count == 2 ? words[1] : nil)
-        case ("use", _), ("remove", _):
-            outcome = Outcome(messages: [.init(.error, messages.text(.commandUsageCard, ("command", name)))])
-        case ("network", _):
-            outcome = Outcome(messages: [.init(.error, messages.text(.commandUsageNetwork))])
-        default:
-            let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "network", "quit"]
-            let shown = CardNumber.maskingDigits(in: line)
-            let text = closest(to: name, in: known).map { messages.text(.commandUnknownGuess, ("command", shown), ("guess", ":" + $0)) }
-                ?? messages.text(.commandUnknown, ("command", shown))
-            outcome = Outcome(messages: [.init(.error, text)])
-        }
-        outcome.command = line
-        if !outcome.fieldChanged && outcome.event == nil { outcome.messages.append(.init(.help, help)) }
-        return outcome
-    }
-
-    /// "there is no card 7", naming the argument only when it is short: a card number typed
-    /// after `:use` or `:remove` is never echoed, not even masked.
-    func noSuchCard(_ argument: String) -> String {
-        argument.utf8.count <= 4 ? messages.text(.commandNoCard, ("number", argument)) : messages.text(.commandNoCardLong)
-    }
-
-    /// Lengths as `:rules` lists them: runs of consecutive lengths as `12-19`, others apart
-    /// (`16,18-19`), so that a line fits 80 columns.
-    static func lengthRuns(_ lengths: [Int]) -> String {
-        var runs: [String] = []
-        var index = 0
-        while index < lengths.count {
-            var end = index
-            while end + 1 < lengths.count && lengths[end + 1] == lengths[end] + 1 { end += 1 }
-            runs.append(end > index ? "\(lengths[index])-\(lengths[end])" : "\(lengths[index])")
-            index = end + 1
-        }
-        return runs.joined(separator: ",")
-    }
-
-    /// The lines `:help` shows: what to type, the keys (Ctrl-C and Esc as `cancelEndsEntry`
-    /// says) and the commands, in `messages`' words. Each line fits 80 columns (English: ASCII).
-    public static func helpText(cancelEndsEntry: Bool, messages: MessageCatalog = .english) -> [String] {
-        let cancelKeys: [MessageID] = cancelEndsEntry ? [.helpKeysEnds1, .helpKeysEnds2] : [.helpKeysCancels1, .helpKeysCancels2]
-        let ids: [MessageID] = [.helpIntro, .helpKeys1, .helpKeys2] + cancelKeys
-            + [.helpKeysNetwork, .helpCommands, .helpCommands1, .helpCommands2, .helpCommands3, .helpCommands4, .helpCommands5]
-        return ids.map { messages.text($0) }
-    }
-
-    /// Takes the rule folders read again after `:reload`: new rules replace the old ones and
-    /// the number typed so far is detected again; broken rules leave the old ones in force.
-    public mutating func reload(_ result: Result<RuleSet, RuleErrors>) -> Outcome {
-        switch result {
-        case .success(let newRules):
-            rules = newRules
-            detection = rules.detect(numberDigits)
-            emptyDetection = rules.detect([UInt8]())
-            undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
-            var messages = [Message(.success, self.messages.text(.rulesReloaded, ("count", String(rules.networks.count))))]
-            messages += newRules.warnings.map { Message(.info, $0.description) }
-            return Outcome(messages: messages + [Message(.help, help)])
-        case .failure(let errors):
-            let lines = errors.errors.map { Message(.info, $0.description) }
-            return Outcome(messages: [Message(.error, messages.text(.rulesNotReloaded))] + lines + [Message(.help, help)])
-        }
-    }
-
-    // MARK: - Swipe
-
-    /// Whether a swipe is taken now: at the card number field while it is empty and no `:`
-    /// command is typed. Front ends collect a swipe's bytes unechoed only then.
-    public var takesSwipe: Bool { field == .number && command == nil && numberDigits.isEmpty }
-
-    /// A swipe (`Key.swipe`): the number and expiry from the track fill their fields, checked
-    /// as typed ones are (`problem(in:)`, `ExpiryPolicy`), and the card moves on to the first
-    /// field still empty after them. A swipe that was not read, or whose number or expiry is
-    /// refused, leaves the fields empty with one reason (`TrackData.unreadableMessage`, or
-    /// that the network is not accepted here, or that the card has expired).
-    private mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
-        guard takesSwipe else { return .refused(messages.text(.swipeElsewhere)) }
-        guard let swipe else { return .refused(messages.text(.swipeUnreadable)) }
-        numberDigits.append(contentsOf: swipe.numberDigits)  // into the storage reserved up front
-        numberEnd = 0
-        chosenNetworkID = nil
-        detection = rules.detect(numberDigits)
-        let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
-        var reason: String?
-        if let problem = problem(in: .number) {
-            let notAccepted = detection.network != nil && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
-            reason = notAccepted ? problem : messages.text(.swipeUnreadable)
-        } else if expiryPolicy.check(expiry) == .past {
-            reason = messages.text(.swipeExpired, ("expiry", expiry.cardText))
-        } else if expiryPolicy.check(expiry) == .tooFar {
-            reason = messages.text(.swipeUnreadable)
-        }
-        if let reason {
-            clearActive()
-            return .refused(reason)
-        }
-        expiryDigits.overwriteAndEmpty()
-        for value in [expiry.month / 10, expiry.month % 10, swipe.expiryYear / 10, swipe.expiryYear % 10] {
-            expiryDigits.append(UInt8(value))
-        }
-        swipedWithChip = swipe.chip
-        // The name from track 1, when the form asks for one and none is typed yet: taken as
-        // typed characters would be (`HolderName`), or not at all.
-        if form.asksName, nameBytes.isEmpty, let name = swipe.holderName {
-            for character in name where !HolderName.skips(character, after: holderName) {
-                guard HolderName.refusal(of: character, after: holderName) == nil else { nameBytes.overwriteAndEmpty(); break }
-                nameBytes.append(contentsOf: character.utf8)
-            }
-            // What `HolderName.finished` drops from the end, overwritten in place.
-            nameBytes.overwriteLast(nameBytes.count - HolderName.finished(holderName).utf8.count)
-            nameFromSwipe = !nameBytes.isEmpty
-        }
-        field = .cvv  // the first field still empty: a track never holds the security code
-        var messages: [Message] = []
-        if let message = coBadgedMessage { messages.append(message) }
-        if let network {
-            messages.append(Message(.success, card: CardLine(prefix: "", expires: self.messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
-        }
-        messages.append(.init(.help, help))
-        return Outcome(messages: messages, fieldChanged: true)
-    }
-
-    // MARK: - Field values
-
-    private var activeDigits: [UInt8] {
-        switch field {
-        case .number: return numberDigits
-        case .expiry: return expiryDigits
-        case .cvv: return cvvDigits
-        case .name, .postalCode: return []  // (not digits: never recalled)
-        }
-    }
-
-    /// True when the active field holds nothing and no `:` command is being typed.
-    public var activeIsEmpty: Bool { command == nil && characterCount(of: field) == 0 }
-
-    /// How many characters `field` holds (digits, or the name's or postal code's characters).
-    func characterCount(of field: Field) -> Int {
-        switch field {
-        case .number: return numberDigits.count
-        case .expiry: return expiryDigits.count
-        case .cvv: return cvvDigits.count
-        case .name: return nameBytes.isEmpty ? 0 : holderName.count
-        case .postalCode: return postalCharacters.count
-        }
-    }
-
-    /// Empties the active field, overwriting its digits in place.
-    private mutating func clearActive() {
-        switch field {
-        case .number:
-            numberDigits.overwriteAndEmpty()
-            numberEnd = 0
-            chosenNetworkID = nil
-            swipedWithChip = nil
-            detection = rules.detect(numberDigits)
-        case .expiry: expiryDigits.overwriteAndEmpty()
-        case .cvv: cvvDigits.overwriteAndEmpty()
-        case .name:
-            nameBytes.overwriteAndEmpty()
-            nameFromSwipe = false
-        case .postalCode: postalCharacters.overwriteAndEmpty()
-        }
-    }
-
-    private var expiryMonth: Int? {
-        expiryDigits.count >= 2 ? Int(expiryDigits[0]) * 10 + Int(expiryDigits[1]) : nil
-    }
-
-    /// The expiry once all four digits are in (`MM/YY`), or all six (`MM/YYYY`).
-    public var expiry: YearMonth? {
-        guard let month = expiryMonth else { return nil }
-        if expiryDigits.count == Self.longestExpiryDigits { return YearMonth(year: expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) }, month: month) }
-        guard expiryDigits.count == 4 else { return nil }
-        return YearMonth(year: expiryPolicy.fullYear(Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])), month: month)
-    }
-
-    /// The most digits an expiry has: `MM/YYYY`'s six.
-    static let longestExpiryDigits = 6
-    /// The widest expiry shown: `MM/YYYY`, seven characters (the slash with the digits).
-    public static let widestExpiryText = longestExpiryDigits + 1
-
-    /// `MM/YY` (`MM/YYYY`) as far as it is typed; the slash appears once the month is complete.
-    var expiryText: String {
-        // At most seven bytes: made in place as a small string, no allocation.
-        String(unsafeUninitializedCapacity: Self.widestExpiryText) { buffer in
-            var at = 0
-            for (index, digit) in expiryDigits.prefix(Self.longestExpiryDigits).enumerated() {
-                if index == 2 {
-                    buffer[at] = UInt8(ascii: "/")
-                    at += 1
-                }
-                buffer[at] = digit + 48
-                at += 1
-            }
-            if expiryDigits.count == 2 {
-                buffer[at] = UInt8(ascii: "/")
-                at += 1
-            }
-            return at
-        }
-    }
-
-    /// The security code asked for: the network's, or any length a rule file may give one
-    /// while the network is unknown.
-    public var securityCode: CardPolicy.SecurityCode { CardPolicy.securityCode(for: securityCodeNetwork) }
-
-    /// The network whose security code is asked for: the number's, or with `--cvv-only` the
-    /// card on file's.
-    var securityCodeNetwork: CardNetwork? { form.securityCodeOnly ?? detection.network }
-
-    /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).
-    public func fieldName(_ field: Field) -> String {
-        switch field {
-        case .number: return messages.text(.fieldNumber)
-        case .expiry: return messages.text(.fieldExpiry)
-        case .cvv: return securityCode.name
-        case .name: return messages.text(.fieldName)
-        case .postalCode: return form.postalCode?.label.lowercasedFirst ?? messages.text(.fieldPostalCode)
-        }
-    }
-
-    /// The one-line help for the active field, 80 columns at most (with many accepted
-    /// networks, `:rules` names them).
-    public var help: String {
-        switch field {
-        case .number:
-            if let acceptedNetworks {
-                let names = acceptedNetworks.names(in: rules, and: messages.text(.listAnd))
-                let long = messages.text(.helpNumberAccepted, ("networks", names))
-                if long.unicodeScalars.count <= 80 { return long }
-                let short = messages.text(.helpNumberAcceptedShort, ("networks", names))
-                if short.unicodeScalars.count <= 80 { return short }
-                return messages.text(.helpNumberSome)
-            }
-            return messages.text(.helpNumber)
-        case .expiry:
-            return messages.text(.helpExpiry)
-        case .cvv:
-            guard let network = securityCodeNetwork else {
-                let lengths = CardPolicy.securityCode(for: nil).lengths
-                return messages.text(.helpCodeUnknown, ("shortest", String(lengths.lowerBound)), ("longest", String(lengths.upperBound)))
-            }
-            let code = securityCode, side = network.cvv.side
-            // With a name or postal code after it, Enter moves on rather than submits.
-            return messages.text(form.field(after: .cvv) == nil ? .helpCode : .helpCodeMovesOn,
-                                 ("lengths", messages.orList(code.lengths.map(String.init))), ("code", code.name),
-                                 ("side", side == "back" ? messages.text(.sideBack) : side == "front" ? messages.text(.sideFront) : side))
-        case .name:
-            return messages.text(.helpName)
-        case .postalCode:
-            guard let format = form.postalCode else { return "" }
-            return messages.text(.helpPostalCode, ("label", format.label.lowercasedFirst), ("example", format.example))
-        }
-    }
 }
 
 extension Character {

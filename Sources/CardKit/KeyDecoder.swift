@@ -1,206 +1,3 @@
-/// One thing the terminal sent: a named key, a character, or something refused, with the modifier
-/// keys held.
-///
-/// Every byte a terminal sends ends up in exactly one `TerminalKey` (see `KeyDecoder`).
-public struct TerminalKey: Equatable, Hashable, Sendable {
-    /// What was pressed (or sent), without modifiers.
-    public enum Base: Equatable, Hashable, Sendable {
-        /// Printable text decoded from UTF-8, one Unicode scalar per key (so a combining mark
-        /// typed after a letter arrives as a key of its own). Space and U+0080 and above included.
-        case character(Character)
-        /// A C0 control byte 0x00–0x1F other than ESC (0x1B), or 0x7F (DEL). Tab, Enter (0x0D),
-        /// Backspace (0x7F or 0x08) arrive this way; the front end gives them their meaning.
-        case control(UInt8)
-        /// A lone Esc.
-        case escape
-        /// Up arrow.
-        case up
-        /// Down arrow.
-        case down
-        /// Right arrow.
-        case right
-        /// Left arrow.
-        case left
-        /// Home (also vt220 Find, `ESC [ 1 ~`).
-        case home
-        /// End (also vt220 Select, `ESC [ 4 ~`).
-        case end
-        /// Insert.
-        case insert
-        /// Delete (the key that deletes forward, not Backspace).
-        case delete
-        /// Page Up.
-        case pageUp
-        /// Page Down.
-        case pageDown
-        /// Keypad 5 with Num Lock off: `CSI E`, `SS3 E`, and the Linux console's `CSI G`.
-        case begin
-        /// Shift-Tab (`CSI Z`).
-        case backTab
-        /// F1…F63 (in practice F1–F20; higher keys arrive as F1–F12 with modifiers).
-        case function(Int)
-        /// An application-keypad key (`SS3 p`…`SS3 y` → "0"…"9", and `* + , - . / =`).
-        case keypad(Character)
-        /// The keypad's Enter in application-keypad mode (`SS3 M`).
-        case keypadEnter
-        /// The terminal window gained focus (`CSI I`, focus reporting).
-        case focusIn
-        /// The terminal window lost focus (`CSI O`, focus reporting).
-        case focusOut
-        /// A bracketed paste: the bytes between `ESC [ 200 ~` and `ESC [ 201 ~`, decoded as UTF-8
-        /// with invalid bytes replaced by U+FFFD, at most `KeyDecoder.pasteLimit` bytes of it.
-        case paste(String)
-        /// Bytes that are not UTF-8: one stray byte, or a sequence cut short (its maximal valid
-        /// prefix, as Unicode recommends for U+FFFD substitution).
-        case invalid([UInt8])
-        /// A complete (or abandoned) escape sequence with no meaning known here: mouse reports,
-        /// status replies, anything else. Holds every byte of it.
-        case unknown([UInt8])
-    }
-
-    /// The modifier keys held, as xterm encodes them (the modifier parameter minus one).
-    public struct Modifiers: OptionSet, Hashable, Sendable {
-        /// The bit pattern: shift 1, alt 2, control 4, meta 8.
-        public var rawValue: UInt8
-        /// Modifiers from xterm's bit pattern.
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        /// Shift.
-        public static let shift = Modifiers(rawValue: 1)
-        /// Alt (Option; also an Esc sent before the key).
-        public static let alt = Modifiers(rawValue: 2)
-        /// Control.
-        public static let control = Modifiers(rawValue: 4)
-        /// Meta (xterm's fourth modifier; kitty's Super).
-        public static let meta = Modifiers(rawValue: 8)
-    }
-
-    /// What was pressed.
-    public var base: Base
-    /// The modifier keys held with it.
-    public var modifiers: Modifiers
-
-    /// A key with the modifiers held (none by default).
-    public init(_ base: Base, modifiers: Modifiers = []) {
-        self.base = base
-        self.modifiers = modifiers
-    }
-
-    /// The key as a person would name it: "Left", "Ctrl-Left", "Alt-x", "Shift-Tab", "F5",
-    /// "Ctrl-Shift-F5", "Esc", "Delete", "Ctrl-A", "Page Up", "keypad 5".
-    ///
-    /// Modifiers come in the order Ctrl, Alt, Shift, Meta ("Ctrl-Alt-Shift-Up"); a control byte
-    /// counts as Ctrl ("Ctrl-Alt-A" for ESC ^A). Characters that would not show as themselves
-    /// (controls, format characters, marks, spaces other than " ") are named "U+0301". Nothing
-    /// typed is spelled back when it can be a card's digit (issue 20): a digit held with a
-    /// modifier is named "digit" ("Alt-digit", "Ctrl-keypad digit"), pastes by size only, and
-    /// an unknown or malformed escape sequence by its kind ("a mouse report", "a status reply
-    /// from the terminal", "an unknown escape sequence"), never by its bytes: `ESC [` followed
-    /// by fast typing holds the whole card. Invalid bytes (never ASCII digits) are shown in
-    /// hex: "a byte that is not UTF-8 (0xFF)".
-    public var name: String {
-        var mods = modifiers
-        let baseName: String
-        switch base {
-        case .character(let c) where !mods.isEmpty && Self.isDigit(c): baseName = "digit"
-        case .keypad(let c) where !mods.isEmpty && Self.isDigit(c): baseName = "keypad digit"
-        case .character(let c): baseName = Self.characterName(c)
-        case .control(let byte):
-            switch byte {
-            case 0x09: baseName = "Tab"
-            case 0x0D: baseName = "Enter"
-            case 0x7F: baseName = "Backspace"
-            case 0x00: mods.insert(.control); baseName = "Space"
-            default:
-                mods.insert(.control)
-                baseName = String(Character(Unicode.Scalar(byte + 0x40)))
-            }
-        case .escape: baseName = "Esc"
-        case .up: baseName = "Up"
-        case .down: baseName = "Down"
-        case .right: baseName = "Right"
-        case .left: baseName = "Left"
-        case .home: baseName = "Home"
-        case .end: baseName = "End"
-        case .insert: baseName = "Insert"
-        case .delete: baseName = "Delete"
-        case .pageUp: baseName = "Page Up"
-        case .pageDown: baseName = "Page Down"
-        case .begin: baseName = "keypad 5"
-        case .backTab: mods.insert(.shift); baseName = "Tab"
-        case .function(let n): baseName = "F\(n)"
-        case .keypad(let c): baseName = "keypad \(c)"
-        case .keypadEnter: baseName = "keypad Enter"
-        case .focusIn: return "focus in"
-        case .focusOut: return "focus out"
-        case .paste(let text):
-            let count = text.unicodeScalars.count
-            return count == 1 ? "a paste of 1 character" : "a paste of \(count) characters"
-        case .invalid(let bytes):
-            let hex = bytes.map { Self.hex($0) }.joined(separator: " ")
-            return bytes.count == 1 ? "a byte that is not UTF-8 (\(hex))" : "bytes that are not UTF-8 (\(hex))"
-        case .unknown(let bytes):
-            return Self.sequenceKind(bytes)
-        }
-        var parts: [String] = []
-        if mods.contains(.control) { parts.append("Ctrl") }
-        if mods.contains(.alt) { parts.append("Alt") }
-        if mods.contains(.shift) { parts.append("Shift") }
-        if mods.contains(.meta) { parts.append("Meta") }
-        parts.append(baseName)
-        return parts.joined(separator: "-")
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
-    }
-
-    /// A digit of any script (a card's digit, typed with a modifier held).
-    private static func isDigit(_ c: Character) -> Bool {
-        c.unicodeScalars.count == 1 && c.unicodeScalars.first!.properties.numericType == .decimal
-    }
-
-    /// What an unknown escape sequence is, named by its shape alone: its bytes may be keys
-    /// typed fast after `ESC [`, a card number among them.
-    static func sequenceKind(_ bytes: [UInt8]) -> String {
-        var body = bytes[...]
-        while body.first == 0x1B { body = body.dropFirst() }  // ESC, or ESC ESC (Alt)
-        guard body.first == 0x5B, let final = body.last, body.count >= 2 else { return "an unknown escape sequence" }
-        let parameters = body.dropFirst().dropLast()
-        let isNumbers = parameters.allSatisfy { (0x30...0x3B).contains($0) }
-        switch final {
-        case _ where body.count == 5 && body[body.startIndex + 1] == 0x4D,  // X10: CSI M and three bytes
-             0x4D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
-             0x6D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
-             0x4D where isNumbers && parameters.split(separator: 0x3B).count == 3:  // urxvt
-            return "a mouse report"
-        case 0x52 where isNumbers,  // cursor position
-             0x63 where parameters.first == 0x3F || parameters.first == 0x3E,  // device attributes
-             0x6E where isNumbers, 0x74 where isNumbers,
-             0x79 where parameters.last == 0x24:  // mode report
-            return "a status reply from the terminal"
-        default:
-            return "an unknown escape sequence"
-        }
-    }
-
-    /// A character as a name that is safe to print: itself, or `U+XXXX` for controls (C0 and
-    /// C1), format and bidi characters, separators, marks and unassigned code points.
-    static func characterName(_ c: Character) -> String {
-        guard let scalar = c.unicodeScalars.first else { return "" }
-        if scalar == " " { return "Space" }
-        switch scalar.properties.generalCategory {
-        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator,
-             .paragraphSeparator, .spaceSeparator, .nonspacingMark, .enclosingMark, .spacingMark:
-            var digits = String(scalar.value, radix: 16, uppercase: true)
-            while digits.count < 4 { digits = "0" + digits }
-            return "U+" + digits
-        default:
-            return String(c)
-        }
-    }
-}
-
 /// Turns the bytes a terminal sends (UTF-8 locale) into keys, incrementally: bytes may arrive
 /// split anywhere across `feed` calls.
 ///
@@ -238,7 +35,7 @@ public struct KeyDecoder: Sendable {
     static let ss3Limit = 16
     static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E] // ESC [ 2 0 1 ~
 
-    private enum State: Equatable, Sendable {
+    enum State: Equatable, Sendable {
         case ground
         /// `pending` is ESC.
         case escape
@@ -266,11 +63,11 @@ public struct KeyDecoder: Sendable {
     private enum CutShort: Equatable, Sendable { case escape, csi, ss3 }
     private var cutShort: CutShort?
 
-    private var state: State = .ground
+    var state: State = .ground
     /// The bytes of the sequence being decoded (without `escPrefix`'s ESC).
-    private var pending: [UInt8] = []
+    var pending: [UInt8] = []
     /// An ESC came before the pending sequence: Alt, or a lone Esc if the sequence fails.
-    private var escPrefix = false
+    var escPrefix = false
     /// The kept bytes of the current paste.
     private var pasteBytes: [UInt8] = []
     /// Bytes of the current paste dropped beyond `pasteLimit`.
@@ -580,9 +377,9 @@ public struct KeyDecoder: Sendable {
     }
 
     /// The pending bytes with the ESC prefix, as an unknown sequence shows them.
-    private var prefixedPending: [UInt8] { (escPrefix ? [0x1B] : []) + pending }
+    var prefixedPending: [UInt8] { (escPrefix ? [0x1B] : []) + pending }
 
-    private mutating func reset() {
+    mutating func reset() {
         state = .ground
         pending = []
         escPrefix = false
@@ -616,7 +413,7 @@ public struct KeyDecoder: Sendable {
     }
 
     /// Adds a decoded key, with Alt for an ESC prefix.
-    private mutating func emit(_ base: TerminalKey.Base, _ modifiers: TerminalKey.Modifiers,
+    mutating func emit(_ base: TerminalKey.Base, _ modifiers: TerminalKey.Modifiers,
                                into keys: inout [TerminalKey]) {
         switch base {
         case .focusIn, .focusOut:
@@ -653,179 +450,4 @@ public struct KeyDecoder: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    // MARK: - Interpreting complete sequences
-
-    private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
-
-    /// Numeric parameters separated by `;` (an empty one is nil; sub-parameters after `:` are
-    /// ignored); nil when other bytes (private markers, intermediates) are present.
-    private static func parameters(_ bytes: ArraySlice<UInt8>) -> [Int?]? {
-        var result: [Int?] = []
-        var current: Int?
-        var inSubParameter = false
-        for byte in bytes {
-            switch byte {
-            case 0x30...0x39:
-                if !inSubParameter { current = min((current ?? 0) * 10 + Int(byte - 0x30), 99_999) }
-            case 0x3B: // ;
-                result.append(current)
-                current = nil
-                inSubParameter = false
-            case 0x3A: // :
-                inSubParameter = true
-            default:
-                return nil
-            }
-        }
-        result.append(current)
-        return result
-    }
-
-    /// xterm's modifier parameter: 1 + bitmask (shift 1, alt 2, ctrl 4, meta 8); absent is none.
-    private static func modifiers(_ parameter: Int?) -> TerminalKey.Modifiers? {
-        guard let parameter else { return [] }
-        guard (1...16).contains(parameter) else { return nil }
-        return TerminalKey.Modifiers(rawValue: UInt8(parameter - 1))
-    }
-
-    /// The modifiers of `CSI 1;mod X` / `CSI X` (first parameter absent or 1).
-    private static func cursorModifiers(_ p: [Int?]) -> TerminalKey.Modifiers? {
-        guard p.count <= 2, p[0] == nil || p[0] == 1 else { return nil }
-        return modifiers(p.count == 2 ? p[1] : nil)
-    }
-
-    /// The key of `CSI n ~` (also rxvt's `CSI n $`, `^`, `@`).
-    private static func tildeKey(_ n: Int) -> TerminalKey.Base? {
-        switch n {
-        case 1, 7: return .home
-        case 2: return .insert
-        case 3: return .delete
-        case 4, 8: return .end
-        case 5: return .pageUp
-        case 6: return .pageDown
-        case 11...15: return .function(n - 10)
-        case 17...21: return .function(n - 11)
-        case 23...26: return .function(n - 12)
-        case 28, 29: return .function(n - 13)
-        case 31...34: return .function(n - 14)
-        default: return nil
-        }
-    }
-
-    /// The cursor-style final bytes shared by CSI and SS3.
-    private static func cursorKey(_ final: UInt8) -> TerminalKey.Base? {
-        switch final {
-        case 0x41: return .up // A
-        case 0x42: return .down // B
-        case 0x43: return .right // C
-        case 0x44: return .left // D
-        case 0x48: return .home // H
-        case 0x46: return .end // F
-        case 0x45: return .begin // E
-        case 0x50...0x53: return .function(Int(final) - 0x4F) // P Q R S
-        default: return nil
-        }
-    }
-
-    /// A CSI u / modifyOtherKeys code point with its modifier parameter.
-    private static func codePointKey(_ code: Int?, _ modifierParameter: Int?) -> TerminalKey? {
-        guard let code, var mods = modifierParameter else { return nil }
-        mods = (mods - 1) & ~(64 | 128) // kitty's Caps Lock and Num Lock bits
-        guard let modifiers = modifiers(mods + 1) else { return nil }
-        switch code {
-        case 27: return TerminalKey(.escape, modifiers: modifiers)
-        case 0..<0x20, 0x7F: return TerminalKey(.control(UInt8(code)), modifiers: modifiers)
-        case 0xE000...0xF8FF: return nil // kitty's functional keys live in the private use area
-        default:
-            guard let scalar = Unicode.Scalar(UInt32(code)) else { return nil }
-            return TerminalKey(.character(Character(scalar)), modifiers: modifiers)
-        }
-    }
-
-    private mutating func completeCSI(into keys: inout [TerminalKey]) {
-        let final = pending[pending.count - 1]
-        let body = pending[2..<(pending.count - 1)]
-        var decoded: TerminalKey?
-        var pasteStart = false
-        if let p = Self.parameters(body) {
-            switch final {
-            case 0x41...0x48, 0x50...0x53, 0x5A: // A–H, P–S, Z
-                let base: TerminalKey.Base? = final == 0x5A ? .backTab : final == 0x47 ? .begin : Self.cursorKey(final)
-                if let base, let mods = Self.cursorModifiers(p) { decoded = TerminalKey(base, modifiers: mods) }
-            case 0x49, 0x4F: // I, O
-                if p == [nil] { decoded = TerminalKey(final == 0x49 ? .focusIn : .focusOut) }
-            case 0x61...0x64: // rxvt Shift-arrows: a b c d
-                let arrows: [TerminalKey.Base] = [.up, .down, .right, .left]
-                if p == [nil] { decoded = TerminalKey(arrows[Int(final - 0x61)], modifiers: .shift) }
-            case 0x7E: // ~
-                if p.count == 3 && p[0] == 27 {
-                    decoded = Self.codePointKey(p[2], p[1]) // xterm modifyOtherKeys
-                } else if p == [200] {
-                    pasteStart = true
-                } else if p.count <= 2, let n = p[0], let base = Self.tildeKey(n),
-                          let mods = Self.modifiers(p.count == 2 ? p[1] : nil) {
-                    decoded = TerminalKey(base, modifiers: mods)
-                }
-            case 0x24, 0x5E, 0x40: // rxvt: $ Shift, ^ Ctrl, @ Ctrl-Shift
-                let mods: TerminalKey.Modifiers = final == 0x24 ? .shift : final == 0x5E ? .control : [.control, .shift]
-                if p.count == 1, let n = p[0], let base = Self.tildeKey(n) { decoded = TerminalKey(base, modifiers: mods) }
-            case 0x75: // u
-                if (1...3).contains(p.count) { decoded = Self.codePointKey(p[0], p.count >= 2 ? p[1] ?? 1 : 1) }
-            default:
-                break
-            }
-        }
-        if pasteStart {
-            if escPrefix { keys.append(TerminalKey(.escape)) }
-            reset()
-            state = .paste(matched: 0)
-        } else if let decoded {
-            emit(decoded.base, decoded.modifiers, into: &keys)
-            reset()
-        } else {
-            keys.append(TerminalKey(.unknown(prefixedPending)))
-            reset()
-        }
-    }
-
-    private mutating func completeSS3(into keys: inout [TerminalKey]) {
-        let final = pending[pending.count - 1]
-        let body = pending[2..<(pending.count - 1)]
-        var decoded: TerminalKey?
-        // xterm's modifier digit: ESC O 5 A (or ESC O 1;5 A); none without parameters.
-        var mods: TerminalKey.Modifiers? = []
-        if !body.isEmpty {
-            if let p = Self.parameters(body), p.allSatisfy({ $0 != nil }) {
-                mods = p.count == 1 ? Self.modifiers(p[0]) : Self.cursorModifiers(p)
-            } else {
-                mods = nil
-            }
-        }
-        if let mods {
-            let keypad: [UInt8: Character] = [
-                0x6A: "*", 0x6B: "+", 0x6C: ",", 0x6D: "-", 0x6E: ".", 0x6F: "/", 0x58: "=",
-            ]
-            switch final {
-            case 0x70...0x79: // p…y: keypad 0…9
-                decoded = TerminalKey(.keypad(Character(Unicode.Scalar(final - 0x70 + 0x30))), modifiers: mods)
-            case 0x4D: // M
-                decoded = TerminalKey(.keypadEnter, modifiers: mods)
-            case 0x61...0x64 where body.isEmpty: // rxvt Ctrl-arrows: a b c d
-                let arrows: [TerminalKey.Base] = [.up, .down, .right, .left]
-                decoded = TerminalKey(arrows[Int(final - 0x61)], modifiers: .control)
-            default:
-                if let c = keypad[final] {
-                    decoded = TerminalKey(.keypad(c), modifiers: mods)
-                } else if let base = Self.cursorKey(final) {
-                    decoded = TerminalKey(base, modifiers: mods)
-                }
-            }
-        }
-        if let decoded {
-            emit(decoded.base, decoded.modifiers, into: &keys)
-        } else {
-            keys.append(TerminalKey(.unknown(prefixedPending)))
-        }
-        reset()
-    }
 }

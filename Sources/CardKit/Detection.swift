@@ -1,0 +1,59 @@
+/// What the digits typed so far say about the network.
+public struct Detection: Equatable, Sendable {
+    /// Set once exactly one network remains possible and one of its patterns matches in full
+    /// (the longest full match wins).
+    public var network: CardNetwork?
+    /// False when no network can start with the digits.
+    public var hasCandidates: Bool
+    /// The longest length any still-possible pattern allows; digits beyond it are refused.
+    public var maxLength: Int
+    /// How many digits the pattern that decided `network` looks at.
+    public var decidingLength: Int
+    /// The lengths the patterns still possible allow: the deciding pattern's own once no
+    /// longer pattern can match (Visa `4…`: 16; Visa `413600…`: 13 and 16).
+    public var lengths: LengthSet
+    /// When the deciding pattern is one of `network`'s `coBadged` entries: the other networks
+    /// on the card that are loaded, in the entry's `with` order (Visa for a Dankort `4571…`);
+    /// empty otherwise. The number's lengths, groups and code are still `network`'s.
+    public var coBadged: [CardNetwork] {
+        get { coBadgedNetworks ?? [] }
+        set { coBadgedNetworks = newValue.isEmpty ? nil : newValue }
+    }
+    /// `coBadged`, nil when empty: a detection is copied on every key, and a nil costs no
+    /// reference count.
+    private var coBadgedNetworks: [CardNetwork]?
+    /// Whether the number is a co-badged card's (`coBadged` is not empty).
+    public var isCoBadged: Bool { coBadgedNetworks != nil }
+
+    /// A detection from its parts.
+    public init(network: CardNetwork?, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet,
+                coBadged: [CardNetwork] = []) {
+        self.network = network
+        self.hasCandidates = hasCandidates
+        self.maxLength = maxLength
+        self.decidingLength = decidingLength
+        self.lengths = lengths
+        self.coBadgedNetworks = coBadged.isEmpty ? nil : coBadged
+    }
+
+    /// The networks of the number, the one home of that list: the co-badged ones first (the
+    /// international schemes a `coBadged` entry names, which a card is reported as by
+    /// default), then the deciding network; just the deciding network for most numbers; empty
+    /// while none is decided.
+    public var networks: [CardNetwork] {
+        guard let network else { return [] }
+        guard let coBadgedNetworks else { return [network] }
+        return coBadgedNetworks + [network]
+    }
+
+    /// The networks a card with this number can be delivered as, the one rule of that choice
+    /// (the prompt's badge and Ctrl-N, `check`'s `network`): `networks` less those `accepts`
+    /// refuses, when it takes some (all of them when it takes none: they name the refusal).
+    /// The first is the default, a co-badged card's first `with` network that is taken.
+    public func networks(takenBy accepts: (CardNetwork) -> Bool) -> [CardNetwork] {
+        let all = networks
+        guard all.count > 1 else { return all }
+        let taken = all.filter(accepts)
+        return taken.isEmpty ? all : taken
+    }
+}

@@ -1,0 +1,193 @@
+extension EntryEngine {
+    // MARK: - Swipe
+
+    /// Whether a swipe is taken now: at the card number field while it is empty and no `:`
+    /// command is typed. Front ends collect a swipe's bytes unechoed only then.
+    public var takesSwipe: Bool { field == .number && command == nil && numberDigits.isEmpty }
+
+    /// A swipe (`Key.swipe`): the number and expiry from the track fill their fields, checked
+    /// as typed ones are (`problem(in:)`, `ExpiryPolicy`), and the card moves on to the first
+    /// field still empty after them. A swipe that was not read, or whose number or expiry is
+    /// refused, leaves the fields empty with one reason (`TrackData.unreadableMessage`, or
+    /// that the network is not accepted here, or that the card has expired).
+    mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
+        guard takesSwipe else { return .refused(messages.text(.swipeElsewhere)) }
+        guard let swipe else { return .refused(messages.text(.swipeUnreadable)) }
+        numberDigits.append(contentsOf: swipe.numberDigits)  // into the storage reserved up front
+        numberEnd = 0
+        chosenNetworkID = nil
+        detection = rules.detect(numberDigits)
+        let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
+        var reason: String?
+        if let problem = problem(in: .number) {
+            let notAccepted = detection.network != nil && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
+            reason = notAccepted ? problem : messages.text(.swipeUnreadable)
+        } else if expiryPolicy.check(expiry) == .past {
+            reason = messages.text(.swipeExpired, ("expiry", expiry.cardText))
+        } else if expiryPolicy.check(expiry) == .tooFar {
+            reason = messages.text(.swipeUnreadable)
+        }
+        if let reason {
+            clearActive()
+            return .refused(reason)
+        }
+        expiryDigits.overwriteAndEmpty()
+        for value in [expiry.month / 10, expiry.month % 10, swipe.expiryYear / 10, swipe.expiryYear % 10] {
+            expiryDigits.append(UInt8(value))
+        }
+        swipedWithChip = swipe.chip
+        // The name from track 1, when the form asks for one and none is typed yet: taken as
+        // typed characters would be (`HolderName`), or not at all.
+        if form.asksName, nameBytes.isEmpty, let name = swipe.holderName {
+            for character in name where !HolderName.skips(character, after: holderName) {
+                guard HolderName.refusal(of: character, after: holderName) == nil else { nameBytes.overwriteAndEmpty(); break }
+                nameBytes.append(contentsOf: character.utf8)
+            }
+            // What `HolderName.finished` drops from the end, overwritten in place.
+            nameBytes.overwriteLast(nameBytes.count - HolderName.finished(holderName).utf8.count)
+            nameFromSwipe = !nameBytes.isEmpty
+        }
+        field = .cvv  // the first field still empty: a track never holds the security code
+        var messages: [Message] = []
+        if let message = coBadgedMessage { messages.append(message) }
+        if let network {
+            messages.append(Message(.success, card: CardLine(prefix: "", expires: self.messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
+        }
+        messages.append(.init(.help, help))
+        return Outcome(messages: messages, fieldChanged: true)
+    }
+
+    // MARK: - Field values
+
+    var activeDigits: [UInt8] {
+        switch field {
+        case .number: return numberDigits
+        case .expiry: return expiryDigits
+        case .cvv: return cvvDigits
+        case .name, .postalCode: return []  // (not digits: never recalled)
+        }
+    }
+
+    /// True when the active field holds nothing and no `:` command is being typed.
+    public var activeIsEmpty: Bool { command == nil && characterCount(of: field) == 0 }
+
+    /// How many characters `field` holds (digits, or the name's or postal code's characters).
+    func characterCount(of field: Field) -> Int {
+        switch field {
+        case .number: return numberDigits.count
+        case .expiry: return expiryDigits.count
+        case .cvv: return cvvDigits.count
+        case .name: return nameBytes.isEmpty ? 0 : holderName.count
+        case .postalCode: return postalCharacters.count
+        }
+    }
+
+    /// Empties the active field, overwriting its digits in place.
+    mutating func clearActive() {
+        switch field {
+        case .number:
+            numberDigits.overwriteAndEmpty()
+            numberEnd = 0
+            chosenNetworkID = nil
+            swipedWithChip = nil
+            detection = rules.detect(numberDigits)
+        case .expiry: expiryDigits.overwriteAndEmpty()
+        case .cvv: cvvDigits.overwriteAndEmpty()
+        case .name:
+            nameBytes.overwriteAndEmpty()
+            nameFromSwipe = false
+        case .postalCode: postalCharacters.overwriteAndEmpty()
+        }
+    }
+
+    var expiryMonth: Int? {
+        expiryDigits.count >= 2 ? Int(expiryDigits[0]) * 10 + Int(expiryDigits[1]) : nil
+    }
+
+    /// The expiry once all four digits are in (`MM/YY`), or all six (`MM/YYYY`).
+    public var expiry: YearMonth? {
+        guard let month = expiryMonth else { return nil }
+        if expiryDigits.count == Self.longestExpiryDigits { return YearMonth(year: expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) }, month: month) }
+        guard expiryDigits.count == 4 else { return nil }
+        return YearMonth(year: expiryPolicy.fullYear(Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])), month: month)
+    }
+
+    /// The most digits an expiry has: `MM/YYYY`'s six.
+    static let longestExpiryDigits = 6
+    /// The widest expiry shown: `MM/YYYY`, seven characters (the slash with the digits).
+    public static let widestExpiryText = longestExpiryDigits + 1
+
+    /// `MM/YY` (`MM/YYYY`) as far as it is typed; the slash appears once the month is complete.
+    var expiryText: String {
+        // At most seven bytes: made in place as a small string, no allocation.
+        String(unsafeUninitializedCapacity: Self.widestExpiryText) { buffer in
+            var at = 0
+            for (index, digit) in expiryDigits.prefix(Self.longestExpiryDigits).enumerated() {
+                if index == 2 {
+                    buffer[at] = UInt8(ascii: "/")
+                    at += 1
+                }
+                buffer[at] = digit + 48
+                at += 1
+            }
+            if expiryDigits.count == 2 {
+                buffer[at] = UInt8(ascii: "/")
+                at += 1
+            }
+            return at
+        }
+    }
+
+    /// The security code asked for: the network's, or any length a rule file may give one
+    /// while the network is unknown.
+    public var securityCode: CardPolicy.SecurityCode { CardPolicy.securityCode(for: securityCodeNetwork) }
+
+    /// The network whose security code is asked for: the number's, or with `--cvv-only` the
+    /// card on file's.
+    var securityCodeNetwork: CardNetwork? { form.securityCodeOnly ?? detection.network }
+
+    /// A field's name in messages: "card number", "expiry", or the security code's name (`CVV`, `CID`, …).
+    public func fieldName(_ field: Field) -> String {
+        switch field {
+        case .number: return messages.text(.fieldNumber)
+        case .expiry: return messages.text(.fieldExpiry)
+        case .cvv: return securityCode.name
+        case .name: return messages.text(.fieldName)
+        case .postalCode: return form.postalCode?.label.lowercasedFirst ?? messages.text(.fieldPostalCode)
+        }
+    }
+
+    /// The one-line help for the active field, 80 columns at most (with many accepted
+    /// networks, `:rules` names them).
+    public var help: String {
+        switch field {
+        case .number:
+            if let acceptedNetworks {
+                let names = acceptedNetworks.names(in: rules, and: messages.text(.listAnd))
+                let long = messages.text(.helpNumberAccepted, ("networks", names))
+                if long.unicodeScalars.count <= 80 { return long }
+                let short = messages.text(.helpNumberAcceptedShort, ("networks", names))
+                if short.unicodeScalars.count <= 80 { return short }
+                return messages.text(.helpNumberSome)
+            }
+            return messages.text(.helpNumber)
+        case .expiry:
+            return messages.text(.helpExpiry)
+        case .cvv:
+            guard let network = securityCodeNetwork else {
+                let lengths = CardPolicy.securityCode(for: nil).lengths
+                return messages.text(.helpCodeUnknown, ("shortest", String(lengths.lowerBound)), ("longest", String(lengths.upperBound)))
+            }
+            let code = securityCode, side = network.cvv.side
+            // With a name or postal code after it, Enter moves on rather than submits.
+            return messages.text(form.field(after: .cvv) == nil ? .helpCode : .helpCodeMovesOn,
+                                 ("lengths", messages.orList(code.lengths.map(String.init))), ("code", code.name),
+                                 ("side", side == "back" ? messages.text(.sideBack) : side == "front" ? messages.text(.sideFront) : side))
+        case .name:
+            return messages.text(.helpName)
+        case .postalCode:
+            guard let format = form.postalCode else { return "" }
+            return messages.text(.helpPostalCode, ("label", format.label.lowercasedFirst), ("example", format.example))
+        }
+    }
+}
