@@ -71,6 +71,7 @@ int cl_lock_memory(void) { return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAUL
 // block, then hands it to glibc. Off (the default) it costs one test. Not with a sanitizer,
 // which brings its own free().
 #include <malloc.h>
+#include <pthread.h>
 #include <string.h>
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
@@ -99,7 +100,32 @@ int cl_wipe_freed_memory(void) {
 int cl_wipe_freed_memory(void) { return -1; }
 #endif
 
+long long cl_address_space_limit(int *isData) {
+    long long smallest = -1;
+    int kinds[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (int i = 0; i < 2; i++) {
+        struct rlimit limit;
+        if (getrlimit(kinds[i], &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+            && (smallest < 0 || (long long)limit.rlim_cur < smallest)) {
+            smallest = (long long)limit.rlim_cur;
+            if (isData != NULL) *isData = kinds[i] == RLIMIT_DATA;
+        }
+    }
+    return smallest;
+}
+
 int cl_tune_allocator(void) {
+    long long limit = cl_address_space_limit(NULL);
+    if (limit >= 0 && limit < (1LL << 30)) {
+        // Held to little memory: glibc's defaults, which take it in small steps (an 8 MiB step
+        // of the heap fails where 100 KiB would do), and threads with 2 MiB stacks rather than
+        // the 8 MiB of RLIMIT_STACK (Dispatch waits forever for a thread it cannot make).
+        pthread_attr_t attributes;
+        if (pthread_attr_init(&attributes) != 0) return -1;
+        int set = pthread_attr_setstacksize(&attributes, 2 << 20) == 0 && pthread_setattr_default_np(&attributes) == 0;
+        pthread_attr_destroy(&attributes);
+        return set ? 1 : -1;
+    }
     int ok = mallopt(M_MMAP_THRESHOLD, 32 << 20);
     ok &= mallopt(M_TRIM_THRESHOLD, 64 << 20);
     ok &= mallopt(M_TOP_PAD, 8 << 20);

@@ -91,8 +91,13 @@ int cl_wipe_freed_memory(void);
 /// each from its own mmap, freed memory is kept for the next block rather than given back,
 /// and a heap grows 8 MiB at a time (a thread's arena otherwise grows by one mprotect for
 /// every few pages). Untouched memory costs nothing resident. Call before any thread starts;
-/// 0, or -1 when a setting was refused.
+/// 0, or -1 when a setting was refused. Under an address-space or data limit below 1 GiB
+/// (`cl_address_space_limit`) the allocator is left as it is and new threads get 2 MiB
+/// stacks instead: 1 (or -1).
 int cl_tune_allocator(void);
+/// The smaller of the soft RLIMIT_AS (ulimit -v) and RLIMIT_DATA (ulimit -d) in bytes, and
+/// whether it is the data limit (`isData`, may be NULL); -1 when neither is limited.
+long long cl_address_space_limit(int *isData);
 /// Gives `out` a buffer of `size` bytes owned by the caller (setvbuf, line-buffered as a
 /// terminal's stream is), so that it can be wiped; NULL gives the stream back a buffer of the
 /// C library's own.
