@@ -117,8 +117,8 @@ public enum Paths {
             var wait = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             while poll(&wait, 1, -1) < 0 && errno == EINTR {}
         }
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        // The status flags F_SETFL sets were all off but O_NONBLOCK: one call clears it.
+        _ = fcntl(fd, F_SETFL, 0)
         return fd
     }
 
