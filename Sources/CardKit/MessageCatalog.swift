@@ -195,8 +195,8 @@ extension MessageCatalog {
 
     /// Reads a catalog file (`{"language": "fr", "messages": {"label.number": "…", …}}`),
     /// naming it `file` in its problems: not JSON, not an object, a text that is not a string
-    /// or holds a control character (bidirectional controls too), an id given twice, a placeholder English's text lacks
-    /// (errors); an unknown id or member (warnings, ignored).
+    /// or holds a control character (bidirectional controls too), an id given twice, a
+    /// placeholder English's text lacks (errors); an unknown id or member (warnings, ignored).
     public static func read(_ bytes: [UInt8], file: String) -> FileContents {
         var contents = FileContents()
         func problem(_ location: SourceLocation, _ message: String, _ severity: RuleError.Severity = .error) {
