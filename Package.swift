@@ -15,7 +15,7 @@ let package = Package(
         // A free() that zeroes what it frees, for a program that embeds CardPrompt and wants
         // freed card text wiped as cardline does: linking it replaces free() for the whole
         // process, so it is a product of its own, never a dependency of the libraries above.
-        .library(name: "CardWipingFree", targets: ["CWipingFree"]),
+        .library(name: "CardProcessWide", targets: ["CProcessWide"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,7 +36,7 @@ let package = Package(
         // Fixed-arity wrappers around libedit's variadic calls, which Swift cannot call.
         .target(name: "CEditLine", dependencies: ["CLibEdit"], linkerSettings: [.linkedLibrary("tinfo")]),
         // The wiping free(), which changes the whole process: only executables depend on it.
-        .target(name: "CWipingFree"),
+        .target(name: "CProcessWide"),
         // The terminal front end (libedit bindings that drive the engine, the plain-line path),
         // rule folders, process protection, and the `CardPrompt` API other programs embed.
         .target(name: "CardPrompt", dependencies: ["CardKit", "CEditLine"]),
@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "cardline",
             dependencies: [
-                "CardKit", "CardPrompt", "CardSeal", "CWipingFree",
+                "CardKit", "CardPrompt", "CardSeal", "CProcessWide",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

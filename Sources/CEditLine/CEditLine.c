@@ -64,6 +64,20 @@ long long cl_memlock_limit(void) {
 
 int cl_lock_memory(void) { return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); }
 
+long long cl_address_space_limit(int *isData) {
+    long long smallest = -1;
+    int kinds[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (int i = 0; i < 2; i++) {
+        struct rlimit limit;
+        if (getrlimit(kinds[i], &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+            && (smallest < 0 || (long long)limit.rlim_cur < smallest)) {
+            smallest = (long long)limit.rlim_cur;
+            if (isData != NULL) *isData = kinds[i] == RLIMIT_DATA;
+        }
+    }
+    return smallest;
+}
+
 int cl_set_buffer(FILE *out, char *buffer, size_t size) { return setvbuf(out, buffer, _IOLBF, size); }
 void cl_wipe(void *bytes, size_t count) { explicit_bzero(bytes, count); }
 __attribute__((noinline)) void cl_wipe_stack(size_t count) {

@@ -166,6 +166,9 @@ public struct CardCheck: Sendable {
         case cvvLength = "cvv_length"
         /// The number belongs to a network that is not among the accepted ones (`--networks`).
         case networkNotAccepted = "network_not_accepted"
+        /// The record has no expiry where one is needed: a card sealed for its recipient
+        /// (`check --encrypt-to`) carries its expiry (`requiringExpiry`).
+        case expiryMissing = "expiry_missing"
 
         /// The name of the problem whose bit is `1 << bit` in double quotes, as a static string
         /// (no String made): what the JSON output lists.
@@ -181,7 +184,8 @@ public struct CardCheck: Sendable {
             case 7: return #""expiry_too_far""#
             case 8: return #""cvv_format""#
             case 9: return #""cvv_length""#
-            default: return #""network_not_accepted""#
+            case 10: return #""network_not_accepted""#
+            default: return #""expiry_missing""#
             }
         }
 
@@ -199,6 +203,7 @@ public struct CardCheck: Sendable {
             case .cvvFormat: return 1 << 8
             case .cvvLength: return 1 << 9
             case .networkNotAccepted: return 1 << 10
+            case .expiryMissing: return 1 << 11
             }
         }
     }
@@ -230,6 +235,16 @@ public struct CardCheck: Sendable {
         /// True when the record has `problem`.
         public func has(_ problem: Problem) -> Bool { problemBits & problem.bit != 0 }
         mutating func add(_ problem: Problem) { problemBits |= problem.bit }
+
+        /// The verdict where the record must give an expiry (`check --encrypt-to`: a sealed card
+        /// carries one): with `expiryMissing` when it gives none; as it is otherwise (a
+        /// malformed expiry is already `expiryFormat`).
+        public func requiringExpiry() -> Result {
+            guard expiry == nil && !has(.expiryFormat) else { return self }
+            var result = self
+            result.add(.expiryMissing)
+            return result
+        }
 
         /// The (first 19) digits of the number.
         public var digits: [UInt8] {

@@ -38,12 +38,20 @@ public struct MessageCatalog: Sendable {
     public var language: String { storage.language }
 
     /// The catalog of `language`: `texts` over the bundled catalog of that language (if any)
-    /// over English. An id that is not a `MessageID` is ignored.
+    /// over English. An id that is not a `MessageID` is ignored. A text holding a control or
+    /// bidirectional character is shown with it escaped (`shown(_:)`).
     public init(language: String, texts: [String: String] = [:]) {
         var merged = Self.bundledTexts["en"] ?? [:]
         if language != "en", let bundled = Self.bundledTexts[language] { merged.merge(bundled) { $1 } }
-        for (id, text) in texts where merged[id] != nil { merged[id] = text }
+        for (id, text) in texts where merged[id] != nil { merged[id] = Self.shown(text) }
         storage = Storage(language: language, texts: merged)
+    }
+
+    /// A text from outside (a catalog file, a caller) as it may be shown: with any control or
+    /// bidirectional character escaped (`escapingControlCharacters`), since it would act on
+    /// the terminal or reorder what follows; unchanged (not even masked) when it holds none.
+    static func shown(_ text: String) -> String {
+        text.unicodeScalars.contains(where: isControl) ? text.escapingControlCharacters : text
     }
 
     /// English, as built in.
@@ -58,9 +66,7 @@ public struct MessageCatalog: Sendable {
     public func overriding(_ texts: [String: String]) -> MessageCatalog {
         guard !texts.isEmpty else { return self }
         var merged = storage.texts
-        for (id, text) in texts where merged[id] != nil {
-            merged[id] = text.unicodeScalars.contains(where: Self.isControl) ? text.escapingControlCharacters : text
-        }
+        for (id, text) in texts where merged[id] != nil { merged[id] = Self.shown(text) }
         return MessageCatalog(storage: Storage(language: language, texts: merged))
     }
 
@@ -129,9 +135,11 @@ public struct MessageCatalog: Sendable {
         listing(items, joinedBy: text(.listOr))
     }
 
-    /// A character that acts on a terminal, or breaks a line, rather than showing.
+    /// A character that acts on a terminal, breaks a line or reorders what follows (a
+    /// bidirectional control: `Unicode.Scalar.isControl`, the escaping's own test) rather than
+    /// showing.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+        scalar.isControl || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
 
     /// The placeholders a text holds (`{count}`), in order.
@@ -187,8 +195,8 @@ extension MessageCatalog {
 
     /// Reads a catalog file (`{"language": "fr", "messages": {"label.number": "…", …}}`),
     /// naming it `file` in its problems: not JSON, not an object, a text that is not a string
-    /// or holds a control character, an id given twice, a placeholder English's text lacks
-    /// (errors); an unknown id or member (warnings, ignored).
+    /// or holds a control character (bidirectional controls too), an id given twice, a
+    /// placeholder English's text lacks (errors); an unknown id or member (warnings, ignored).
     public static func read(_ bytes: [UInt8], file: String) -> FileContents {
         var contents = FileContents()
         func problem(_ location: SourceLocation, _ message: String, _ severity: RuleError.Severity = .error) {

@@ -122,7 +122,7 @@ public final class CardPrompt {
 
     /// Why a prompt cannot be made or shown.
     public enum Failure: Error, CustomStringConvertible {
-        /// A rule folder or file cannot be read.
+        /// A rule folder or file, or a message catalog, cannot be read.
         case unreadableRules(String)
         /// Rule files are wrong, or the message catalog of the language asked for is
         /// (`MessageSources.load`); every problem with its file, line and column.
@@ -218,11 +218,16 @@ public final class CardPrompt {
             }
         }
         self.form = form
-        do throws(RuleErrors) {
+        do throws(RuleSources.LoadError) {
             messages = try MessageSources.load(language: MessageSources.language(locale: options.locale),
                                                folders: MessageSources.folders(extra: options.messageFolders), overrides: options.messages)
         } catch {
-            throw .brokenRules(error)  // (a catalog, like a rule file, is a file read with located errors: exit 65)
+            // (A catalog, like a rule file, is a file read with located errors, exit 65; one
+            // that cannot be read, exit 66.)
+            switch error {
+            case .unreadable(let reason): throw .unreadableRules(reason)
+            case .rules(let errors): throw .brokenRules(errors)
+            }
         }
     }
 

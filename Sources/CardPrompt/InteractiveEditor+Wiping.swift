@@ -16,7 +16,7 @@ extension InteractiveEditor {
     /// having it draw that filler (`EL_REFRESH`, from the line's first column) over every cell
     /// the prompt and line took; the caller's next refresh draws the real text over the
     /// filler. The terminal's output buffer is wiped as each key is read, and freed heap as it
-    /// is freed where the program links the wiping free() (`CWipingFree`: cardline does). Nothing is drawn on a terminal that cannot clear a
+    /// is freed where the program links the wiping free() (`CProcessWide`: cardline does). Nothing is drawn on a terminal that cannot clear a
     /// line's end or move up (`TERM=dumb`): there only the line buffer is overwritten.
     /// Returns the rows above the cursor once the filler is drawn (the cursor at its end), nil
     /// when nothing was drawn. Not `drawing`, for a finished line that stays on screen (a name

@@ -33,9 +33,10 @@ public enum MessageSources {
 
     /// The catalog of `language` from `folders` (a folder without the language's file is
     /// skipped), `overrides` over it. A language with no bundled catalog and no file is
-    /// English, without a warning. Throws every problem of a file that is refused (errors
-    /// located `file:line:column`); a file that cannot be read is one problem at line 0.
-    public static func load(language: String, folders: [String], overrides: [String: String] = [:]) throws(RuleErrors) -> MessageCatalog {
+    /// English, without a warning. Throws `.rules` with every problem of a file that is refused
+    /// (errors located `file:line:column`), `.unreadable` for a file that cannot be read: not a
+    /// regular file (a FIFO, `/dev/zero`, a folder) or larger than `largestFile` (`Paths.read`).
+    public static func load(language: String, folders: [String], overrides: [String: String] = [:]) throws(RuleSources.LoadError) -> MessageCatalog {
         var texts: [String: String] = [:]
         var problems: [RuleError] = []
         var found = MessageCatalog.bundledLanguages.contains(language)
@@ -44,9 +45,11 @@ public enum MessageSources {
         for folder in folders where isFileName {
             let path = (folder.hasSuffix("/") ? folder : folder + "/") + language + ".json"
             guard FileManager.default.fileExists(atPath: path) else { continue }
-            guard let bytes = Paths.contents(of: path) else {
-                problems.append(RuleError(file: path, location: .init(line: 0, column: 0), message: "the message catalog cannot be read"))
-                continue
+            let bytes: [UInt8]
+            do throws(Paths.Unreadable) {
+                bytes = try Paths.contents(of: path, limit: largestFile)
+            } catch {
+                throw .unreadable(unreadable(path, error))
             }
             let contents = MessageCatalog.read(bytes, file: path)
             if contents.isRefused {
@@ -56,8 +59,17 @@ public enum MessageSources {
             found = true
             texts.merge(contents.texts) { $1 }
         }
-        if problems.contains(where: { $0.severity == .error }) { throw RuleErrors(errors: problems) }
+        if problems.contains(where: { $0.severity == .error }) { throw .rules(RuleErrors(errors: problems)) }
         return MessageCatalog(language: found ? language : "en", texts: texts).overriding(overrides)
+    }
+
+    /// The largest catalog read, 1 MiB (a whole catalog is about 10 KiB); a larger file is
+    /// refused rather than read whole.
+    public static let largestFile = 1 << 20
+
+    /// `cannot read message catalog PATH: REASON`, the path escaped.
+    public static func unreadable(_ path: String, _ problem: Paths.Unreadable) -> String {
+        "cannot read message catalog \(path.escapingControlCharacters): \(problem.reason)"
     }
 
     /// An installed copy of the bundled catalogs: `messages/` beside the executable, or

@@ -73,37 +73,111 @@ public enum Paths {
         return true
     }
 
-    /// The whole of a file, read straight into bytes (no Foundation `Data` to copy from); nil
-    /// when it cannot be opened or read. A relative `path` is taken from the open folder
-    /// `folder` (a descriptor; by default the working folder).
-    public static func contents(of path: String, in folder: Int32 = AT_FDCWD) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        return read(path, in: folder, into: &bytes) ? bytes : nil
+    /// Why a file cannot be read, in words for a message after its path ("No such file or
+    /// directory", "it is a FIFO (named pipe), not a regular file", "it is larger than 1 MiB").
+    public struct Unreadable: Error, Equatable, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+        public init(reason: String) { self.reason = reason }
+        /// The reason for `errno` (or `code`), as strerror(3) says it.
+        public init(errno code: Int32 = errno) { reason = String(cString: strerror(code)) }
     }
 
-    /// `contents(of:in:)` into `bytes`, emptied first with its room kept: a reader of many
-    /// files reads each into the same array, without a new one each time (a bank's thousand
-    /// rule files: a thousand allocations less). False (`bytes` holding anything) when the
-    /// file cannot be opened or read.
-    public static func read(_ path: String, in folder: Int32 = AT_FDCWD, into bytes: inout [UInt8]) -> Bool {
+    /// Opens a file cardline reads (a public key, a message catalog, a rule file, a `.session`
+    /// script or golden, a `check` input named by its path): the one place that decides what
+    /// may be read. Only a regular file is opened; a FIFO, a device (`/dev/zero`, a terminal),
+    /// a socket or a folder is refused at once, with what it is, never read or waited on: it is
+    /// opened with O_NONBLOCK (opening a FIFO does not wait for a writer, nor a serial line for
+    /// its carrier), O_NOCTTY and O_CLOEXEC, its kind taken from fstat(2) on that descriptor
+    /// (no race with a path changed meanwhile), then O_NONBLOCK is cleared.
+    ///
+    /// `allowingFIFO`: a FIFO (or a pipe named by `/dev/fd/N`, `<(command)`) is taken too, for
+    /// a stream of records (`check cards.fifo`). Its open does not wait; the call waits, as a
+    /// blocking open(2) would, until a writer has come (poll(2): data, or a writer that came and
+    /// went), so that a first read does not take "no writer yet" for the end.
+    ///
+    /// A relative `path` is taken from the open folder `folder` (a descriptor; by default the
+    /// working folder). The caller closes the descriptor.
+    public static func openForReading(_ path: String, in folder: Int32 = AT_FDCWD, allowingFIFO: Bool = false) throws(Unreadable) -> Int32 {
+        var fd: Int32
+        repeat { fd = openat(folder, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw Unreadable() }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let failure = Unreadable()
+            close(fd)
+            throw failure
+        }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFIFO && allowingFIFO else {
+            close(fd)
+            throw Unreadable(reason: refusal(kind: kind, allowingFIFO: allowingFIFO))
+        }
+        if kind == S_IFIFO {
+            var wait = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            while poll(&wait, 1, -1) < 0 && errno == EINTR {}
+        }
+        // The status flags F_SETFL sets were all off but O_NONBLOCK: one call clears it.
+        _ = fcntl(fd, F_SETFL, 0)
+        return fd
+    }
+
+    /// What a file of `kind` (`st_mode & S_IFMT`) is, as the reason it is not read.
+    private static func refusal(kind: mode_t, allowingFIFO: Bool) -> String {
+        let wanted = allowingFIFO ? "not a regular file or a pipe" : "not a regular file"
+        switch kind {
+        case S_IFDIR: return "it is a folder"
+        case S_IFIFO: return "it is a FIFO (named pipe), " + wanted
+        case S_IFCHR: return "it is a character device, " + wanted
+        case S_IFBLK: return "it is a block device, " + wanted
+        case S_IFSOCK: return "it is a socket, " + wanted
+        default: return "it is " + wanted
+        }
+    }
+
+    /// The whole of a file, read straight into bytes (no Foundation `Data` to copy from):
+    /// `read(_:in:into:limit:)` into a new array.
+    public static func contents(of path: String, in folder: Int32 = AT_FDCWD, limit: Int) throws(Unreadable) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try read(path, in: folder, into: &bytes, limit: limit)
+        return bytes
+    }
+
+    /// The whole of the regular file at `path` (`openForReading`: anything else is refused)
+    /// into `bytes`, emptied first with its room kept: a reader of many files reads each into
+    /// the same array, without a new one each time (a bank's thousand rule files: a thousand
+    /// allocations less). A file of more than `limit` bytes is refused ("it is larger than 1
+    /// MiB"), before anything is read when its size says so, else once it has given more: no
+    /// file, however large or endless (a /proc file), makes an allocation fail. On a throw,
+    /// `bytes` holds anything.
+    public static func read(_ path: String, in folder: Int32 = AT_FDCWD, into bytes: inout [UInt8], limit: Int) throws(Unreadable) {
         bytes.removeAll(keepingCapacity: true)
-        let fd = openat(folder, path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        let fd = try openForReading(path, in: folder)
         defer { close(fd) }
         var info = stat()
         // One read of the whole file when its size is known (one more byte to see the end).
         let size = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 0
-        // A regular file that gave exactly the size fstat said, short of the byte more asked
-        // for, is at its end: no read more to see it (a read(2) a file, 1,000 of them for the
-        // bench's 100,000 ranges). Anything else reads on until a read gives nothing.
-        let regular = info.st_mode & S_IFMT == S_IFREG
+        guard size <= limit else { throw Unreadable(reason: "it is larger than " + byteCount(limit)) }
         bytes.reserveCapacity(size + 1)
         while true {
-            let limit = bytes.count <= size ? size + 1 - bytes.count : 64 * 1024
-            let count = read(fd, appendingTo: &bytes, limit: limit)
-            if count == 0 || regular && size > 0 && count > 0 && count < limit && bytes.count == size { return true }
-            if count < 0 && errno != EINTR { return false }
+            // A regular file that gave exactly the size fstat said, short of the byte more asked
+            // for, is at its end: no read more to see it (a read(2) a file, 1,000 of them for the
+            // bench's 100,000 ranges). A file whose size fstat does not know (a /proc file says 0)
+            // reads on until a read gives nothing.
+            let want = bytes.count <= size ? size + 1 - bytes.count : 64 * 1024
+            let room = limit - bytes.count  // (one byte more than room: to see the file goes on)
+            let count = read(fd, appendingTo: &bytes, limit: want <= room ? want : room + 1)
+            if bytes.count > limit { throw Unreadable(reason: "it is larger than " + byteCount(limit)) }
+            if count == 0 || size > 0 && count > 0 && count < want && bytes.count == size { return }
+            if count < 0 && errno != EINTR { throw Unreadable() }
         }
+    }
+
+    /// "64 KiB", "1 MiB", "100 bytes": a size limit in words.
+    static func byteCount(_ count: Int) -> String {
+        if count >= 1 << 20 && count % (1 << 20) == 0 { return "\(count >> 20) MiB" }
+        if count >= 1 << 10 && count % (1 << 10) == 0 { return "\(count >> 10) KiB" }
+        return "\(count) bytes"
     }
 
     /// $HOME, or the user database's home folder.

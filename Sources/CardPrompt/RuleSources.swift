@@ -162,8 +162,10 @@ public enum RuleSources {
         public var path: String
         /// Why, in words.
         public var reason: String
-        /// `cannot read rule folder PATH: REASON`.
-        public var description: String { "cannot read rule folder \(path.escapingControlCharacters): \(reason)" }
+        /// `cannot read rule folder PATH: REASON` (`rule file` for a `.json` file).
+        public var description: String {
+            "cannot read rule \(path.hasSuffix(".json") ? "file" : "folder") \(path.escapingControlCharacters): \(reason)"
+        }
     }
 
     /// The name that stands for the rule files compiled into this library (rules/*.json of the
@@ -219,11 +221,20 @@ public enum RuleSources {
     /// `readRuleFile(_:name:in:)` into `buffer` (`Paths.read(_:in:into:)`: a decoding thread
     /// reads every file into one array). Read straight into bytes: through Foundation's Data
     /// and a copy, reading 100,000 ranges cost 8 million instructions more.
+    /// A file that is not a regular file (a FIFO, `/dev/zero`, a folder named `x.json`), or
+    /// larger than `largestFile`, is refused with what it is (`Paths.read`).
     private static func readRuleFile(_ path: String, name: String, in folder: Int32, into buffer: inout [UInt8]) throws(UnreadableFolder) {
-        guard folder == AT_FDCWD ? Paths.read(path, into: &buffer) : Paths.read(name, in: folder, into: &buffer) else {
-            throw UnreadableFolder(path: path, reason: "the file cannot be read")
+        do throws(Paths.Unreadable) {
+            try folder == AT_FDCWD ? Paths.read(path, into: &buffer, limit: largestFile)
+                : Paths.read(name, in: folder, into: &buffer, limit: largestFile)
+        } catch {
+            throw UnreadableFolder(path: path, reason: error.reason)
         }
     }
+
+    /// The largest rule file read, 16 MiB: about 500,000 ranges (a bank's whole table is
+    /// usually a few thousand); a larger file is refused rather than read whole.
+    public static let largestFile = 16 << 20
 
     /// An installed copy of the bundled rules, read in place of the compiled-in one so that an
     /// installed `cardline` uses (and names) the files installed with it: `rules/` beside the

@@ -92,31 +92,10 @@ public struct RecipientKey: @unchecked Sendable {
         }
     }
 
-    /// The key in the file at `path`; `Problem.unreadable` when the file cannot be read.
-    public init(file path: String) throws(Problem) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Problem(unreadable: true, reason: "cannot read it: " + String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-            throw Problem(unreadable: true, reason: "cannot read it: it is a folder")
-        }
-        // A public key is a few kilobytes at most; more is not a key file.
-        let limit = 64 * 1024
-        var bytes: [UInt8] = []
-        while bytes.count <= limit {
-            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }  // unsafe: read(2) into the chunk
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Problem(unreadable: true, reason: "cannot read it: " + String(cString: strerror(errno)))
-            }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-        }
-        guard bytes.count <= limit else { throw .unusable("too large to be a public key (over 64 KiB)") }
-        try self.init(text: bytes)
-    }
+    /// The largest key file read, 64 KiB: a public key is a few kilobytes at most. (A key file
+    /// is read by the caller, `Paths.contents(of:limit:)` in CardPrompt for cardline, which
+    /// refuses a FIFO, a device or a folder; its bytes are then `init(text:)`.)
+    public static let largestFile = 64 << 10
 
     // MARK: - The three forms
 
@@ -126,6 +105,8 @@ public struct RecipientKey: @unchecked Sendable {
             throw .unusable("holds a private key; give the recipient's public key (openssl pkey -pubout)")
         }
         guard pem.contains("-----END ") else { throw .unusable("a PEM block with no END line (cut short?)") }
+        // An exponent BoringSSL refuses is named here, not by its error code.
+        if let exponent = rsaExponent(pem: text), let problem = exponentProblem(exponent) { throw problem }
         let key: _RSA.Encryption.PublicKey
         do {
             // The 1024-bit floor of the "unsafe" reader, so that a short key is named as such below.
@@ -205,13 +186,72 @@ public struct RecipientKey: @unchecked Sendable {
     private static func rsaKey(modulus: [UInt8], exponent: [UInt8]) throws(Problem) -> _RSA.Encryption.PublicKey {
         let significant = modulus.drop { $0 == 0 }
         try checkSize(significant.isEmpty ? 0 : significant.count * 8 - significant.first!.leadingZeroBitCount)
-        guard exponent.count <= 8, exponent.contains(where: { $0 != 0 }), exponent.last! & 1 == 1 else {
-            throw .unusable("an RSA key with an unusable public exponent (it must be odd, like 65537)")
-        }
+        if let problem = exponentProblem(exponent) { throw problem }
         do {
             return try _RSA.Encryption.PublicKey(n: Array(significant), e: exponent)
         } catch {
-            throw .unusable("not a usable RSA public key: \(error)")
+            // (BoringSSL's reasons are error codes; the size and exponent are checked above.)
+            throw .unusable("not a usable RSA public key: its modulus and exponent are refused")
+        }
+    }
+
+    /// What is wrong with an RSA public exponent (big-endian bytes), as BoringSSL checks it:
+    /// odd, 3 or more, at most 33 bits; nil when it is fine.
+    static func exponentProblem(_ exponent: some Collection<UInt8>) -> Problem? {
+        let significant = exponent.drop { $0 == 0 }
+        let rule = "it must be odd, from 3 to 33 bits long, like 65537"
+        guard significant.count <= 8 else { return .unusable("an RSA key whose public exponent is over 64 bits; \(rule)") }
+        let value = significant.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard value >= 3, value & 1 == 1, value >> 33 == 0 else {
+            return .unusable("an RSA key whose public exponent is \(value); \(rule)")
+        }
+        return nil
+    }
+
+    /// The public exponent of a PEM RSA public key (SubjectPublicKeyInfo or PKCS #1), read from
+    /// its DER; nil for anything else (another kind of key, a damaged block: swift-crypto says).
+    static func rsaExponent(pem text: [UInt8]) -> [UInt8]? {
+        let body = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .filter { !$0.hasPrefix("-----") && !$0.contains(":") }.joined()
+        guard let der = Data(base64Encoded: body).map([UInt8].init) else { return nil }
+        var reader = DERReader(der[...])
+        guard var outer = reader.element(0x30) else { return nil }
+        if var algorithm = outer.element(0x30) {
+            // SubjectPublicKeyInfo: the algorithm (rsaEncryption, 1.2.840.113549.1.1.1), then a
+            // BIT STRING holding the PKCS #1 key after its unused-bits byte.
+            guard algorithm.element(0x06)?.bytes.elementsEqual([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) == true,
+                  let bits = outer.element(0x03), bits.bytes.first == 0 else { return nil }
+            var inner = DERReader(bits.bytes.dropFirst())
+            guard let key = inner.element(0x30) else { return nil }
+            outer = key
+        }
+        // RSAPublicKey: the modulus, then the exponent.
+        guard outer.element(0x02) != nil, let exponent = outer.element(0x02) else { return nil }
+        return Array(exponent.bytes)
+    }
+
+    /// Reads DER elements one after another (definite lengths only).
+    struct DERReader {
+        var bytes: ArraySlice<UInt8>
+        init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+        /// The next element's contents when its tag is `tag`, as a reader; nil otherwise.
+        mutating func element(_ tag: UInt8) -> DERReader? {
+            var at = bytes.startIndex
+            guard at < bytes.endIndex, bytes[at] == tag else { return nil }
+            at += 1
+            guard at < bytes.endIndex else { return nil }
+            var length = Int(bytes[at])
+            at += 1
+            if length & 0x80 != 0 {
+                let count = length & 0x7F
+                guard count >= 1, count <= 4, bytes.endIndex - at >= count else { return nil }
+                length = bytes[at..<at + count].reduce(0) { $0 << 8 | Int($1) }
+                at += count
+            }
+            guard bytes.endIndex - at >= length else { return nil }
+            defer { bytes = bytes[(at + length)...] }
+            return DERReader(bytes[at..<at + length])
         }
     }
 

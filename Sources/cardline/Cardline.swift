@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardPrompt
 import CEditLine
+import CProcessWide
 
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,8 @@ struct Cardline: ParsableCommand {
     /// `cardline --version` alone is answered before argument-parser builds its command tree
     /// (most of the start-up time, measured with callgrind); anything else goes through it.
     static func main() {
+        // Too little address space to run: said at once, before an allocation fails (an abort).
+        refuseTooSmallAddressSpace()
         // Before anything reads card data: no core dumps. Memory is locked by the commands
         // that handle card data (`enter`, `check`, `replay`), so `--version`, `--help` and
         // `rules` do not pay for it.
@@ -55,6 +58,27 @@ struct Cardline: ParsableCommand {
             writeMessage(for: error, status: status)
         }
         Glibc.exit(Terminal.finishOutput(status: status))
+    }
+
+    /// The least address space (`ulimit -v`, or data segment, `ulimit -d`) cardline runs in:
+    /// its libraries take about 36 MiB before it does anything, and a thread (`check`, a big
+    /// rule folder) 2 MiB more (`cl_small_thread_stacks`).
+    static let smallestAddressSpace = 64 << 20
+
+    /// Under a smaller limit than `smallestAddressSpace`, ends at once with a message and exit
+    /// 71: the Swift runtime would otherwise abort on a failed allocation (134), or Dispatch
+    /// wait for ever for a thread it cannot make.
+    static func refuseTooSmallAddressSpace() {
+        var isData: Int32 = 0
+        let limit = cl_address_space_limit(&isData)
+        // Held to under 1 GiB: threads (`check`'s, Dispatch's) made with 2 MiB stacks, not 8.
+        if limit >= 0 && limit < 1 << 30 { cl_small_thread_stacks() }
+        guard limit >= 0 && limit < smallestAddressSpace else { return }
+        let option = isData != 0 ? "-d" : "-v"
+        let shown = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+        Complaint.write("the \(option == "-v" ? "address-space" : "data-segment") limit (ulimit \(option)) is \(shown); cardline needs \(smallestAddressSpace >> 20) MiB or more",
+                        hint: "raise it, as with `ulimit \(option) \(smallestAddressSpace >> 10)`")
+        Glibc.exit(ExitStatus.tooLittleMemory.rawValue)
     }
 
     /// argument-parser's message for `error`: help and version on stdout as they are; an error
@@ -129,6 +153,8 @@ enum ExitStatus {
     /// A card or other output could not be written (stdout, a golden), or there is no
     /// terminal to ask on.
     static let ioError = ExitCode(74)
+    /// The address-space limit is too small to run in (`ulimit -v`; sysexits' EX_OSERR).
+    static let tooLittleMemory = ExitCode(71)
     /// `--timeout` ran out (as `timeout(1)` and gum).
     static let timedOut = ExitCode(124)
     /// Ctrl-C or Esc ended a one-shot prompt (128 + SIGINT, as fzf).

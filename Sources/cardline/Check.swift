@@ -1,6 +1,6 @@
 import ArgumentParser
 import CEditLine
-import CWipingFree
+import CProcessWide
 import CardPrompt
 import CardSeal
 import Dispatch
@@ -32,11 +32,14 @@ struct Check: ParsableCommand {
 
             errors: record_format, number_format, unknown_network, length, luhn, expiry_format, \
             expired, expiry_too_far, cvv_format, cvv_length, network_not_accepted (with \
-            --networks).
+            --networks), expiry_missing (with --encrypt-to).
 
             With --encrypt-to FILE each valid record is written encrypted for that public key \
             ({"line":N, then the members enter --encrypt-to writes); invalid ones as above; a \
-            valid record without an expiry is not encrypted and counts as invalid.
+            record without an expiry is not encrypted: it is invalid (expiry_missing).
+
+            A FILE may be a FIFO or a pipe (read as it is written); a device or a folder is \
+            refused (66).
 
             Exit status: 0 every record valid; 1 some record invalid; 64 bad usage (or an \
             --encrypt-to file with no usable key); 65 some record in neither \
@@ -108,15 +111,18 @@ struct Check: ParsableCommand {
 
     /// The descriptor to read `path` from (standard input for `-`), or nil after saying why it
     /// cannot be read and counting it unreadable. The one opener of `check`'s inputs (plain and
-    /// `--encrypt-to`).
+    /// `--encrypt-to`). A FIFO named by its path is read as a pipe on `-` is, waited on until
+    /// its writer comes (`check cards.fifo`, `check <(zcat cards.gz)`); a device (`/dev/zero`, a
+    /// terminal: give `-`) or a folder is refused (`Paths.openForReading`).
     static func openInput(_ path: String, tally: inout Tally) -> Int32? {
-        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            Terminal.writeError("cardline: error: cannot read \(path.escapingControlCharacters): \(String(cString: strerror(errno)))\n")
+        guard path != "-" else { return 0 }
+        do throws(Paths.Unreadable) {
+            return try Paths.openForReading(path, allowingFIFO: true)
+        } catch {
+            Complaint.unreadable(path, error.reason)
             tally.unreadable += 1
             return nil
         }
-        return fd
     }
 
     /// Says so, and counts the input unreadable, when reading `path` failed part way.

@@ -10,8 +10,8 @@ import Glibc
 /// beside `check`'s JSON Lines loop, which stays as it is: every record is checked and counted
 /// by the same `RecordWriter`; a valid one is then written as
 /// `{"line":N,` followed by the sealed card's members (`CardSealer`), an invalid one as
-/// `check` writes it (masked). A valid record with no expiry cannot be sealed: its `check`
-/// line is written, it counts as invalid, and stderr says why.
+/// `check` writes it (masked). A record with no expiry cannot be sealed: it is invalid, its
+/// `check` line says so (`"valid":false`, `"errors":["expiry_missing"]`), and stderr says why.
 extension Check {
     /// What is wrong with `--encrypt-to` and `--encrypt-format` beside the other options.
     var sealingProblem: String? {
@@ -70,9 +70,10 @@ extension Check {
         let checker = records.checker
         let result = CardCheck.isJSONRecord(line) ? checker.checkJSON(line).result : checker.check(line)
         guard var card = checker.card(of: result, line: line) else {
+            // (Valid with no expiry: the one way `card(of:)` gives none.)
             counts.valid = 0
             output.messages += "cardline: line \(number): not encrypted: the record has no expiry\n".utf8
-            output.pending += checkLine
+            checker.appendJSON(result.requiringExpiry(), line: number, unmasked: false, to: &output.pending)
             return
         }
         defer { card.wipe() }

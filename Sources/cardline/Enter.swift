@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardPrompt
-import CWipingFree
+import CProcessWide
 import CardSeal
 
 #if canImport(Glibc)
@@ -218,7 +218,7 @@ extension EnterSettings {
             throw error.exitCode
         }
         if !prompt.rules.warnings.isEmpty { Terminal.writeError(prompt.rules.warnings.map { $0.description + "\n" }.joined()) }
-        // From here on every block freed is zeroed first (`CWipingFree`, which only this
+        // From here on every block freed is zeroed first (`CProcessWide`, which only this
         // executable links): Swift frees the strings that held the field (views, display texts,
         // a piped line) without clearing them. After the rules, whose many small frees hold no card.
         cl_wipe_freed_memory()

@@ -19,26 +19,19 @@ enum Files {
 
     /// The file at `path` opened for reading; nil when there is nothing at all there (not even
     /// a dangling link); throws when something is there but cannot be read as a file: no
-    /// permission, a dangling link, a folder, a device. The caller closes it.
+    /// permission, a dangling link, a folder, a FIFO, a device (`Paths.openForReading`). The
+    /// caller closes it.
     static func open(_ path: String) throws(Failure) -> Int32? {
         var info = stat()
         if lstat(path, &info) != 0 {
             if errno == ENOENT { return nil }
             throw Failure()
         }
-        // O_NONBLOCK: a FIFO must not hang the run; it is refused below, like a folder.
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw Failure() }
-        guard fstat(fd, &info) == 0 else {
-            let failure = Failure()
-            close(fd)
-            throw failure
+        do throws(Paths.Unreadable) {
+            return try Paths.openForReading(path)
+        } catch {
+            throw Failure(reason: error.reason)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw (info.st_mode & S_IFMT) == S_IFDIR ? Failure(errno: EISDIR) : Failure(reason: "not a regular file")
-        }
-        return fd
     }
 
     /// Reads `fd` to its end in 64 KiB chunks, handing each to `body`.

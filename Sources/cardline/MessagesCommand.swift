@@ -28,8 +28,11 @@ struct Messages: ParsableCommand {
             }
             var problems: [RuleError] = []
             for path in paths {
-                guard let bytes = Paths.contents(of: path) else {
-                    Terminal.writeError("cardline: error: cannot read message catalog \(path.escapingControlCharacters)\n")
+                let bytes: [UInt8]
+                do throws(Paths.Unreadable) {
+                    bytes = try Paths.contents(of: path, limit: MessageSources.largestFile)
+                } catch {
+                    Complaint.write(MessageSources.unreadable(path, error))
                     throw ExitStatus.unreadable
                 }
                 problems += MessageCatalog.read(bytes, file: path).problems

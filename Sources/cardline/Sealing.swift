@@ -7,12 +7,19 @@ extension CardSealer.Format: ExpressibleByArgument {}
 /// `--encrypt-to` and `--encrypt-format`, for `enter` and `check`.
 enum Sealing {
     /// The sealer for `keyFile` (nil without one), its key read and checked before anything
-    /// else is done: a file that cannot be read is 66, one that holds no usable key 64, each
-    /// with a message naming the file (escaped) and nothing on standard output.
+    /// else is done: a file that cannot be read is 66 (not a regular file: a FIFO is never
+    /// waited on; over `RecipientKey.largestFile`: `Paths.read`), one that holds no usable key
+    /// 64, each with a message naming the file (escaped) and nothing on standard output.
     static func sealer(keyFile: String?, format: CardSealer.Format?) throws -> CardSealer? {
         guard let keyFile else { return nil }
         do throws(RecipientKey.Problem) {
-            let key = try RecipientKey(file: keyFile)
+            let text: [UInt8]
+            do throws(Paths.Unreadable) {
+                text = try Paths.contents(of: keyFile, limit: RecipientKey.largestFile)
+            } catch {
+                throw RecipientKey.Problem(unreadable: true, reason: "cannot read it: " + error.reason)
+            }
+            let key = try RecipientKey(text: text)
             if let problem = CardSealer.problem(sealing: format ?? .jwe, for: key) {
                 throw RecipientKey.Problem(unreadable: false, reason: problem)
             }

@@ -78,6 +78,14 @@ import Testing
         #expect(catalog.language == "de")
         let escaped = MessageCatalog.english.overriding(["label.number": "Card\u{1B}[2J"])
         #expect(!escaped.numberLabel.unicodeScalars.contains("\u{1B}"))
+        // Bidirectional controls too (issue 36, item 9), and from a catalog's texts as from a
+        // caller's: shown escaped, never raw.
+        let reordered = MessageCatalog.english.overriding(["label.number": "Card \u{202E}rebmun"])
+        #expect(reordered.numberLabel == "Card \\u{202E}rebmun")
+        let made = MessageCatalog(language: "fr", texts: ["label.number": "\u{2067}Carte\u{2069}", "label.expiry": "Fin\u{1B}[2J"])
+        #expect(made.numberLabel == "\\u{2067}Carte\\u{2069}")
+        #expect(made.expiryLabel == "Fin\\u{1B}[2J")
+        #expect(made.expiryHint == "MM/AA")
     }
 
     /// Every `--networks` refusal, the tray and `:network` speak the catalog too.
@@ -134,6 +142,10 @@ import Testing
         #expect(problems("{\"messages\": {\n  \"number.too-long\": \"plus de {n} chiffres\"}}")
             == ["fr.json:2:22: error: the text of \"number.too-long\" uses {n}, which the English text does not have (it has {count})"])
         #expect(problems("{\"messages\": {\"label.number\": \"A\\u001b[2JB\"}}") == ["fr.json:1:31: error: the text of \"label.number\" holds a control character (a text is one line of plain text)"])
+        // Bidirectional controls too (issue 36, item 9): they reorder what the terminal shows.
+        for bidi in ["\\u202e", "\\u2067", "\\u2069", "\u{202E}", "\u{2066}"] {
+            #expect(problems("{\"messages\": {\"label.number\": \"A\(bidi)B\"}}") == ["fr.json:1:31: error: the text of \"label.number\" holds a control character (a text is one line of plain text)"], "\(bidi)")
+        }
         #expect(problems("{\"messages\": {\"label.numbr\": \"A\"}}") == ["fr.json:1:15: warning: \"label.numbr\" is not a message id; it is ignored"])
         #expect(problems("{\"language\": \"fr\"}") == ["fr.json:1:1: error: a message catalog needs \"messages\": {\"id\": \"text\", …}"])
         #expect(problems("{\"messages\": {\"label.number\": \"A\", \"label.number\": \"B\"}}").contains("fr.json:1:36: error: \"label.number\" is given twice"))

@@ -209,11 +209,12 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
     }
 
     /// A reader that has gone away (`| head -1`): exit 74 with no message, not death by
-    /// SIGPIPE; and reading stops, so an endless input (here /dev/urandom) still ends.
+    /// SIGPIPE; and reading stops, so an endless input (here /dev/urandom on standard input)
+    /// still ends. (A device named as an input is refused: `FileKindsTests`.)
     @Test func aClosedPipeIsExit74QuietlyAndStopsReading() throws {
         let file = home.path + "/ok.txt"
         try "4111111111111111\n".write(toFile: file, atomically: true, encoding: .utf8)
-        for arguments in [[file], ["/dev/urandom"], ["-"]] {
+        for arguments in [[file], ["-"]] {
             let run = try runWritingTo(.closedPipe, ["check", "--today", "2026-11"] + arguments,
                                        input: arguments == ["-"] ? "/dev/urandom" : "/dev/null", environment: home.environment)
             #expect(run.status == 74, "\(arguments)")

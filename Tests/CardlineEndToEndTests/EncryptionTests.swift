@@ -289,7 +289,14 @@ import Glibc
                       ("ec.jwk", 64, "Adyen's encrypted fields need an RSA key", "adyen"),
                       ("garbage.txt", 64, "not a public key", "jwe"), ("garbage-bar.txt", 64, "not a public key", "jwe"),
                       ("private.pem", 64, "private key", "jwe"),
-                      ("missing.pem", 66, "cannot read it", "jwe"), ("", 66, "it is a folder", "jwe")])
+                      ("missing.pem", 66, "cannot read it", "jwe"), ("", 66, "it is a folder", "jwe"),
+                      // Issue 36, item 10: exponents BoringSSL refuses, named as such (not its error code).
+                      ("exponent-1.jwk", 64, "an RSA key whose public exponent is 1;", "jwe"),
+                      ("exponent-1.txt", 64, "an RSA key whose public exponent is 1;", "adyen"),
+                      ("exponent-1.pem", 64, "an RSA key whose public exponent is 1;", "jwe"),
+                      ("exponent-large.jwk", 64, "an RSA key whose public exponent is 1099511627777;", "jwe"),
+                      ("exponent-large.txt", 64, "an RSA key whose public exponent is 1099511627777;", "jwe"),
+                      ("exponent-large.pem", 64, "an RSA key whose public exponent is 1099511627777;", "jwe")])
     func badKeysAreRefusedBeforeThePrompt(key: String, status: Int32, reason: String, format: String) throws {
         let refused = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", format], input: Self.card)
         #expect(refused.status == status)
@@ -372,6 +379,10 @@ import Glibc
         #expect(lines[2]["number"] as? String == "411111******1112")
         #expect(lines[2]["errors"] as? [String] == ["luhn"])
         #expect(lines[5]["number"] as? String == "411111******1111")
+        // Counted invalid, and said so on its line too (issue 36, item 10).
+        #expect(lines[5]["valid"] as? Bool == false)
+        #expect(lines[5]["errors"] as? [String] == ["expiry_missing"])
+        #expect(lines.filter { $0["valid"] as? Bool == false }.count == 2)
         let cards = [(0, "4111111111111111", "987", 12, 2030), (1, "5555555555554444", "123", 3, 2031),
                      (3, "378282246310005", "7391", 1, 2029), (4, "6011111111111117", "", 11, 2028)]
         for (index, number, code, month, year) in cards {

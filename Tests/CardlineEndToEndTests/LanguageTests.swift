@@ -113,6 +113,28 @@ import Glibc
             """, "\(run.output)")
     }
 
+    /// Bidirectional controls in a catalog's texts (issue 36, item 9) are errors `messages lint`
+    /// locates, and the catalog is refused: never written raw to the prompt or to stderr.
+    @Test func bidiControlsInACatalogAreErrorsNeverShown() throws {
+        let path = try writeUserCatalog("fr.json", "{\"messages\": {\n  \"label.number\": \"Num\u{202E}oremu\",\n  \"label.expiry\": \"\u{2067}Fin\u{2069}\"}}")
+        let lint = try runPiped(["messages", "lint", path], input: "", environment: home.environment)
+        #expect(lint.status == 65)
+        #expect(lint.output == """
+            \(path):2:19: error: the text of "label.number" holds a control character (a text is one line of plain text)
+            \(path):3:19: error: the text of "label.expiry" holds a control character (a text is one line of plain text)
+            checked 1 catalog: 2 errors, 0 warnings
+
+            """, "\(lint.output)")
+        let prompt = try runPiped(["--today", "2026-11", "--no-history", "--print", "--once"], input: "4111111111111111 12/30 987\n",
+                                  environment: environment(["LANG": "fr_FR.UTF-8"]))
+        #expect(prompt.status == 65, "\(prompt.errors)")
+        #expect(prompt.output.isEmpty)
+        #expect(prompt.errors.hasPrefix("\(path):2:19: error: the text of \"label.number\" holds a control character"), "\(prompt.errors)")
+        for text in [prompt.output, prompt.errors, lint.output, lint.errors] {
+            #expect(!text.unicodeScalars.contains { [0x202E, 0x2067, 0x2069].contains($0.value) }, "\(text.debugDescription)")
+        }
+    }
+
     /// The library's loader: later folders win id by id, over the bundled catalog; a caller's
     /// texts win over every file; a language nobody has is English.
     @Test func catalogsLoadInOrderUnderTheCallersTexts() throws {
@@ -128,7 +150,7 @@ import Glibc
         #expect(unknown.language == "en" && unknown.numberLabel == "Card number")
         // A broken file refuses the language it words, with every error located.
         try "{\"messages\": {\"label.number\": [1]}}".write(toFile: second + "/de.json", atomically: true, encoding: .utf8)
-        #expect(throws: RuleErrors.self) { try MessageSources.load(language: "de", folders: [first, second]) }
+        #expect(throws: RuleSources.LoadError.self) { try MessageSources.load(language: "de", folders: [first, second]) }
         // A language code is never a path.
         #expect(try MessageSources.load(language: "../first/fr", folders: [second]).numberLabel == "Card number")
     }

@@ -244,7 +244,7 @@ import Glibc
         try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
         var cases: [(make: () throws -> Void, reason: String)] = [
             ({ try FileManager.default.createSymbolicLink(atPath: golden, withDestinationPath: self.home.path + "/gone") }, "No such file or directory"),
-            ({ try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: false) }, "Is a directory"),
+            ({ try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: false) }, "it is a folder"),
         ]
         if getuid() != 0 {
             cases.append(({

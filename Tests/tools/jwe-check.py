@@ -10,7 +10,9 @@ is not cardline's code (joserfc, on Python's cryptography).
                               decrypting side of ec.jwk and ec.pem, its public JWK with a
                               kid and SubjectPublicKeyInfo), p384.jwk (P-384, public),
                               oct.jwk (a symmetric JWK), truncated.pem (public.pem cut
-                              short), garbage.txt, garbage-bar.txt
+                              short), garbage.txt, garbage-bar.txt, and public.pem's
+                              modulus with an exponent of 1 and of 2^40+1 in each form
+                              (exponent-1.jwk/.txt/.pem, exponent-large.jwk/.txt/.pem)
   jwe-check.py decrypt KEY    reads JSON Lines on stdin; writes each object back with every
                               member that holds a compact JWE replaced by
                               {"header": <protected header>, "plaintext": <its JSON>,
@@ -77,6 +79,31 @@ def make_keys(folder):
     write("truncated.pem", public_pem[: len(public_pem) // 2])
     write("garbage.txt", "this is not a key\n")
     write("garbage-bar.txt", "not | a key either\n")  # a `|` alone does not make Adyen's key text
+    # The good key's modulus with a public exponent BoringSSL refuses (1, or over 33 bits), in
+    # each form; the PEM as PKCS #1 (SEQUENCE of two INTEGERs), written here since no library
+    # makes such a key.
+    for name, e in (("exponent-1", 1), ("exponent-large", (1 << 40) + 1)):
+        e_bytes = e.to_bytes((e.bit_length() + 7) // 8, "big")
+        write(name + ".jwk", json.dumps({"kty": "RSA", "n": b64url(modulus), "e": b64url(e_bytes)}))
+        write(name + ".txt", "%X|%s\n" % (e, modulus.hex().upper()))
+        der = der_sequence(der_integer(numbers.n) + der_integer(e))
+        write(name + ".pem", "-----BEGIN RSA PUBLIC KEY-----\n" + base64.encodebytes(der).decode() + "-----END RSA PUBLIC KEY-----\n")
+
+
+def der_length(count):
+    if count < 0x80:
+        return bytes([count])
+    body = count.to_bytes((count.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(body)]) + body
+
+
+def der_integer(value):
+    body = value.to_bytes(value.bit_length() // 8 + 1, "big")  # a leading zero byte keeps it positive
+    return b"\x02" + der_length(len(body)) + body
+
+
+def der_sequence(body):
+    return b"\x30" + der_length(len(body)) + body
 
 
 def is_compact_jwe(value):

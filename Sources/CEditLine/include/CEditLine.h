@@ -82,6 +82,9 @@ int cl_disable_core_dumps(void);
 long long cl_memlock_limit(void);
 /// mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); 0 or -1 with errno.
 int cl_lock_memory(void);
+/// The smaller of the soft RLIMIT_AS (ulimit -v) and RLIMIT_DATA (ulimit -d) in bytes, and
+/// whether it is the data limit (`isData`, may be NULL); -1 when neither is limited.
+long long cl_address_space_limit(int *isData);
 /// Gives `out` a buffer of `size` bytes owned by the caller (setvbuf, line-buffered as a
 /// terminal's stream is), so that it can be wiped; NULL gives the stream back a buffer of the
 /// C library's own.
