@@ -186,9 +186,11 @@ def make_plan(seed, pins, duration):
     while t < t_budget:
         gap = min(r.expovariate(1 / 0.04), 0.5) if r.random() < 0.9 else 0.0
         t += gap
-        k = r.choices(["bytes", "resize", "signal", "sync_raw"], [70, 12, 10, 4])[0]
+        weights = {"mixed": [70, 12, 10, 4], "bytes": [100, 0, 0, 0], "bytes-resize": [80, 20, 0, 0]}[pins.get("profile") or "mixed"]
+        k = r.choices(["bytes", "resize", "signal", "sync_raw"], weights)[0]
         if k == "bytes":
-            data = burst(r)
+            data = burst(r) if (pins.get("profile") or "mixed") == "mixed" else \
+                bytes(r.getrandbits(8) for _ in range(r.choice([1, 4, 16, 64, 256])))
             # Sometimes a burst goes out in pieces (a slow link, a swipe's reader).
             if len(data) > 1 and r.random() < 0.2:
                 cut = r.randint(1, len(data) - 1)
@@ -212,7 +214,7 @@ def make_plan(seed, pins, duration):
         else:
             steps.append({"after": gap, "op": "sync_raw"})
     finale = r.choice(["close", "term", "keys"])
-    return {"seed": seed, "mode": mode, "args": args, "env": env, "cols": cols, "rows": rows,
+    return {"seed": seed, "profile": pins.get("profile") or "mixed", "mode": mode, "args": args, "env": env, "cols": cols, "rows": rows,
             "steps": steps, "finale": finale}
 
 
@@ -301,11 +303,14 @@ class Session:
         else:
             actions.append((os.POSIX_SPAWN_DUP2, 0, 1))
         actions.append((os.POSIX_SPAWN_DUP2, 0, 2))
-        argv = [self.binary] + self.plan["args"]
+        # A wrapper that execs the binary in place (same pid), e.g. setpriv to drop a
+        # capability from the bounding set as a container does.
+        wrap = self.plan.get("wrap") or []
+        argv = wrap + [self.binary] + self.plan["args"]
         every = set(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP}
         self.t0 = time.monotonic()
         # setsid first, then the slave opened as fd 0: it becomes the controlling terminal.
-        self.pid = os.posix_spawn(self.binary, argv, env, file_actions=actions, setsid=True,
+        self.pid = os.posix_spawn(argv[0], argv, env, file_actions=actions, setsid=True,
                                   setsigmask=[], setsigdef=every)
         if self.pipe_r is not None:
             os.close(pipe_w)
@@ -346,23 +351,33 @@ class Session:
             _, status = os.waitpid(self.pid, 0)
             self.status = status
             self._note("exited", status=self._describe_status())
-            # What is left in the pty and the pipe.
-            for _ in range(64):
-                got = False
-                for fd in [self.master, self.pipe_r]:
-                    if fd is None:
-                        continue
-                    try:
-                        data = os.read(fd, 65536)
-                    except OSError:
-                        data = b""
-                    if data:
-                        got = True
-                        (self.out if fd == self.master else self.piped).extend(data)
-                if not got:
-                    break
+            self._drain_rest(0.25)
             return True
         return False
+
+    def _drain_rest(self, quiet):
+        """What the child wrote before it ended and the pty has not passed on yet (a pty hands
+        output over through a kernel worker, after the write): read until nothing more comes
+        for `quiet` seconds (at most 40 such waits)."""
+        for _ in range(40):
+            fds = [fd for fd in (self.master, self.pipe_r) if fd is not None]
+            if not fds:
+                return
+            readable, _, _ = select.select(fds, [], [], quiet)
+            if not readable:
+                return
+            for fd in readable:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    data = b""
+                if fd == self.master:
+                    self.out += data
+                elif data:
+                    self.piped += data
+                else:
+                    os.close(self.pipe_r)
+                    self.pipe_r = None
 
     def _push(self):
         try:
@@ -557,6 +572,9 @@ class Session:
                     if (now[index] & mask) != (self.initial[index] & mask):
                         bad.append("%s %#o, was %#o" % (name, now[index] & mask, self.initial[index] & mask))
                 on, off = self.out.rfind(b"\x1b[?2004h"), self.out.rfind(b"\x1b[?2004l")
+                if on > off:  # once more, with time for a busy machine's pty to pass it on
+                    self._drain_rest(1.0)
+                    on, off = self.out.rfind(b"\x1b[?2004h"), self.out.rfind(b"\x1b[?2004l")
                 if on > off:
                     bad.append("bracketed paste left on")
                 if bad:
@@ -618,6 +636,10 @@ def main():
     ap.add_argument("--duration", type=float, default=1.5, help="the longest a session's input runs, seconds")
     ap.add_argument("--exit-timeout", type=float, default=5.0, help="seconds to exit after SIGTERM or the pty's close")
     ap.add_argument("--out", default=os.path.join(here, "..", "..", ".build", "pty-fuzz"))
+    ap.add_argument("--profile", choices=["mixed", "bytes", "bytes-resize"], default="mixed",
+                    help="what a session sends: everything (mixed), only random byte bursts, or those and resizes")
+    ap.add_argument("--wrap", default="", help="a command that execs the binary in place, as in "
+                    "--wrap 'setpriv --bounding-set=-sys_ptrace' (cardline in a container without CAP_SYS_PTRACE)")
     ap.add_argument("--mode", choices=list(MODES))
     ap.add_argument("--lang", choices=LANGS)
     ap.add_argument("--term", choices=TERMS)
@@ -630,12 +652,15 @@ def main():
         return 2
     out_dir = os.path.abspath(a.out)
     KMSG = KernelLog()
-    pins = {"mode": a.mode, "lang": a.lang, "term": a.term}
+    pins = {"mode": a.mode, "lang": a.lang, "term": a.term, "profile": a.profile}
+    wrap = [w if i else (shutil.which(w) or w) for i, w in enumerate(a.wrap.split())]
     counts = {"sessions": 0, "crash": 0, "hang": 0, "tty": 0}
     lock = threading.Lock()
     found = []
 
     def one(plan, replay_log=None):
+        if wrap:
+            plan["wrap"] = wrap
         s = Session(binary, plan, a.exit_timeout, replay_log).run()
         with lock:
             counts["sessions"] += 1
