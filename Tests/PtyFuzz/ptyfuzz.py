@@ -33,6 +33,8 @@ Usage:
   ptyfuzz.py --binary .build/debug/cardline --seconds 3600 --jobs 2  (make fuzz)
   ptyfuzz.py --binary ... --seed 12345          one session, planned again from its seed
   ptyfuzz.py --binary ... --replay FILE         one recorded session, its timeline replayed
+  (--repeat N with either: a finding that hangs on timing, such as a key during start-up,
+  does not come back every time)
 Options --mode/--lang/--term pin one choice; --base-seed makes a whole run repeatable.
 The last line says "pty-fuzz: N sessions, C crashes, H hangs, T terminal states"; the exit
 status is 1 when anything was found.
@@ -631,6 +633,8 @@ def main():
     ap.add_argument("--seconds", type=float, help="run sessions for this long")
     ap.add_argument("--seed", type=int, help="run the one session planned from this seed")
     ap.add_argument("--replay", help="replay a recorded session's timeline")
+    ap.add_argument("--repeat", type=int, default=1, help="with --seed or --replay: run it this many times "
+                    "(a finding that hangs on timing, like a key during start-up, does not come every time)")
     ap.add_argument("--base-seed", type=int, help="the seed the sessions' seeds are drawn from")
     ap.add_argument("--jobs", type=int, default=1, help="sessions at once")
     ap.add_argument("--duration", type=float, default=1.5, help="the longest a session's input runs, seconds")
@@ -681,10 +685,12 @@ def main():
         with open(a.replay) as f:
             rec = json.load(f)
         plan = rec["plan"]
-        plan["args"] = rec["argv"][1:]
-        one(plan, [e for e in rec["timeline"] if e["op"] != "kill"])
+        plan["args"] = rec["argv"][len(plan.get("wrap") or []) + 1:]
+        for _ in range(a.repeat):
+            one(dict(plan), [e for e in rec["timeline"] if e["op"] != "kill"])
     elif a.seed is not None:
-        one(make_plan(a.seed, pins, a.duration))
+        for _ in range(a.repeat):
+            one(make_plan(a.seed, pins, a.duration))
     else:
         base = a.base_seed if a.base_seed is not None else int.from_bytes(os.urandom(4), "little")
         master = random.Random(base)
