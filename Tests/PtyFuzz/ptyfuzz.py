@@ -25,7 +25,8 @@ then :quit; SIGTERM if they do not end it). Findings:
 Each finding is written to .build/pty-fuzz/<kind>-<seed>.json with the seed, argv,
 environment, window size, the exact timeline of what was sent and when (seconds since the
 spawn), the exit status, the kernel's lines about the process (/dev/kmsg: 'overflowed
-sigaltstack', segfaults) and the output's tail. The records may hold the fake test card
+sigaltstack', segfaults), the output's tail and, for a hang, each thread's kernel stack and
+gdb's backtrace of every thread (PTY_FUZZ_GDB=0 leaves gdb out). The records may hold the fake test card
 numbers the fuzzer sent; nothing printed on stdout holds card digits.
 
 Usage:
