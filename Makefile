@@ -119,6 +119,7 @@ test: test-deps
 	Tests/install-check.sh
 	Tests/library-check.sh
 	Tests/Fuzz/fuzz.sh --runs $(FUZZ_RUNS)
+	python3 Tests/PtyFuzz/ptyfuzz.py --binary $(DEBUG_BINARY) --sessions $(PTY_FUZZ_SESSIONS) --jobs 2 --quiet
 
 # `make test` with everything built with AddressSanitizer (and LeakSanitizer) into its own
 # scratch folder, .build/asan, so the normal build is left alone; no fuzz step (the fuzzers are
@@ -142,8 +143,16 @@ test-asan: test-deps
 # with AddressSanitizer, for FUZZ_SECONDS each; `make test` runs each for FUZZ_RUNS inputs.
 FUZZ_SECONDS ?= 600
 FUZZ_RUNS ?= 3000
-fuzz: deps
+# The pty fuzzer (Tests/PtyFuzz/ptyfuzz.py): the debug binary on a pseudo-terminal, random
+# bursts, escape sequences, pastes, swipes, Ctrl keys, resizes and signals across the prompt's
+# modes, languages and TERMs, for PTY_FUZZ_SECONDS; `make test` runs PTY_FUZZ_SESSIONS of them.
+# Findings (crash, hang, terminal left in a bad state) go to .build/pty-fuzz/, each replayable
+# with --replay FILE or --seed N.
+PTY_FUZZ_SECONDS ?= 600
+PTY_FUZZ_SESSIONS ?= 40
+fuzz: deps $(DEBUG_BINARY)
 	Tests/Fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
+	python3 Tests/PtyFuzz/ptyfuzz.py --binary $(DEBUG_BINARY) --seconds $(PTY_FUZZ_SECONDS) --jobs 2
 
 # Installs cardline (the release build above, stripped), its bundled rules (and their JSON
 # Schema), its man pages (cardline(1), cardline-session(5), cardline-rules(5)) and its bash,
