@@ -365,9 +365,14 @@ int cl_columns(int fd) {
 // the signal (128+N in a shell), without a core file (they are off). SIGQUIT is among them:
 // the runtime's reporter handles it too, and a run went on after its `exit`.
 static const int cl_fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGQUIT};
-// The handler runs on this stack, so a stack overflow can still be reported; big enough for the
-// kernel's signal frame with every register file (AVX-512: a few KiB) and the handler's calls.
-static char cl_fatal_stack[256 * 1024];
+// The handler runs on a stack of its own, so a stack overflow can still be reported: 256 KiB,
+// far more than the kernel's signal frame with every register file (AVX-512: a few KiB) and
+// the handler's calls, nested once for each fatal signal (none nests into itself: no
+// SA_NODEFER), with a guard page below it, so that an overflow faults rather than overwrites
+// what lies beneath (the Swift runtime's own handler, SA_NODEFER, once ran 904 bytes past a
+// static stack into cardline's saved signal state). Made once, by mmap, kept for the process.
+#define CL_FATAL_STACK_SIZE (256 * 1024)
+static char *cl_fatal_stack = NULL;
 
 static int cl_is_fatal(int sig) {
     for (size_t i = 0; i < sizeof cl_fatal / sizeof cl_fatal[0]; i++) if (cl_fatal[i] == sig) return 1;
@@ -419,11 +424,21 @@ static void cl_on_fatal(int sig) {
 }
 
 int cl_fatal_signals_install(void) {
-    stack_t stack;
-    memset(&stack, 0, sizeof stack);
-    stack.ss_sp = cl_fatal_stack;
-    stack.ss_size = sizeof cl_fatal_stack;
-    int result = sigaltstack(&stack, NULL);
+    int result = 0;
+    if (cl_fatal_stack == NULL) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        char *memory = mmap(NULL, CL_FATAL_STACK_SIZE + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (memory != MAP_FAILED && mprotect(memory, page, PROT_NONE) == 0) cl_fatal_stack = memory + page;
+    }
+    if (cl_fatal_stack != NULL) {
+        stack_t stack;
+        memset(&stack, 0, sizeof stack);
+        stack.ss_sp = cl_fatal_stack;
+        stack.ss_size = CL_FATAL_STACK_SIZE;
+        result = sigaltstack(&stack, NULL);
+    } else {
+        result = -1;
+    }
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = cl_on_fatal;
