@@ -70,13 +70,13 @@ run: $(RELEASE_BINARY)
 man: deps
 	man/generate.sh
 
-# Rewrites Sources/CardPrompt/BundledRuleFiles.swift, the copy of rules/*.json compiled into
+# Rewrites Sources/CardPrompt/Sources/BundledRuleFiles.swift, the copy of rules/*.json compiled into
 # the library (what a program built on CardPrompt, and a cardline that is not installed, reads);
 # run it after changing a rule file. `make test` fails while the copy is out of date.
 rules:
 	python3 rules/bundle.py
 
-# Rewrites Sources/CardKit/BundledMessageCatalogs.swift, the prompt's words in every language of
+# Rewrites Sources/CardKit/Text/BundledMessageCatalogs.swift, the prompt's words in every language of
 # messages/*.json compiled into CardKit; run it after changing a catalog. `make test` fails while
 # the copy is out of date.
 messages:

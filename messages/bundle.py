@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/CardKit/BundledMessageCatalogs.swift: the texts of every messages/*.json
+"""Writes Sources/CardKit/Text/BundledMessageCatalogs.swift: the texts of every messages/*.json
 (one message catalog per language) compiled into CardKit as dictionaries, so that the prompt
 needs no file and parses no JSON to speak its language, and a program built on the library
 has every bundled language. English (messages/en.json) is the one built in: every other
@@ -15,7 +15,7 @@ MessageCatalogTests holds every bundled catalog to it, with located errors."""
 import glob, json, os, re, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-target = os.path.join(root, "Sources", "CardKit", "BundledMessageCatalogs.swift")
+target = os.path.join(root, "Sources", "CardKit", "Text", "BundledMessageCatalogs.swift")
 paths = sorted(glob.glob(os.path.join(root, "messages", "*.json")))
 
 
@@ -82,6 +82,6 @@ current = open(target, encoding="utf-8").read() if os.path.exists(target) else N
 if current == generated:
     sys.exit(0)
 if len(sys.argv) > 1 and sys.argv[1] == "--check":
-    fail("Sources/CardKit/BundledMessageCatalogs.swift is out of date with messages/*.json; run `make messages` and commit it")
+    fail("Sources/CardKit/Text/BundledMessageCatalogs.swift is out of date with messages/*.json; run `make messages` and commit it")
 open(target, "w", encoding="utf-8").write(generated)
 print(f"messages/bundle.py: wrote {os.path.relpath(target, root)} ({len(catalogs)} catalogs)")

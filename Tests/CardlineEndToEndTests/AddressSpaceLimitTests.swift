@@ -31,7 +31,11 @@ import Testing
             switch run.status {
             case 0: break
             case 71:
-                #expect(run.errors == """
+                // (Near the loader's own floor the Swift runtime may first say, before cardline
+                // runs, that it could not set up its crash reporter: no card data, and no reporter.)
+                let runtimeNotice = "swift runtime: crash handler installation failed; disabling backtracing.\n"
+                let errors = run.errors.hasPrefix(runtimeNotice) ? String(run.errors.dropFirst(runtimeNotice.count)) : run.errors
+                #expect(errors == """
                     cardline: error: the address-space limit (ulimit -v) is \(mebibytes) MiB; cardline needs 64 MiB or more
                     cardline: hint: raise it, as with `ulimit -v 65536`
 

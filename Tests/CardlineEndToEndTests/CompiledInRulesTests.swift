@@ -2,7 +2,7 @@ import CardPrompt
 import Foundation
 import Testing
 
-/// The rule files compiled into CardPrompt (Sources/CardPrompt/BundledRuleFiles.swift, written by
+/// The rule files compiled into CardPrompt (Sources/CardPrompt/Sources/BundledRuleFiles.swift, written by
 /// rules/bundle.py) are rules/*.json byte for byte, as the compiler reads the string literals,
 /// and a program that is not installed reads them, named `<bundled>/…`.
 @Suite struct CompiledInRulesTests {

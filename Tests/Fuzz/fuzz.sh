@@ -25,7 +25,7 @@ if [ ! -x "$bin" ] || [ -n "$(find Sources/CardKit Tests/Fuzz -name '*.swift' -n
   # Linked with the toolchain's lld: the default linker, gold, prints one warning per
   # AddressSanitizer helper symbol it cannot export (harmless, but noise in `make test`).
   ${SWIFTC:-swiftc} -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -module-name CardKitFuzz \
-    Sources/CardKit/*.swift Tests/Fuzz/*.swift -o "$bin"
+    $(find Sources/CardKit -name '*.swift' | sort) Tests/Fuzz/*.swift -o "$bin"
 fi
 for target in $targets; do
   mkdir -p "$out/corpus-$target"
