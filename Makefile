@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run release test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall man rules messages deb
+.PHONY: run release test test-asan build bench fuzz deps test-deps clean hostile-config install uninstall man rules messages deb lint format
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
@@ -97,6 +97,18 @@ hostile-config:
 	@ln -sfn $(SWIFTPM_HOME) $(HOSTILE)/swiftpm
 	@printf '{"id": "broken",\n' > $(HOSTILE)/cardline/rules/broken.json
 	@printf '{"id": "also-broken" "name": }\n' > $(HOSTILE)/cardline-rules/broken.json
+
+# Formatting is swift-format's job, with the committed .swift-format (120 columns, 4 spaces):
+# `make format` rewrites the Swift sources and tests in place, `make lint` (which .ci/run runs)
+# fails on anything it would change or any rule it finds broken. The generated Bundled* files
+# are left as their generators write them.
+SWIFT_FILES = $(shell find Sources Tests -name '*.swift' ! -name 'Bundled*' | LC_ALL=C sort)
+format:
+	@echo "swift format format -i (Sources, Tests)"
+	@$(SWIFT) format format -i --parallel $(SWIFT_FILES)
+lint:
+	@echo "swift format lint --strict (Sources, Tests)"
+	@$(SWIFT) format lint --strict --parallel $(SWIFT_FILES)
 
 # The tests are Swift Testing tests: --disable-xctest leaves out XCTest's runner, which
 # would find no test and say "Executed 0 tests" (and would skip an XCTest test: refused).

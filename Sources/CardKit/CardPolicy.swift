@@ -44,7 +44,9 @@ public enum CardPolicy {
 
         /// "3" or "3 or 4": how many digits it has, in words.
         public var lengthWords: String {
-            lengths.count == 1 ? "\(lengths.lowerBound)" : lengths.map(String.init).dropLast().joined(separator: ", ") + " or \(lengths.upperBound)"
+            lengths.count == 1
+                ? "\(lengths.lowerBound)"
+                : lengths.map(String.init).dropLast().joined(separator: ", ") + " or \(lengths.upperBound)"
         }
 
         /// What is wrong with a code of `count` digits, in words; nil when it is whole.
@@ -253,26 +255,34 @@ public enum CardPolicy {
     /// `lengthsFor` or `coBadged` entry's `luhn`, else the network's). Bit arithmetic, and the
     /// Luhn sum only once the length is complete: it runs on every key.
     @inline(__always)
-    public static func verdict(_ digits: some BidirectionalCollection<UInt8>, count: Int, network: CardNetwork?,
-                               hasCandidates: Bool, lengths: LengthSet, decidingLength: Int) -> Verdict {
+    public static func verdict(
+        _ digits: some BidirectionalCollection<UInt8>, count: Int, network: CardNetwork?,
+        hasCandidates: Bool, lengths: LengthSet, decidingLength: Int
+    ) -> Verdict {
         guard let network else { return hasCandidates ? .undecided : .noNetwork }
-        return verdict(digits, count: count, lengths: lengths, requiresLuhn: network.requiresLuhn(digits, decidingLength: decidingLength))
+        return verdict(
+            digits, count: count, lengths: lengths,
+            requiresLuhn: network.requiresLuhn(digits, decidingLength: decidingLength))
     }
 
     /// `verdict` on a number a network decides, with the deciding pattern's Luhn term
     /// (`CardNetwork.requiresLuhn`) already looked up (`check`'s whole-number path); asked for
     /// only once the length is complete.
     @inline(__always)
-    static func verdict(_ digits: some BidirectionalCollection<UInt8>, count: Int, lengths: LengthSet,
-                        requiresLuhn: @autoclosure () -> Bool) -> Verdict {
+    static func verdict(
+        _ digits: some BidirectionalCollection<UInt8>, count: Int, lengths: LengthSet,
+        requiresLuhn: @autoclosure () -> Bool
+    ) -> Verdict {
         verdict(count: count, lengths: lengths, requiresLuhn: requiresLuhn(), passesLuhn: CardNumber.passesLuhn(digits))
     }
 
     /// `verdict` with whether the digits pass Luhn asked of `passesLuhn` (`check` sums them
     /// while it reads them: `CardNumber.LuhnSums`); both asked only when they decide.
     @inline(__always)
-    static func verdict(count: Int, lengths: LengthSet, requiresLuhn: @autoclosure () -> Bool,
-                        passesLuhn: @autoclosure () -> Bool) -> Verdict {
+    static func verdict(
+        count: Int, lengths: LengthSet, requiresLuhn: @autoclosure () -> Bool,
+        passesLuhn: @autoclosure () -> Bool
+    ) -> Verdict {
         let completeness = lengths.completeness(of: count)
         guard completeness.isComplete else { return .wrongLength(completeness) }
         if requiresLuhn() && !passesLuhn() { return .failsLuhn(completeness) }
@@ -292,8 +302,9 @@ extension Detection {
     /// The verdict on `digits`, the digits this detection was made from.
     @inline(__always)
     public func verdict(_ digits: [UInt8]) -> CardPolicy.Verdict {
-        CardPolicy.verdict(digits, count: digits.count, network: network, hasCandidates: hasCandidates, lengths: lengths,
-                           decidingLength: decidingLength)
+        CardPolicy.verdict(
+            digits, count: digits.count, network: network, hasCandidates: hasCandidates, lengths: lengths,
+            decidingLength: decidingLength)
     }
 }
 

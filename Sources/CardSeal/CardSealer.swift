@@ -1,7 +1,7 @@
 import CardKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Encrypts accepted cards for a payment processor's public key, so that whoever receives
@@ -37,18 +37,22 @@ public struct CardSealer: CardSealing {
 
     /// Why a key cannot seal in a format: Adyen's fields need an RSA key (Adyen's are RSA).
     public static func problem(sealing format: Format, for key: RecipientKey) -> String? {
-        format == .adyen && !key.isRSA ? "Adyen's encrypted fields need an RSA key (Adyen's client encryption keys are RSA); this is a P-256 key" : nil
+        format == .adyen && !key.isRSA
+            ? "Adyen's encrypted fields need an RSA key (Adyen's client encryption keys are RSA); this is a P-256 key"
+            : nil
     }
     /// The time of encryption, for Adyen's `generationtime`; the system clock's unless a test pins it.
     let clock: @Sendable () -> timespec
 
     /// A sealer for `key` writing `format`.
     public init(key: RecipientKey, format: Format = .jwe) {
-        self.init(key: key, format: format, clock: {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            return now
-        })
+        self.init(
+            key: key, format: format,
+            clock: {
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                return now
+            })
     }
 
     init(key: RecipientKey, format: Format, clock: @escaping @Sendable () -> timespec) {
@@ -71,8 +75,9 @@ public struct CardSealer: CardSealing {
         plaintext.reserveCapacity(card.jsonLength)
         card.appendJSON(to: &plaintext)
         defer { plaintext.overwriteAndEmpty() }
-        let jwe = try JWE.compact(plaintext, encryption: .a256gcm, for: key,
-                                  moreHeader: key.keyID.map { #","kid":"# + $0.jsonQuoted } ?? "")
+        let jwe = try JWE.compact(
+            plaintext, encryption: .a256gcm, for: key,
+            moreHeader: key.keyID.map { #","kid":"# + $0.jsonQuoted } ?? "")
         // The clear members, written by `--print`'s writer in its order (`PaymentCard.JSONMembers.clear`; for a security code alone, `network` and `family`, which `--print` does not write together).
         out.append(UInt8(ascii: "{"))
         card.appendJSONMembers(.clear, to: &out)
@@ -91,11 +96,14 @@ public struct CardSealer: CardSealing {
         let year = String(card.expiry.year).utf8.map { $0 - 48 }
         // A card on file's code (`--cvv-only`) is its `encryptedSecurityCode` alone, as Adyen
         // takes it with a stored payment method.
-        var fields: [(name: String, key: String, digits: [UInt8])] = card.isSecurityCodeOnly ? [] : [
-            ("encryptedCardNumber", "number", card.numberDigits),
-            ("encryptedExpiryMonth", "expiryMonth", month),
-            ("encryptedExpiryYear", "expiryYear", year),
-        ]
+        var fields: [(name: String, key: String, digits: [UInt8])] =
+            card.isSecurityCodeOnly
+            ? []
+            : [
+                ("encryptedCardNumber", "number", card.numberDigits),
+                ("encryptedExpiryMonth", "expiryMonth", month),
+                ("encryptedExpiryYear", "expiryYear", year),
+            ]
         if !card.securityCodeDigits.isEmpty { fields.append(("encryptedSecurityCode", "cvc", card.securityCodeDigits)) }
         out += #"{"type":"scheme""#.utf8
         // Adyen's `holderName` goes in clear beside the encrypted fields (`--name`); a postal

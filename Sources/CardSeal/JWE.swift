@@ -20,7 +20,9 @@ enum JWE {
     /// BASE64URL(tag)`. The protected header is `{"alg":…,"enc":…` (with `"epk"` for an EC key)
     /// followed by `moreHeader` (members, each after a comma) and `}`; its base64url form is the
     /// additional authenticated data (RFC 7516 section 5.1, step 14).
-    static func compact(_ plaintext: [UInt8], encryption: ContentEncryption, for key: RecipientKey, moreHeader: String = "") throws -> String {
+    static func compact(
+        _ plaintext: [UInt8], encryption: ContentEncryption, for key: RecipientKey, moreHeader: String = ""
+    ) throws -> String {
         let contentKey: SymmetricKey
         switch encryption {
         case .a256gcm: contentKey = SymmetricKey(size: .bits256)
@@ -38,7 +40,8 @@ enum JWE {
         case .p256(let recipient):
             let ephemeral = P256.KeyAgreement.PrivateKey()
             let point = Array(ephemeral.publicKey.rawRepresentation)
-            header = #"{"alg":"ECDH-ES+A256KW","enc":""# + encryption.rawValue + #"","epk":{"kty":"EC","crv":"P-256","x":""#
+            header =
+                #"{"alg":"ECDH-ES+A256KW","enc":""# + encryption.rawValue + #"","epk":{"kty":"EC","crv":"P-256","x":""#
                 + point[..<32].base64URL + #"","y":""# + point[32...].base64URL + #""}"#
             let secret = try ephemeral.sharedSecretFromKeyAgreement(with: recipient)
             wrappedKey = try AES.KeyWrap.wrap(contentKey, using: keyEncryptionKey(secret))
@@ -46,7 +49,9 @@ enum JWE {
         header += moreHeader + "}"
         let protectedHeader = Array(header.utf8).base64URL
         let additionalData = Array(protectedHeader.utf8)
-        let iv: [UInt8], ciphertext: [UInt8], tag: [UInt8]
+        let iv: [UInt8]
+        let ciphertext: [UInt8]
+        let tag: [UInt8]
         switch encryption {
         case .a256gcm:
             let nonce = AES.GCM.Nonce()
@@ -56,8 +61,10 @@ enum JWE {
             // RFC 7518 section 5.2.2.1: MAC_KEY is the key's first half, ENC_KEY its second.
             // unsafe: the halves are handed to swift-crypto's key storage straight from the key's.
             let (macKey, encryptionKey) = contentKey.withUnsafeBytes { bytes in
-                (SymmetricKey(data: UnsafeRawBufferPointer(rebasing: bytes[..<32])),
-                 SymmetricKey(data: UnsafeRawBufferPointer(rebasing: bytes[32...])))
+                (
+                    SymmetricKey(data: UnsafeRawBufferPointer(rebasing: bytes[..<32])),
+                    SymmetricKey(data: UnsafeRawBufferPointer(rebasing: bytes[32...]))
+                )
             }
             let vector = AES._CBC.IV()
             iv = Array(vector)

@@ -4,7 +4,7 @@ import CryptoExtras
 import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The public key cards are sealed for: an RSA key of 2048 bits or more (RSA-OAEP-256), or an
@@ -74,7 +74,8 @@ public struct RecipientKey: @unchecked Sendable {
 
     /// The key in a file's text (`bytes`), in any of the three forms.
     public init(text bytes: [UInt8]) throws(Problem) {
-        var start = 0, end = bytes.count
+        var start = 0
+        var end = bytes.count
         while start < end && Self.isSpace(bytes[start]) { start += 1 }
         while end > start && Self.isSpace(bytes[end - 1]) { end -= 1 }
         let text = Array(bytes[start..<end])
@@ -88,7 +89,9 @@ public struct RecipientKey: @unchecked Sendable {
             // (Only text that starts like `10001|`: random bytes holding a `|` get the general message.)
             (material, keyID, form) = (.rsa(try Self.adyen(text)), nil, .adyen)
         } else {
-            throw .unusable("not a public key: expected a PEM public key (-----BEGIN PUBLIC KEY-----), a JWK ({\"kty\":\"RSA\",...} or {\"kty\":\"EC\",...}) or Adyen's key text (10001|<hex modulus>)")
+            throw .unusable(
+                "not a public key: expected a PEM public key (-----BEGIN PUBLIC KEY-----), a JWK ({\"kty\":\"RSA\",...} or {\"kty\":\"EC\",...}) or Adyen's key text (10001|<hex modulus>)"
+            )
         }
     }
 
@@ -116,8 +119,11 @@ public struct RecipientKey: @unchecked Sendable {
         } catch {
             if let p256 = try? P256.KeyAgreement.PublicKey(pemRepresentation: pem) { return .p256(p256) }
             if (try? P384.KeyAgreement.PublicKey(pemRepresentation: pem)) != nil
-                || (try? P521.KeyAgreement.PublicKey(pemRepresentation: pem)) != nil {
-                throw .unusable("an elliptic-curve key on a curve other than P-256; cardline encrypts for RSA (2048 bits or more) or P-256 keys")
+                || (try? P521.KeyAgreement.PublicKey(pemRepresentation: pem)) != nil
+            {
+                throw .unusable(
+                    "an elliptic-curve key on a curve other than P-256; cardline encrypts for RSA (2048 bits or more) or P-256 keys"
+                )
             }
             throw .unusable("not a readable PEM public key (a damaged or cut-short block?)")
         }
@@ -130,12 +136,17 @@ public struct RecipientKey: @unchecked Sendable {
         do {
             value = try JSONValue.parse(text)
         } catch {
-            throw .unusable("not valid JSON (line \(error.location.line), column \(error.location.column)): \(error.message)")
+            throw .unusable(
+                "not valid JSON (line \(error.location.line), column \(error.location.column)): \(error.message)")
         }
-        guard case .object(let members, _) = value else { throw .unusable("a JSON \(value.kindName), not a JWK object") }
+        guard case .object(let members, _) = value else {
+            throw .unusable("a JSON \(value.kindName), not a JWK object")
+        }
         func string(_ key: String) throws(Problem) -> String? {
             guard let member = members.last(where: { $0.key == key }) else { return nil }
-            guard case .string(let text, _) = member.value else { throw .unusable("the JWK's \"\(key)\" is \(member.value.kindName), not a string") }
+            guard case .string(let text, _) = member.value else {
+                throw .unusable("the JWK's \"\(key)\" is \(member.value.kindName), not a string")
+            }
             return text
         }
         if members.contains(where: { $0.key == "keys" }) {
@@ -143,12 +154,16 @@ public struct RecipientKey: @unchecked Sendable {
         }
         guard let type = try string("kty") else { throw .unusable("a JSON object with no \"kty\": not a JWK") }
         guard type == "RSA" || type == "EC" else {
-            throw .unusable("a JWK of type \(type.jsonQuoted); cardline encrypts for RSA (\"kty\": \"RSA\") or P-256 (\"kty\": \"EC\") keys")
+            throw .unusable(
+                "a JWK of type \(type.jsonQuoted); cardline encrypts for RSA (\"kty\": \"RSA\") or P-256 (\"kty\": \"EC\") keys"
+            )
         }
         if members.contains(where: { ["d", "p", "q"].contains($0.key) }) {
             throw .unusable("holds a private key (\"d\"); give the recipient's public JWK")
         }
-        if let use = try string("use"), use != "enc" { throw .unusable("a JWK for \"use\": \(use.jsonQuoted), not \"enc\"") }
+        if let use = try string("use"), use != "enc" {
+            throw .unusable("a JWK for \"use\": \(use.jsonQuoted), not \"enc\"")
+        }
         let wrapping = type == "RSA" ? "RSA-OAEP-256" : "ECDH-ES+A256KW"
         if let algorithm = try string("alg"), algorithm != wrapping {
             throw .unusable("a JWK for \"alg\": \(algorithm.jsonQuoted); cardline wraps keys for it with \(wrapping)")
@@ -158,19 +173,23 @@ public struct RecipientKey: @unchecked Sendable {
                 throw .unusable("an EC JWK on a curve other than P-256 (\"crv\"); cardline encrypts for P-256 keys")
             }
             guard let x = try string("x").flatMap(base64URLDecoded), let y = try string("y").flatMap(base64URLDecoded),
-                  x.count == 32, y.count == 32, let key = try? P256.KeyAgreement.PublicKey(rawRepresentation: x + y) else {
+                x.count == 32, y.count == 32, let key = try? P256.KeyAgreement.PublicKey(rawRepresentation: x + y)
+            else {
                 throw .unusable("a P-256 JWK whose \"x\" and \"y\" are not a point on the curve")
             }
             return (.p256(key), try string("kid"))
         }
-        guard let n = try string("n"), let e = try string("e") else { throw .unusable("an RSA JWK needs \"n\" and \"e\"") }
+        guard let n = try string("n"), let e = try string("e") else {
+            throw .unusable("an RSA JWK needs \"n\" and \"e\"")
+        }
         guard let modulus = base64URLDecoded(n) else { throw .unusable("the JWK's \"n\" is not base64url") }
         guard let exponent = base64URLDecoded(e) else { throw .unusable("the JWK's \"e\" is not base64url") }
         return (.rsa(try rsaKey(modulus: modulus, exponent: exponent)), try string("kid"))
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 
     private static func adyen(_ text: [UInt8]) throws(Problem) -> _RSA.Encryption.PublicKey {
@@ -200,7 +219,9 @@ public struct RecipientKey: @unchecked Sendable {
     static func exponentProblem(_ exponent: some Collection<UInt8>) -> Problem? {
         let significant = exponent.drop { $0 == 0 }
         let rule = "it must be odd, from 3 to 33 bits long, like 65537"
-        guard significant.count <= 8 else { return .unusable("an RSA key whose public exponent is over 64 bits; \(rule)") }
+        guard significant.count <= 8 else {
+            return .unusable("an RSA key whose public exponent is over 64 bits; \(rule)")
+        }
         let value = significant.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard value >= 3, value & 1 == 1, value >> 33 == 0 else {
             return .unusable("an RSA key whose public exponent is \(value); \(rule)")
@@ -219,8 +240,11 @@ public struct RecipientKey: @unchecked Sendable {
         if var algorithm = outer.element(0x30) {
             // SubjectPublicKeyInfo: the algorithm (rsaEncryption, 1.2.840.113549.1.1.1), then a
             // BIT STRING holding the PKCS #1 key after its unused-bits byte.
-            guard algorithm.element(0x06)?.bytes.elementsEqual([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]) == true,
-                  let bits = outer.element(0x03), bits.bytes.first == 0 else { return nil }
+            guard
+                algorithm.element(0x06)?.bytes.elementsEqual([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01])
+                    == true,
+                let bits = outer.element(0x03), bits.bytes.first == 0
+            else { return nil }
             var inner = DERReader(bits.bytes.dropFirst())
             guard let key = inner.element(0x30) else { return nil }
             outer = key
@@ -264,7 +288,8 @@ public struct RecipientKey: @unchecked Sendable {
     // MARK: - Text
 
     private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+            || byte == UInt8(ascii: "\t")
     }
 
     /// Hex digits (either case) as bytes, an odd count read as with a leading zero; nil for

@@ -5,7 +5,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built `cardline` binary, beside the running program (the test bundle or the bench) in
@@ -58,7 +58,8 @@ public func exitStatus(of pid: pid_t) -> Int32 {
 /// not include this (large) process's memory, which a spawned child shares until it execs.
 public func peakResidentKiB(_ pid: pid_t) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return nil }
     return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
 }
 
@@ -68,7 +69,7 @@ public final class CStringArray {
     // unsafe: posix_spawn takes argv and envp as arrays of C string pointers; strdup'd here, freed in deinit.
     public let pointers: [UnsafeMutablePointer<CChar>?]
     public init(_ strings: [String]) { pointers = strings.map { strdup($0) } + [nil] }
-    deinit { pointers.forEach { free($0) } }
+    deinit { for pointer in pointers { free(pointer) } }
 }
 
 /// A temporary HOME with XDG folders, removed when the value is dropped.
@@ -77,7 +78,9 @@ public final class TemporaryHome {
     public init() {
         // The UUID's decimal digits spelled as letters (0 → g … 9 → p): a path with a run of
         // eight digits would be masked, like a card number, where cardline prints it.
-        let name = UUID().uuidString.unicodeScalars.map { $0.properties.numericType != nil ? Character(Unicode.Scalar($0.value + 55)!) : Character($0) }
+        let name = UUID().uuidString.unicodeScalars.map {
+            $0.properties.numericType != nil ? Character(Unicode.Scalar($0.value + 55)!) : Character($0)
+        }
         path = NSTemporaryDirectory() + "cardline-test-" + String(name)
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -89,9 +92,11 @@ public final class TemporaryHome {
     /// The one exception is the sanitizers' options (`sanitizerOptions`), passed through so that
     /// `make test-asan`'s leak suppressions reach the binary under test.
     public var environment: [String: String] {
-        ["HOME": path, "XDG_STATE_HOME": path + "/state", "XDG_CONFIG_HOME": path + "/config",
-         "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
-            .merging(sanitizerOptions) { $1 }
+        [
+            "HOME": path, "XDG_STATE_HOME": path + "/state", "XDG_CONFIG_HOME": path + "/config",
+            "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
+        ]
+        .merging(sanitizerOptions) { $1 }
     }
 
     /// `environment` with `changes` applied; a nil value removes the variable.
@@ -149,10 +154,13 @@ public final class PseudoTerminal {
     /// captured, as in `card=$(cardline --print)`; `[3]`: a `--print-fd 3`). Every signal
     /// starts at its default and unblocked, as from a shell. No other descriptor reaches it.
     /// `onFailure` is called when a wait times out.
-    public init(command: [String], environment: [String: String], pipes: [Int32] = [], columns: Int = 140, rows: Int = 40,
-                readOnlyInput: Bool = false, onFailure: @escaping (String) -> Void) throws {
+    public init(
+        command: [String], environment: [String: String], pipes: [Int32] = [], columns: Int = 140, rows: Int = 40,
+        readOnlyInput: Bool = false, onFailure: @escaping (String) -> Void
+    ) throws {
         self.onFailure = onFailure
-        var m: Int32 = -1, s: Int32 = -1
+        var m: Int32 = -1
+        var s: Int32 = -1
         var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         resizes = [(0, columns)]
         self.rows = rows
@@ -165,7 +173,11 @@ public final class PseudoTerminal {
         tcgetattr(m, &settings)
         initialSettings = settings
         var name = [CChar](repeating: 0, count: 256)
-        guard ttyname_r(s, &name, name.count) == 0 else { close(m); close(s); throw POSIXError(.ENOTTY) }
+        guard ttyname_r(s, &name, name.count) == 0 else {
+            close(m)
+            close(s)
+            throw POSIXError(.ENOTTY)
+        }
 
         // The child starts a session (`.ownSession`), then opens the pty by name: it becomes
         // the controlling terminal, so Ctrl-C raises SIGINT in the child as at a real terminal.
@@ -174,16 +186,18 @@ public final class PseudoTerminal {
         // (`closingOthers`): tests run in parallel, and a descriptor another test opened
         // without close-on-exec (Foundation's Pipe) must not look like a --print-fd.
         let terminal = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let descriptors: [(Int32, SpawnedProcess.Descriptor)] = [
-            (0, .open(terminal, flags: readOnlyInput ? O_RDONLY : O_RDWR)),
-            (1, readOnlyInput ? .open(terminal, flags: O_WRONLY) : .copy(0)),
-            (2, .copy(1)),
-        ] + pipes.map { ($0, .pipe) }
+        let descriptors: [(Int32, SpawnedProcess.Descriptor)] =
+            [
+                (0, .open(terminal, flags: readOnlyInput ? O_RDONLY : O_RDWR)),
+                (1, readOnlyInput ? .open(terminal, flags: O_WRONLY) : .copy(0)),
+                (2, .copy(1)),
+            ] + pipes.map { ($0, .pipe) }
         spawnedAt = monotonicSeconds()
         let child: SpawnedProcess
         do {
-            child = try SpawnedProcess(command, environment: SpawnedProcess.environment(environment), descriptors: descriptors,
-                                       closingOthers: true, signals: .asFromAShell(), group: .ownSession)
+            child = try SpawnedProcess(
+                command, environment: SpawnedProcess.environment(environment), descriptors: descriptors,
+                closingOthers: true, signals: .asFromAShell(), group: .ownSession)
         } catch {
             close(m)
             close(s)
@@ -204,7 +218,7 @@ public final class PseudoTerminal {
         }
         close(master)
         close(slave)
-        pipeReaders.values.forEach { close($0) }
+        for fd in pipeReaders.values { close(fd) }
     }
 
     /// The terminal's height.
@@ -289,7 +303,8 @@ public final class PseudoTerminal {
     @discardableResult
     public func pump(milliseconds: Int32) -> Bool {
         let readers = pipeReaders.sorted { $0.key < $1.key }
-        var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0)]
+        var fds =
+            [pollfd(fd: master, events: Int16(POLLIN), revents: 0)]
             + readers.map { pollfd(fd: $0.value, events: Int16(POLLIN), revents: 0) }
         guard poll(&fds, nfds_t(fds.count), milliseconds) > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -298,11 +313,18 @@ public final class PseudoTerminal {
             let count = read(entry.fd, &buffer, buffer.count)
             guard count > 0 else {
                 // End of a pipe: stop polling it.
-                if index > 0 { close(entry.fd); pipeReaders[readers[index - 1].key] = nil }
+                if index > 0 {
+                    close(entry.fd)
+                    pipeReaders[readers[index - 1].key] = nil
+                }
                 continue
             }
             any = true
-            if index == 0 { raw += buffer[0..<count] } else { piped[readers[index - 1].key, default: []] += buffer[0..<count] }
+            if index == 0 {
+                raw += buffer[0..<count]
+            } else {
+                piped[readers[index - 1].key, default: []] += buffer[0..<count]
+            }
         }
         return any
     }
@@ -399,7 +421,8 @@ public final class PseudoTerminal {
         _ = until("a redraw with badge \"\(badge)\"") {
             // What was drawn after the last clear-screen sequence.
             let tail = Array(raw[mark...])
-            guard let start = (0...max(0, tail.count - clear.count)).last(where: { tail[$0...].starts(with: clear) }) else { return false }
+            guard let start = (0...max(0, tail.count - clear.count)).last(where: { tail[$0...].starts(with: clear) })
+            else { return false }
             drawn = Self.plain(Array(tail[(start + clear.count)...]))
             return drawn.contains(badge)
         }

@@ -38,7 +38,9 @@ public struct ScreenModel {
     /// The terminal was made `newColumns` wide: like xterm, rows are cut or padded, not reflowed.
     public mutating func resize(columns newColumns: Int) {
         for r in 0..<rows {
-            if newColumns < columns { cells[r].removeLast(columns - newColumns) } else {
+            if newColumns < columns {
+                cells[r].removeLast(columns - newColumns)
+            } else {
                 cells[r].append(contentsOf: Array(repeating: Cell(), count: newColumns - columns))
             }
         }
@@ -132,9 +134,15 @@ public struct ScreenModel {
 
     private mutating func control(_ byte: UInt8) {
         switch byte {
-        case 0x0D: column = 0; pendingWrap = false
-        case 0x0A: lineFeed(); pendingWrap = false
-        case 0x08: if column > 0 { column -= 1 }; pendingWrap = false
+        case 0x0D:
+            column = 0
+            pendingWrap = false
+        case 0x0A:
+            lineFeed()
+            pendingWrap = false
+        case 0x08:
+            if column > 0 { column -= 1 }
+            pendingWrap = false
         case 0x09: column = min(columns - 1, (column / 8 + 1) * 8)
         default: break  // bell and others draw nothing
         }

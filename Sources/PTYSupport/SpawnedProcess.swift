@@ -4,7 +4,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program started with `posix_spawn`: its pid, and this process's ends of the pipes it was
@@ -53,8 +53,10 @@ public struct SpawnedProcess {
     /// `descriptors` says, in that order. With `closingOthers`, no other descriptor from 3 to
     /// 255 reaches it (tests run in parallel, and a descriptor another test opened without
     /// close-on-exec must not leak into it). Throws the error posix_spawn gives.
-    public init(_ command: [String], environment: [String], descriptors: [(Int32, Descriptor)], closingOthers: Bool = false,
-                signals: Signals = .inherited, group: Group = .ownGroup) throws {
+    public init(
+        _ command: [String], environment: [String], descriptors: [(Int32, Descriptor)], closingOthers: Bool = false,
+        signals: Signals = .inherited, group: Group = .ownGroup
+    ) throws {
         // One spawn at a time in this process: a pipe is made close-on-exec by a second call,
         // and a child spawned by another thread in between would inherit its ends (and keep
         // the pipe open, so that neither end ever sees it close).
@@ -63,9 +65,10 @@ public struct SpawnedProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        var mine: [Int32: Int32] = [:], theirs: [Int32] = []
-        defer { theirs.forEach { close($0) } }
-        func closeMine() { mine.values.forEach { close($0) } }
+        var mine: [Int32: Int32] = [:]
+        var theirs: [Int32] = []
+        defer { for fd in theirs { close(fd) } }
+        func closeMine() { for fd in mine.values { close(fd) } }
         var copied: Set<Int32> = []
         for (target, descriptor) in descriptors {
             switch descriptor {
@@ -84,7 +87,7 @@ public struct SpawnedProcess {
                     closeMine()
                     throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE)
                 }
-                ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+                for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
                 let (childs, parents) = target == 0 ? (ends[0], ends[1]) : (ends[1], ends[0])
                 mine[target] = parents
                 theirs.append(childs)
@@ -105,7 +108,7 @@ public struct SpawnedProcess {
         if case .asFromAShell(let blocking) = signals {
             var mask = sigset_t()
             sigemptyset(&mask)
-            blocking.forEach { sigaddset(&mask, $0) }
+            for signal in blocking { sigaddset(&mask, signal) }
             posix_spawnattr_setsigmask(&attributes, &mask)
             var all = sigset_t()
             sigfillset(&all)
@@ -121,7 +124,8 @@ public struct SpawnedProcess {
             flags |= 0x80  // POSIX_SPAWN_SETSID (glibc)
         }
         posix_spawnattr_setflags(&attributes, Int16(flags))
-        let argv = CStringArray(command), envp = CStringArray(environment)
+        let argv = CStringArray(command)
+        let envp = CStringArray(environment)
         var child: pid_t = 0
         let result = posix_spawn(&child, command[0], &actions, &attributes, argv.pointers, envp.pointers)
         guard result == 0 else {

@@ -7,7 +7,7 @@ import Foundation
 import PTYSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // MARK: - Clock, statistics, processes
@@ -21,7 +21,8 @@ func now() -> Double { monotonicSeconds() }
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 let here = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -53,11 +54,15 @@ let benchEnvironment: [String] = {
 /// processor time it used (user and system, every thread), and, when asked, its peak memory in
 /// KiB (sampled every millisecond, which costs a little CPU, so timed runs do not sample).
 @discardableResult
-func run(_ arguments: [String], stdoutPath: String = "/dev/null", measuringMemory: Bool = false,
-         executable: String = cardline) -> (seconds: Double, status: Int32, peakKiB: Int, cpuSeconds: Double) {
+func run(
+    _ arguments: [String], stdoutPath: String = "/dev/null", measuringMemory: Bool = false,
+    executable: String = cardline
+) -> (seconds: Double, status: Int32, peakKiB: Int, cpuSeconds: Double) {
     let start = now()
-    guard let child = try? SpawnedProcess([executable] + arguments, environment: benchEnvironment,
-                                          descriptors: [(0, .null), (1, .open(stdoutPath, flags: O_WRONLY | O_CREAT | O_TRUNC)), (2, .null)])
+    guard
+        let child = try? SpawnedProcess(
+            [executable] + arguments, environment: benchEnvironment,
+            descriptors: [(0, .null), (1, .open(stdoutPath, flags: O_WRONLY | O_CREAT | O_TRUNC)), (2, .null)])
     else { fatalError("cannot start \(executable)") }
     let pid = child.pid
     var status: Int32 = 0
@@ -84,8 +89,11 @@ func timeToFirstPrompt(extraArguments: [String] = []) -> Double {
         environment[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
     }
     var failed = false
-    guard let t = try? PseudoTerminal(command: [cardline, "--no-history", "--today", "2026-11"] + extraArguments, environment: environment,
-                                      columns: 100, rows: 24, onFailure: { _ in failed = true }) else {
+    guard
+        let t = try? PseudoTerminal(
+            command: [cardline, "--no-history", "--today", "2026-11"] + extraArguments, environment: environment,
+            columns: 100, rows: 24, onFailure: { _ in failed = true })
+    else {
         fatalError("cannot start \(cardline) on a pty")
     }
     let prompt = Array("Card number".utf8)
@@ -94,7 +102,8 @@ func timeToFirstPrompt(extraArguments: [String] = []) -> Double {
     t.until("the first prompt", seconds: 10) {
         let seen = t.raw
         guard seen.count >= prompt.count,
-              (0...(seen.count - prompt.count)).contains(where: { seen[$0...].starts(with: prompt) }) else { return false }
+            (0...(seen.count - prompt.count)).contains(where: { seen[$0...].starts(with: prompt) })
+        else { return false }
         elapsed = now() - t.spawnedAt
         return true
     }
@@ -106,10 +115,14 @@ func timeToFirstPrompt(extraArguments: [String] = []) -> Double {
 
 // MARK: - Inputs (fixed seeds)
 
-
 func loadRules(_ folder: String) -> RuleSet {
-    let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
-    let files = names.map { RuleSet.FileText(path: folder + "/" + $0, bytes: [UInt8](FileManager.default.contents(atPath: folder + "/" + $0)!)) }
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+        $0.hasSuffix(".json") && $0 != "schema.json"
+    }.sorted()
+    let files = names.map {
+        RuleSet.FileText(
+            path: folder + "/" + $0, bytes: [UInt8](FileManager.default.contents(atPath: folder + "/" + $0)!))
+    }
     return try! RuleSet.load(folders: [files])
 }
 
@@ -164,13 +177,15 @@ func generateCheckInput(_ path: String, rules: RuleSet, count: Int) {
         case 0: out += text.utf8
         // (Spaces only between groups of at most six digits, as `check`'s plain form takes them:
         // BP Plus's 5-9-3 is written with dashes.)
-        case 1 where network.groups.allSatisfy { $0 <= 6 }: out += CardPolicy.grouped(digits, groups: network.groups).utf8
+        case 1 where network.groups.allSatisfy { $0 <= 6 }:
+            out += CardPolicy.grouped(digits, groups: network.groups).utf8
         default: out += CardPolicy.grouped(digits, groups: network.groups).replacingOccurrences(of: " ", with: "-").utf8
         }
         if random.next() % 4 != 0 {
             let month = 1 + Int(random.next() % 12)
             let year = roll >= 12 && roll < 16 ? 2024 : 2027 + Int(random.next() % 8)  // some expired
-            out += ",\(month < 10 ? "0" : "")\(month)/\(random.next() % 2 == 0 ? String(year % 100) : String(year))".utf8
+            out +=
+                ",\(month < 10 ? "0" : "")\(month)/\(random.next() % 2 == 0 ? String(year % 100) : String(year))".utf8
             if random.next() % 2 == 0 {
                 let codeLength = roll >= 16 && roll < 20 ? 5 : network.cvv.length  // some wrong codes
                 out += ",".utf8 + (0..<codeLength).map { _ in UInt8(48 + random.next() % 10) }
@@ -193,13 +208,17 @@ func generateReplayScript(_ path: String, rules: RuleSet, count: Int) {
     // Numbers come from the rule set's sampler, so each is decided by its own network (a
     // random number under UATP's `1` may well be GPN's `1946`).
     let simple = rules.networks.flatMap { network in
-        network.patternLengths.indices.filter { network.luhn && network.patternLengths[$0].count == 1 }.map { (network, $0) }
+        network.patternLengths.indices.filter { network.luhn && network.patternLengths[$0].count == 1 }.map {
+            (network, $0)
+        }
     }
     for i in 0..<count {
         while true {
             let (network, pattern) = simple[Int(random.next() % UInt64(simple.count))]
-            guard let digits = rules.sampleNumber(of: network, pattern: pattern, round: 0, &random) else { continue }  // unreachable pattern
-            text += CardNumber.string(digits) + " 12/30 " + String(repeating: "7", count: network.cvv.length) + "<Enter>\n"
+            // unreachable pattern
+            guard let digits = rules.sampleNumber(of: network, pattern: pattern, round: 0, &random) else { continue }
+            text +=
+                CardNumber.string(digits) + " 12/30 " + String(repeating: "7", count: network.cvv.length) + "<Enter>\n"
             break
         }
         if i % 1000 == 999 { text += "@expect cards \(i + 1)\n" }
@@ -239,14 +258,21 @@ func keystrokeNanoseconds(rules: RuleSet, numbers: [[UInt8]]) -> Double {
 let sections = ["engine", "check", "replay", "start", "prompt"]
 let chosen = Set(CommandLine.arguments.dropFirst())
 if let unknown = chosen.first(where: { !sections.contains($0) }) {
-    FileHandle.standardError.write(Data("cardline-bench: no section \"\(unknown)\"; the sections are \(sections.joined(separator: ", ")) (none named: all)\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "cardline-bench: no section \"\(unknown)\"; the sections are \(sections.joined(separator: ", ")) (none named: all)\n"
+                .utf8))
     exit(64)
 }
 func runs(_ section: String) -> Bool { chosen.isEmpty || chosen.contains(section) }
 
-say("cardline benchmarks — \(cardline)" + (chosen.isEmpty ? "" : " (only \(sections.filter(chosen.contains).joined(separator: ", ")))"))
-let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
-    .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+say(
+    "cardline benchmarks — \(cardline)"
+        + (chosen.isEmpty ? "" : " (only \(sections.filter(chosen.contains).joined(separator: ", ")))"))
+let cpu =
+    (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(
+        in: .whitespaces) ?? "unknown CPU"
 say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu)")
 
 let repository = FileManager.default.currentDirectoryPath
@@ -265,12 +291,25 @@ if runs("engine") {
     generateRangeRules(into: rangeFolder)
     let ranged = loadRules(rangeFolder)
     var random = SeededRandom(seed: 3)
-    let bundledNumbers = (0..<500).map { _ in makeNumber(bundled.networks[Int(random.next() % UInt64(bundled.networks.count))], length: 16, breakLuhn: false, &random) }
-    let rangedNumbers = (0..<500).map { _ in makeNumber(ranged.networks[Int(random.next() % UInt64(ranged.networks.count))], length: 16, breakLuhn: false, &random) }
+    let bundledNumbers = (0..<500).map { _ in
+        makeNumber(
+            bundled.networks[Int(random.next() % UInt64(bundled.networks.count))], length: 16, breakLuhn: false, &random
+        )
+    }
+    let rangedNumbers = (0..<500).map { _ in
+        makeNumber(
+            ranged.networks[Int(random.next() % UInt64(ranged.networks.count))], length: 16, breakLuhn: false, &random)
+    }
     let keyBundled = keystrokeNanoseconds(rules: bundled, numbers: bundledNumbers)
-    rows.append(Row(name: "keystroke, bundled rules (\(bundled.networks.count) networks)", figure: String(format: "%.2f µs", keyBundled / 1000), target: "< 2 µs", met: keyBundled < 2000))
+    rows.append(
+        Row(
+            name: "keystroke, bundled rules (\(bundled.networks.count) networks)",
+            figure: String(format: "%.2f µs", keyBundled / 1000), target: "< 2 µs", met: keyBundled < 2000))
     let keyRanged = keystrokeNanoseconds(rules: ranged, numbers: rangedNumbers)
-    rows.append(Row(name: "keystroke, 10,000 ranges over 500 networks", figure: String(format: "%.2f µs", keyRanged / 1000), target: "< 10 µs", met: keyRanged < 10_000))
+    rows.append(
+        Row(
+            name: "keystroke, 10,000 ranges over 500 networks", figure: String(format: "%.2f µs", keyRanged / 1000),
+            target: "< 10 µs", met: keyRanged < 10_000))
 }
 
 // `check` against the C loop, and `replay` at three sizes: BatchBench.swift.
@@ -287,12 +326,18 @@ if runs("start") {
     // cache (which needs privileges); it is shown beside the median.
     let promptRuns = (0..<21).map { _ in timeToFirstPrompt() }
     let prompt = median(promptRuns)
-    rows.append(Row(name: "start to first prompt", figure: String(format: "%.1f ms (first run %.1f)", prompt * 1000, promptRuns[0] * 1000),
-                    target: "< 15 ms", met: prompt > 0 && prompt < 0.015))
+    rows.append(
+        Row(
+            name: "start to first prompt",
+            figure: String(format: "%.1f ms (first run %.1f)", prompt * 1000, promptRuns[0] * 1000),
+            target: "< 15 ms", met: prompt > 0 && prompt < 0.015))
     let versionRuns = (0..<31).map { _ in run(["--version"]).seconds }
     let version = median(versionRuns)
-    rows.append(Row(name: "cardline --version", figure: String(format: "%.1f ms (first run %.1f)", version * 1000, versionRuns[0] * 1000),
-                    target: "< 8 ms", met: version < 0.008))
+    rows.append(
+        Row(
+            name: "cardline --version",
+            figure: String(format: "%.1f ms (first run %.1f)", version * 1000, versionRuns[0] * 1000),
+            target: "< 8 ms", met: version < 0.008))
 }
 
 if runs("prompt") { rows += promptBenchRows(cardline: cardline, work: work) }  // PromptBench.swift
@@ -307,10 +352,18 @@ let width = rows.map(\.name.count).max()!
 let figureWidth = rows.map(\.figure.count).max()!
 say("")
 let targetWidth = max(8, rows.map(\.target.count).max()!)
-say("| " + "measure".padding(toLength: width, withPad: " ", startingAt: 0) + " | " + "median".padding(toLength: figureWidth, withPad: " ", startingAt: 0) + " | " + "target".padding(toLength: targetWidth, withPad: " ", startingAt: 0) + " | met |")
-say("|" + String(repeating: "-", count: width + 2) + "|" + String(repeating: "-", count: figureWidth + 2) + "|" + String(repeating: "-", count: targetWidth + 2) + "|-----|")
+say(
+    "| " + "measure".padding(toLength: width, withPad: " ", startingAt: 0) + " | "
+        + "median".padding(toLength: figureWidth, withPad: " ", startingAt: 0) + " | "
+        + "target".padding(toLength: targetWidth, withPad: " ", startingAt: 0) + " | met |")
+say(
+    "|" + String(repeating: "-", count: width + 2) + "|" + String(repeating: "-", count: figureWidth + 2) + "|"
+        + String(repeating: "-", count: targetWidth + 2) + "|-----|")
 for row in rows {
-    say("| " + row.name.padding(toLength: width, withPad: " ", startingAt: 0) + " | " + row.figure.padding(toLength: figureWidth, withPad: " ", startingAt: 0)
-          + " | " + row.target.padding(toLength: targetWidth, withPad: " ", startingAt: 0) + " | " + (row.met ? "yes" : "NO ") + " |")
+    say(
+        "| " + row.name.padding(toLength: width, withPad: " ", startingAt: 0) + " | "
+            + row.figure.padding(toLength: figureWidth, withPad: " ", startingAt: 0)
+            + " | " + row.target.padding(toLength: targetWidth, withPad: " ", startingAt: 0) + " | "
+            + (row.met ? "yes" : "NO ") + " |")
 }
 exit(rows.allSatisfy(\.met) ? 0 : 1)

@@ -1,10 +1,10 @@
 import ArgumentParser
-import CardPrompt
 import CEditLine
 import CProcessWide
+import CardPrompt
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @main
@@ -35,7 +35,7 @@ struct Cardline: ParsableCommand {
             var command: ParsableCommand
             do {
                 command = try parseAsRoot(arguments)
-            } catch where exitCode(for: error).rawValue != 0 {
+            } catch  where exitCode(for: error).rawValue != 0 {
                 // `cardline --rules DIR rules list`: the options go after the subcommand. When
                 // no candidate parses either, the last one's error is reported: it names the
                 // subcommand the options were meant for.
@@ -76,8 +76,9 @@ struct Cardline: ParsableCommand {
         guard limit >= 0 && limit < smallestAddressSpace else { return }
         let option = isData != 0 ? "-d" : "-v"
         let shown = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
-        Complaint.write("the \(option == "-v" ? "address-space" : "data-segment") limit (ulimit \(option)) is \(shown); cardline needs \(smallestAddressSpace >> 20) MiB or more",
-                        hint: "raise it, as with `ulimit \(option) \(smallestAddressSpace >> 10)`")
+        Complaint.write(
+            "the \(option == "-v" ? "address-space" : "data-segment") limit (ulimit \(option)) is \(shown); cardline needs \(smallestAddressSpace >> 20) MiB or more",
+            hint: "raise it, as with `ulimit \(option) \(smallestAddressSpace >> 10)`")
         Glibc.exit(ExitStatus.tooLittleMemory.rawValue)
     }
 
@@ -90,8 +91,9 @@ struct Cardline: ParsableCommand {
         let text = fullMessage(for: error)
         guard !text.isEmpty else { return }
         guard status != 0 else { return Terminal.write(text + "\n", to: 1) }
-        let (problem, hint) = Complaint.argumentProblem(message(for: error), help: Complaint.helpCommand(inFullMessage: text),
-                                                        first: CommandLine.arguments.dropFirst().first)
+        let (problem, hint) = Complaint.argumentProblem(
+            message(for: error), help: Complaint.helpCommand(inFullMessage: text),
+            first: CommandLine.arguments.dropFirst().first)
         Terminal.writeError(Complaint.text(problem, hint: hint).escapingControlCharacters(keepingLineBreaks: true))
     }
 
@@ -109,7 +111,10 @@ struct Cardline: ParsableCommand {
             var command: ParsableCommand.Type = Cardline.self
             var pathEnd = start
             while pathEnd < end,
-                  let subcommand = command.configuration.subcommands.first(where: { $0._commandName == arguments[pathEnd] }) {
+                let subcommand = command.configuration.subcommands.first(where: {
+                    $0._commandName == arguments[pathEnd]
+                })
+            {
                 command = subcommand
                 pathEnd += 1
             }

@@ -8,7 +8,7 @@ import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cardline check`: validates card records in bulk, streaming, in constant memory.
@@ -53,13 +53,22 @@ struct Check: ParsableCommand {
 
     @OptionGroup var options: EntryOptions
 
-    @Option(help: "json: one JSON object per record (JSON Lines); text: one line per record for people; summary: only the summary.")
+    @Option(
+        help:
+            "json: one JSON object per record (JSON Lines); text: one line per record for people; summary: only the summary."
+    )
     var format: Format = .json
 
-    @Flag(help: ArgumentHelp("DANGEROUS: print full card numbers. Refused when stdout is a terminal; use only into a protected file or pipe."))
+    @Flag(
+        help: ArgumentHelp(
+            "DANGEROUS: print full card numbers. Refused when stdout is a terminal; use only into a protected file or pipe."
+        ))
     var unmasked = false
 
-    @Option(help: ArgumentHelp("Write each valid record encrypted for this public key instead (as enter --encrypt-to does), {\"line\":N, ...} per record; invalid records as usual, masked.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Write each valid record encrypted for this public key instead (as enter --encrypt-to does), {\"line\":N, ...} per record; invalid records as usual, masked.",
+            valueName: "FILE"))
     var encryptTo: String?
 
     @Option(help: ArgumentHelp("With --encrypt-to: jwe or adyen (as for enter).", valueName: "jwe|adyen"))
@@ -90,8 +99,10 @@ struct Check: ParsableCommand {
         // Two cores when there are two (the process's affinity: `taskset -c 0` gives one).
         let parallel = ProcessInfo.processInfo.activeProcessorCount >= 2
         // --encrypt-to: a path of its own (CheckSealing.swift).
-        let tally = if let sealer { Self.seal(paths, with: records, sealer: sealer) }
-            else { runToCompletion { await Self.check(paths, with: records, parallel: parallel) } }
+        let tally =
+            if let sealer { Self.seal(paths, with: records, sealer: sealer) } else {
+                runToCompletion { await Self.check(paths, with: records, parallel: parallel) }
+            }
         // Output failed: the counts are of an interrupted run; `Cardline.main` reports it (74).
         if Terminal.outputFailed { return }
         let invalid = tally.records - tally.valid
@@ -128,7 +139,9 @@ struct Check: ParsableCommand {
     /// Says so, and counts the input unreadable, when reading `path` failed part way.
     static func reportFailure(of reader: borrowing LineReader, _ path: String, tally: inout Tally) {
         guard let failure = reader.failure else { return }
-        Terminal.writeError("cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(failure)))\n")
+        Terminal.writeError(
+            "cardline: error: reading \(path.escapingControlCharacters) failed: \(String(cString: strerror(failure)))\n"
+        )
         tally.unreadable += 1
     }
 
@@ -165,14 +178,21 @@ struct Check: ParsableCommand {
                 if truncated {
                     lineNumber += 1
                     var checked = Checked()
-                    records.check(line: block.span, truncated: true, number: lineNumber, tally: &checked.tally, to: &checked.output)
+                    records.check(
+                        line: block.span, truncated: true, number: lineNumber, tally: &checked.tally,
+                        to: &checked.output)
                     Self.scrubStack()
                     reader.recycle(block)
                     let done = checked
-                    if inFlight.isEmpty { finish(done, bytes: block.count) } else { inFlight.append((Task { done }, block.count)) }
+                    if inFlight.isEmpty {
+                        finish(done, bytes: block.count)
+                    } else {
+                        inFlight.append((Task { done }, block.count))
+                    }
                 } else if !parallel {
                     var counts = Tally()
-                    lineNumber = records.check(lines: block.span, after: lineNumber, tally: &counts, to: &output.pending)
+                    lineNumber = records.check(
+                        lines: block.span, after: lineNumber, tally: &counts, to: &output.pending)
                     tally.add(counts)
                     output.messages += counts.messages
                     output.flushIfFull()
@@ -190,24 +210,28 @@ struct Check: ParsableCommand {
                     // Handed over whole, so that the task's arrays are its own (no copy).
                     let handoff = Handoff(Checked(output: spareOutputs.popLast() ?? [], input: block))
                     let size = block.count
-                    inFlight.append((Task.detached {
-                        var checked = handoff.take()
-                        var output = checked.output, tally = Tally()
-                        checked.output = []
-                        output.removeAll(keepingCapacity: true)
-                        // JSON Lines are about 4 times the records' size; reserved once (a
-                        // summary writes none: an array of five blocks' size, filled when
-                        // made and wiped when freed, for nothing).
-                        if records.format != .summary { output.reserveCapacity(size * 5) }
-                        _ = records.check(lines: checked.input.span, after: start, tally: &tally, to: &output)
-                        // The records are done with: wiped here, on this task's core, and so
-                        // are the copies of their digits the checking left on this stack.
-                        checked.input.wipeStorage()
-                        Self.scrubStack()
-                        checked.output = output
-                        checked.tally = tally
-                        return checked
-                    }, size))
+                    inFlight.append(
+                        (
+                            Task.detached {
+                                var checked = handoff.take()
+                                var output = checked.output
+                                var tally = Tally()
+                                checked.output = []
+                                output.removeAll(keepingCapacity: true)
+                                // JSON Lines are about 4 times the records' size; reserved once (a
+                                // summary writes none: an array of five blocks' size, filled when
+                                // made and wiped when freed, for nothing).
+                                if records.format != .summary { output.reserveCapacity(size * 5) }
+                                _ = records.check(lines: checked.input.span, after: start, tally: &tally, to: &output)
+                                // The records are done with: wiped here, on this task's core, and so
+                                // are the copies of their digits the checking left on this stack.
+                                checked.input.wipeStorage()
+                                Self.scrubStack()
+                                checked.output = output
+                                checked.tally = tally
+                                return checked
+                            }, size
+                        ))
                     if inFlight.count >= Self.blocksInFlight {
                         let (task, bytes) = inFlight.removeFirst()
                         finish(await task.value, bytes: bytes)
@@ -299,7 +323,8 @@ struct Check: ParsableCommand {
                     number += 1
                     let length = end - start
                     let truncated = length >= LineReader.longestLine
-                    let line = UnsafeBufferPointer(start: base + start, count: truncated ? LineReader.longestLine : length)
+                    let line = UnsafeBufferPointer(
+                        start: base + start, count: truncated ? LineReader.longestLine : length)
                     if let result = check(line: line.span, truncated: truncated, number: number, tally: &tally) {
                         if json {
                             batch.append(result, line: number)
@@ -337,7 +362,10 @@ struct Check: ParsableCommand {
         @inline(__always)
         func check(line: Span<UInt8>, truncated: Bool, number: Int, tally: inout Tally) -> CardCheck.Result? {
             var index = 0
-            while index < line.count && (line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t") || line[index] == UInt8(ascii: "\r")) { index += 1 }
+            while index < line.count
+                && (line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t")
+                    || line[index] == UInt8(ascii: "\r"))
+            { index += 1 }
             guard index < line.count, line[index] != UInt8(ascii: "#") else { return nil }
             let first = line[index]
             let result: CardCheck.Result
@@ -471,7 +499,9 @@ extension [UInt8] {
     func wipeStorage() {
         let room = capacity
         // unsafe: explicit_bzero over the storage, count and spare capacity (`cl_wipe`).
-        withUnsafeBufferPointer { if let base = $0.baseAddress { cl_wipe(UnsafeMutableRawPointer(mutating: base), room) } }
+        withUnsafeBufferPointer {
+            if let base = $0.baseAddress { cl_wipe(UnsafeMutableRawPointer(mutating: base), room) }
+        }
     }
 }
 

@@ -2,7 +2,7 @@ import CardPrompt
 import CardSeal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `check --encrypt-to`: each valid record sealed for the recipient's key, streaming, so that a
@@ -17,7 +17,9 @@ extension Check {
     var sealingProblem: String? {
         guard encryptTo != nil else { return encryptFormat == nil ? nil : Sealing.formatWithoutKey }
         if unmasked { return "--encrypt-to and --unmasked: give one (with --encrypt-to no card is written in clear)" }
-        if format != .json { return "--encrypt-to writes JSON Lines; it cannot be used with --format \(format.rawValue)" }
+        if format != .json {
+            return "--encrypt-to writes JSON Lines; it cannot be used with --format \(format.rawValue)"
+        }
         return nil
     }
 
@@ -39,8 +41,9 @@ extension Check {
                     lineNumber += 1
                     let cut = truncated || end - start >= LineReader.longestLine
                     let line = block.span.extracting(start..<min(end, start + LineReader.longestLine))
-                    seal(line, truncated: cut, number: lineNumber, records: records, sealer: sealer,
-                         tally: &tally, output: &output, checkLine: &checkLine)
+                    seal(
+                        line, truncated: cut, number: lineNumber, records: records, sealer: sealer,
+                        tally: &tally, output: &output, checkLine: &checkLine)
                     start = end + 1
                 }
                 Check.scrubStack()  // (the records' digits left on the stack by checking them)
@@ -53,8 +56,10 @@ extension Check {
     }
 
     /// One line: checked and counted by `records`, then sealed when valid.
-    private static func seal(_ line: Span<UInt8>, truncated: Bool, number: Int, records: RecordWriter, sealer: CardSealer,
-                             tally: inout Tally, output: inout BufferedOutput, checkLine: inout [UInt8]) {
+    private static func seal(
+        _ line: Span<UInt8>, truncated: Bool, number: Int, records: RecordWriter, sealer: CardSealer,
+        tally: inout Tally, output: inout BufferedOutput, checkLine: inout [UInt8]
+    ) {
         var counts = Tally()
         checkLine.removeAll(keepingCapacity: true)
         records.check(line: line, truncated: truncated, number: number, tally: &counts, to: &checkLine)

@@ -1,7 +1,7 @@
 import CardPrompt
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The on-disk history of `:` command lines: `$XDG_STATE_HOME/cardline/history`, mode 0600,
@@ -75,7 +75,9 @@ final class CommandHistoryFile {
         guard let folderFD = openFolder(creating: true) else { return }
         defer { close(folderFD) }  // closing it lets go of the lock
         // The file is opened under the lock: a trim that renamed a new file over it is done.
-        guard lock(folderFD), let fd = openFile(in: folderFD, flags: O_WRONLY | O_APPEND, creating: true) else { return }
+        guard lock(folderFD), let fd = openFile(in: folderFD, flags: O_WRONLY | O_APPEND, creating: true) else {
+            return
+        }
         defer { close(fd) }
         var text = line + "\n"
         text.makeContiguousUTF8()
@@ -107,7 +109,9 @@ final class CommandHistoryFile {
     private func turnOff(_ reason: String) {
         guard !isOff else { return }
         isOff = true
-        warn("cardline: warning: \(path.escapingControlCharacters): \(reason.escapingControlCharacters); command history is off for this run")
+        warn(
+            "cardline: warning: \(path.escapingControlCharacters): \(reason.escapingControlCharacters); command history is off for this run"
+        )
     }
 
     /// The history folder, checked (a folder of ours, not a link) and tightened to 0700;
@@ -161,7 +165,8 @@ final class CommandHistoryFile {
     /// FIFO (`O_NONBLOCK`), checked with `fstat` (a regular file of ours with one link) and
     /// tightened to 0600; nil when history is off, or when there is no file and `creating` is false.
     private func openFile(in folderFD: Int32, flags: Int32, creating: Bool) -> Int32? {
-        let fd = openat(folderFD, name, flags | (creating ? O_CREAT : 0) | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0o600)
+        let fd = openat(
+            folderFD, name, flags | (creating ? O_CREAT : 0) | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let error = errno
             if error == ENOENT && !creating { return nil }

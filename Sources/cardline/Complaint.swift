@@ -15,15 +15,18 @@ enum Complaint {
     /// an unknown network's that ends in " (known: …)" (every id) has the hint of where they are
     /// listed; shorter lists (a postal code's countries) stay on the line.
     static func text(_ message: String, hint: String? = nil) -> String {
-        var message = message, hint = hint
+        var message = message
+        var hint = hint
         if hint == nil, message.hasSuffix("?"), let range = message.ranges(of: "; did you mean ").last {
             hint = "did you mean " + message[range.upperBound...]
             message = String(message[..<range.lowerBound])
         }
         // An unknown network with nothing close: the list of every id (AcceptedNetworks) is
         // too long for a line; the command that lists them is the hint.
-        if hint == nil, message.hasPrefix("unknown network") || message.contains(": unknown network"), message.hasSuffix(")"),
-           let range = message.ranges(of: " (known: ").last {
+        if hint == nil, message.hasPrefix("unknown network") || message.contains(": unknown network"),
+            message.hasSuffix(")"),
+            let range = message.ranges(of: " (known: ").last
+        {
             hint = "`cardline rules list` lists the networks"
             message = String(message[..<range.lowerBound])
         }
@@ -48,8 +51,11 @@ enum Complaint {
     /// (`cardline rules`), from argument-parser's full message. Messages thrown by cardline's
     /// own `validate()` (`--today takes …`) say what to do already: no hint.
     /// `first`: the first argument given, which names a command when it is a word.
-    static func argumentProblem(_ message: String, help: String?, first: String? = nil) -> (message: String, hint: String?) {
-        var message = message, hint: String?
+    static func argumentProblem(_ message: String, help: String?, first: String? = nil) -> (
+        message: String, hint: String?
+    ) {
+        var message = message
+        var hint: String?
         if let range = message.firstRange(of: ". Did you mean ") {
             hint = "did you mean " + message[range.upperBound...]
             message = String(message[..<range.lowerBound])
@@ -72,9 +78,15 @@ enum Complaint {
                 if command == Cardline.self || command == Enter.self {
                     // `cardline zzz`: a command that does not exist (not `cardline 4111…`).
                     let named = word == first && word.contains { $0.isLetter } ? "unknown command `\(word)`" : message
-                    return (named, "the commands are \(listing(choices.map { "`\($0)`" }, joinedBy: "and")); `cardline --help` says more")
+                    return (
+                        named,
+                        "the commands are \(listing(choices.map { "`\($0)`" }, joinedBy: "and")); `cardline --help` says more"
+                    )
                 }
-                return ("unknown command `\(word)`", "its commands are \(listing(choices.map { "`\($0)`" }, joinedBy: "and"))")
+                return (
+                    "unknown command `\(word)`",
+                    "its commands are \(listing(choices.map { "`\($0)`" }, joinedBy: "and"))"
+                )
             }
         }
         if hint == nil, let help { hint = "`\(help) --help` lists the options" }
@@ -83,10 +95,11 @@ enum Complaint {
 
     /// How argument-parser's own parsing errors begin (`ValidationError`s thrown by cardline
     /// do not).
-    private static let parserMessagePrefixes = [
-        "Unknown option", "Unexpected argument", "Missing value for", "Missing expected argument",
-        "The value '", "The option '", "Value to be set with", "Error parsing", "Unexpected value",
-    ] + (2...9).map { "\($0) unexpected arguments" }
+    private static let parserMessagePrefixes =
+        [
+            "Unknown option", "Unexpected argument", "Missing value for", "Missing expected argument",
+            "The value '", "The option '", "Value to be set with", "Error parsing", "Unexpected value",
+        ] + (2...9).map { "\($0) unexpected arguments" }
 
     /// `chek` in "unexpected argument 'chek'".
     private static func unexpectedWord(in message: String) -> String? {
@@ -99,7 +112,9 @@ enum Complaint {
     private static func command(named path: String) -> ParsableCommand.Type? {
         var command: ParsableCommand.Type = Cardline.self
         for name in path.split(separator: " ").dropFirst() {
-            guard let next = command.configuration.subcommands.first(where: { $0._commandName == name }) else { return nil }
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == name }) else {
+                return nil
+            }
             command = next
         }
         return command
@@ -115,7 +130,8 @@ enum Complaint {
     /// "cardline enter" from argument-parser's "  See 'cardline enter --help' for more
     /// information." line of `fullMessage`.
     static func helpCommand(inFullMessage text: String) -> String? {
-        guard let start = text.firstRange(of: "See '"), let end = text[start.upperBound...].firstRange(of: " --help'") else { return nil }
+        guard let start = text.firstRange(of: "See '"), let end = text[start.upperBound...].firstRange(of: " --help'")
+        else { return nil }
         return String(text[start.upperBound..<end.lowerBound])
     }
 }

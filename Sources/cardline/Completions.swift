@@ -50,7 +50,10 @@ enum Completions {
             default: if word.hasPrefix("--rules=") { extra.append(unquoted(String(word.dropFirst("--rules=".count)))) }
             }
         }
-        let attempts = [RuleSources.folders(bundled: bundled, extra: extra), RuleSources.folders(bundled: true, extra: [], personal: false)]
+        let attempts = [
+            RuleSources.folders(bundled: bundled, extra: extra),
+            RuleSources.folders(bundled: true, extra: [], personal: false),
+        ]
         for folders in attempts {
             if let rules = try? RuleSources.load(folders: folders, includeRetired: retired) {
                 return (rules.networks + (listingRetired ? rules.retired : [])).map(\.id).sorted()
@@ -68,7 +71,10 @@ enum Completions {
         var result = ""
         var escaped = false
         for character in word {
-            if character == "\\" && !escaped { escaped = true; continue }
+            if character == "\\" && !escaped {
+                escaped = true
+                continue
+            }
             result.append(character)
             escaped = false
         }

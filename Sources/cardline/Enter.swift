@@ -1,10 +1,10 @@
 import ArgumentParser
-import CardPrompt
 import CProcessWide
+import CardPrompt
 import CardSeal
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The default command: the card-entry prompt (or the plain-line path when stdin is not a
@@ -27,59 +27,102 @@ struct Enter: ParsableCommand {
     @Flag(help: "Do not read or write the command history file.")
     var noHistory = false
 
-    @Flag(name: .customLong("print"), help: "Write each accepted card, whole, to standard output as one line of JSON (refused when stdout is a terminal).")
+    @Flag(
+        name: .customLong("print"),
+        help:
+            "Write each accepted card, whole, to standard output as one line of JSON (refused when stdout is a terminal)."
+    )
     var printCards = false
 
-    @Option(name: .customLong("print-fd"), help: ArgumentHelp("Write the cards' JSON lines to file descriptor N instead of standard output.", valueName: "N"))
+    @Option(
+        name: .customLong("print-fd"),
+        help: ArgumentHelp(
+            "Write the cards' JSON lines to file descriptor N instead of standard output.", valueName: "N"))
     var printFD: Int32?
 
-    @Option(help: ArgumentHelp("Encrypt each card for this public key before --print or --print-fd writes it: a PEM public key, a JWK or Adyen's key text (10001|<hex modulus>); RSA of 2048 bits or more, or EC P-256 (not for adyen). Read and checked before the prompt opens (66 unreadable, 64 unusable).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Encrypt each card for this public key before --print or --print-fd writes it: a PEM public key, a JWK or Adyen's key text (10001|<hex modulus>); RSA of 2048 bits or more, or EC P-256 (not for adyen). Read and checked before the prompt opens (66 unreadable, 64 unusable).",
+            valueName: "FILE"))
     var encryptTo: String?
 
-    @Option(help: ArgumentHelp("With --encrypt-to: jwe (one JWE of the card with clear network, family, last4 and expiry) or adyen (Adyen's encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear, encryptedSecurityCode).", valueName: "jwe|adyen"))
+    @Option(
+        help: ArgumentHelp(
+            "With --encrypt-to: jwe (one JWE of the card with clear network, family, last4 and expiry) or adyen (Adyen's encryptedCardNumber, encryptedExpiryMonth, encryptedExpiryYear, encryptedSecurityCode).",
+            valueName: "jwe|adyen"))
     var encryptFormat: CardSealer.Format?
 
     @Flag(help: "End after the first accepted card.")
     var once = false
 
-    @Option(help: ArgumentHelp("A line shown above the first prompt, like \"Card for order 1042\" (control characters are shown escaped).", valueName: "TEXT"))
+    @Option(
+        help: ArgumentHelp(
+            "A line shown above the first prompt, like \"Card for order 1042\" (control characters are shown escaped).",
+            valueName: "TEXT"))
     var title: String?
 
-    @Option(help: ArgumentHelp("End the prompt when no key (or piped input) comes for SECONDS (0.001 to 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "End the prompt when no key (or piped input) comes for SECONDS (0.001 to 86400; decimals allowed): the card being entered is wiped, exit 124. Also CARDLINE_TIMEOUT.",
+            valueName: "SECONDS"))
     var timeout: String?
 
-    @Flag(name: .customLong("name"), help: "Also ask for the cardholder's name, after the security code (delivered as holder_name).")
+    @Flag(
+        name: .customLong("name"),
+        help: "Also ask for the cardholder's name, after the security code (delivered as holder_name).")
     var asksName = false
 
-    @Option(name: .customLong("postal-code"), help: ArgumentHelp("Also ask, last, for the billing address's postal code in COUNTRY's format (US, CA, GB, DE, FR, NL, AU, JP, BR, IN), delivered as postal_code.", valueName: "COUNTRY"))
+    @Option(
+        name: .customLong("postal-code"),
+        help: ArgumentHelp(
+            "Also ask, last, for the billing address's postal code in COUNTRY's format (US, CA, GB, DE, FR, NL, AU, JP, BR, IN), delivered as postal_code.",
+            valueName: "COUNTRY"))
     var postalCode: String?
 
-    @Flag(help: "Ask only for the security code of a card on file, of the network --network names; delivered as {\"network\": ..., \"cvv\": ...}.")
+    @Flag(
+        help:
+            "Ask only for the security code of a card on file, of the network --network names; delivered as {\"network\": ..., \"cvv\": ...}."
+    )
     var cvvOnly = false
 
-    @Option(help: ArgumentHelp("With --cvv-only: the card's network (an id or badge name, as --networks takes them: visa, amex...).", valueName: "ID"))
+    @Option(
+        help: ArgumentHelp(
+            "With --cvv-only: the card's network (an id or badge name, as --networks takes them: visa, amex...).",
+            valueName: "ID"))
     var network: String?
 
-    @Option(help: ArgumentHelp("The language of the prompt's words (fr, de, es, en; or a locale name like fr_FR.UTF-8). Default: from LC_ALL, LC_MESSAGES, LANG, LANGUAGE; English when no catalog has it.", valueName: "LANG"))
+    @Option(
+        help: ArgumentHelp(
+            "The language of the prompt's words (fr, de, es, en; or a locale name like fr_FR.UTF-8). Default: from LC_ALL, LC_MESSAGES, LANG, LANGUAGE; English when no catalog has it.",
+            valueName: "LANG"))
     var locale: String?
 
-    @Option(name: .customLong("messages"), help: ArgumentHelp("Also read message catalogs (LANG.json) from DIR (repeatable). Also CARDLINE_MESSAGES.", valueName: "DIR"))
+    @Option(
+        name: .customLong("messages"),
+        help: ArgumentHelp(
+            "Also read message catalogs (LANG.json) from DIR (repeatable). Also CARDLINE_MESSAGES.", valueName: "DIR"))
     var messageFolders: [String] = []
 
-    @Flag(help: "Accessible mode, for a screen reader or braille display: each field asked on a line of its own and answered with Enter, nothing redrawn, no colour; the number is echoed as typed, the security code is not. Also ACCESSIBLE (set, and not 0).")
+    @Flag(
+        help:
+            "Accessible mode, for a screen reader or braille display: each field asked on a line of its own and answered with Enter, nothing redrawn, no colour; the number is echoed as typed, the security code is not. Also ACCESSIBLE (set, and not 0)."
+    )
     var accessible = false
 
     func validate() throws {
         if let problem = settings.deliveryProblem ?? settings.formProblem { throw ValidationError(problem) }
-        if let timeout, EnterSettings.timeout(from: timeout) == nil { throw ValidationError(EnterSettings.timeoutProblem(timeout, source: "--timeout")) }
+        if let timeout, EnterSettings.timeout(from: timeout) == nil {
+            throw ValidationError(EnterSettings.timeoutProblem(timeout, source: "--timeout"))
+        }
     }
 
     /// The parsed arguments as plain values.
     var settings: EnterSettings {
-        EnterSettings(options: options, noHistory: noHistory, printCards: printCards, printFD: printFD,
-                      once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
-                      asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
-                      accessible: accessible, locale: locale, messageFolders: messageFolders)
+        EnterSettings(
+            options: options, noHistory: noHistory, printCards: printCards, printFD: printFD,
+            once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
+            asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
+            accessible: accessible, locale: locale, messageFolders: messageFolders)
     }
 
     func run() throws { try settings.run() }
@@ -115,9 +158,16 @@ struct EnterSettings {
         if let postalCode, PostalCodeFormats.bundled.format(for: postalCode) == nil {
             return "--postal-code: " + PostalCodeFormats.bundled.unknownCountryMessage(postalCode)
         }
-        if cvvOnly && network == nil { return "--cvv-only needs --network ID, the network of the card on file (like visa or amex)" }
-        if network != nil && !cvvOnly { return "--network names the card on file's network for --cvv-only; to accept only some networks use --networks" }
-        if cvvOnly && options.networks != nil { return "--networks does not apply to --cvv-only; --network names the card's network" }
+        if cvvOnly && network == nil {
+            return "--cvv-only needs --network ID, the network of the card on file (like visa or amex)"
+        }
+        if network != nil && !cvvOnly {
+            return
+                "--network names the card on file's network for --cvv-only; to accept only some networks use --networks"
+        }
+        if cvvOnly && options.networks != nil {
+            return "--networks does not apply to --cvv-only; --network names the card's network"
+        }
         return nil
     }
 
@@ -129,11 +179,16 @@ struct EnterSettings {
     /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
     /// write), in argument-parser's words for `Enter`.
     var deliveryProblem: String? {
-        if encryptTo != nil && !printCards && printFD == nil { return "--encrypt-to encrypts the cards --print or --print-fd writes; give one of them" }
+        if encryptTo != nil && !printCards && printFD == nil {
+            return "--encrypt-to encrypts the cards --print or --print-fd writes; give one of them"
+        }
         if encryptFormat != nil && encryptTo == nil { return Sealing.formatWithoutKey }
         if printCards && printFD != nil { return "--print and --print-fd both say where cards go; give one" }
         if let printFD, printFD < 0 { return "--print-fd takes a file descriptor number, 0 or more; got \(printFD)" }
-        if printFD == 2 { return "--print-fd 2 would mix cards with cardline's messages on standard error; use another descriptor, like 3" }
+        if printFD == 2 {
+            return
+                "--print-fd 2 would mix cards with cardline's messages on standard error; use another descriptor, like 3"
+        }
         return nil
     }
 
@@ -142,8 +197,10 @@ struct EnterSettings {
     /// nil for anything else.
     static func timeout(from text: String) -> Duration? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let seconds = Double(text), seconds >= 0.001, seconds <= 86_400 else { return nil }
+        guard parts.count <= 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let seconds = Double(text), seconds >= 0.001, seconds <= 86_400
+        else { return nil }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
@@ -161,7 +218,8 @@ extension EnterSettings {
     /// `--timeout`, or `CARDLINE_TIMEOUT` when set and not empty; a usage error (64) for a value
     /// `timeout(from:)` refuses.
     func idleTimeout() throws -> Duration? {
-        let text: String, source: String
+        let text: String
+        let source: String
         if let timeout {
             (text, source) = (timeout, "--timeout")
         } else if let value = Environment.value("CARDLINE_TIMEOUT") {
@@ -199,25 +257,33 @@ extension EnterSettings {
         let history = noHistory ? nil : CommandHistoryFile.standard()
         let prompt: CardPrompt
         do {
-            prompt = try CardPrompt(localised(CardPrompt.Options(
-                ruleFolders: options.rules.ruleFolders, bundledRules: !options.rules.noDefaultRules,
-                acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) }, today: options.todayMonth,
-                colour: options.noColor ? false : nil, title: title,
-                commandHistory: history?.load() ?? [], onCommand: { history?.append($0) }, protectsProcess: false,
-                retiredNetworks: options.rules.retired, timeout: timeout, endsOnCancel: oneShot, sealing: sealer,
-                asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
-                securityCodeOnlyNetwork: cvvOnly ? network : nil,
-                accessible: accessible ? true : nil)))
+            prompt = try CardPrompt(
+                localised(
+                    CardPrompt.Options(
+                        ruleFolders: options.rules.ruleFolders, bundledRules: !options.rules.noDefaultRules,
+                        acceptedNetworks: acceptedNetworksText.map { $0.text.split(separator: ",").map(String.init) },
+                        today: options.todayMonth,
+                        colour: options.noColor ? false : nil, title: title,
+                        commandHistory: history?.load() ?? [], onCommand: { history?.append($0) },
+                        protectsProcess: false,
+                        retiredNetworks: options.rules.retired, timeout: timeout, endsOnCancel: oneShot,
+                        sealing: sealer,
+                        asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
+                        securityCodeOnlyNetwork: cvvOnly ? network : nil,
+                        accessible: accessible ? true : nil)))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
             case .unknownNetwork(let message):
                 Complaint.write("\(cvvOnly ? "--network" : acceptedNetworksText?.source ?? "--networks"): \(message)")
-            case .unreadableRules(let reason), .noTerminal(let reason): Terminal.writeError("cardline: error: \(reason)\n")
+            case .unreadableRules(let reason), .noTerminal(let reason):
+                Terminal.writeError("cardline: error: \(reason)\n")
             }
             throw error.exitCode
         }
-        if !prompt.rules.warnings.isEmpty { Terminal.writeError(prompt.rules.warnings.map { $0.description + "\n" }.joined()) }
+        if !prompt.rules.warnings.isEmpty {
+            Terminal.writeError(prompt.rules.warnings.map { $0.description + "\n" }.joined())
+        }
         // From here on every block freed is zeroed first (`CProcessWide`, which only this
         // executable links): Swift frees the strings that held the field (views, display texts,
         // a piped line) without clearing them. After the rules, whose many small frees hold no card.
@@ -261,10 +327,12 @@ extension EnterSettings {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
-        let result = prompt.readLinesAsJSON(style: Style(colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD),
-                                                         ascii: Style.localeWantsASCII()),
-                                            write: { Terminal.write($0, to: messagesFD) }, receive: receive,
-                                            stop: { Terminal.outputFailed })
+        let result = prompt.readLinesAsJSON(
+            style: Style(
+                colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD),
+                ascii: Style.localeWantsASCII()),
+            write: { Terminal.write($0, to: messagesFD) }, receive: receive,
+            stop: { Terminal.outputFailed })
         try delivery.finish()
         // A script must know that a record was lost: 1 when any card was abandoned, even with
         // others delivered; in one-shot use, also when input ended before any card.
@@ -286,8 +354,9 @@ extension EnterSettings {
         }
         if isatty(fd) == 1 {
             let what = fd == 1 ? "standard output is a terminal" : "file descriptor \(fd) is a terminal"
-            Complaint.write("\(name): \(what); the full card number and code must not be shown on it",
-                            hint: "redirect it to a pipe or a file, as in card=$(cardline --print --once)")
+            Complaint.write(
+                "\(name): \(what); the full card number and code must not be shown on it",
+                hint: "redirect it to a pipe or a file, as in card=$(cardline --print --once)")
             throw ExitStatus.usage
         }
     }
@@ -330,7 +399,8 @@ struct Delivery {
     /// Throws exit 74 after a failed write, having said why.
     func finish() throws {
         guard let failure else { return }
-        Terminal.writeError("cardline: error: the card could not be delivered to file descriptor \(fd ?? 1): \(failure)\n")
+        Terminal.writeError(
+            "cardline: error: the card could not be delivered to file descriptor \(fd ?? 1): \(failure)\n")
         throw ExitStatus.ioError
     }
 }

@@ -2,18 +2,25 @@ import ArgumentParser
 import CardPrompt
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where rules come from: shared by every command that loads them.
 struct RuleOptions: ParsableArguments {
-    @Option(name: .customLong("rules"), help: ArgumentHelp("Also load the rule files in DIR (repeatable; later folders override earlier ones by id).", valueName: "DIR"), completion: Completions.ruleFolders)
+    @Option(
+        name: .customLong("rules"),
+        help: ArgumentHelp(
+            "Also load the rule files in DIR (repeatable; later folders override earlier ones by id).", valueName: "DIR"
+        ), completion: Completions.ruleFolders)
     var ruleFolders: [String] = []
 
     @Flag(help: "Do not load the bundled networks (only your own rule folders).")
     var noDefaultRules = false
 
-    @Flag(help: "Also match retired networks (\"status\": \"retired\", like Switch or Laser), whose numbers now belong to others.")
+    @Flag(
+        help:
+            "Also match retired networks (\"status\": \"retired\", like Switch or Laser), whose numbers now belong to others."
+    )
     var retired = false
 
     /// The folders to read, in priority order; without the user's folder and `CARDLINE_RULES`
@@ -37,7 +44,9 @@ struct RuleOptions: ParsableArguments {
 
     /// Loads the rules, then the accepted networks from `list` (nil when none given); an
     /// unknown network is a usage error (exit 64) with a did-you-mean.
-    func loadOrExit(accepting list: (text: String, source: String)?, personal: Bool = true) throws -> (RuleSet, AcceptedNetworks?) {
+    func loadOrExit(accepting list: (text: String, source: String)?, personal: Bool = true) throws -> (
+        RuleSet, AcceptedNetworks?
+    ) {
         let rules = try loadOrExit(personal: personal)
         guard let list else { return (rules, nil) }
         do throws(AcceptedNetworks.UnknownNetwork) {
@@ -59,10 +68,17 @@ struct EntryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Pin today's date for expiry checks.", valueName: "YYYY-MM"))
     var today: String?
 
-    @Flag(help: "Never use colour (also off with NO_COLOR, on a terminal without colours by terminfo, TERM=dumb or unset, or when the output is not a terminal).")
+    @Flag(
+        help:
+            "Never use colour (also off with NO_COLOR, on a terminal without colours by terminfo, TERM=dumb or unset, or when the output is not a terminal)."
+    )
     var noColor = false
 
-    @Option(name: .customLong("networks"), help: ArgumentHelp("Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex; an id takes its family too: visa takes Visa Electron); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.", valueName: "LIST"), completion: Completions.networkList)
+    @Option(
+        name: .customLong("networks"),
+        help: ArgumentHelp(
+            "Accept only these networks (ids or badge names, comma-separated, like visa,mastercard,amex; an id takes its family too: visa takes Visa Electron); numbers of others are refused. Also CARDLINE_NETWORKS for the prompt and check.",
+            valueName: "LIST"), completion: Completions.networkList)
     var networks: String?
 
     /// `--networks`, or for the prompt and `check` (`environment`) `CARDLINE_NETWORKS` when set

@@ -1,7 +1,7 @@
 import CardPrompt
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Opening files to read, and replacing whole files, with the reason for a failure in words
@@ -67,7 +67,9 @@ enum Files {
         init(_ path: String) throws(Failure) {
             let directory = Paths.directory(of: path)
             let name = path.split(separator: "/").last.map(String.init) ?? path
-            var template = Array(((directory.isEmpty ? "" : directory == "/" ? "/" : directory + "/") + "." + name + ".XXXXXX").utf8CString)
+            var template = Array(
+                ((directory.isEmpty ? "" : directory == "/" ? "/" : directory + "/") + "." + name + ".XXXXXX")
+                    .utf8CString)
             // unsafe: mkstemp(3) rewrites the template's X's in place, through its address.
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             guard fd >= 0 else { throw Failure() }

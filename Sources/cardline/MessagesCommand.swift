@@ -14,7 +14,9 @@ struct Messages: ParsableCommand {
             commandName: "lint",
             abstract: "Check message catalogs: every error and warning with its file, line and column.",
             usage: "cardline messages lint [<FILE> ...]",
-            discussion: "With no file, checks every catalog cardline would read: the user's folder ($XDG_CONFIG_HOME/cardline/messages), CARDLINE_MESSAGES and an installed share/cardline/messages. A catalog is {\"language\": \"de\", \"messages\": {\"label.number\": \"Kartennummer\", ...}}; an id it leaves out is shown in English. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a file cannot be read.")
+            discussion:
+                "With no file, checks every catalog cardline would read: the user's folder ($XDG_CONFIG_HOME/cardline/messages), CARDLINE_MESSAGES and an installed share/cardline/messages. A catalog is {\"language\": \"de\", \"messages\": {\"label.number\": \"Kartennummer\", ...}}; an id it leaves out is shown in English. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a file cannot be read."
+        )
         @Argument(help: ArgumentHelp("Catalog files to check.", valueName: "FILE"))
         var files: [String] = []
 
@@ -23,7 +25,9 @@ struct Messages: ParsableCommand {
             if paths.isEmpty {
                 for folder in MessageSources.folders(extra: []) {
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                    paths += names.filter { $0.hasSuffix(".json") }.sorted().map { (folder.hasSuffix("/") ? folder : folder + "/") + $0 }
+                    paths += names.filter { $0.hasSuffix(".json") }.sorted().map {
+                        (folder.hasSuffix("/") ? folder : folder + "/") + $0
+                    }
                 }
             }
             var problems: [RuleError] = []
@@ -39,9 +43,10 @@ struct Messages: ParsableCommand {
             }
             let errors = problems.filter { $0.severity == .error }.count
             let warnings = problems.count - errors
-            Terminal.writeOut(problems.map { $0.description + "\n" }.joined()
-                + "checked \(paths.count) catalog\(paths.count == 1 ? "" : "s"): "
-                + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+            Terminal.writeOut(
+                problems.map { $0.description + "\n" }.joined()
+                    + "checked \(paths.count) catalog\(paths.count == 1 ? "" : "s"): "
+                    + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
             if errors > 0 { throw ExitStatus.badRules }
         }
     }

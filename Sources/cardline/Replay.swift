@@ -3,7 +3,7 @@ import CardPrompt
 import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cardline replay`: runs `.session` scripts through the entry engine and checks them.
@@ -30,12 +30,15 @@ struct Replay: ParsableCommand {
             message).
             """)
 
-    @Argument(help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"), completion: Completions.sessionFiles)
+    @Argument(
+        help: ArgumentHelp("Scripts, or folders of *.session scripts.", valueName: "FILE|DIR"),
+        completion: Completions.sessionFiles)
     var paths: [String]
 
     @OptionGroup var options: EntryOptions
 
-    @Flag(help: "Print one JSON object per script (JSON Lines on stdout; the summary on stderr) instead of transcripts.")
+    @Flag(
+        help: "Print one JSON object per script (JSON Lines on stdout; the summary on stderr) instead of transcripts.")
     var json = false
 
     @Flag(help: "Rewrite each existing .expected file whose transcript changed, atomically (the run still fails).")
@@ -49,11 +52,13 @@ struct Replay: ParsableCommand {
         // @rules lines only, never the user's folder, CARDLINE_RULES or CARDLINE_NETWORKS.
         let baseFolders = options.rules.folders(personal: false)
         // Broken rules: refuse to start, rather than replay with a network missing.
-        let (baseRules, baseAccepted) = try options.rules.loadOrExit(accepting: options.acceptedNetworksText(environment: false), personal: false)
+        let (baseRules, baseAccepted) = try options.rules.loadOrExit(
+            accepting: options.acceptedNetworksText(environment: false), personal: false)
         let today = options.expiryPolicy.today
         // Read once: a flag's getter costs hundreds of instructions, and the transcript
         // closures below run for every line.
-        let json = self.json, update = self.update
+        let json = self.json
+        let update = self.update
         // Once stdout has failed nobody reads the results (`… | head -1`): stop.
         for path in scripts where !Terminal.outputFailed {
             // A first pass reads the whole script: its header, whether it is well formed (a
@@ -64,39 +69,59 @@ struct Replay: ParsableCommand {
             var messageChecks = Replayer.MessageChecks()
             var syntaxError: SessionScript.SyntaxError?
             do throws(Files.Failure) {
-                guard try ScriptReader.forEachLine(of: path, { line in
-                    guard syntaxError == nil else { return }
-                    do throws(SessionScript.SyntaxError) {
-                        // unsafe: SessionScript's line parser takes the line as a buffer pointer.
-                        if let step = try line.withUnsafeBufferPointer({ bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }) { messageChecks.note(step.kind) }
-                    } catch {
-                        syntaxError = error
-                    }
-                }) else { throw Files.Failure(errno: ENOENT) }
+                guard
+                    try ScriptReader.forEachLine(
+                        of: path,
+                        { line in
+                            guard syntaxError == nil else { return }
+                            do throws(SessionScript.SyntaxError) {
+                                // unsafe: SessionScript's line parser takes the line as a buffer pointer.
+                                if let step = try line.withUnsafeBufferPointer({
+                                    bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes)
+                                }) {
+                                    messageChecks.note(step.kind)
+                                }
+                            } catch {
+                                syntaxError = error
+                            }
+                        })
+                else { throw Files.Failure(errno: ENOENT) }
             } catch {
                 Complaint.unreadable(path, error.reason)
                 tally.unreadable += 1
                 continue
             }
             if let error = syntaxError {
-                reportMalformed(path, "\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)")
+                reportMalformed(
+                    path,
+                    "\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)"
+                )
                 tally.malformed += 1
                 continue
             }
             let script = parser.header
             let rules: RuleSet
             let directory = Paths.directory(of: path)
-            let scriptFolders = script.ruleFolders.map { $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0) }
+            let scriptFolders = script.ruleFolders.map {
+                $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0)
+            }
             let folders = baseFolders + scriptFolders
             do {
-                rules = try folders == baseFolders ? baseRules : RuleSources.load(folders: folders, includeRetired: options.rules.retired)
+                rules =
+                    try folders == baseFolders
+                    ? baseRules : RuleSources.load(folders: folders, includeRetired: options.rules.retired)
             } catch {
                 Terminal.writeError("\(error)".escapingControlCharacters(keepingLineBreaks: true) + "\n")
                 // Name the @rules line whose folder is at fault, when one is.
                 let said = "\(error)"
-                let culprit = zip(zip(script.ruleFolders, scriptFolders), zip(script.ruleFolderLines, script.ruleFolderColumns))
-                    .first { said.contains($0.0.1.escapingControlCharacters) }
-                let failure = culprit.map { "\(path.escapingControlCharacters):\($0.1.0):\($0.1.1): error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)" }
+                let culprit = zip(
+                    zip(script.ruleFolders, scriptFolders), zip(script.ruleFolderLines, script.ruleFolderColumns)
+                )
+                .first { said.contains($0.0.1.escapingControlCharacters) }
+                let failure =
+                    culprit.map {
+                        "\(path.escapingControlCharacters):\($0.1.0):\($0.1.1): error: @rules \($0.0.0.escapingControlCharacters): the folder cannot be read or its rule files are broken (above)"
+                    }
                     ?? "\(path.escapingControlCharacters): error: the rule files it uses are broken"
                 reportMalformed(path, failure)
                 tally.malformed += 1
@@ -108,7 +133,8 @@ struct Replay: ParsableCommand {
                     accepted = try AcceptedNetworks.parse(list, in: rules)
                 } catch {
                     let column = Self.column(ofUnknownNetworkIn: list, startingAt: script.networksColumn, rules: rules)
-                    reportMalformed(path, "\(path.escapingControlCharacters):\(line):\(column): error: @networks: \(error.message)")
+                    reportMalformed(
+                        path, "\(path.escapingControlCharacters):\(line):\(column): error: @networks: \(error.message)")
                     tally.malformed += 1
                     continue
                 }
@@ -118,7 +144,10 @@ struct Replay: ParsableCommand {
                 do throws(AcceptedNetworks.UnknownNetwork) {
                     securityCodeOnly = try AcceptedNetworks.network(named: name, in: rules)
                 } catch {
-                    reportMalformed(path, "\(path.escapingControlCharacters):\(script.securityCodeOnlyLine):\(script.securityCodeOnlyColumn): error: @cvv-only: \(error.message)")
+                    reportMalformed(
+                        path,
+                        "\(path.escapingControlCharacters):\(script.securityCodeOnlyLine):\(script.securityCodeOnlyColumn): error: @cvv-only: \(error.message)"
+                    )
                     tally.malformed += 1
                     continue
                 }
@@ -127,20 +156,25 @@ struct Replay: ParsableCommand {
             /// One replay of the script, each transcript line handed to `transcript`.
             /// `complete`: the whole script ran (not stopped by a read or syntax problem or failed output).
             func replay(_ transcript: (Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool) {
-                var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted,
-                                        reloadingWith: loader, messageChecks: messageChecks, securityCodeOnly: securityCodeOnly)
+                var replayer = Replayer(
+                    script: script, rules: rules, today: today, accepted: accepted,
+                    reloadingWith: loader, messageChecks: messageChecks, securityCodeOnly: securityCodeOnly)
                 var parser = SessionScript.LineParser()
                 var problem: String?
                 do throws(Files.Failure) {
                     // Once stdout has failed nobody reads the transcript: stop.
-                    _ = try ScriptReader.forEachLine(of: path, stop: { Terminal.outputFailed || problem != nil }) { line in
+                    let stopped = { Terminal.outputFailed || problem != nil }
+                    _ = try ScriptReader.forEachLine(of: path, stop: stopped) { line in
                         do throws(SessionScript.SyntaxError) {
                             // unsafe: SessionScript's line parser takes the line as a buffer pointer.
-                            if let step = try line.withUnsafeBufferPointer({ bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }) {
+                            if let step = try line.withUnsafeBufferPointer({ bytes throws(SessionScript.SyntaxError) in
+                                try parser.next(bytes: bytes)
+                            }) {
                                 replayer.perform(step) { transcript($0.span) }
                             }
                         } catch {
-                            problem = "\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)"
+                            problem =
+                                "\(path.escapingControlCharacters):\(error.line):\(error.column): error: \(error.message.escapingControlCharacters)"
                         }
                     }
                 } catch {
@@ -148,8 +182,11 @@ struct Replay: ParsableCommand {
                 }
                 replayer.finish { transcript($0.span) }
                 // (A problem here means the file changed since the first pass.)
-                return (replayer.failures.map { "\(path.escapingControlCharacters):\($0.line): \($0.message)" } + (problem.map { [$0] } ?? []), replayer.engine.tray,
-                        problem == nil && !Terminal.outputFailed)
+                return (
+                    replayer.failures.map { "\(path.escapingControlCharacters):\($0.line): \($0.message)" }
+                        + (problem.map { [$0] } ?? []), replayer.engine.tray,
+                    problem == nil && !Terminal.outputFailed
+                )
             }
             // Streamed in blocks: a generated script's transcript runs to millions of lines.
             let printer = TranscriptPrinter(path: path)
@@ -175,7 +212,10 @@ struct Replay: ParsableCommand {
                             result = replay(printing)
                         }
                     } else if let difference {
-                        goldenFailures = ["\(golden.escapingControlCharacters): the transcript differs (- expected, + actual):\n" + difference]
+                        goldenFailures = [
+                            "\(golden.escapingControlCharacters): the transcript differs (- expected, + actual):\n"
+                                + difference
+                        ]
                     }
                 } else {
                     result = replay { line in if !json { printing(line) } }
@@ -245,8 +285,10 @@ struct Replay: ParsableCommand {
     /// Rewrites a golden (atomically) with a fresh replay's transcript; says so, or why not (on
     /// standard error, the reason returned for the script's result).
     /// A golden --update cannot rewrite fails the script and the run (74).
-    func rewrite(_ golden: String, with replay: ((Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool),
-                 tally: inout Tally) -> [String] {
+    func rewrite(
+        _ golden: String, with replay: ((Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool),
+        tally: inout Tally
+    ) -> [String] {
         let lineBreak: [UInt8] = [UInt8(ascii: "\n")]
         do throws(Files.Failure) {
             var replacement = try Files.Replacement(golden)
@@ -257,7 +299,9 @@ struct Replay: ParsableCommand {
             // A replay cut short would leave a golden cut short: the old one stays (dropping
             // the replacement removes its temporary file).
             guard replayed.complete else {
-                let message = Complaint.errorPrefix + "\(golden.escapingControlCharacters) not updated: the replay did not run to the end"
+                let message =
+                    Complaint.errorPrefix
+                    + "\(golden.escapingControlCharacters) not updated: the replay did not run to the end"
                 Terminal.writeError(message + "\n")
                 return [message]
             }
@@ -288,7 +332,9 @@ struct Replay: ParsableCommand {
         var column = start
         for entry in list.split(separator: ",", omittingEmptySubsequences: false) {
             let blanks = entry.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
-            if blanks < entry.unicodeScalars.count, (try? AcceptedNetworks.parse(String(entry), in: rules)) == nil { return column + blanks }
+            if blanks < entry.unicodeScalars.count, (try? AcceptedNetworks.parse(String(entry), in: rules)) == nil {
+                return column + blanks
+            }
             column += entry.unicodeScalars.count + 1
         }
         return start
@@ -303,17 +349,23 @@ struct Replay: ParsableCommand {
             // the cards are the tray's, screen text both (README, "Security: what is kept, and where").
             var output = BufferedOutput(fd: 1)
             let failureObjects = (errors + failures).map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
-            output.pending += "{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty && errors.isEmpty),\"failures\":[\(failureObjects)],\"cards\":[".utf8
+            output.pending +=
+                "{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty && errors.isEmpty),\"failures\":[\(failureObjects)],\"cards\":["
+                .utf8
             for index in 0..<(tray?.count ?? 0) {
                 let card = tray![index]
                 if index > 0 { output.pending.append(UInt8(ascii: ",")) }
-                output.pending += "{\"network\":\(card.networkID.jsonQuoted),\"number\":\(card.maskedNumber.jsonQuoted),\"expiry\":\(card.expiry.cardText.jsonQuoted)}".utf8
+                output.pending +=
+                    "{\"network\":\(card.networkID.jsonQuoted),\"number\":\(card.maskedNumber.jsonQuoted),\"expiry\":\(card.expiry.cardText.jsonQuoted)}"
+                    .utf8
                 output.flushIfFull()
             }
             output.pending += "]}\n".utf8
             output.flush()
         } else {
-            Terminal.writeOut(failures.map { $0 + "\n" }.joined() + (failures.isEmpty && errors.isEmpty ? "PASS " : "FAIL ") + path.escapingControlCharacters + "\n")
+            Terminal.writeOut(
+                failures.map { $0 + "\n" }.joined() + (failures.isEmpty && errors.isEmpty ? "PASS " : "FAIL ")
+                    + path.escapingControlCharacters + "\n")
         }
     }
 }
@@ -340,7 +392,8 @@ final class TranscriptPrinter {
         if buffer.count + line.count + 3 > capacity { flush() }
         guard buffer.count + line.count + 3 <= capacity else {
             // A line longer than the buffer: written as it is.
-            let indent: [UInt8] = [0x20, 0x20], lineBreak: [UInt8] = [0x0A]
+            let indent: [UInt8] = [0x20, 0x20]
+            let lineBreak: [UInt8] = [0x0A]
             Terminal.write(indent.span, to: 1)
             Terminal.write(line, to: 1)
             Terminal.write(lineBreak.span, to: 1)
@@ -364,7 +417,9 @@ final class TranscriptPrinter {
 enum ScriptReader {
     /// Calls `body` with each line of the file at `path`, until `stop` says to stop; false
     /// when there is nothing there at all; throws when it cannot be read (`Files.open`).
-    static func forEachLine(of path: String, stop: () -> Bool = { false }, _ body: (Span<UInt8>) -> Void) throws(Files.Failure) -> Bool {
+    static func forEachLine(of path: String, stop: () -> Bool = { false }, _ body: (Span<UInt8>) -> Void) throws(Files
+        .Failure) -> Bool
+    {
         guard let fd = try Files.open(path) else { return false }
         defer { close(fd) }
         var partial: [UInt8] = []
@@ -461,7 +516,8 @@ struct GoldenComparison {
             return
         }
         if expected.count == line.count && expected.indices.allSatisfy({ expected[$0] == line[$0] }) { return }
-        let actual = Self.text(line), wanted = String(decoding: expected, as: UTF8.self)
+        let actual = Self.text(line)
+        let wanted = String(decoding: expected, as: UTF8.self)
         if actual == wanted { return }
         firstDifference = lineIndex
         if keepingDifference {
@@ -491,7 +547,8 @@ struct GoldenComparison {
         while let line = nextExpected() { expectedRest.append(String(decoding: line, as: UTF8.self)) }
         if let readFailure { throw readFailure }
         var tail = 0
-        let a = expectedRest, b = actualRest
+        let a = expectedRest
+        let b = actualRest
         while tail < min(a.count, b.count) && a[a.count - 1 - tail] == b[b.count - 1 - tail] { tail += 1 }
         let removed = a[..<(a.count - tail)].map { "  -" + $0.escapingControlCharacters }
         let added = b[..<(b.count - tail)].map { "  +" + $0.escapingControlCharacters }

@@ -26,7 +26,13 @@ enum RuleFolderPaths {
         let absolute = path.hasPrefix("/")
         var parts: [Substring] = []
         for part in path.split(separator: "/") where part != "." {
-            if part == "..", let last = parts.last, last != ".." { parts.removeLast() } else if part == ".." && absolute && parts.isEmpty { continue } else { parts.append(part) }
+            if part == "..", let last = parts.last, last != ".." {
+                parts.removeLast()
+            } else if part == ".." && absolute && parts.isEmpty {
+                continue
+            } else {
+                parts.append(part)
+            }
         }
         let joined = parts.joined(separator: "/")
         return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)

@@ -10,7 +10,9 @@ struct Rules: ParsableCommand {
         subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the loaded networks and the file each came from.", usage: "cardline rules list [<options>]")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the loaded networks and the file each came from.",
+            usage: "cardline rules list [<options>]")
         @OptionGroup var rules: RuleOptions
         @Flag(help: "Print a JSON array instead of a table.")
         var json = false
@@ -24,10 +26,17 @@ struct Rules: ParsableCommand {
                 return
             }
             let folders = rules.folders()
-            let rows = [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]] + networks.map { network in
-                [network.id, network.name.escapingControlCharacters + (network.status == .retired ? " (retired)" : ""), network.patternSummary,
-                 network.lengthSummary, network.securityCodeSummary, RuleFolderPaths.shown(network.file, folders: folders).escapingControlCharacters]
-            }
+            let rows =
+                [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]]
+                + networks.map { network in
+                    [
+                        network.id,
+                        network.name.escapingControlCharacters + (network.status == .retired ? " (retired)" : ""),
+                        network.patternSummary,
+                        network.lengthSummary, network.securityCodeSummary,
+                        RuleFolderPaths.shown(network.file, folders: folders).escapingControlCharacters,
+                    ]
+                }
             // The name, the patterns, the lengths and the file (at its start: its end names it)
             // give way; the id, which people type, never.
             var table = TextTable(rows: rows, shrinking: [2, 1, 5, 3])
@@ -38,7 +47,9 @@ struct Rules: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one network in full.", usage: "cardline rules show [<options>] <id>", discussion: "Exit status: 0, or 1 when no network has that id.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one network in full.", usage: "cardline rules show [<options>] <id>",
+            discussion: "Exit status: 0, or 1 when no network has that id.")
         @OptionGroup var rules: RuleOptions
         @Argument(help: "The network's id, like american-express.", completion: Completions.networkID)
         var id: String
@@ -48,12 +59,15 @@ struct Rules: ParsableCommand {
             // By id, or by logo name ("amex" finds american-express).
             guard let network = set.anyNetwork(named: id) else {
                 let guess = NetworkNames.suggestion(for: id, among: set.networks + set.retired)
-                Complaint.write("no network has the id `\(id.escapingControlCharacters)`", hint: guess.map { "did you mean `\($0)`?" })
+                Complaint.write(
+                    "no network has the id `\(id.escapingControlCharacters)`",
+                    hint: guess.map { "did you mean `\($0)`?" })
                 throw ExitStatus.rejected
             }
             // A number moves on by itself only at its pattern's longest length (LengthSet.completeness).
             let advance = network.lengths.last.map(String.init) ?? "-"
-            Terminal.writeOut("""
+            Terminal.writeOut(
+                """
                 \(network.id) — \(network.name)
                   file:         \(network.file.escapingControlCharacters)
                   logo:         \(network.logo)\(network.hasFamily ? "\n  family:       \(network.family) (--networks \(network.family) takes it)" : "")
@@ -73,7 +87,9 @@ struct Rules: ParsableCommand {
             commandName: "test",
             abstract: "Say which network each number matches, which pattern decided it, and whether it is valid.",
             usage: "cardline rules test [<options>] [<numbers> ...]",
-            discussion: "Spaces and dashes are allowed in numbers. Numbers are printed masked to first six and last four. With no number, makes one number for every pattern of every network (as `rules sample`) and checks that it is a valid number of that network. Exit status: 0 when every number is a complete, valid number (with none given: every pattern is reachable); 1 otherwise.")
+            discussion:
+                "Spaces and dashes are allowed in numbers. Numbers are printed masked to first six and last four. With no number, makes one number for every pattern of every network (as `rules sample`) and checks that it is a valid number of that network. Exit status: 0 when every number is a complete, valid number (with none given: every pattern is reachable); 1 otherwise."
+        )
         @OptionGroup var rules: RuleOptions
         @Argument(help: "Card numbers, whole or partial.")
         var numbers: [String] = []
@@ -99,15 +115,21 @@ struct Rules: ParsableCommand {
             for network in set.networks {
                 var random = SeededRandom(seed: 1)
                 for index in network.patterns.indices {
-                    guard let number = set.sampleNumber(of: network, pattern: index, round: 0, &random) else { continue }
+                    guard let number = set.sampleNumber(of: network, pattern: index, round: 0, &random) else {
+                        continue
+                    }
                     let report = set.explain(CardNumber.string(number))
                     if !report.valid || set.detect(number).network !== network {
-                        failures.append("pattern \(network.patterns[index]) of `\(network.id)`: \(CardNumber.masked(number)) is not a valid \(network.name) number")
+                        failures.append(
+                            "pattern \(network.patterns[index]) of `\(network.id)`: \(CardNumber.masked(number)) is not a valid \(network.name) number"
+                        )
                     }
                 }
             }
-            Terminal.writeOut(failures.map { $0 + "\n" }.joined()
-                + "\(patterns - failures.count) of \(patterns) patterns of \(set.networks.count) networks yield a valid number of their network\n")
+            Terminal.writeOut(
+                failures.map { $0 + "\n" }.joined()
+                    + "\(patterns - failures.count) of \(patterns) patterns of \(set.networks.count) networks yield a valid number of their network\n"
+            )
             if !failures.isEmpty { throw ExitStatus.rejected }
         }
     }
@@ -117,7 +139,9 @@ struct Rules: ParsableCommand {
             commandName: "sample",
             abstract: "Print made-up numbers of one network, one per line, for tests and .session scripts.",
             usage: "cardline rules sample [<options>] <id>",
-            discussion: "Each number lies in one of the network's patterns (each pattern in turn, so --count at least the number of patterns covers all of them), has a length valid for that pattern, passes Luhn when the network checks it, and is detected as that network. The same seed gives the same numbers. A retired network is sampled as if --retired were given. Exit status: 0; 1 when no network has that id or none of its patterns can be reached.")
+            discussion:
+                "Each number lies in one of the network's patterns (each pattern in turn, so --count at least the number of patterns covers all of them), has a length valid for that pattern, passes Luhn when the network checks it, and is detected as that network. The same seed gives the same numbers. A retired network is sampled as if --retired were given. Exit status: 0; 1 when no network has that id or none of its patterns can be reached."
+        )
         @OptionGroup var rules: RuleOptions
         @Argument(help: "The network's id (or badge name), like american-express.", completion: Completions.networkID)
         var id: String
@@ -127,14 +151,18 @@ struct Rules: ParsableCommand {
         var seed: UInt64 = 1
 
         func validate() throws {
-            guard count >= 1 && count <= 1_000_000 else { throw ValidationError("--count takes a number from 1 to 1000000; got \(count)") }
+            guard count >= 1 && count <= 1_000_000 else {
+                throw ValidationError("--count takes a number from 1 to 1000000; got \(count)")
+            }
         }
 
         func run() throws {
             var set = try rules.loadOrExit()
             guard let found = set.anyNetwork(named: id) else {
                 let guess = NetworkNames.suggestion(for: id, among: set.networks + set.retired)
-                Complaint.write("no network has the id `\(id.escapingControlCharacters)`", hint: guess.map { "did you mean `\($0)`?" })
+                Complaint.write(
+                    "no network has the id `\(id.escapingControlCharacters)`",
+                    hint: guess.map { "did you mean `\($0)`?" })
                 throw ExitStatus.rejected
             }
             if set.network(id: found.id) == nil {
@@ -148,7 +176,9 @@ struct Rules: ParsableCommand {
             let network = set.network(id: found.id)!
             let numbers = set.sampleNumbers(of: network, count: count, seed: seed)
             guard !numbers.isEmpty else {
-                Terminal.writeError("cardline: error: no number can be made for `\(network.id)`: more specific patterns of other networks cover all of its own\n")
+                Terminal.writeError(
+                    "cardline: error: no number can be made for `\(network.id)`: more specific patterns of other networks cover all of its own\n"
+                )
                 throw ExitStatus.rejected
             }
             Terminal.writeOut(numbers.map { CardNumber.string($0) + "\n" }.joined())
@@ -160,7 +190,9 @@ struct Rules: ParsableCommand {
             commandName: "lint",
             abstract: "Check rule files: every error and warning with its file, line and column.",
             usage: "cardline rules lint [<options>] [<DIR> ...]",
-            discussion: "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Warns where a pattern overlaps another network's (the more specific one decides those numbers) and neither file's note names the other network. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read.")
+            discussion:
+                "With no folder, checks everything cardline would load. With folders, checks what would be loaded with them added (as --rules), so ties with other networks show. Warns where a pattern overlaps another network's (the more specific one decides those numbers) and neither file's note names the other network. Exit status: 0 when there is no error (warnings allowed), 65 on any error, 66 when a folder cannot be read."
+        )
         @OptionGroup var rules: RuleOptions
         @Argument(help: ArgumentHelp("Rule folders to check.", valueName: "DIR"), completion: Completions.ruleFolders)
         var folders: [String] = []
@@ -184,9 +216,10 @@ struct Rules: ParsableCommand {
             }
             let errors = problems.filter { $0.severity == .error }.count
             let warnings = problems.count - errors
-            Terminal.writeOut(problems.map { $0.description + "\n" }.joined()
-                + "checked \(files) file\(files == 1 ? "" : "s") in \(all.count) folder\(all.count == 1 ? "" : "s"): "
-                + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+            Terminal.writeOut(
+                problems.map { $0.description + "\n" }.joined()
+                    + "checked \(files) file\(files == 1 ? "" : "s") in \(all.count) folder\(all.count == 1 ? "" : "s"): "
+                    + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
             if errors > 0 { throw ExitStatus.badRules }
         }
     }
@@ -203,7 +236,11 @@ extension CardNetwork {
     var lengthsForEntries: [(lengths: [Int], patterns: [IINPattern])] {
         var entries: [(lengths: [Int], patterns: [IINPattern])] = []
         for (pattern, own) in zip(patterns, patternLengths) where own != lengths {
-            if let index = entries.firstIndex(where: { $0.lengths == own }) { entries[index].patterns.append(pattern) } else { entries.append((own, [pattern])) }
+            if let index = entries.firstIndex(where: { $0.lengths == own }) {
+                entries[index].patterns.append(pattern)
+            } else {
+                entries.append((own, [pattern]))
+            }
         }
         return entries
     }
@@ -224,7 +261,9 @@ extension CardNetwork {
 
     /// "13, 16, 19: 4026, 417500, 450800-450899", one per `lengthsFor` group.
     var lengthsForLines: [String] {
-        lengthsForEntries.map { "\($0.lengths.map(String.init).joined(separator: ", ")): \($0.patterns.map(\.description).joined(separator: ", "))" }
+        lengthsForEntries.map {
+            "\($0.lengths.map(String.init).joined(separator: ", ")): \($0.patterns.map(\.description).joined(separator: ", "))"
+        }
     }
 
     /// "13,16,19" or "12-19", every length any pattern allows; "16,19 (+13 for some)" when
@@ -237,19 +276,29 @@ extension CardNetwork {
     private static func runs(_ lengths: [Int]) -> String {
         var runs: [ClosedRange<Int>] = []
         for length in lengths {
-            if let last = runs.last, last.upperBound + 1 == length { runs[runs.count - 1] = last.lowerBound...length } else { runs.append(length...length) }
+            if let last = runs.last, last.upperBound + 1 == length {
+                runs[runs.count - 1] = last.lowerBound...length
+            } else {
+                runs.append(length...length)
+            }
         }
-        return runs.map { $0.count > 2 ? "\($0.lowerBound)-\($0.upperBound)" : $0.map(String.init).joined(separator: ",") }.joined(separator: ",")
+        return runs.map {
+            $0.count > 2 ? "\($0.lowerBound)-\($0.upperBound)" : $0.map(String.init).joined(separator: ",")
+        }.joined(separator: ",")
     }
 
     var json: String {
         let patternList = patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
         func numbers(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
-        return "{\"id\": \(id.jsonQuoted), \"name\": \(name.jsonQuoted), \"logo\": \(logo.jsonQuoted), \"patterns\": [\(patternList)], "
+        return
+            "{\"id\": \(id.jsonQuoted), \"name\": \(name.jsonQuoted), \"logo\": \(logo.jsonQuoted), \"patterns\": [\(patternList)], "
             + "\"lengths\": \(numbers(lengths)), \"family\": \(family.jsonQuoted), \"groups\": \(numbers(groups)), "
             + "\"cvv\": {\"name\": \(cvv.name.jsonQuoted), \"length\": \(cvv.length), \"side\": \(cvv.side.jsonQuoted)}, "
-            + "\"lengthsFor\": [" + lengthsForEntries.map { "{\"patterns\": [" + $0.patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
-                + "], \"lengths\": \(numbers($0.lengths))}" }.joined(separator: ", ") + "], "
+            + "\"lengthsFor\": ["
+            + lengthsForEntries.map {
+                "{\"patterns\": [" + $0.patterns.map { $0.description.jsonQuoted }.joined(separator: ", ")
+                    + "], \"lengths\": \(numbers($0.lengths))}"
+            }.joined(separator: ", ") + "], "
             + "\"luhn\": \(luhn), \"status\": \(status.rawValue.jsonQuoted), \"file\": \(file.jsonQuoted)}"
     }
 }
@@ -266,7 +315,12 @@ extension RuleSet {
         let allowed = text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == " " || $0 == "-") }
         let digits = text.compactMap { $0.isASCII ? $0.wholeNumberValue.map(UInt8.init) : nil }
         guard allowed, !digits.isEmpty else {
-            return (["\(text.escapingControlCharacters)", "  error:     not a card number: only digits, spaces and dashes"], false)
+            return (
+                [
+                    "\(text.escapingControlCharacters)",
+                    "  error:     not a card number: only digits, spaces and dashes",
+                ], false
+            )
         }
         var lines = [CardNumber.masked(digits)]
         let (detection, verdict) = self.verdict(for: digits)
@@ -278,14 +332,22 @@ extension RuleSet {
         }
         guard let network = detection.network, let completeness = verdict.completeness else {
             let candidates = self.candidates(digits)
-            return (lines + ["  network:   not decided yet; could still be \(candidates.map(\.id).joined(separator: ", "))",
-                             "  verdict:   incomplete"], false)
+            return (
+                lines + [
+                    "  network:   not decided yet; could still be \(candidates.map(\.id).joined(separator: ", "))",
+                    "  verdict:   incomplete",
+                ], false
+            )
         }
         let pattern = decidingPattern(detection, digits).map(\.description) ?? "?"
-        lines.append("  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)")
+        lines.append(
+            "  network:   \(network.id) (\(network.name)), decided by pattern \(pattern) in \(network.file.escapingControlCharacters)"
+        )
         if detection.isCoBadged {
             // The card is also the `with` networks' (reported as the first: the prompt, `check`).
-            lines.append("  co-badged: also \(detection.coBadged.map(\.id).joined(separator: ", ")); reported as \(detection.networks[0].id)")
+            lines.append(
+                "  co-badged: also \(detection.coBadged.map(\.id).joined(separator: ", ")); reported as \(detection.networks[0].id)"
+            )
         }
         // The deciding pattern's lengths (a `lengthsFor` pattern has its own).
         let lengths = detection.lengths
@@ -300,7 +362,8 @@ extension RuleSet {
         case .incomplete: lengthWord = "incomplete"
         case .notALength: lengthWord = "invalid"
         }
-        lines.append("  length:    \(digits.count) — \(lengthWord) (\(network.name) allows \(allowedLengths)\(patternNote))")
+        lines.append(
+            "  length:    \(digits.count) — \(lengthWord) (\(network.name) allows \(allowedLengths)\(patternNote))")
         let luhnWord: String
         switch verdict {
         case _ where !network.requiresLuhn(digits, decidingLength: detection.decidingLength):
@@ -310,7 +373,8 @@ extension RuleSet {
         default: luhnWord = "passes"
         }
         lines.append("  luhn:      " + luhnWord)
-        lines.append("  verdict:   " + (verdict.isValid ? "valid" : completeness == .incomplete ? "incomplete" : "invalid"))
+        lines.append(
+            "  verdict:   " + (verdict.isValid ? "valid" : completeness == .incomplete ? "incomplete" : "invalid"))
         return (lines, verdict.isValid)
     }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CardPrompt
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Process-level facts about the terminal, and writing to descriptors.
 enum Terminal {
@@ -17,7 +18,9 @@ enum Terminal {
     /// The width tables are fitted to: `COLUMNS` when it is a number from 20 to 1000, else 80
     /// (as `ls` and `git` read it; a pipe has no width of its own).
     static var outputColumns: Int {
-        guard let value = Environment.value("COLUMNS"), let columns = Int(value), (20...1000).contains(columns) else { return 80 }
+        guard let value = Environment.value("COLUMNS"), let columns = Int(value), (20...1000).contains(columns) else {
+            return 80
+        }
         return columns
     }
 

@@ -9,7 +9,7 @@
 import CardPrompt
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -21,7 +21,9 @@ func fail(_ message: String, status: Int32) -> Never {
 var words = Array(CommandLine.arguments.dropFirst())
 var today: YearMonth?
 if let flag = words.firstIndex(of: "--today") {
-    guard flag + 1 < words.count, let month = YearMonth(iso: words[flag + 1]) else { fail("--today takes YYYY-MM", status: 2) }
+    guard flag + 1 < words.count, let month = YearMonth(iso: words[flag + 1]) else {
+        fail("--today takes YYYY-MM", status: 2)
+    }
     today = month
     words.removeSubrange(flag...(flag + 1))
 }
@@ -30,8 +32,10 @@ let (order, amount) = (words[0], words[1])
 
 let prompt: CardPrompt
 do {
-    prompt = try CardPrompt(.init(acceptedNetworks: ["visa", "mastercard", "american-express"], today: today,
-                                  title: "Card for order \(order), \(amount)"))
+    prompt = try CardPrompt(
+        .init(
+            acceptedNetworks: ["visa", "mastercard", "american-express"], today: today,
+            title: "Card for order \(order), \(amount)"))
 } catch {
     switch error {
     case .brokenRules: fail(error.description, status: 65)
@@ -46,7 +50,9 @@ do {
         exit(1)
     }
     // Here a real desk sends card.number, card.expiry and card.securityCode to its processor.
-    print("order \(order): charging \(amount) to \(card.network.name) \(card.maskedNumber), expires \(card.expiry.cardText)")
+    print(
+        "order \(order): charging \(amount) to \(card.network.name) \(card.maskedNumber), expires \(card.expiry.cardText)"
+    )
     card.wipe()
 } catch {
     fail(error.description, status: 2)

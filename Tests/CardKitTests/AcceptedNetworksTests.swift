@@ -6,8 +6,9 @@ import Testing
 /// what the badge, help, `:rules` and `check` say.
 @Suite struct AcceptedNetworksTests {
     static func engine(_ list: String) -> EntryEngine {
-        EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
-                    acceptedNetworks: try! AcceptedNetworks.parse(list, in: BundledRules.set))
+        EntryEngine(
+            rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+            acceptedNetworks: try! AcceptedNetworks.parse(list, in: BundledRules.set))
     }
 
     @Test func listTakesIDsAndBadgeNamesInAnyCase() throws {
@@ -57,7 +58,9 @@ import Testing
         // Two or three networks left are named.
         var amex = Self.engine("amex")
         #expect(amex.handle(.character("3")) == .accepted)
-        #expect(amex.handle(.character("5")).refusal == "a number starting 35 is JCB or LankaPay, none accepted here (accepted: American Express)")
+        #expect(
+            amex.handle(.character("5")).refusal
+                == "a number starting 35 is JCB or LankaPay, none accepted here (accepted: American Express)")
     }
 
     @Test func aMoreSpecificNetworkInsideAnAcceptedOneDecides() {
@@ -65,13 +68,17 @@ import Testing
         var visaOnly = Self.engine("visa")
         #expect(visaOnly.type("40117").allSatisfy { $0.refusal == nil })
         #expect(visaOnly.handle(.character("8")).refusal?.hasPrefix("Elo is not accepted here") == true)
-        #expect(visaOnly.handle(.character("9")).refusal?.hasPrefix("Elo is not accepted here") == true, "401179 is Elo too")
+        #expect(
+            visaOnly.handle(.character("9")).refusal?.hasPrefix("Elo is not accepted here") == true, "401179 is Elo too"
+        )
         #expect(visaOnly.handle(.character("0")) == .accepted, "401170 is Visa")
         // With only Elo taken, 4 may still become Elo; 42 can only be Visa (or eftpos or mada,
         // whose co-badged BINs lie there).
         var eloOnly = Self.engine("elo")
         #expect(eloOnly.handle(.character("4")) == .accepted)
-        #expect(eloOnly.handle(.character("2")).refusal == "a number starting 42 is eftpos, mada or Visa, none accepted here (accepted: Elo)")
+        #expect(
+            eloOnly.handle(.character("2")).refusal
+                == "a number starting 42 is eftpos, mada or Visa, none accepted here (accepted: Elo)")
         #expect(eloOnly.type("01178").allSatisfy { $0.refusal == nil })
         #expect(eloOnly.detection.network?.id == "elo")
     }
@@ -84,7 +91,8 @@ import Testing
         #expect(engine.view.logo == "VISA")
         _ = engine.handle(.clearLine)
         let rules = engine.handle(Key.typing(":rules") + [.enter]).last!.messages.map(\.text)
-        #expect(Array(rules.prefix(2)) == ["Accepted here: Visa and Mastercard.", "The others are detected, then refused."])
+        #expect(
+            Array(rules.prefix(2)) == ["Accepted here: Visa and Mastercard.", "The others are detected, then refused."])
         #expect(rules.contains { $0.hasPrefix("visa ") && $0.hasSuffix("  accepted") })
         #expect(rules.contains { $0.hasPrefix("diners-club ") && $0.hasSuffix("  not accepted here") })
         // Without a restriction, nothing changes.
@@ -95,7 +103,9 @@ import Testing
 
     @Test func checkMarksOtherNetworksNotAccepted() throws {
         let accepted = try AcceptedNetworks.parse("visa", in: BundledRules.set)
-        let checker = CardCheck(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)), accepted: accepted)
+        let checker = CardCheck(
+            rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+            accepted: accepted)
         func problems(_ record: String) -> [String] {
             let bytes = Array(record.utf8)
             return checker.check(bytes.span).problems.map(\.rawValue)
@@ -109,13 +119,18 @@ import Testing
 /// A card number typed as a `:` command (in the wrong place) is never echoed whole, recalled
 /// or handed on for the history file.
 @Suite struct CommandsHoldingNumbersTests {
-    @Test(arguments: [":4111 1111 1111 1111", ":4111-1111-1111-1111", ":use 4111111111111111", ":remove 4111.1111.1111.1111"])
+    @Test(arguments: [
+        ":4111 1111 1111 1111", ":4111-1111-1111-1111", ":use 4111111111111111", ":remove 4111.1111.1111.1111",
+    ])
     func aNumberInACommandIsMaskedAndForgotten(line: String) {
         var engine = BundledRules.engine()
         let outcome = engine.handle(Key.typing(line) + [.enter]).last!
         #expect(outcome.command == nil, "not handed on for the history file")
         let shown = outcome.messages.map(\.text).joined(separator: "\n")
-        #expect(!shown.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ".", with: "").contains("4111111111111111"), "\(shown)")
+        #expect(
+            !shown.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "-", with: "").replacingOccurrences(
+                of: ".", with: ""
+            ).contains("4111111111111111"), "\(shown)")
         #expect(!shown.isEmpty)
         #expect(engine.handle(Key.typing(":") + [.historyPrevious]).last?.refusal != nil, "nothing to recall")
         // The line left on screen above the message is masked too.

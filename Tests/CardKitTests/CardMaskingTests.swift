@@ -31,7 +31,9 @@ import Testing
         #expect(CardNumber.masked(digits) == masked)
         #expect(CardNumber.masked(digits, mask: "*") == masked.replacingBullets(with: "*"))
         // A field's grouped text, masked as one number, agrees.
-        #expect(CardNumber.maskingNumber(in: CardPolicy.grouped(digits, groups: [4, 4, 4, 4])).filter { $0 != " " } == masked)
+        #expect(
+            CardNumber.maskingNumber(in: CardPolicy.grouped(digits, groups: [4, 4, 4, 4])).filter { $0 != " " }
+                == masked)
     }
 
     /// Card numbers in free text.
@@ -61,8 +63,10 @@ import Testing
         ("4111111111111111 line 12", "411111••••••1111 line 12"),
         // Several numbers in one text.
         ("4111111111111111 and 5555 5555 5555 4444", "411111••••••1111 and 5555 55•• •••• 4444"),
-        ("got \":use 5555555555554444\", expected \":use 4111111111111111\"",
-         "got \":use 555555••••••4444\", expected \":use 411111••••••1111\""),
+        (
+            "got \":use 5555555555554444\", expected \":use 4111111111111111\"",
+            "got \":use 555555••••••4444\", expected \":use 411111••••••1111\""
+        ),
     ])
     func maskingText(text: String, masked: String) {
         #expect(CardNumber.maskingDigits(in: text) == masked)
@@ -94,12 +98,19 @@ import Testing
     /// more than six and four of its digits, nor its middle.
     @Test func noSeparatorShowsTheMiddle() {
         let groups = ["4256", "9674", "1851", "8869"]
-        for separator in ["  ", ",", ", ", ";", ":", "_", "|", " - ", "+", "#", "=", "~", "*", "'", "\"", "(", ") (", "x", " x "] {
-            for text in [":" + groups.joined(separator: separator), "error: " + groups.joined(separator: separator) + " 12/30 987"] {
+        for separator in [
+            "  ", ",", ", ", ";", ":", "_", "|", " - ", "+", "#", "=", "~", "*", "'", "\"", "(", ") (", "x", " x ",
+        ] {
+            for text in [
+                ":" + groups.joined(separator: separator),
+                "error: " + groups.joined(separator: separator) + " 12/30 987",
+            ] {
                 let masked = CardNumber.maskingDigits(in: text)
                 let shown = masked.filter(\.isASCIIDigit)
                 #expect(shown.count <= 10, "\(text) → \(masked)")
-                #expect(!shown.contains("741851") && !masked.contains("1851") && !masked.contains("987"), "\(text) → \(masked)")
+                #expect(
+                    !shown.contains("741851") && !masked.contains("1851") && !masked.contains("987"),
+                    "\(text) → \(masked)")
             }
         }
         // Letters among the digits, one at a time, anywhere.
@@ -124,8 +135,9 @@ import Testing
     /// A 12-digit card in the tray, its JSON and its description: 2 + 4 digits shown.
     @Test func aTwelveDigitCardShowsHalf() throws {
         let maestro = try #require(BundledRules.set.networks.first { $0.id == "maestro" })
-        let card = PaymentCard(network: maestro, numberDigits: digits("501800000009"), expiry: YearMonth(year: 2030, month: 12),
-                               securityCodeDigits: digits("123"))
+        let card = PaymentCard(
+            network: maestro, numberDigits: digits("501800000009"), expiry: YearMonth(year: 2030, month: 12),
+            securityCodeDigits: digits("123"))
         #expect(card.maskedNumber == "50••••••0009")
         #expect(card.description.contains("50••••••0009"))
         var json: [UInt8] = []
@@ -153,13 +165,17 @@ import Testing
     @Test func outsideText() {
         #expect("a\u{1B}]52;c;aGk=\u{7}b".escapingControlCharacters == "a\\u{1B}]52;c;aGk=\\u{7}b")
         #expect("abc\u{202E}fed".escapingControlCharacters == "abc\\u{202E}fed")
-        for bidi: UInt32 in [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069] {
+        for bidi: UInt32 in [
+            0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
+        ] {
             let text = "x" + String(Unicode.Scalar(bidi)!) + "y"
             #expect(text.escapingControlCharacters == "x\\u{\(String(bidi, radix: 16, uppercase: true))}y")
         }
         #expect("\u{9B}31m".escapingControlCharacters == "\\u{9B}31m")
         #expect("Card for 4111111111111111\u{202E}".escapingControlCharacters == "Card for 411111••••••1111\\u{202E}")
-        #expect("one\ntwo 4111111111111111".escapingControlCharacters(keepingLineBreaks: true) == "one\ntwo 411111••••••1111")
+        #expect(
+            "one\ntwo 4111111111111111".escapingControlCharacters(keepingLineBreaks: true)
+                == "one\ntwo 411111••••••1111")
         #expect("one\ntwo".escapingControlCharacters == "one\\ntwo")
         #expect("plain café".escapingControlCharacters == "plain café")
         // JSON strings escape them too (\u, as JSON spells it).

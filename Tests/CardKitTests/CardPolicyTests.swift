@@ -10,10 +10,16 @@ import Testing
     /// Two made-up networks: `9…` with a 4-digit CVX and groups of 5-6-5 (16 digits, Luhn), and
     /// `8…` of any length the schema allows, without Luhn.
     static let rules: RuleSet = {
-        let odd = #"{"id": "oddcard", "name": "Oddcard", "logo": "ODD", "prefixes": ["9"], "lengths": [16], "groups": [5, 6, 5], "cvv": {"name": "CVX", "length": 4, "side": "front"}}"#
-        let any = #"{"id": "anylength", "name": "Anylength", "logo": "ANY", "prefixes": ["8"], "lengths": [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19], "cvv": {"name": "CVV", "length": 3}, "luhn": false}"#
-        return try! RuleSet.load(folders: [[RuleSet.FileText(path: "odd/oddcard.json", bytes: Array(odd.utf8)),
-                                            RuleSet.FileText(path: "odd/anylength.json", bytes: Array(any.utf8))]])
+        let odd =
+            #"{"id": "oddcard", "name": "Oddcard", "logo": "ODD", "prefixes": ["9"], "lengths": [16], "groups": [5, 6, 5], "cvv": {"name": "CVX", "length": 4, "side": "front"}}"#
+        let any =
+            #"{"id": "anylength", "name": "Anylength", "logo": "ANY", "prefixes": ["8"], "lengths": [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19], "cvv": {"name": "CVV", "length": 3}, "luhn": false}"#
+        return try! RuleSet.load(folders: [
+            [
+                RuleSet.FileText(path: "odd/oddcard.json", bytes: Array(odd.utf8)),
+                RuleSet.FileText(path: "odd/anylength.json", bytes: Array(any.utf8)),
+            ]
+        ])
     }()
     static let today = YearMonth(year: 2026, month: 11)
 
@@ -45,7 +51,8 @@ import Testing
     /// in its message.
     @Test(arguments: 1...6)
     func ruleFilesTakeThePolicysSecurityCodeLengths(length: Int) {
-        let text = #"{"id": "x", "name": "X", "logo": "X", "prefixes": ["9"], "lengths": [16], "cvv": {"name": "CVV", "length": \#(length)}}"#
+        let text =
+            #"{"id": "x", "name": "X", "logo": "X", "prefixes": ["9"], "lengths": [16], "cvv": {"name": "CVV", "length": \#(length)}}"#
         let result = Result { try RuleSet.load(folders: [[RuleSet.FileText(path: "x.json", bytes: Array(text.utf8))]]) }
         if CardPolicy.securityCodeLengths.contains(length) {
             #expect((try? result.get())?.networks.first?.cvv.length == length)
@@ -68,7 +75,9 @@ import Testing
         _ = engine.handle(Key.typing(CardNumber.string(Self.oddNumber) + "1230"))
         #expect(engine.field == .cvv)
         let view = engine.view
-        #expect(view.label == code.name && view.hint == String(repeating: "#", count: code.maxLength) && view.progress == "0/\(code.maxLength)")
+        #expect(
+            view.label == code.name && view.hint == String(repeating: "#", count: code.maxLength)
+                && view.progress == "0/\(code.maxLength)")
         #expect(engine.help == "Type the 4-digit CVX on the front of the card; Enter submits.")
         // Three digits are not a code; the fourth is taken, a fifth refused.
         _ = engine.handle(Key.typing("123"))
@@ -85,7 +94,8 @@ import Testing
         // `check` takes exactly the lengths the policy gives, for a known network and an unknown one.
         let check = CardCheck(rules: Self.rules, expiryPolicy: ExpiryPolicy(today: Self.today))
         for length in 0...6 {
-            let known = Self.check(check, CardNumber.string(Self.oddNumber) + ",12/30," + String(repeating: "7", count: length))
+            let known = Self.check(
+                check, CardNumber.string(Self.oddNumber) + ",12/30," + String(repeating: "7", count: length))
             #expect(known.has(.cvvLength) == !code.accepts(length), "oddcard \(length)")
             let unknown = Self.check(check, "1234567812345670,12/30," + String(repeating: "7", count: length))
             #expect(unknown.has(.cvvLength) == !CardPolicy.securityCode(for: nil).accepts(length), "unknown \(length)")
@@ -125,7 +135,8 @@ import Testing
         let expected = String(number.enumerated().map { shown.shows($0.offset) ? Character(String($0.element)) : "•" })
         #expect(CardNumber.masked(number) == expected)
         var engine = Self.engine()
-        let outcomes = engine.handle(Key.typing(CardNumber.string(number)) + (length < CardPolicy.longestNumber ? [.enter] : []))
+        let outcomes = engine.handle(
+            Key.typing(CardNumber.string(number)) + (length < CardPolicy.longestNumber ? [.enter] : []))
         #expect(engine.field == .expiry, "\(length)")
         #expect(engine.view(of: .number).maskedText.filter { $0 != " " } == expected)
         _ = outcomes
@@ -139,11 +150,15 @@ import Testing
         #expect(submitted.last?.messages.first?.text.hasSuffix("•••• \(lastShown), expires 12/30") == true)
         var json: [UInt8] = []
         card.appendJSON(to: &json)
-        #expect(String(decoding: json, as: UTF8.self).contains(#""last4":"\#(lastShown)","masked":"\#(expected.replacingOccurrences(of: "•", with: "*"))""#))
+        #expect(
+            String(decoding: json, as: UTF8.self).contains(
+                #""last4":"\#(lastShown)","masked":"\#(expected.replacingOccurrences(of: "•", with: "*"))""#))
         let check = CardCheck(rules: Self.rules, expiryPolicy: ExpiryPolicy(today: Self.today))
         var text: [UInt8] = []
         check.appendText(Self.check(check, CardNumber.string(number)), line: 1, unmasked: false, to: &text)
-        #expect(String(decoding: text, as: UTF8.self).hasPrefix("line 1: \(expected.replacingOccurrences(of: "•", with: "*"))  anylength  valid"))
+        #expect(
+            String(decoding: text, as: UTF8.self).hasPrefix(
+                "line 1: \(expected.replacingOccurrences(of: "•", with: "*"))  anylength  valid"))
     }
 
     // MARK: - Validity
@@ -153,7 +168,10 @@ import Testing
     @Test func everySurfaceTakesTheOneVerdict() {
         let valid = CardNumber.string(Self.oddNumber)
         let badLuhn = String(valid.dropLast()) + String((Int(String(valid.last!))! + 1) % 10)
-        let cases = [valid, badLuhn, String(valid.prefix(12)), valid + "1", "8123", "81234567", "8123456789012345678", "7123456789012345", "9"]
+        let cases = [
+            valid, badLuhn, String(valid.prefix(12)), valid + "1", "8123", "81234567", "8123456789012345678",
+            "7123456789012345", "9",
+        ]
         let check = CardCheck(rules: Self.rules, expiryPolicy: ExpiryPolicy(today: Self.today))
         for text in cases {
             let number = digits(text)
@@ -178,7 +196,9 @@ import Testing
             } else {
                 #expect(Self.rules.verdict(for: engine.numberDigits).verdict.isValid, "\(text)")
             }
-            if engine.field == .number, case .failsLuhn = verdict { #expect(engine.problem(in: .number)?.contains("not valid") == true) }
+            if engine.field == .number, case .failsLuhn = verdict {
+                #expect(engine.problem(in: .number)?.contains("not valid") == true)
+            }
         }
         // Every sample number of every network is valid by the verdict.
         for network in Self.rules.networks {

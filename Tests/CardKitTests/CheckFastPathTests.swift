@@ -1,12 +1,14 @@
-@testable import CardKit
 import Testing
+
+@testable import CardKit
 
 /// `check`'s fast paths against plain statements of the same rules: the JSON Lines writer
 /// (per-network heads, masked numbers written without working out the middle digits) against
 /// a line built from the result's public surface; the whole-number index against the levels'
 /// own matcher; the Luhn sum two digits a step against the textbook loop.
 @Suite struct CheckFastPathTests {
-    static let checker = CardCheck(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
+    static let checker = CardCheck(
+        rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
 
     /// The JSON line of `result`, written the plain way: every digit, then the masked ones
     /// replaced as `CardPolicy.shownDigits` says, the problems by their raw values.
@@ -15,7 +17,9 @@ import Testing
         if !unmasked { for i in CardPolicy.shownDigits(count: number.count).hidden { number[i] = "*" } }
         let network = result.networkIndex >= 0 ? "\"\(rules.networks[Int(result.networkIndex)].id)\"" : "null"
         var text = "{\"line\":\(line),\"network\":\(network),\"valid\":\(result.valid),\"number\":\"\(String(number))\""
-        if let expiry = result.expiry { text += ",\"expiry\":\"\(expiry.year)-\(expiry.month < 10 ? "0" : "")\(expiry.month)\"" }
+        if let expiry = result.expiry {
+            text += ",\"expiry\":\"\(expiry.year)-\(expiry.month < 10 ? "0" : "")\(expiry.month)\""
+        }
         text += ",\"errors\":[" + result.problems.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]}\n"
         return text
     }
@@ -44,11 +48,14 @@ import Testing
             var record = number
             switch random.next() % 4 {
             case 0: break
-            case 1: record += ",\(String(format2: Int(random.next() % 14)))/\(String(format2: Int(random.next() % 100)))"
+            case 1:
+                record += ",\(String(format2: Int(random.next() % 14)))/\(String(format2: Int(random.next() % 100)))"
             case 2: record += ",\(String(format2: Int(random.next() % 14)))/\(2000 + Int(random.next() % 80))"
             default: record += ",\(String(format2: Int(random.next() % 100)))"
             }
-            if random.next() % 2 == 0 { record += "," + String((0..<Int(random.next() % 6)).map { _ in Character(String(random.next() % 10)) }) }
+            if random.next() % 2 == 0 {
+                record += "," + String((0..<Int(random.next() % 6)).map { _ in Character(String(random.next() % 10)) })
+            }
             return record
         }
     }
@@ -62,8 +69,10 @@ import Testing
             for unmasked in [false, true] {
                 var out: [UInt8] = []
                 checker.appendJSON(result, line: line, unmasked: unmasked, to: &out)
-                #expect(String(decoding: out, as: UTF8.self) == Self.plainJSON(result, line: line, rules: checker.rules, unmasked: unmasked),
-                        "\(record) (unmasked: \(unmasked))")
+                #expect(
+                    String(decoding: out, as: UTF8.self)
+                        == Self.plainJSON(result, line: line, rules: checker.rules, unmasked: unmasked),
+                    "\(record) (unmasked: \(unmasked))")
             }
         }
     }
@@ -82,7 +91,9 @@ import Testing
         for line in lines {
             var out: [UInt8] = []
             checker.appendJSON(result, line: line, unmasked: false, to: &out)
-            #expect(String(decoding: out, as: UTF8.self) == Self.plainJSON(result, line: line, rules: checker.rules, unmasked: false))
+            #expect(
+                String(decoding: out, as: UTF8.self)
+                    == Self.plainJSON(result, line: line, rules: checker.rules, unmasked: false))
         }
     }
 
@@ -94,29 +105,43 @@ import Testing
             result.problemBits = bits
             var out: [UInt8] = []
             checker.appendJSON(result, line: 1, unmasked: false, to: &out)
-            #expect(String(decoding: out, as: UTF8.self) == Self.plainJSON(result, line: 1, rules: checker.rules, unmasked: false))
+            #expect(
+                String(decoding: out, as: UTF8.self)
+                    == Self.plainJSON(result, line: 1, rules: checker.rules, unmasked: false))
         }
     }
 
     /// Nested patterns of several lengths and networks, with per-pattern lengths: a longer
     /// pattern painted over a shorter one, and the shorter one again after it.
     static let nested: RuleSet = {
-        func network(_ id: String, _ patterns: [IINPattern], lengths: [Int], patternLengths: [[Int]] = []) -> CardNetwork {
-            CardNetwork(id: id, name: id, logo: id, patterns: patterns, lengths: lengths, groups: [4, 4, 4, 4],
-                        cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "nested/\(id).json", patternLengths: patternLengths)
+        func network(_ id: String, _ patterns: [IINPattern], lengths: [Int], patternLengths: [[Int]] = [])
+            -> CardNetwork
+        {
+            CardNetwork(
+                id: id, name: id, logo: id, patterns: patterns, lengths: lengths, groups: [4, 4, 4, 4],
+                cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "nested/\(id).json",
+                patternLengths: patternLengths)
         }
         return try! RuleSet(networks: [
-            network("four", [IINPattern(prefix: "4")!, IINPattern(prefix: "4999")!], lengths: [16], patternLengths: [[16], [19]]),
-            network("forty", [IINPattern(low: "4100", high: "4199")!, IINPattern(low: "4300", high: "4301")!], lengths: [16, 19]),
-            network("long", [IINPattern(prefix: "41234567")!, IINPattern(low: "4150000", high: "4150999")!], lengths: [13]),
+            network(
+                "four", [IINPattern(prefix: "4")!, IINPattern(prefix: "4999")!], lengths: [16],
+                patternLengths: [[16], [19]]),
+            network(
+                "forty", [IINPattern(low: "4100", high: "4199")!, IINPattern(low: "4300", high: "4301")!],
+                lengths: [16, 19]),
+            network(
+                "long", [IINPattern(prefix: "41234567")!, IINPattern(low: "4150000", high: "4150999")!], lengths: [13]),
             network("five", [IINPattern(low: "500000", high: "599999")!, IINPattern(prefix: "3")!], lengths: [16]),
-            network("fifty", [IINPattern(prefix: "55")!, IINPattern(low: "5555000000", high: "5555999999")!], lengths: [16, 18]),
+            network(
+                "fifty", [IINPattern(prefix: "55")!, IINPattern(low: "5555000000", high: "5555999999")!],
+                lengths: [16, 18]),
         ])
     }()
 
     @Test(arguments: ["bundled", "nested", "generated"])
     func wholeNumberIndexAgreesWithTheLevels(setName: String) {
-        let rules = setName == "bundled" ? BundledRules.set : setName == "nested" ? Self.nested : RuleIndexTests.generated
+        let rules =
+            setName == "bundled" ? BundledRules.set : setName == "nested" ? Self.nested : RuleIndexTests.generated
         let index = rules.wholeNumberIndex()
         #expect(index.length == rules.longestPattern)
         var random = SeededRandom(seed: 17)
@@ -129,7 +154,10 @@ import Testing
                         var value = Int64(end.reduce(0) { $0 * 10 + Int64($1) }) + Int64(step)
                         guard value >= 0 else { continue }
                         var digits: [UInt8] = []
-                        for _ in 0..<end.count { digits.insert(UInt8(value % 10), at: 0); value /= 10 }
+                        for _ in 0..<end.count {
+                            digits.insert(UInt8(value % 10), at: 0)
+                            value /= 10
+                        }
                         guard value == 0 else { continue }
                         numbers.append(digits + Array(repeating: fill, count: max(0, index.length - digits.count)))
                     }
@@ -143,8 +171,12 @@ import Testing
             for _ in 0..<4 {
                 let edge = (random.next() % (largest >> shift + 1)) << shift
                 for value in [edge &- 1, edge, edge + 1] where value <= largest {
-                    var rest = value, digits: [UInt8] = []
-                    for _ in 0..<index.length { digits.insert(UInt8(rest % 10), at: 0); rest /= 10 }
+                    var rest = value
+                    var digits: [UInt8] = []
+                    for _ in 0..<index.length {
+                        digits.insert(UInt8(rest % 10), at: 0)
+                        rest /= 10
+                    }
                     numbers.append(digits)
                 }
             }
@@ -154,9 +186,12 @@ import Testing
                 let digits = number + Array(repeating: 7, count: min(extra, CardPolicy.longestNumber - number.count))
                 guard digits.count >= index.length else { continue }
                 let prefix = digits.prefix(index.length).reduce(UInt64(0)) { $0 * 10 + UInt64($1) }
-                let levels = rules.match(digits.span), whole = index.match(prefix: prefix)
-                #expect(whole.owner == levels.owner && whole.lengths == levels.lengths
-                        && (whole.owner < 0 || whole.decidingLength == levels.decidingLength), "\(digits.map(String.init).joined())")
+                let levels = rules.match(digits.span)
+                let whole = index.match(prefix: prefix)
+                #expect(
+                    whole.owner == levels.owner && whole.lengths == levels.lengths
+                        && (whole.owner < 0 || whole.decidingLength == levels.decidingLength),
+                    "\(digits.map(String.init).joined())")
             }
         }
     }
@@ -168,11 +203,13 @@ import Testing
         let rules = BundledRules.set
         let checker = Self.checker
         let longest = rules.longestPattern
-        var whole = 0, short = 0
+        var whole = 0
+        var short = 0
         for network in rules.networks {
             for number in rules.sampleNumbers(of: network, count: 4, seed: 23) {
                 let text = CardNumber.string(number)
-                for line in ["\(text),12/30,123", "\(text) 12/30 123", String(text.prefix(longest - 1)) + ",12/30,123"] {
+                for line in ["\(text),12/30,123", "\(text) 12/30 123", String(text.prefix(longest - 1)) + ",12/30,123"]
+                {
                     let digits = line.prefix { $0 != "," && $0 != " " }.count
                     let result = checker.check(Array(line.utf8).span)
                     #expect(result.decidedWhole == (digits >= longest), "\(network.id) \(digits) digits")
@@ -192,7 +229,8 @@ import Testing
     func wholeNumbersAreDecidedAsTheRulesDecideThem(accepting list: String?) throws {
         let rules = BundledRules.set
         let accepted = try list.map { try AcceptedNetworks.parse($0, in: rules) }
-        let checker = CardCheck(rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)), accepted: accepted)
+        let checker = CardCheck(
+            rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)), accepted: accepted)
         var random = SeededRandom(seed: 29)
         var numbers: [[UInt8]] = []
         var termed = 0
@@ -202,34 +240,44 @@ import Testing
                 termed += 1
                 let pattern = network.patterns[terms.pattern]
                 for end in [pattern.low, pattern.high] {
-                    for length in Set(network.patternLengths[terms.pattern] + [16, 19]) where length >= rules.longestPattern && length >= end.count {
+                    for length in Set(network.patternLengths[terms.pattern] + [16, 19])
+                    where length >= rules.longestPattern && length >= end.count {
                         numbers.append(end + (end.count..<length).map { _ in UInt8(random.next() % 10) })
                     }
                 }
             }
         }
         #expect(termed > 20)  // the bundled rules' co-badged and lengthsFor patterns
-        var reportedOtherwise = 0, withoutLuhn = 0
+        var reportedOtherwise = 0
+        var withoutLuhn = 0
         for base in numbers where base.count >= rules.longestPattern {
             for last in [base.last!, (base.last! + 1) % 10] {
                 let digits = base.dropLast() + [last]
                 let (detection, verdict) = rules.verdict(for: Array(digits))
                 let result = checker.check(Array(digits.map { $0 + 48 }).span)
                 let name = digits.map(String.init).joined()
-                let reported = detection.network.map { _ in
-                    detection.networks(takenBy: { accepted?.accepts($0) ?? true }).first.flatMap { n in rules.networks.firstIndex { $0 === n } } ?? -1
-                } ?? -1
+                let reported =
+                    detection.network.map { _ in
+                        detection.networks(takenBy: { accepted?.accepts($0) ?? true }).first.flatMap { n in
+                            rules.networks.firstIndex { $0 === n }
+                        } ?? -1
+                    } ?? -1
                 #expect(Int(result.networkIndex) == reported, "\(name)")
-                if let owner = detection.network, reported >= 0, rules.networks[reported] !== owner { reportedOtherwise += 1 }
-                if case .valid = verdict, !CardNumber.passesLuhn(Array(digits)) { withoutLuhn += 1 }
-                let expected: Set<CardCheck.Problem> = switch verdict {
-                case .valid: []
-                case .undecided, .wrongLength: [.length]
-                case .noNetwork: [.unknownNetwork]
-                case .failsLuhn: [.luhn]
+                if let owner = detection.network, reported >= 0, rules.networks[reported] !== owner {
+                    reportedOtherwise += 1
                 }
+                if case .valid = verdict, !CardNumber.passesLuhn(Array(digits)) { withoutLuhn += 1 }
+                let expected: Set<CardCheck.Problem> =
+                    switch verdict {
+                    case .valid: []
+                    case .undecided, .wrongLength: [.length]
+                    case .noNetwork: [.unknownNetwork]
+                    case .failsLuhn: [.luhn]
+                    }
                 #expect(Set(result.problems).subtracting([.networkNotAccepted]) == expected, "\(name)")
-                #expect(result.has(.networkNotAccepted) == (reported >= 0 && !(accepted?.accepts(rules.networks[reported]) ?? true)), "\(name)")
+                #expect(
+                    result.has(.networkNotAccepted)
+                        == (reported >= 0 && !(accepted?.accepts(rules.networks[reported]) ?? true)), "\(name)")
             }
         }
         // The cases the table is for were met: numbers reported as a partner, valid ones without Luhn.
@@ -248,12 +296,15 @@ import Testing
         let samples = rules.networks.flatMap { rules.sampleNumbers(of: $0, count: 6, seed: 43) }
         var wordRuns = 0
         for round in 0..<6_000 {
-            var digits: [UInt8] = round % 2 == 0 && !samples.isEmpty ? samples[Int(random.next() % UInt64(samples.count))]
+            var digits: [UInt8] =
+                round % 2 == 0 && !samples.isEmpty
+                ? samples[Int(random.next() % UInt64(samples.count))]
                 : (0..<(1 + Int(random.next() % 25))).map { _ in UInt8(random.next() % 10) }
             if round % 7 == 3, let last = digits.last { digits[digits.count - 1] = (last + 1) % 10 }  // Luhn broken
             var number = ""
             let separator = ["", " ", "-", "--"][Int(random.next() % 4)]
-            var group = 0, groupSize = 1 + Int(random.next() % 6)
+            var group = 0
+            var groupSize = 1 + Int(random.next() % 6)
             for digit in digits {
                 if group == groupSize && !separator.isEmpty {
                     number += separator
@@ -270,16 +321,20 @@ import Testing
             let kept = Array(digits.prefix(CardPolicy.longestNumber))
             #expect(result.digitCount == digits.count, "\(line)")
             #expect(result.digits == kept, "\(line)")
-            #expect(result.leadingDigits == kept.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }, "\(line)")
+            #expect(
+                result.leadingDigits
+                    == kept.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) },
+                "\(line)")
             #expect(!result.has(.numberFormat) && !result.has(.recordFormat), "\(line)")
             let (_, verdict) = rules.verdict(for: kept)
-            let expected: Set<CardCheck.Problem> = switch verdict {
-            case .noNetwork: [.unknownNetwork]
-            case _ where digits.count > CardPolicy.longestNumber: [.length]  // (too long for any network)
-            case .valid: []
-            case .undecided, .wrongLength: [.length]
-            case .failsLuhn: [.luhn]
-            }
+            let expected: Set<CardCheck.Problem> =
+                switch verdict {
+                case .noNetwork: [.unknownNetwork]
+                case _ where digits.count > CardPolicy.longestNumber: [.length]  // (too long for any network)
+                case .valid: []
+                case .undecided, .wrongLength: [.length]
+                case .failsLuhn: [.luhn]
+                }
             #expect(Set(result.problems).intersection([.length, .luhn, .unknownNetwork]) == expected, "\(line)")
             if separator.isEmpty && digits.count >= 8 || groupSize >= 2 { wordRuns += 1 }
         }
@@ -297,11 +352,15 @@ import Testing
         let alphabet = Array("0123456789012345678901234567890123456789     \t--\rx/")
         var ended = 0
         for round in 0..<8_000 {
-            var line = (0..<Int(random.next() % 40)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))].asciiValue! }
+            var line = (0..<Int(random.next() % 40)).map { _ in
+                alphabet[Int(random.next() % UInt64(alphabet.count))].asciiValue!
+            }
             if round % 3 == 0 { line += Array(",12/30".utf8) }
             let field = line.firstIndex(of: UInt8(ascii: ",")) ?? line.count
             // The plain reading: byte by byte, looking back and ahead at each whitespace.
-            var digits: [UInt8] = [], count = 0, bad = false
+            var digits: [UInt8] = []
+            var count = 0
+            var bad = false
             for (i, byte) in line[..<field].enumerated() {
                 if byte >= 48 && byte < 58 {
                     if count < CardPolicy.longestNumber { digits.append(byte - 48) }
@@ -310,7 +369,9 @@ import Testing
                     guard count > 0 else { continue }
                     let before = line[..<i].reversed().prefix { $0 >= 48 && $0 < 58 }.count
                     let after = line[(i + 1)..<field].prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-                    let othersAfter = after.contains { !($0 >= 48 && $0 < 58) && $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "\r") }
+                    let othersAfter = after.contains {
+                        !($0 >= 48 && $0 < 58) && $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "\r")
+                    }
                     if byte == UInt8(ascii: "\t") || before > 6 || othersAfter {
                         ended += 1
                         break
@@ -338,16 +399,22 @@ import Testing
         let alphabet = Array("0123456789012345678901/ \rx")
         var wellFormed = 0
         for round in 0..<6_000 {
-            let text: String = switch round % 3 {
-            case 0: "\(String(format2: Int(random.next() % 14)))/\(random.next() % 2 == 0 ? String(format2: Int(random.next() % 100)) : String(1990 + random.next() % 60))"
-            default: String((0..<Int(random.next() % 9)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
-            }
+            let text: String =
+                switch round % 3 {
+                case 0:
+                    "\(String(format2: Int(random.next() % 14)))/\(random.next() % 2 == 0 ? String(format2: Int(random.next() % 100)) : String(1990 + random.next() % 60))"
+                default:
+                    String(
+                        (0..<Int(random.next() % 9)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+                }
             let result = checker.check(Array("4111111111111111,\(text)".utf8).span)
             let kept = text.filter { $0 != " " && $0 != "\r" }
             let parts = kept.split(separator: "/", omittingEmptySubsequences: false)
             var expected: YearMonth?
             if parts.count == 2, parts[0].count == 2, parts[1].count == 2 || parts[1].count == 4,
-               parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }), let month = Int(parts[0]), (1...12).contains(month) {
+                parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }), let month = Int(parts[0]),
+                (1...12).contains(month)
+            {
                 let year = Int(parts[1])!
                 expected = YearMonth(year: parts[1].count == 2 ? policy.fullYear(year) : year, month: month)
                 wellFormed += 1
@@ -384,14 +451,19 @@ import Testing
         var random = SeededRandom(seed: 47)
         for _ in 0..<3_000 {
             let digits = (0..<(1 + Int(random.next() % 30))).map { _ in UInt8(random.next() % 10) }
-            var byRuns = CardNumber.LuhnSums(), byDigits = CardNumber.LuhnSums()
+            var byRuns = CardNumber.LuhnSums()
+            var byDigits = CardNumber.LuhnSums()
             var index = 0
             while index < digits.count {
                 let run = min(1 + Int(random.next() % 8), digits.count - index)
                 var lanes: UInt64 = 0
-                for (offset, digit) in digits[index..<(index + run)].enumerated() { lanes |= UInt64(digit) << UInt64(8 * (8 - run + offset)) }
+                for (offset, digit) in digits[index..<(index + run)].enumerated() {
+                    lanes |= UInt64(digit) << UInt64(8 * (8 - run + offset))
+                }
                 byRuns.append(lanes: lanes, count: run)
-                #expect(CardNumber.value(ofDigitLanes: lanes) == digits[index..<(index + run)].reduce(0) { $0 * 10 + UInt64($1) })
+                #expect(
+                    CardNumber.value(ofDigitLanes: lanes)
+                        == digits[index..<(index + run)].reduce(0) { $0 * 10 + UInt64($1) })
                 index += run
             }
             for digit in digits { byDigits.append(digit) }
@@ -416,7 +488,9 @@ import Testing
         for length in 0...CardPolicy.longestNumber {
             for _ in 0..<300 {
                 let digits = (0..<length).map { _ in UInt8(random.next() % 10) }
-                #expect(CardNumber.passesLuhn(digits) == (!digits.isEmpty && Self.plainLuhnSum(digits, doublingLast: false) % 10 == 0))
+                #expect(
+                    CardNumber.passesLuhn(digits)
+                        == (!digits.isEmpty && Self.plainLuhnSum(digits, doublingLast: false) % 10 == 0))
                 let check = CardNumber.luhnCheckDigit(for: digits)
                 #expect(Int(check) == (10 - Self.plainLuhnSum(digits, doublingLast: true) % 10) % 10)
                 #expect(CardNumber.passesLuhn(digits + [check]))
@@ -425,7 +499,7 @@ import Testing
     }
 }
 
-private extension String {
+extension String {
     /// A whole number of at least two digits: `7` → `07`.
-    init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
+    fileprivate init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
 }

@@ -11,14 +11,17 @@ import Testing
     static let threeNetworks = CoBadgeRulesTests.luhnValid("457200000000000")
 
     static func engine(accepting ids: [String]? = nil) -> EntryEngine {
-        EntryEngine(rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
-                    acceptedNetworks: ids.map(AcceptedNetworks.init(ids:)))
+        EntryEngine(
+            rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+            acceptedNetworks: ids.map(AcceptedNetworks.init(ids:)))
     }
 
     /// Types a whole card and returns the card the engine hands over.
     static func submit(_ engine: inout EntryEngine) -> PaymentCard? {
         var outcome = Outcome.combined(engine.type("12/30123") + [engine.handle(.enter)])
-        if outcome.event == nil { Issue.record("not submitted: \(outcome.messages.map(\.text)) \(outcome.refusal ?? "")") }
+        if outcome.event == nil {
+            Issue.record("not submitted: \(outcome.messages.map(\.text)) \(outcome.refusal ?? "")")
+        }
         return outcome.takeAcceptedCard()
     }
 
@@ -36,10 +39,15 @@ import Testing
         #expect(engine.alsoNetworks.map(\.id) == ["dankort"])
         #expect(engine.view(of: .number).logo == "VISA")
         #expect(engine.field == .expiry)
-        #expect(outcomes.last!.messages.map(\.text).contains("Network: Visa (also Dankort); Ctrl-N or :network ID changes it."))
+        #expect(
+            outcomes.last!.messages.map(\.text).contains(
+                "Network: Visa (also Dankort); Ctrl-N or :network ID changes it."))
         var card = try #require(Self.submit(&engine))
         #expect(card.network.id == "visa")
-        #expect(Self.json(card).hasPrefix(#"{"network":"visa","alsoNetworks":["dankort"],"family":"visa","name":"Visa","number":"\#(Self.visaDankort)""#))
+        #expect(
+            Self.json(card).hasPrefix(
+                #"{"network":"visa","alsoNetworks":["dankort"],"family":"visa","name":"Visa","number":"\#(Self.visaDankort)""#
+            ))
         card.wipe()
     }
 
@@ -58,10 +66,14 @@ import Testing
         #expect(engine.network?.id == "dankort")
         #expect(engine.alsoNetworks.map(\.id) == ["visa", "mastercard"])
         var outcome = Outcome.combined([engine.handle(.enter)] + engine.type("12/30123") + [engine.handle(.enter)])
-        #expect(outcome.messages.map(\.text).contains("Success! Dankort •••• \(Self.threeNetworks.suffix(4)), expires 12/30"))
+        #expect(
+            outcome.messages.map(\.text).contains(
+                "Success! Dankort •••• \(Self.threeNetworks.suffix(4)), expires 12/30"))
         let taken = outcome.takeAcceptedCard()
         var card = try #require(taken)
-        #expect(Self.json(card).hasPrefix(#"{"network":"dankort","alsoNetworks":["visa","mastercard"],"family":"dankort","name":"Dankort""#))
+        #expect(
+            Self.json(card).hasPrefix(
+                #"{"network":"dankort","alsoNetworks":["visa","mastercard"],"family":"dankort","name":"Dankort""#))
         card.wipe()
         // The next card starts from the default again.
         engine.type(Self.visaDankort)
@@ -72,14 +84,19 @@ import Testing
         var engine = Self.engine()
         engine.type(Self.visaDankort)
         func run(_ line: String) -> Outcome { Outcome.combined(engine.type(line) + [engine.handle(.enter)]) }
-        #expect(run(":network").messages.first?.text == "This card's networks: Visa (visa, chosen), Dankort (dankort); Ctrl-N or :network ID chooses.")
+        #expect(
+            run(":network").messages.first?.text
+                == "This card's networks: Visa (visa, chosen), Dankort (dankort); Ctrl-N or :network ID chooses.")
         #expect(run(":network DANKORT").messages.first?.text == "Network: Dankort (also Visa).")
         #expect(engine.network?.id == "dankort")
         #expect(engine.view(of: .expiry).logo == "DANKORT")
         let wrong = run(":network mastercard").messages.first
-        #expect(wrong?.kind == .error && wrong?.text == "this card is not a `mastercard` card; its networks: visa, dankort")
+        #expect(
+            wrong?.kind == .error && wrong?.text == "this card is not a `mastercard` card; its networks: visa, dankort")
         #expect(engine.network?.id == "dankort")
-        #expect(run(":network visa dankort").messages.first?.text == "usage: :network [ID], where ID is one of the card's networks (:network lists them)")
+        #expect(
+            run(":network visa dankort").messages.first?.text
+                == "usage: :network [ID], where ID is one of the card's networks (:network lists them)")
         // A card number typed as the argument is never echoed.
         #expect(run(":network 4111111111111111").messages.first?.text.contains("4111111111111111") == false)
         var card = try #require(Self.submit(&engine))
@@ -89,13 +106,17 @@ import Testing
 
     @Test func ctrlNOnACardWithOneNetworkKeepsItsOldMeaning() {
         var engine = Self.engine()
-        #expect(engine.handle(.nextNetwork).refusal == "Ctrl-N chooses among a co-badged card's networks; no network is known yet")
+        #expect(
+            engine.handle(.nextNetwork).refusal
+                == "Ctrl-N chooses among a co-badged card's networks; no network is known yet")
         engine.type("4111111111111111")
         #expect(engine.field == .expiry)
         // In the expiry field it is Down: recall, as before.
         #expect(engine.handle(.nextNetwork).refusal == "already at the newest entry")
         _ = engine.handle(.backspace)
-        #expect(engine.handle(.nextNetwork).refusal == "Ctrl-N chooses among a co-badged card's networks; Visa cards have one")
+        #expect(
+            engine.handle(.nextNetwork).refusal
+                == "Ctrl-N chooses among a co-badged card's networks; Visa cards have one")
         #expect(engine.network?.id == "visa" && engine.alsoNetworks.isEmpty)
         #expect(engine.view.logo == "VISA")
     }
@@ -121,7 +142,9 @@ import Testing
     @Test func aCoBadgedCardIsTakenWhenAnyOfItsNetworksIs() {
         // Only Visa taken: a Dankort-only number is refused, a Visa/Dankort one goes through as Visa.
         var engine = Self.engine(accepting: ["visa"])
-        #expect(engine.type("5").last?.refusal == "a number starting 5 is Mastercard or Dankort, none accepted here (accepted: Visa)")
+        #expect(
+            engine.type("5").last?.refusal
+                == "a number starting 5 is Mastercard or Dankort, none accepted here (accepted: Visa)")
         #expect(engine.numberDigits.isEmpty)
         // Only Dankort taken: 4… may still grow into its co-badged 4571, 41 cannot.
         var dankort = Self.engine(accepting: ["dankort"])
@@ -151,7 +174,8 @@ import Testing
     }
 
     @Test func replayCanChooseAndExpectTheNetwork() throws {
-        let script = try SessionScript.parse("""
+        let script = try SessionScript.parse(
+            """
             @today 2026-11
             \(Self.visaDankort)
             @expect network visa

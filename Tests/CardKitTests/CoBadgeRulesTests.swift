@@ -1,5 +1,6 @@
-@testable import CardKit
 import Testing
+
+@testable import CardKit
 
 /// The rule-file side of co-badged cards and per-range Luhn checks (`coBadged`, `lengthsFor`
 /// entries' `luhn`), on fixture rules written here: the bundled data is another helper's.
@@ -33,13 +34,19 @@ import Testing
         texts.map { RuleSet.FileText(path: "fixture/\($0.0).json", bytes: Array($0.1.utf8)) }
     }
 
-    static let set = try! RuleSet.load(folders: [files([("visa", visa), ("mastercard", mastercard), ("dankort", dankort),
-                                                        ("unionpay", unionpay), ("store", private1)])])
+    static let set = try! RuleSet.load(folders: [
+        files([
+            ("visa", visa), ("mastercard", mastercard), ("dankort", dankort),
+            ("unionpay", unionpay), ("store", private1),
+        ])
+    ])
 
     /// `body` followed by its Luhn check digit.
     static func luhnValid(_ body: String) -> String { body + String(CardNumber.luhnCheckDigit(for: digits(body))) }
     /// `body` followed by a wrong check digit.
-    static func luhnInvalid(_ body: String) -> String { body + String((CardNumber.luhnCheckDigit(for: digits(body)) + 1) % 10) }
+    static func luhnInvalid(_ body: String) -> String {
+        body + String((CardNumber.luhnCheckDigit(for: digits(body)) + 1) % 10)
+    }
 
     @Test(arguments: [
         ("4111111111111111", ["visa"]),
@@ -67,13 +74,15 @@ import Testing
         #expect(Self.set.detect(digits("457250")).lengths.lengths == [16, 19])
         let nineteen = Self.luhnValid("457250000000000000")
         #expect(Self.set.verdict(for: digits(nineteen)).verdict == .valid(.final))
-        #expect(Self.set.verdict(for: digits(Self.luhnValid("457100000000000000"))).verdict == .wrongLength(.notALength))
+        #expect(
+            Self.set.verdict(for: digits(Self.luhnValid("457100000000000000"))).verdict == .wrongLength(.notALength))
     }
 
     @Test func anEntrysLuhnDecidesForTheNumbersItsPatternDecides() {
         // 6221…: no Luhn check; other 62…: checked; the file's `luhn: false` with an entry's `true`.
         #expect(Self.set.verdict(for: digits(Self.luhnInvalid("622100000000000"))).verdict == .valid(.completeCanGrow))
-        #expect(Self.set.verdict(for: digits(Self.luhnInvalid("622000000000000"))).verdict == .failsLuhn(.completeCanGrow))
+        #expect(
+            Self.set.verdict(for: digits(Self.luhnInvalid("622000000000000"))).verdict == .failsLuhn(.completeCanGrow))
         #expect(Self.set.verdict(for: digits(Self.luhnValid("622000000000000"))).verdict == .valid(.completeCanGrow))
         #expect(Self.set.verdict(for: digits(Self.luhnInvalid("880000000000000"))).verdict == .failsLuhn(.final))
         #expect(Self.set.verdict(for: digits(Self.luhnInvalid("881000000000000"))).verdict == .valid(.final))
@@ -81,21 +90,26 @@ import Testing
 
     @Test func checkUsesTheDecidingPatternsLuhnToo() {
         let checker = CardCheck(rules: Self.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
-        for (number, valid) in [(Self.luhnInvalid("622100000000000"), true), (Self.luhnInvalid("622000000000000"), false)] {
+        for (number, valid) in [
+            (Self.luhnInvalid("622100000000000"), true), (Self.luhnInvalid("622000000000000"), false),
+        ] {
             let bytes = Array(number.utf8)
             #expect(checker.check(bytes.span).valid == valid, "\(number)")
         }
     }
 
-    @Test(arguments: [
-        (nil, "4571000000000001", "visa", true), (["dankort"], "4571000000000001", "dankort", true),
-        (["mastercard"], "4571000000000001", "visa", false), (nil, "4572000000000000", "visa", true),
-        (["mastercard"], "4572000000000000", "mastercard", true), (["visa"], "5019000000000004", "dankort", false),
-    ] as [([String]?, String, String, Bool)])
-    func checkReportsACoBadgedCardAsThePromptDelivers(accepted: [String]?, number: String, network: String, valid: Bool) {
+    @Test(
+        arguments: [
+            (nil, "4571000000000001", "visa", true), (["dankort"], "4571000000000001", "dankort", true),
+            (["mastercard"], "4571000000000001", "visa", false), (nil, "4572000000000000", "visa", true),
+            (["mastercard"], "4572000000000000", "mastercard", true), (["visa"], "5019000000000004", "dankort", false),
+        ] as [([String]?, String, String, Bool)])
+    func checkReportsACoBadgedCardAsThePromptDelivers(accepted: [String]?, number: String, network: String, valid: Bool)
+    {
         let number = Self.luhnValid(String(number.dropLast()))
-        let checker = CardCheck(rules: Self.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
-                                accepted: accepted.map(AcceptedNetworks.init(ids:)))
+        let checker = CardCheck(
+            rules: Self.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+            accepted: accepted.map(AcceptedNetworks.init(ids:)))
         let bytes = Array(number.utf8)
         let result = checker.check(bytes.span)
         #expect(Self.set.networks[Int(result.networkIndex)].id == network)
@@ -107,8 +121,11 @@ import Testing
         let visa = try #require(Self.set.network(id: "visa"))
         #expect(visa.patternTerms.isEmpty && visa.coBadges.isEmpty)
         let dankort = try #require(Self.set.network(id: "dankort"))
-        #expect(dankort.coBadges == [CardNetwork.CoBadge(with: ["visa"], locations: dankort.coBadges[0].locations),
-                                     CardNetwork.CoBadge(with: ["visa", "mastercard"], locations: dankort.coBadges[1].locations)])
+        #expect(
+            dankort.coBadges == [
+                CardNetwork.CoBadge(with: ["visa"], locations: dankort.coBadges[0].locations),
+                CardNetwork.CoBadge(with: ["visa", "mastercard"], locations: dankort.coBadges[1].locations),
+            ])
         #expect(dankort.patternTerms.map(\.pattern) == [1, 2])
         #expect(dankort.patternTerms.map(\.coBadge) == [0, 1])
     }
@@ -116,12 +133,15 @@ import Testing
     @Test func aPartnerThatIsNotLoadedIsLeftOutWithAWarning() throws {
         let set = try RuleSet.load(folders: [Self.files([("visa", Self.visa), ("dankort", Self.dankort)])])
         #expect(set.detect(digits("4572000000000000")).networks.map(\.id) == ["visa", "dankort"])
-        #expect(set.warnings.map(\.description) == [
-            "fixture/dankort.json:3:33: warning: `coBadged.with` names `mastercard`, which no network loaded has (these cards are then of `dankort` alone)",
-        ])
+        #expect(
+            set.warnings.map(\.description) == [
+                "fixture/dankort.json:3:33: warning: `coBadged.with` names `mastercard`, which no network loaded has (these cards are then of `dankort` alone)"
+            ])
         // Visa disabled by a later folder: Dankort's 4571 cards are Dankort's alone.
-        let disabled = try RuleSet.load(folders: [Self.files([("visa", Self.visa), ("dankort", Self.dankort)]),
-                                                  Self.files([("no-visa", #"{"id": "visa", "disabled": true}"#)])])
+        let disabled = try RuleSet.load(folders: [
+            Self.files([("visa", Self.visa), ("dankort", Self.dankort)]),
+            Self.files([("no-visa", #"{"id": "visa", "disabled": true}"#)]),
+        ])
         #expect(disabled.detect(digits("4571000000000001")).networks.map(\.id) == ["dankort"])
     }
 
@@ -130,6 +150,9 @@ import Testing
         #expect(set.warnings.isEmpty)
         let same = Self.unionpay.replacingOccurrences(of: #""luhn": false"#, with: #""luhn": true"#)
         let warned = try RuleSet.load(folders: [Self.files([("unionpay", same)])])
-        #expect(warned.warnings.map(\.message) == ["this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"])
+        #expect(
+            warned.warnings.map(\.message) == [
+                "this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"
+            ])
     }
 }

@@ -60,7 +60,9 @@ import Testing
     func bundledRulesSayHowANumberStands(number: String, network: String, expected: Completeness) throws {
         let set = BundledRules.set
         let typed = digits(number)
-        try #require(CardNumber.passesLuhn(typed) || expected == .incomplete || expected == .notALength, "\(number) must pass Luhn")
+        try #require(
+            CardNumber.passesLuhn(typed) || expected == .incomplete || expected == .notALength,
+            "\(number) must pass Luhn")
         let detection = set.detect(typed)
         #expect(detection.network?.id == network)
         #expect(detection.lengths.completeness(of: typed.count) == expected)
@@ -71,7 +73,9 @@ import Testing
         var engine = BundledRules.engine()
         for (index, digit) in number.enumerated() {
             let outcome = engine.handle(.character(digit))
-            if index < number.count - 1 { try #require(engine.field == .number, "\(number): moved on after \(index + 1) digits") }
+            if index < number.count - 1 {
+                try #require(engine.field == .number, "\(number): moved on after \(index + 1) digits")
+            }
             #expect(outcome.refusal == nil)
         }
         #expect((engine.field == .expiry) == (expected == .final), "\(number): field \(engine.field)")
@@ -94,14 +98,18 @@ import Testing
         let checker = CardCheck(rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
         let record = Array((number + ",12/30").utf8)
         let result = checker.check(record.span)
-        #expect(result.problems.contains(.length) == !expected.isComplete, "\(number): check finds \(result.problems.map(\.rawValue))")
+        #expect(
+            result.problems.contains(.length) == !expected.isComplete,
+            "\(number): check finds \(result.problems.map(\.rawValue))")
     }
 
     /// The number turning complete while it can still grow says so once, on that digit.
     @Test func aCompleteNumberThatCanGrowSaysSoOnce() {
         var engine = BundledRules.engine()
         let outcomes = engine.type("3011711535317500")
-        let said = outcomes.enumerated().filter { $0.element.messages.contains { $0.text.contains("Enter to continue, or keep typing") } }.map(\.offset)
+        let said = outcomes.enumerated().filter {
+            $0.element.messages.contains { $0.text.contains("Enter to continue, or keep typing") }
+        }.map(\.offset)
         #expect(said == [13, 15], "said after digits \(said.map { $0 + 1 })")  // at 14 and 16 (both Luhn-valid)
         #expect(engine.field == .number)
     }

@@ -54,27 +54,44 @@ import Testing
     }()
 
     /// The table; an unreadable file gives no cases, which `theTableHasCasesAndNamesItsSources` reports.
-    static let table: Table? = FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(Table.self, from: $0) }
+    static let table: Table? = FileManager.default.contents(atPath: path).flatMap {
+        try? JSONDecoder().decode(Table.self, from: $0)
+    }
 
     @Test func theTableHasCasesAndNamesItsSources() throws {
         let table = try #require(Self.table, "\(Self.path) is missing or not in the cross-check format")
         #expect(table.cases.count >= 10, "the cross-check table has only \(table.cases.count) cases")
         for item in table.cases {
             #expect(!item.sources.isEmpty, "\(item.digits) names no source")
-            for source in item.sources { #expect(table.sources[source] != nil, "\(item.digits): source `\(source)` is not described in `sources`") }
-            #expect(!item.differs || item.why != nil, "\(item.digits): `expect`, `expectValid` or `expectCutShortAt` without `why`")
-            #expect(item.expectValid == nil || item.valid != nil, "\(item.digits): `expectValid` without the sources' `valid`")
-            #expect(!item.digits.isEmpty && item.digits.allSatisfy { $0.isASCII && $0.isNumber }, "\(item.digits) is not digits")
+            for source in item.sources {
+                #expect(
+                    table.sources[source] != nil, "\(item.digits): source `\(source)` is not described in `sources`")
+            }
+            #expect(
+                !item.differs || item.why != nil,
+                "\(item.digits): `expect`, `expectValid` or `expectCutShortAt` without `why`")
+            #expect(
+                item.expectValid == nil || item.valid != nil,
+                "\(item.digits): `expectValid` without the sources' `valid`")
+            #expect(
+                !item.digits.isEmpty && item.digits.allSatisfy { $0.isASCII && $0.isNumber },
+                "\(item.digits) is not digits")
         }
     }
 
     @Test func publishedNumbersAgreeWithTheirSources() throws {
         let table = try #require(Self.table)
-        for source in table.testNumberSources { #expect(table.sources[source] != nil, "`\(source)` in testNumberSources is not described") }
-        let published = table.cases.filter { $0.digits.count >= 12 && !Set($0.sources).isDisjoint(with: table.testNumberSources) }
+        for source in table.testNumberSources {
+            #expect(table.sources[source] != nil, "`\(source)` in testNumberSources is not described")
+        }
+        let published = table.cases.filter {
+            $0.digits.count >= 12 && !Set($0.sources).isDisjoint(with: table.testNumberSources)
+        }
         #expect(published.count >= 500, "only \(published.count) published whole numbers")
         let agreeing = published.filter { !$0.differs }.count
-        #expect(agreeing * 100 >= published.count * 97, "\(agreeing) of \(published.count) published numbers agree with their sources")
+        #expect(
+            agreeing * 100 >= published.count * 97,
+            "\(agreeing) of \(published.count) published numbers agree with their sources")
     }
 
     /// Whether `id` is `expected` or a network of that family.
@@ -86,7 +103,9 @@ import Testing
     func theBundledRulesTakeIt(item: Case) throws {
         let set = BundledRules.set
         let number = digits(item.digits)
-        #expect(set.networks.contains { Self.names(set, $0.id, as: item.expected) }, "cardline ships no network `\(item.expected)`")
+        #expect(
+            set.networks.contains { Self.names(set, $0.id, as: item.expected) },
+            "cardline ships no network `\(item.expected)`")
 
         var engine = BundledRules.engine()
         for (typed, digit) in item.digits.enumerated() {
@@ -102,7 +121,9 @@ import Testing
 
         // With the partners of a co-badged pattern that decides the digits.
         let candidates = set.candidates(number).map(\.id) + set.detect(number).coBadged.map(\.id)
-        #expect(candidates.contains { Self.names(set, $0, as: item.expected) }, "\(item.digits): candidates are \(candidates), not \(item.expected)")
+        #expect(
+            candidates.contains { Self.names(set, $0, as: item.expected) },
+            "\(item.digits): candidates are \(candidates), not \(item.expected)")
 
         guard number.count >= 12 else { return }
         let record = Array((item.digits + ",12/30").utf8)
@@ -112,11 +133,15 @@ import Testing
         // A co-badged card is a card of each of its networks (Dankort and Visa): a source
         // naming either agrees; `check` reports one of them.
         let cardNetworks = set.detect(number).networks.map(\.id)
-        #expect(found == "none" || cardNetworks.contains(found), "\(item.digits): check says \(found), the card's networks are \(cardNetworks)")
+        #expect(
+            found == "none" || cardNetworks.contains(found),
+            "\(item.digits): check says \(found), the card's networks are \(cardNetworks)")
         let named = cardNetworks.contains { Self.names(set, $0, as: item.expected) }
         #expect(named, "\(item.digits): check says \(found)")
         if let valid = item.expectedValid ?? (CardNumber.passesLuhn(number) ? true : nil) {
-            #expect(result.valid == valid, "\(item.digits): check finds \(result.problems.map(\.rawValue)), not \(valid ? "valid" : "invalid")")
+            #expect(
+                result.valid == valid,
+                "\(item.digits): check finds \(result.problems.map(\.rawValue)), not \(valid ? "valid" : "invalid")")
         }
     }
 }

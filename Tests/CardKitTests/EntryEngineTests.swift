@@ -4,7 +4,8 @@ import Testing
 @Suite struct EntryEngineTests {
     @Test(arguments: [
         ("4111111111111111", true), ("378282246310005", true), ("6011111111111117", true),
-        ("4111111111111112", false), ("378282246310006", false), ("0", true), ("79927398713", true), ("79927398710", false),
+        ("4111111111111112", false), ("378282246310006", false), ("0", true), ("79927398713", true),
+        ("79927398710", false),
     ])
     func luhn(number: String, valid: Bool) {
         #expect(CardNumber.passesLuhn(digits(number)) == valid)
@@ -111,9 +112,11 @@ import Testing
         ("5", "2026-11", "05/", 0), ("1", "2026-11", "1", 0), ("12", "2026-11", "12/", 0),
         ("13", "2026-11", "1", 1), ("00", "2026-11", "0", 1), ("1/", "2026-11", "01/", 0),
         ("0/", "2026-11", "0", 1), ("1130", "2026-11", "", 0), ("1026", "2026-11", "10/2", 1),
-        ("1126", "2026-11", "", 0), ("0127", "2026-12", "", 0), ("1226", "2026-12", "", 0), ("1126", "2026-12", "11/2", 1),
+        ("1126", "2026-11", "", 0), ("0127", "2026-12", "", 0), ("1226", "2026-12", "", 0),
+        ("1126", "2026-12", "11/2", 1),
         ("0125", "2026-11", "01/2", 1), ("1246", "2026-11", "", 0), ("1247", "2026-11", "12/4", 1),
-        ("0101", "2099-12", "", 0), ("1299", "2099-12", "", 0), ("1199", "2099-12", "11/", 2), ("1100", "2099-12", "", 0),
+        ("0101", "2099-12", "", 0), ("1299", "2099-12", "", 0), ("1199", "2099-12", "11/", 2),
+        ("1100", "2099-12", "", 0),
     ])
     func expiryAtPinnedDates(typed: String, today: String, shown: String, refused: Int) {
         var engine = BundledRules.engine(today: today)
@@ -226,7 +229,10 @@ import Testing
         engine.expiryPolicy = ExpiryPolicy(today: YearMonth(year: 2031, month: 1))  // time passes
         let outcome = engine.handle(.enter)
         #expect(outcome.event == .submitFailed([.expiry, .cvv]))
-        #expect(outcome.messages.first?.text == "Cannot accept this card: expiry — the card expired in 12/30; CVV — the CVV has 3 digits; this has 2")
+        #expect(
+            outcome.messages.first?.text
+                == "Cannot accept this card: expiry — the card expired in 12/30; CVV — the CVV has 3 digits; this has 2"
+        )
         #expect(engine.field == .expiry)
     }
 
@@ -272,7 +278,9 @@ import Testing
         // Counted toward 16, the length that moves on by itself.
         #expect(engine.view.progress == "4/16")
         engine.type("111111117")
-        #expect(engine.view.progress == "13/16 (13 valid)", "4211111111117 passes Luhn, and 13 is a Visa length: valid, but it stays for 16")
+        #expect(
+            engine.view.progress == "13/16 (13 valid)",
+            "4211111111117 passes Luhn, and 13 is a Visa length: valid, but it stays for 16")
         // Before 13 digits nothing is valid yet.
         var thirteen = BundledRules.engine()
         thirteen.type("413600735108")
@@ -318,8 +326,12 @@ import Testing
         var engine = BundledRules.engine()
         let reason = try #require(engine.type(character).last?.refusal)
         let scalar = character.unicodeScalars.first!.value
-        #expect(reason.contains("U+" + String(scalar, radix: 16, uppercase: true).leftPaddedWithZeros(to: 4)), "\(reason)")
-        #expect(!reason.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E || $0.value == 0x200B })
+        #expect(
+            reason.contains("U+" + String(scalar, radix: 16, uppercase: true).leftPaddedWithZeros(to: 4)), "\(reason)")
+        #expect(
+            !reason.unicodeScalars.contains {
+                $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E || $0.value == 0x200B
+            })
     }
 
     @Test func aPasteIsOneBurstThatNeverSubmits() {
@@ -345,7 +357,9 @@ import Testing
         #expect(engine.handle(.other("Ctrl-Left")).refusal == "Ctrl-Left does nothing here")
         #expect(engine.numberDigits == [4, 1, 1, 1])
         engine.type(":he")
-        _ = engine.handle(.backspace); _ = engine.handle(.backspace); _ = engine.handle(.backspace)
+        _ = engine.handle(.backspace)
+        _ = engine.handle(.backspace)
+        _ = engine.handle(.backspace)
         #expect(engine.handle(.other("F5")).refusal == "F5 does nothing here")
     }
 
@@ -380,15 +394,19 @@ import Testing
         _ = engine.handle(Key.typing("378282246310005" + "0129" + "1234") + [.enter])
         let cards = engine.handle(Key.typing(":cards") + [.enter]).last!
         #expect(cards.command == ":cards")
-        #expect(cards.messages.map(\.text).prefix(2) == [
-            "  1. Visa 411111••••••1111  expires 12/30", "* 2. American Express 378282•••••0005  expires 01/29"])
+        #expect(
+            cards.messages.map(\.text).prefix(2) == [
+                "  1. Visa 411111••••••1111  expires 12/30", "* 2. American Express 378282•••••0005  expires 01/29",
+            ])
         let use = engine.handle(Key.typing(":use 1") + [.enter]).last!
         #expect(use.messages.map(\.text).contains("* 1. Visa 411111••••••1111  expires 12/30"))
         let remove = engine.handle(Key.typing(":remove 1") + [.enter]).last!
         #expect(remove.messages.first?.text == "removed Visa 411111••••••1111")
         #expect(engine.tray.cards.count == 1 && engine.tray.selected == 0)
         #expect(engine.handle(Key.typing(":use 5") + [.enter]).last!.messages.first?.kind == .error)
-        #expect(engine.handle(Key.typing(":crads") + [.enter]).last!.messages.first?.text == "unknown command `:crads`; did you mean `:cards`?")
+        #expect(
+            engine.handle(Key.typing(":crads") + [.enter]).last!.messages.first?.text
+                == "unknown command `:crads`; did you mean `:cards`?")
         #expect(engine.handle(Key.typing(":quit") + [.enter]).last!.event == .quit)
     }
 
@@ -419,5 +437,7 @@ import Testing
 }
 
 extension String {
-    func leftPaddedWithZeros(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+    func leftPaddedWithZeros(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

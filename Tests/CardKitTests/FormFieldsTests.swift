@@ -126,7 +126,9 @@ import Testing
         #expect(engine.view.text == "José O'Brien-Smith Jr. ")
         let card = Self.submit(&engine, "")
         #expect(card?.holderName == "José O'Brien-Smith Jr.")
-        #expect(card.map(Self.json)?.hasSuffix(#","masked":"411111******1111","entry":"keyed","holder_name":"José O'Brien-Smith Jr."}"#) == true)
+        #expect(
+            card.map(Self.json)?.hasSuffix(
+                #","masked":"411111******1111","entry":"keyed","holder_name":"José O'Brien-Smith Jr."}"#) == true)
     }
 
     @Test func nameRefusals() {
@@ -156,7 +158,8 @@ import Testing
         let heavy = "a" + String(repeating: "\u{301}", count: 2047)
         let outcomes = engine.type("Ada " + heavy + " Lovelace")
         #expect(outcomes.contains { $0.refusal == "a letter in a name carries at most 3 accents or marks" })
-        #expect(!engine.holderName.unicodeScalars.contains("\u{301}"), "\(engine.holderName.unicodeScalars.count) scalars")
+        #expect(
+            !engine.holderName.unicodeScalars.contains("\u{301}"), "\(engine.holderName.unicodeScalars.count) scalars")
         // Piped, the line's whole name is refused and nothing of it delivered.
         _ = engine.handle(.clearLine)
         for _ in 0..<40 { _ = engine.handle(.character(Character("e\u{302}\u{323}\u{301}"))) }
@@ -164,7 +167,10 @@ import Testing
         #expect(engine.holderName.unicodeScalars.count <= HolderName.maxLength * 4)
         // Names as people write them keep their marks: Vietnamese with two on one letter
         // (decomposed), Devanagari's conjuncts, Hangul syllables as jamo.
-        for name in ["Nguye\u{302}\u{303}n Thi\u{323}", "\u{932}\u{915}\u{94D}\u{937}\u{94D}\u{92E}\u{940}", "\u{1112}\u{1161}\u{11AB}"] {
+        for name in [
+            "Nguye\u{302}\u{303}n Thi\u{323}", "\u{932}\u{915}\u{94D}\u{937}\u{94D}\u{92E}\u{940}",
+            "\u{1112}\u{1161}\u{11AB}",
+        ] {
             _ = engine.handle(.clearLine)
             #expect(engine.type(name).allSatisfy { $0.refusal == nil }, "\(name)")
             #expect(engine.holderName == name)
@@ -184,7 +190,8 @@ import Testing
 
     @Test(arguments: [
         ("US", "94105", "94105"), ("US", "941051234", "94105-1234"), ("US", "94105-1234", "94105-1234"),
-        ("CA", "k1a0b1", "K1A 0B1"), ("GB", "sw1a1aa", "SW1A 1AA"), ("GB", "M11AE", "M1 1AE"), ("GB", "B338TH", "B33 8TH"),
+        ("CA", "k1a0b1", "K1A 0B1"), ("GB", "sw1a1aa", "SW1A 1AA"), ("GB", "M11AE", "M1 1AE"),
+        ("GB", "B338TH", "B33 8TH"),
         ("GB", "CR26XH", "CR2 6XH"), ("GB", "DN551PT", "DN55 1PT"), ("GB", "W1A0AX", "W1A 0AX"),
         ("DE", "10115", "10115"), ("FR", "75008", "75008"), ("NL", "1012ab", "1012 AB"), ("AU", "2000", "2000"),
         ("JP", "1000001", "100-0001"), ("BR", "01310100", "01310-100"), ("IN", "110001", "110001"),
@@ -249,7 +256,10 @@ import Testing
         #expect(engine.field == .postalCode)
         #expect(engine.view.label == "Postcode")
         let card = Self.submit(&engine, "sw1a 1aa")
-        #expect(card.map(Self.json)?.hasSuffix(#""expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111","entry":"keyed","holder_name":"Ada Lovelace","postal_code":"SW1A 1AA"}"#) == true)
+        #expect(
+            card.map(Self.json)?.hasSuffix(
+                #""expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111","entry":"keyed","holder_name":"Ada Lovelace","postal_code":"SW1A 1AA"}"#
+            ) == true)
         #expect(engine.field == .number)
         #expect(engine.holderName.isEmpty && engine.postalCharacters.isEmpty)
     }
@@ -280,8 +290,12 @@ import Testing
 
     @Test func networkNamedAsNetworksTakesThem() throws {
         #expect(try AcceptedNetworks.network(named: "AMEX", in: BundledRules.set).id == "american-express")
-        #expect(throws: AcceptedNetworks.UnknownNetwork.self) { try AcceptedNetworks.network(named: "visa,amex", in: BundledRules.set) }
-        #expect(throws: AcceptedNetworks.UnknownNetwork.self) { try AcceptedNetworks.network(named: "nosuch", in: BundledRules.set) }
+        #expect(throws: AcceptedNetworks.UnknownNetwork.self) {
+            try AcceptedNetworks.network(named: "visa,amex", in: BundledRules.set)
+        }
+        #expect(throws: AcceptedNetworks.UnknownNetwork.self) {
+            try AcceptedNetworks.network(named: "nosuch", in: BundledRules.set)
+        }
     }
 
     // MARK: - The data file
@@ -289,16 +303,29 @@ import Testing
     @Test func bundledCopyMatchesTheDataFile() throws {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        let file = try PostalCodeFormats.parse([UInt8](Data(contentsOf: url.appendingPathComponent("data/postal-codes.json"))), file: "data/postal-codes.json")
+        let file = try PostalCodeFormats.parse(
+            [UInt8](Data(contentsOf: url.appendingPathComponent("data/postal-codes.json"))),
+            file: "data/postal-codes.json")
         #expect(file.countries == PostalCodeFormats.bundled.countries)
         #expect(Set(["US", "CA", "GB", "DE", "FR", "NL", "AU", "JP", "BR", "IN"]).isSubset(of: Set(file.countries)))
-        #expect(PostalCodeFormats.bundled.unknownCountryMessage("XX").hasSuffix("(known: US, CA, GB, DE, FR, NL, AU, JP, BR, IN)"))
+        #expect(
+            PostalCodeFormats.bundled.unknownCountryMessage("XX").hasSuffix(
+                "(known: US, CA, GB, DE, FR, NL, AU, JP, BR, IN)"))
     }
 
     @Test(arguments: [
-        (#"{"formats": [{"country": "gb", "name": "X", "label": "Y", "patterns": ["9"], "example": "1"}]}"#, "f.json:1:26: error: \"country\" must be two capital letters (ISO 3166), like \"GB\"; got \"gb\""),
-        ("{\"formats\": [\n  {\"country\": \"XX\", \"name\": \"X\", \"label\": \"Y\", \"patterns\": [\"9 \"], \"example\": \"1\"}]}", "f.json:2:61: error: a space or - in a pattern goes between a 9 or A and another; got \"9 \""),
-        ("{\"formats\": [\n  {\"country\": \"XX\", \"name\": \"X\", \"label\": \"Y\", \"patterns\": [\"99\"], \"example\": \"1\"}]}", "f.json:2:79: error: the example \"1\" is not written as one of the patterns (99)"),
+        (
+            #"{"formats": [{"country": "gb", "name": "X", "label": "Y", "patterns": ["9"], "example": "1"}]}"#,
+            "f.json:1:26: error: \"country\" must be two capital letters (ISO 3166), like \"GB\"; got \"gb\""
+        ),
+        (
+            "{\"formats\": [\n  {\"country\": \"XX\", \"name\": \"X\", \"label\": \"Y\", \"patterns\": [\"9 \"], \"example\": \"1\"}]}",
+            "f.json:2:61: error: a space or - in a pattern goes between a 9 or A and another; got \"9 \""
+        ),
+        (
+            "{\"formats\": [\n  {\"country\": \"XX\", \"name\": \"X\", \"label\": \"Y\", \"patterns\": [\"99\"], \"example\": \"1\"}]}",
+            "f.json:2:79: error: the example \"1\" is not written as one of the patterns (99)"
+        ),
         (#"{"formats": [], "extra": 1}"#, "f.json:1:17: error: unknown key \"extra\" (known: about, formats)"),
         (#"{"formats": [{"country": "XX"}]}"#, "f.json:1:14: error: missing \"name\""),
         ("{\"formats\": [", "f.json:1:14: error:"),

@@ -1,5 +1,6 @@
-@testable import CardKit
 import Testing
+
+@testable import CardKit
 
 /// The terminal key decoder: every key of the terminfo database's common terminals, split reads,
 /// Alt chords, Esc, UTF-8 (valid and not), bracketed paste, malformed and unknown sequences, and
@@ -99,7 +100,7 @@ import Testing
             return .key(Key(.control(bytes[1]), modifiers: .alt))
         }
         if let base = plainKeys[capability] { return .key(Key(base)) }
-        if capability == "kind" { return .base(.down) } // scroll forward: Shift-Down or Down
+        if capability == "kind" { return .base(.down) }  // scroll forward: Shift-Down or Down
         if capability == "kri" { return .base(.up) }
         if capability == "kb2" { return .keypadOrBegin }
         if capability.hasPrefix("kf"), let n = Int(capability.dropFirst(2)) {
@@ -118,17 +119,20 @@ import Testing
             if terminal == "rxvt" && digits == "6" { return .base(base) }
             return .key(Key(base, modifiers: modifiers))
         }
-        return .namedKey // kel, khlp, krdo, the keypad (ka1, kpADD …)
+        return .namedKey  // kel, khlp, krdo, the keypad (ka1, kpADD …)
     }
 
     static var terminfoCases: [(terminal: String, capability: String, bytes: [UInt8])] {
-        terminfoKeySequences.filter { $0.capability != "kmous" } // a mouse report's prefix, not a key
+        terminfoKeySequences.filter { $0.capability != "kmous" }  // a mouse report's prefix, not a key
     }
 
     @Test func terminfoCoversTheTerminals() {
         let terminals = Set(terminfoKeySequences.map(\.terminal))
-        #expect(terminals == ["xterm-256color", "screen", "screen-256color", "tmux-256color", "linux", "vt100",
-                              "vt220", "rxvt", "rxvt-unicode-256color", "putty"])
+        #expect(
+            terminals == [
+                "xterm-256color", "screen", "screen-256color", "tmux-256color", "linux", "vt100",
+                "vt220", "rxvt", "rxvt-unicode-256color", "putty",
+            ])
         #expect(Self.terminfoCases.count > 500)
     }
 
@@ -139,11 +143,13 @@ import Testing
             let expectation = Self.expected(terminal: terminal, capability: capability, bytes: bytes)
             #expect(keys.count == 1, "\(terminal) \(capability): \(keys.map(\.name))")
             guard let key = keys.first else { continue }
-            #expect(expectation.matches(key),
-                    "\(terminal) \(capability) = \(Key(.unknown(bytes)).name) decoded as \(key.name), expected \(expectation)")
+            #expect(
+                expectation.matches(key),
+                "\(terminal) \(capability) = \(Key(.unknown(bytes)).name) decoded as \(key.name), expected \(expectation)"
+            )
             if case .key = expectation { exact += 1 }
         }
-        #expect(exact > 350) // most capabilities have one exact meaning (398 of the 642 non-mouse capabilities today)
+        #expect(exact > 350)  // most capabilities have one exact meaning (398 of the 642 non-mouse capabilities today)
     }
 
     @Test func terminfoKeysSplitAcrossTwoReadsDecodeTheSame() {
@@ -212,7 +218,8 @@ import Testing
     @Test func escFollowedByAByteThatCannotStartACharacter() {
         #expect(Self.decode([Self.esc, 0xFF]) == [Key(.escape), Key(.invalid([0xFF]))])
         #expect(Self.decode([Self.esc, 0x80, 0x35]) == [Key(.escape), Key(.invalid([0x80])), Self.char("5")])
-        #expect(Self.decode([Self.esc, 0xE2, 0x82, 0x41]) == [Key(.escape), Key(.invalid([0xE2, 0x82])), Self.char("A")])
+        #expect(
+            Self.decode([Self.esc, 0xE2, 0x82, 0x41]) == [Key(.escape), Key(.invalid([0xE2, 0x82])), Self.char("A")])
     }
 
     // MARK: - 4. UTF-8
@@ -237,20 +244,21 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ([0xFF], [[0xFF]]),
-        ([0x80], [[0x80]]),
-        ([0xBF, 0x80], [[0xBF], [0x80]]),
-        ([0xC0, 0xAF], [[0xC0], [0xAF]]), // overlong "/"
-        ([0xC1, 0xBF], [[0xC1], [0xBF]]),
-        ([0xE0, 0x80, 0xAF], [[0xE0], [0x80], [0xAF]]), // overlong
-        ([0xF0, 0x80, 0x80, 0xAF], [[0xF0], [0x80], [0x80], [0xAF]]), // overlong
-        ([0xED, 0xA0, 0x80], [[0xED], [0xA0], [0x80]]), // surrogate U+D800
-        ([0xF4, 0x90, 0x80, 0x80], [[0xF4], [0x90], [0x80], [0x80]]), // U+110000
-        ([0xF5, 0x80], [[0xF5], [0x80]]),
-        ([0xE2, 0x82], [[0xE2, 0x82]]), // cut short by the end of input
-        ([0xF0, 0x9F, 0x98], [[0xF0, 0x9F, 0x98]]),
-    ] as [([UInt8], [[UInt8]])])
+    @Test(
+        arguments: [
+            ([0xFF], [[0xFF]]),
+            ([0x80], [[0x80]]),
+            ([0xBF, 0x80], [[0xBF], [0x80]]),
+            ([0xC0, 0xAF], [[0xC0], [0xAF]]),  // overlong "/"
+            ([0xC1, 0xBF], [[0xC1], [0xBF]]),
+            ([0xE0, 0x80, 0xAF], [[0xE0], [0x80], [0xAF]]),  // overlong
+            ([0xF0, 0x80, 0x80, 0xAF], [[0xF0], [0x80], [0x80], [0xAF]]),  // overlong
+            ([0xED, 0xA0, 0x80], [[0xED], [0xA0], [0x80]]),  // surrogate U+D800
+            ([0xF4, 0x90, 0x80, 0x80], [[0xF4], [0x90], [0x80], [0x80]]),  // U+110000
+            ([0xF5, 0x80], [[0xF5], [0x80]]),
+            ([0xE2, 0x82], [[0xE2, 0x82]]),  // cut short by the end of input
+            ([0xF0, 0x9F, 0x98], [[0xF0, 0x9F, 0x98]]),
+        ] as [([UInt8], [[UInt8]])])
     func invalidUTF8(input: [UInt8], runs: [[UInt8]]) {
         #expect(Self.decode(input) == runs.map { Key(.invalid($0)) })
     }
@@ -268,52 +276,58 @@ import Testing
 
     // MARK: - 4. Escape sequences
 
-    @Test(arguments: [
-        ("\u{1B}[A", Key(.up)), ("\u{1B}OB", Key(.down)), ("\u{1B}[1;5D", Key(.left, modifiers: .control)),
-        ("\u{1B}[1;2C", Key(.right, modifiers: .shift)), ("\u{1B}[1;9A", Key(.up, modifiers: .meta)),
-        ("\u{1B}[1;16A", Key(.up, modifiers: [.shift, .alt, .control, .meta])),
-        ("\u{1B}[H", Key(.home)), ("\u{1B}[F", Key(.end)), ("\u{1B}[E", Key(.begin)), ("\u{1B}OE", Key(.begin)),
-        ("\u{1B}[G", Key(.begin)), ("\u{1B}[Z", Key(.backTab)), ("\u{1B}[1;5P", Key(.function(1), modifiers: .control)),
-        ("\u{1B}[1;2S", Key(.function(4), modifiers: .shift)), ("\u{1B}[15;6~", Key(.function(5), modifiers: [.control, .shift])),
-        ("\u{1B}[1~", Key(.home)), ("\u{1B}[2~", Key(.insert)), ("\u{1B}[3~", Key(.delete)), ("\u{1B}[4~", Key(.end)),
-        ("\u{1B}[5~", Key(.pageUp)), ("\u{1B}[6~", Key(.pageDown)), ("\u{1B}[7~", Key(.home)), ("\u{1B}[8~", Key(.end)),
-        ("\u{1B}[11~", Key(.function(1))), ("\u{1B}[21~", Key(.function(10))), ("\u{1B}[24~", Key(.function(12))),
-        ("\u{1B}[26~", Key(.function(14))), ("\u{1B}[29~", Key(.function(16))), ("\u{1B}[34~", Key(.function(20))),
-        ("\u{1B}[3;5~", Key(.delete, modifiers: .control)),
-        // rxvt
-        ("\u{1B}[3^", Key(.delete, modifiers: .control)), ("\u{1B}[2$", Key(.insert, modifiers: .shift)),
-        ("\u{1B}[23@", Key(.function(11), modifiers: [.control, .shift])), ("\u{1B}Oa", Key(.up, modifiers: .control)),
-        ("\u{1B}Od", Key(.left, modifiers: .control)), ("\u{1B}[b", Key(.down, modifiers: .shift)),
-        ("\u{1B}[c", Key(.right, modifiers: .shift)),
-        // Linux console
-        ("\u{1B}[[A", Key(.function(1))), ("\u{1B}[[E", Key(.function(5))),
-        // SS3 with xterm's modifier digit
-        ("\u{1B}O5A", Key(.up, modifiers: .control)), ("\u{1B}O2P", Key(.function(1), modifiers: .shift)),
-        ("\u{1B}O1;5C", Key(.right, modifiers: .control)),
-        // the application keypad
-        ("\u{1B}Op", Key(.keypad("0"))), ("\u{1B}Ou", Key(.keypad("5"))), ("\u{1B}Oy", Key(.keypad("9"))),
-        ("\u{1B}Oj", Key(.keypad("*"))), ("\u{1B}Ok", Key(.keypad("+"))), ("\u{1B}Ol", Key(.keypad(","))),
-        ("\u{1B}Om", Key(.keypad("-"))), ("\u{1B}On", Key(.keypad("."))), ("\u{1B}Oo", Key(.keypad("/"))),
-        ("\u{1B}OX", Key(.keypad("="))), ("\u{1B}OM", Key(.keypadEnter)),
-        // focus
-        ("\u{1B}[I", Key(.focusIn)), ("\u{1B}[O", Key(.focusOut)),
-        // CSI u and modifyOtherKeys
-        ("\u{1B}[53;5u", Self.char("5", .control)), ("\u{1B}[97u", Self.char("a")),
-        ("\u{1B}[27;5;53~", Self.char("5", .control)), ("\u{1B}[27u", Key(.escape)),
-        ("\u{1B}[13;3u", Key(.control(0x0D), modifiers: .alt)), ("\u{1B}[97;69u", Self.char("a", .control)),
-    ] as [(String, Key)])
+    @Test(
+        arguments: [
+            ("\u{1B}[A", Key(.up)), ("\u{1B}OB", Key(.down)), ("\u{1B}[1;5D", Key(.left, modifiers: .control)),
+            ("\u{1B}[1;2C", Key(.right, modifiers: .shift)), ("\u{1B}[1;9A", Key(.up, modifiers: .meta)),
+            ("\u{1B}[1;16A", Key(.up, modifiers: [.shift, .alt, .control, .meta])),
+            ("\u{1B}[H", Key(.home)), ("\u{1B}[F", Key(.end)), ("\u{1B}[E", Key(.begin)), ("\u{1B}OE", Key(.begin)),
+            ("\u{1B}[G", Key(.begin)), ("\u{1B}[Z", Key(.backTab)),
+            ("\u{1B}[1;5P", Key(.function(1), modifiers: .control)),
+            ("\u{1B}[1;2S", Key(.function(4), modifiers: .shift)),
+            ("\u{1B}[15;6~", Key(.function(5), modifiers: [.control, .shift])),
+            ("\u{1B}[1~", Key(.home)), ("\u{1B}[2~", Key(.insert)), ("\u{1B}[3~", Key(.delete)),
+            ("\u{1B}[4~", Key(.end)),
+            ("\u{1B}[5~", Key(.pageUp)), ("\u{1B}[6~", Key(.pageDown)), ("\u{1B}[7~", Key(.home)),
+            ("\u{1B}[8~", Key(.end)),
+            ("\u{1B}[11~", Key(.function(1))), ("\u{1B}[21~", Key(.function(10))), ("\u{1B}[24~", Key(.function(12))),
+            ("\u{1B}[26~", Key(.function(14))), ("\u{1B}[29~", Key(.function(16))), ("\u{1B}[34~", Key(.function(20))),
+            ("\u{1B}[3;5~", Key(.delete, modifiers: .control)),
+            // rxvt
+            ("\u{1B}[3^", Key(.delete, modifiers: .control)), ("\u{1B}[2$", Key(.insert, modifiers: .shift)),
+            ("\u{1B}[23@", Key(.function(11), modifiers: [.control, .shift])),
+            ("\u{1B}Oa", Key(.up, modifiers: .control)),
+            ("\u{1B}Od", Key(.left, modifiers: .control)), ("\u{1B}[b", Key(.down, modifiers: .shift)),
+            ("\u{1B}[c", Key(.right, modifiers: .shift)),
+            // Linux console
+            ("\u{1B}[[A", Key(.function(1))), ("\u{1B}[[E", Key(.function(5))),
+            // SS3 with xterm's modifier digit
+            ("\u{1B}O5A", Key(.up, modifiers: .control)), ("\u{1B}O2P", Key(.function(1), modifiers: .shift)),
+            ("\u{1B}O1;5C", Key(.right, modifiers: .control)),
+            // the application keypad
+            ("\u{1B}Op", Key(.keypad("0"))), ("\u{1B}Ou", Key(.keypad("5"))), ("\u{1B}Oy", Key(.keypad("9"))),
+            ("\u{1B}Oj", Key(.keypad("*"))), ("\u{1B}Ok", Key(.keypad("+"))), ("\u{1B}Ol", Key(.keypad(","))),
+            ("\u{1B}Om", Key(.keypad("-"))), ("\u{1B}On", Key(.keypad("."))), ("\u{1B}Oo", Key(.keypad("/"))),
+            ("\u{1B}OX", Key(.keypad("="))), ("\u{1B}OM", Key(.keypadEnter)),
+            // focus
+            ("\u{1B}[I", Key(.focusIn)), ("\u{1B}[O", Key(.focusOut)),
+            // CSI u and modifyOtherKeys
+            ("\u{1B}[53;5u", Self.char("5", .control)), ("\u{1B}[97u", Self.char("a")),
+            ("\u{1B}[27;5;53~", Self.char("5", .control)), ("\u{1B}[27u", Key(.escape)),
+            ("\u{1B}[13;3u", Key(.control(0x0D), modifiers: .alt)), ("\u{1B}[97;69u", Self.char("a", .control)),
+        ] as [(String, Key)])
     func knownSequences(sequence: String, key: Key) {
         #expect(Self.decode(sequence) == [key])
         #expect(Self.decode(sequence + "7") == [key, Self.char("7")])
     }
 
     @Test(arguments: [
-        "\u{1B}[<0;10;5M", "\u{1B}[<0;10;5m", // SGR mouse press and release
-        "\u{1B}[12;5R", // a cursor position report (row 12): not Ctrl-F3
-        "\u{1B}[?1;2c", "\u{1B}[>0;276;0c", "\u{1B}[=1u", // device attributes, private markers
-        "\u{1B}[1;2$y", // DECRPM: `$` here is an intermediate byte
+        "\u{1B}[<0;10;5M", "\u{1B}[<0;10;5m",  // SGR mouse press and release
+        "\u{1B}[12;5R",  // a cursor position report (row 12): not Ctrl-F3
+        "\u{1B}[?1;2c", "\u{1B}[>0;276;0c", "\u{1B}[=1u",  // device attributes, private markers
+        "\u{1B}[1;2$y",  // DECRPM: `$` here is an intermediate byte
         "\u{1B}[99z", "\u{1B}[9~", "\u{1B}[35~", "\u{1B}[201~", "\u{1B}[1;17A", "\u{1B}[2;5A", "\u{1B}[1;2;3A",
-        "\u{1B}[5I", "\u{1B}[ q", "\u{1B}[57399u", // kitty's functional keys (private use area)
+        "\u{1B}[5I", "\u{1B}[ q", "\u{1B}[57399u",  // kitty's functional keys (private use area)
         "\u{1B}OZ", "\u{1B}O ", "\u{1B}O5a", "\u{1B}[[Z",
     ])
     func unknownSequences(sequence: String) {
@@ -329,13 +343,20 @@ import Testing
         #expect(decoder.feed(report[..<4]) == [])
         #expect(decoder.feed(report[4...]) == [Key(.unknown(report))])
         // A control byte cannot be part of a report: it ends it and is decoded afresh.
-        #expect(Self.decode([Self.esc, 0x5B, 0x4D, 0x20, 0x0D]) == [Key(.unknown([Self.esc, 0x5B, 0x4D, 0x20])), Key(.control(0x0D))])
+        #expect(
+            Self.decode([Self.esc, 0x5B, 0x4D, 0x20, 0x0D]) == [
+                Key(.unknown([Self.esc, 0x5B, 0x4D, 0x20])), Key(.control(0x0D)),
+            ])
     }
 
     @Test func csiOverflowIsOneUnknownKeyAndTypesNoDigit() {
         let digits = [UInt8](repeating: 0x31, count: 70)
         let keys = Self.decode([Self.esc, 0x5B] + digits + [0x7E] + Self.bytes("7"))
-        #expect(keys == [Key(.unknown([Self.esc, 0x5B] + [UInt8](repeating: 0x31, count: KeyDecoder.csiLimit - 2) + [0x7E])), Self.char("7")])
+        #expect(
+            keys == [
+                Key(.unknown([Self.esc, 0x5B] + [UInt8](repeating: 0x31, count: KeyDecoder.csiLimit - 2) + [0x7E])),
+                Self.char("7"),
+            ])
         // The same for SS3, and for an overflow cut by a control byte (decoded afresh).
         #expect(Self.decode([Self.esc, 0x4F] + digits + [0x41]).count == 1)
         #expect(Self.decode([Self.esc, 0x5B] + digits + [0x0D]).last == Key(.control(0x0D)))
@@ -374,7 +395,8 @@ import Testing
         #expect(Self.decode("\u{1B}[1;\u{01}") == [Key(.unknown(Self.bytes("\u{1B}[1;"))), Key(.control(0x01))])
         #expect(Self.decode("\u{1B}[1\u{1B}[A") == [Key(.unknown(Self.bytes("\u{1B}[1"))), Key(.up)])
         #expect(Self.decode("\u{1B}[12\u{7F}") == [Key(.unknown(Self.bytes("\u{1B}[12"))), Key(.control(0x7F))])
-        #expect(Self.decode([Self.esc, 0x5B, 0x32, 0xC3, 0xA9]) == [Key(.unknown([Self.esc, 0x5B, 0x32])), Self.char("é")])
+        #expect(
+            Self.decode([Self.esc, 0x5B, 0x32, 0xC3, 0xA9]) == [Key(.unknown([Self.esc, 0x5B, 0x32])), Self.char("é")])
         #expect(Self.decode("\u{1B}O5\u{1B}") == [Key(.unknown(Self.bytes("\u{1B}O5"))), Key(.escape)])
         #expect(Self.decode("\u{1B}[[\u{09}") == [Key(.unknown(Self.bytes("\u{1B}[["))), Key(.control(0x09))])
     }
@@ -396,14 +418,17 @@ import Testing
     static let pasteEnd = "\u{1B}[201~"
 
     @Test func pasteIsOneKeyWithEscapeSequencesAsContent() {
-        #expect(Self.decode(Self.pasteStart + "4111 1111\u{1B}[A1111\r" + Self.pasteEnd + "7")
+        #expect(
+            Self.decode(Self.pasteStart + "4111 1111\u{1B}[A1111\r" + Self.pasteEnd + "7")
                 == [Key(.paste("4111 1111\u{1B}[A1111\r")), Self.char("7")])
         #expect(Self.decode(Self.pasteStart + Self.pasteEnd) == [Key(.paste(""))])
         // Near misses of the end marker are content, even when an ESC starts the real one.
-        #expect(Self.decode(Self.pasteStart + "a\u{1B}[202~\u{1B}[20\u{1B}\u{1B}[201~")
+        #expect(
+            Self.decode(Self.pasteStart + "a\u{1B}[202~\u{1B}[20\u{1B}\u{1B}[201~")
                 == [Key(.paste("a\u{1B}[202~\u{1B}[20\u{1B}"))])
         // Invalid UTF-8 in a paste becomes U+FFFD.
-        #expect(Self.decode(Self.bytes(Self.pasteStart) + [0x41, 0xFF, 0xE2, 0x82] + Self.bytes(Self.pasteEnd))
+        #expect(
+            Self.decode(Self.bytes(Self.pasteStart) + [0x41, 0xFF, 0xE2, 0x82] + Self.bytes(Self.pasteEnd))
                 == [Key(.paste("A\u{FFFD}\u{FFFD}"))])
         // An ESC before the start marker is a lone Esc.
         #expect(Self.decode("\u{1B}" + Self.pasteStart + "x" + Self.pasteEnd) == [Key(.escape), Key(.paste("x"))])
@@ -440,7 +465,8 @@ import Testing
         #expect(keys == [Key(.paste(String(repeating: "1", count: KeyDecoder.pasteLimit))), Self.char("7")])
         // A character the limit cuts in two is dropped whole, not shown as U+FFFD.
         let cut = String(repeating: "a", count: KeyDecoder.pasteLimit - 1) + "€€"
-        #expect(Self.decode(Self.pasteStart + cut + Self.pasteEnd)
+        #expect(
+            Self.decode(Self.pasteStart + cut + Self.pasteEnd)
                 == [Key(.paste(String(repeating: "a", count: KeyDecoder.pasteLimit - 1)))])
         // The end marker is still found after the limit, including across reads.
         var decoder = KeyDecoder()
@@ -450,37 +476,40 @@ import Testing
 
     // MARK: - Names
 
-    @Test(arguments: [
-        (Key(.left, modifiers: .control), "Ctrl-Left"), (Self.char("5", .alt), "Alt-digit"), (Key(.backTab), "Shift-Tab"),
-        (Key(.function(5)), "F5"), (Key(.function(5), modifiers: [.control, .shift]), "Ctrl-Shift-F5"),
-        (Key(.escape), "Esc"), (Key(.delete), "Delete"), (Key(.control(0x01)), "Ctrl-A"),
-        (Key(.control(0x01), modifiers: .alt), "Ctrl-Alt-A"), (Key(.pageUp), "Page Up"), (Key(.pageDown), "Page Down"),
-        (Key(.insert), "Insert"), (Key(.home), "Home"), (Key(.begin), "keypad 5"), (Key(.keypad("5")), "keypad 5"),
-        (Key(.keypad("*")), "keypad *"), (Key(.keypadEnter), "keypad Enter"),
-        (Key(.up, modifiers: [.meta, .shift, .alt, .control]), "Ctrl-Alt-Shift-Meta-Up"),
-        (Key(.control(0x09)), "Tab"), (Key(.control(0x0D)), "Enter"), (Key(.control(0x7F)), "Backspace"),
-        (Key(.control(0x7F), modifiers: .alt), "Alt-Backspace"), (Key(.control(0x08)), "Ctrl-H"),
-        (Key(.control(0x00)), "Ctrl-Space"), (Key(.control(0x1F)), "Ctrl-_"), (Self.char(" "), "Space"),
-        (Self.char("€"), "€"), (Self.char("\u{9B}"), "U+009B"), (Self.char("\u{202E}"), "U+202E"),
-        (Self.char("\u{301}"), "U+0301"), (Self.char("\u{A0}"), "U+00A0"),
-        (Key(.unknown(Self.bytes("\u{1B}[99z"))), "an unknown escape sequence"),
-        (Key(.unknown([0x1B, 0x5B, 0x4D, 0x20, 0x01, 0x7F, 0xFF])), "an unknown escape sequence"),
-        (Key(.unknown([0x1B, 0x5B, 0x4D, 0x20, 0x21, 0x21])), "a mouse report"),
-        (Key(.unknown(Self.bytes("\u{1B}[<0;10;5M"))), "a mouse report"),
-        (Key(.unknown(Self.bytes("\u{1B}[<0;10;5m"))), "a mouse report"),
-        (Key(.unknown(Self.bytes("\u{1B}[32;10;5M"))), "a mouse report"),
-        (Key(.unknown(Self.bytes("\u{1B}[12;40R"))), "a status reply from the terminal"),
-        (Key(.unknown(Self.bytes("\u{1B}[?62;22c"))), "a status reply from the terminal"),
-        (Key(.unknown(Self.bytes("\u{1B}[4539 1488 0343 6467"))), "an unknown escape sequence"),
-        (Key(.unknown(Self.bytes("\u{1B}O4539148803436467"))), "an unknown escape sequence"),
-        (Key(.unknown(Self.bytes("\u{1B}\u{1B}[4539148803436467z"))), "an unknown escape sequence"),
-        (Self.char("7", .alt), "Alt-digit"), (Self.char("7", [.control, .alt]), "Ctrl-Alt-digit"),
-        (Self.char("\u{664}", .alt), "Alt-digit"), (Key(.keypad("7"), modifiers: .alt), "Alt-keypad digit"),
-        (Self.char("x", .alt), "Alt-x"), (Self.char("[", .alt), "Alt-["),
-        (Key(.invalid([0xFF])), "a byte that is not UTF-8 (0xFF)"),
-        (Key(.invalid([0xE2, 0x82])), "bytes that are not UTF-8 (0xE2 0x82)"),
-        (Key(.paste("4111111111111111")), "a paste of 16 characters"), (Key(.focusIn), "focus in"),
-    ] as [(Key, String)])
+    @Test(
+        arguments: [
+            (Key(.left, modifiers: .control), "Ctrl-Left"), (Self.char("5", .alt), "Alt-digit"),
+            (Key(.backTab), "Shift-Tab"),
+            (Key(.function(5)), "F5"), (Key(.function(5), modifiers: [.control, .shift]), "Ctrl-Shift-F5"),
+            (Key(.escape), "Esc"), (Key(.delete), "Delete"), (Key(.control(0x01)), "Ctrl-A"),
+            (Key(.control(0x01), modifiers: .alt), "Ctrl-Alt-A"), (Key(.pageUp), "Page Up"),
+            (Key(.pageDown), "Page Down"),
+            (Key(.insert), "Insert"), (Key(.home), "Home"), (Key(.begin), "keypad 5"), (Key(.keypad("5")), "keypad 5"),
+            (Key(.keypad("*")), "keypad *"), (Key(.keypadEnter), "keypad Enter"),
+            (Key(.up, modifiers: [.meta, .shift, .alt, .control]), "Ctrl-Alt-Shift-Meta-Up"),
+            (Key(.control(0x09)), "Tab"), (Key(.control(0x0D)), "Enter"), (Key(.control(0x7F)), "Backspace"),
+            (Key(.control(0x7F), modifiers: .alt), "Alt-Backspace"), (Key(.control(0x08)), "Ctrl-H"),
+            (Key(.control(0x00)), "Ctrl-Space"), (Key(.control(0x1F)), "Ctrl-_"), (Self.char(" "), "Space"),
+            (Self.char("€"), "€"), (Self.char("\u{9B}"), "U+009B"), (Self.char("\u{202E}"), "U+202E"),
+            (Self.char("\u{301}"), "U+0301"), (Self.char("\u{A0}"), "U+00A0"),
+            (Key(.unknown(Self.bytes("\u{1B}[99z"))), "an unknown escape sequence"),
+            (Key(.unknown([0x1B, 0x5B, 0x4D, 0x20, 0x01, 0x7F, 0xFF])), "an unknown escape sequence"),
+            (Key(.unknown([0x1B, 0x5B, 0x4D, 0x20, 0x21, 0x21])), "a mouse report"),
+            (Key(.unknown(Self.bytes("\u{1B}[<0;10;5M"))), "a mouse report"),
+            (Key(.unknown(Self.bytes("\u{1B}[<0;10;5m"))), "a mouse report"),
+            (Key(.unknown(Self.bytes("\u{1B}[32;10;5M"))), "a mouse report"),
+            (Key(.unknown(Self.bytes("\u{1B}[12;40R"))), "a status reply from the terminal"),
+            (Key(.unknown(Self.bytes("\u{1B}[?62;22c"))), "a status reply from the terminal"),
+            (Key(.unknown(Self.bytes("\u{1B}[4539 1488 0343 6467"))), "an unknown escape sequence"),
+            (Key(.unknown(Self.bytes("\u{1B}O4539148803436467"))), "an unknown escape sequence"),
+            (Key(.unknown(Self.bytes("\u{1B}\u{1B}[4539148803436467z"))), "an unknown escape sequence"),
+            (Self.char("7", .alt), "Alt-digit"), (Self.char("7", [.control, .alt]), "Ctrl-Alt-digit"),
+            (Self.char("\u{664}", .alt), "Alt-digit"), (Key(.keypad("7"), modifiers: .alt), "Alt-keypad digit"),
+            (Self.char("x", .alt), "Alt-x"), (Self.char("[", .alt), "Alt-["),
+            (Key(.invalid([0xFF])), "a byte that is not UTF-8 (0xFF)"),
+            (Key(.invalid([0xE2, 0x82])), "bytes that are not UTF-8 (0xE2 0x82)"),
+            (Key(.paste("4111111111111111")), "a paste of 16 characters"), (Key(.focusIn), "focus in"),
+        ] as [(Key, String)])
     func names(key: Key, name: String) {
         #expect(key.name == name)
     }
@@ -502,14 +531,16 @@ import Testing
         case .control: return 1 + alt
         case .escape: return 1
         case .invalid(let bytes), .unknown(let bytes): return bytes.count
-        case .paste(let text): return 6 + text.unicodeScalars.count // start marker, one byte a scalar
-        default: return 3 // ESC [ A, ESC O a
+        case .paste(let text): return 6 + text.unicodeScalars.count  // start marker, one byte a scalar
+        default: return 3  // ESC [ A, ESC O a
         }
     }
 
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+        return (0...(haystack.count - needle.count)).contains {
+            haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+        }
     }
 
     @Test func randomInputIsAccountedForAndNeverSwallowsLaterDigits() {
@@ -518,7 +549,9 @@ import Testing
         let digits = Self.bytes("0123456789")
         for _ in 0..<100_000 where failures.count < 5 {
             var input: [UInt8] = []
-            for _ in 0..<Int.random(in: 0..<12, using: &random) { input += Self.fragments[Int.random(in: 0..<Self.fragments.count, using: &random)] }
+            for _ in 0..<Int.random(in: 0..<12, using: &random) {
+                input += Self.fragments[Int.random(in: 0..<Self.fragments.count, using: &random)]
+            }
 
             var whole = KeyDecoder()
             let keys = whole.feed(input) + whole.finish()

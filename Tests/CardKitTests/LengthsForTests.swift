@@ -61,7 +61,8 @@ import Testing
         #expect(Self.set.detect(digits("1800")).network?.id == "jcb")
         #expect(Self.set.detect(digits("2131")).network?.id == "jcb")
         #expect(Self.set.network(id: "jcb")?.allLengths == [15, 16, 17, 18, 19])
-        #expect(Self.set.network(id: "visa")?.patternLengths == [[16, 19], [13, 16, 19], [13, 16, 19], [13, 16, 19]])
+        #expect(
+            Self.set.network(id: "visa")?.patternLengths == [[16, 19], [13, 16, 19], [13, 16, 19], [13, 16, 19]])
     }
 
     @Test func thirteenDigitsAreValidOnlyInsideTheThirteenDigitRange() {
@@ -121,7 +122,8 @@ import Testing
     }
 
     @Test func aRetiredNetworkTakesOnlyWhatItCoversFromAnActiveRange() throws {
-        let range = #"{"id": "maestro", "name": "Maestro", "ranges": [["6750", "6769"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
+        let range =
+            #"{"id": "maestro", "name": "Maestro", "ranges": [["6750", "6769"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
         let files = Self.files([("maestro", range), ("switch", Self.switchCard)])
         let set = try RuleSet.load(folders: [files], includeRetired: true)
         #expect(set.detect(digits("6759")).network?.id == "switch")
@@ -152,24 +154,42 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"]}], "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:77: error: missing required field `lengthsFor.lengths`"),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:77: error: a `lengthsFor` entry needs at least one IIN pattern in `prefixes` or `ranges`"),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefix": ["41"], "lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:78: error: unknown field `lengthsFor.prefix`; did you mean `prefixes`?"),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["4x"], "lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:91: error: prefix \"4x\" must be one or more digits 0-9"),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"], "lengths": [7]}], "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:110: error: length 7 is outside 8-19"),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [["41"]], "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:77: error: each `lengthsFor` entry is an object like {\"prefixes\": [\"4026\"], \"lengths\": [13, 16, 19]}, found an array"),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["4"], "lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:91: error: pattern 4 of `x` overlaps its pattern 4 (1:39) with other lengths; make one of them more specific"),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "status": "gone", "cvv": {"name": "CVV", "length": 3}}"#,
-         "bad.json:1:72: error: `status` must be \"active\" or \"retired\", found \"gone\""),
-        (#"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"], "lengths": [13, 16]}], "cvv": {"name": "CVV", "length": 3}}"#,
-         ""),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"]}], "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:77: error: missing required field `lengthsFor.lengths`"
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:77: error: a `lengthsFor` entry needs at least one IIN pattern in `prefixes` or `ranges`"
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefix": ["41"], "lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:78: error: unknown field `lengthsFor.prefix`; did you mean `prefixes`?"
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["4x"], "lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:91: error: prefix \"4x\" must be one or more digits 0-9"
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"], "lengths": [7]}], "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:110: error: length 7 is outside 8-19"
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [["41"]], "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:77: error: each `lengthsFor` entry is an object like {\"prefixes\": [\"4026\"], \"lengths\": [13, 16, 19]}, found an array"
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["4"], "lengths": [13]}], "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:91: error: pattern 4 of `x` overlaps its pattern 4 (1:39) with other lengths; make one of them more specific"
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "status": "gone", "cvv": {"name": "CVV", "length": 3}}"#,
+            "bad.json:1:72: error: `status` must be \"active\" or \"retired\", found \"gone\""
+        ),
+        (
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"], "lengths": [13, 16]}], "cvv": {"name": "CVV", "length": 3}}"#,
+            ""
+        ),
     ])
     func brokenEntriesGetLocatedMessages(text: String, expected: String) {
         do {
@@ -182,17 +202,25 @@ import Testing
     }
 
     @Test func autoAdvanceListingAnEntrysLengthLoadsButHasNoEffect() throws {
-        let text = #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "autoAdvance": [13], "lengthsFor": [{"prefixes": ["41"], "lengths": [13, 16]}], "cvv": {"name": "CVV", "length": 3}}"#
+        let text =
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "autoAdvance": [13], "lengthsFor": [{"prefixes": ["41"], "lengths": [13, 16]}], "cvv": {"name": "CVV", "length": 3}}"#
         let set = try RuleSet.load(folders: [[RuleSet.FileText(path: "x.json", bytes: Array(text.utf8))]])
-        #expect(set.warnings.map(\.description) == ["x.json:1:77: warning: `autoAdvance` has no effect: a number moves on by itself only once no longer length of its pattern is possible, and Enter takes a shorter valid one; give ranges their own lengths with `lengthsFor`"])
+        #expect(
+            set.warnings.map(\.description) == [
+                "x.json:1:77: warning: `autoAdvance` has no effect: a number moves on by itself only once no longer length of its pattern is possible, and Enter takes a shorter valid one; give ranges their own lengths with `lengthsFor`"
+            ])
         var engine = Self.engine(set)
         engine.type(Self.luhnValid("411234567890"))
         #expect(engine.field == .number, "13 digits under 41 wait for Enter: 16 is possible")
     }
 
     @Test func anEntryWithTheNetworksOwnLengthsIsWorthAWarning() throws {
-        let text = #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"], "lengths": [16]}], "cvv": {"name": "CVV", "length": 3}}"#
+        let text =
+            #"{"id": "x", "name": "X", "prefixes": ["4"], "lengths": [16], "lengthsFor": [{"prefixes": ["41"], "lengths": [16]}], "cvv": {"name": "CVV", "length": 3}}"#
         let set = try RuleSet.load(folders: [[RuleSet.FileText(path: "x.json", bytes: Array(text.utf8))]])
-        #expect(set.warnings.map(\.description) == ["x.json:1:109: warning: this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"])
+        #expect(
+            set.warnings.map(\.description) == [
+                "x.json:1:109: warning: this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"
+            ])
     }
 }

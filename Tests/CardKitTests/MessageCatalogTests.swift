@@ -45,7 +45,8 @@ import Testing
     func helpLinesFitEightyColumns(language: String) {
         var engine = BundledRules.engine()
         engine.messages = MessageCatalog(language: language)
-        var lines = EntryEngine.helpText(cancelEndsEntry: false, messages: engine.messages)
+        var lines =
+            EntryEngine.helpText(cancelEndsEntry: false, messages: engine.messages)
             + EntryEngine.helpText(cancelEndsEntry: true, messages: engine.messages)
         lines.append(engine.help)
         engine.type("3782")
@@ -71,7 +72,9 @@ import Testing
     }
 
     @Test func aCallersTextsOverrideTheCatalog() {
-        let catalog = MessageCatalog(language: "de").overriding(["label.number": "Karte", "help.number": "Bitte die Karte eintippen."])
+        let catalog = MessageCatalog(language: "de").overriding([
+            "label.number": "Karte", "help.number": "Bitte die Karte eintippen.",
+        ])
         #expect(catalog.numberLabel == "Karte")
         #expect(catalog.text(.helpNumber) == "Bitte die Karte eintippen.")
         #expect(catalog.expiryLabel == "Gültig bis")
@@ -82,7 +85,8 @@ import Testing
         // caller's: shown escaped, never raw.
         let reordered = MessageCatalog.english.overriding(["label.number": "Card \u{202E}rebmun"])
         #expect(reordered.numberLabel == "Card \\u{202E}rebmun")
-        let made = MessageCatalog(language: "fr", texts: ["label.number": "\u{2067}Carte\u{2069}", "label.expiry": "Fin\u{1B}[2J"])
+        let made = MessageCatalog(
+            language: "fr", texts: ["label.number": "\u{2067}Carte\u{2069}", "label.expiry": "Fin\u{1B}[2J"])
         #expect(made.numberLabel == "\\u{2067}Carte\\u{2069}")
         #expect(made.expiryLabel == "Fin\\u{1B}[2J")
         #expect(made.expiryHint == "MM/AA")
@@ -90,8 +94,9 @@ import Testing
 
     /// Every `--networks` refusal, the tray and `:network` speak the catalog too.
     @Test func refusalsOfAcceptedNetworksAndTheTrayAreWorded() {
-        var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
-                                 acceptedNetworks: try! AcceptedNetworks.parse("visa,mastercard", in: BundledRules.set))
+        var engine = EntryEngine(
+            rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+            acceptedNetworks: try! AcceptedNetworks.parse("visa,mastercard", in: BundledRules.set))
         engine.messages = MessageCatalog(language: "es")
         #expect(engine.type("3").first?.refusal == "ninguna red aceptada empieza por 3 (se aceptan: Visa y Mastercard)")
         engine.type(":cards")
@@ -110,21 +115,22 @@ import Testing
 
     // MARK: - The language
 
-    @Test(arguments: [
-        (nil, ["LANG": "fr_FR.UTF-8"], "fr"),
-        ("de", ["LANG": "fr_FR.UTF-8"], "de"),
-        ("es_ES.UTF-8", [:], "es"),
-        (nil, ["LC_ALL": "de_DE.UTF-8", "LC_MESSAGES": "fr_FR.UTF-8", "LANG": "es_ES.UTF-8"], "de"),
-        (nil, ["LC_ALL": "", "LC_MESSAGES": "fr_FR.UTF-8", "LANG": "es_ES.UTF-8"], "fr"),
-        (nil, ["LC_MESSAGES": "C", "LANG": "fr_FR.UTF-8"], "en"),
-        (nil, ["LANG": "C.UTF-8"], "en"),
-        (nil, ["LANG": "POSIX"], "en"),
-        (nil, ["LANGUAGE": "es:fr"], "es"),
-        (nil, ["LANG": "de_AT.ISO-8859-1@euro"], "de"),
-        (nil, ["LANG": "pt-BR"], "pt"),
-        (nil, ["LANG": "../../etc"], "en"),
-        (nil, [:], "en"),
-    ] as [(String?, [String: String], String)])
+    @Test(
+        arguments: [
+            (nil, ["LANG": "fr_FR.UTF-8"], "fr"),
+            ("de", ["LANG": "fr_FR.UTF-8"], "de"),
+            ("es_ES.UTF-8", [:], "es"),
+            (nil, ["LC_ALL": "de_DE.UTF-8", "LC_MESSAGES": "fr_FR.UTF-8", "LANG": "es_ES.UTF-8"], "de"),
+            (nil, ["LC_ALL": "", "LC_MESSAGES": "fr_FR.UTF-8", "LANG": "es_ES.UTF-8"], "fr"),
+            (nil, ["LC_MESSAGES": "C", "LANG": "fr_FR.UTF-8"], "en"),
+            (nil, ["LANG": "C.UTF-8"], "en"),
+            (nil, ["LANG": "POSIX"], "en"),
+            (nil, ["LANGUAGE": "es:fr"], "es"),
+            (nil, ["LANG": "de_AT.ISO-8859-1@euro"], "de"),
+            (nil, ["LANG": "pt-BR"], "pt"),
+            (nil, ["LANG": "../../etc"], "en"),
+            (nil, [:], "en"),
+        ] as [(String?, [String: String], String)])
     func languageComesFromLocaleThenTheEnvironment(locale: String?, environment: [String: String], expected: String) {
         #expect(MessageCatalog.languageCode(locale: locale) { environment[$0] } == expected)
     }
@@ -136,19 +142,45 @@ import Testing
     }
 
     @Test func malformedCatalogsGetLocatedErrors() {
-        #expect(problems("{\"language\": \"fr\",\n  \"messages\": {\"label.number\" \"Numéro\"}}\n") == ["fr.json:2:31: error: expected ':' after \"label.number\", found '\"'"])
-        #expect(problems("[1]") == ["fr.json:1:1: error: a message catalog is an object, {\"language\": …, \"messages\": {…}}, not an array"])
-        #expect(problems("{\"messages\": {\n  \"label.number\": 7}}") == ["fr.json:2:19: error: the text of \"label.number\" must be a string, not a number"])
-        #expect(problems("{\"messages\": {\n  \"number.too-long\": \"plus de {n} chiffres\"}}")
-            == ["fr.json:2:22: error: the text of \"number.too-long\" uses {n}, which the English text does not have (it has {count})"])
-        #expect(problems("{\"messages\": {\"label.number\": \"A\\u001b[2JB\"}}") == ["fr.json:1:31: error: the text of \"label.number\" holds a control character (a text is one line of plain text)"])
+        #expect(
+            problems("{\"language\": \"fr\",\n  \"messages\": {\"label.number\" \"Numéro\"}}\n") == [
+                "fr.json:2:31: error: expected ':' after \"label.number\", found '\"'"
+            ])
+        #expect(
+            problems("[1]") == [
+                "fr.json:1:1: error: a message catalog is an object, {\"language\": …, \"messages\": {…}}, not an array"
+            ])
+        #expect(
+            problems("{\"messages\": {\n  \"label.number\": 7}}") == [
+                "fr.json:2:19: error: the text of \"label.number\" must be a string, not a number"
+            ])
+        #expect(
+            problems("{\"messages\": {\n  \"number.too-long\": \"plus de {n} chiffres\"}}")
+                == [
+                    "fr.json:2:22: error: the text of \"number.too-long\" uses {n}, which the English text does not have (it has {count})"
+                ])
+        #expect(
+            problems("{\"messages\": {\"label.number\": \"A\\u001b[2JB\"}}") == [
+                "fr.json:1:31: error: the text of \"label.number\" holds a control character (a text is one line of plain text)"
+            ])
         // Bidirectional controls too (issue 36, item 9): they reorder what the terminal shows.
         for bidi in ["\\u202e", "\\u2067", "\\u2069", "\u{202E}", "\u{2066}"] {
-            #expect(problems("{\"messages\": {\"label.number\": \"A\(bidi)B\"}}") == ["fr.json:1:31: error: the text of \"label.number\" holds a control character (a text is one line of plain text)"], "\(bidi)")
+            #expect(
+                problems("{\"messages\": {\"label.number\": \"A\(bidi)B\"}}") == [
+                    "fr.json:1:31: error: the text of \"label.number\" holds a control character (a text is one line of plain text)"
+                ], "\(bidi)")
         }
-        #expect(problems("{\"messages\": {\"label.numbr\": \"A\"}}") == ["fr.json:1:15: warning: \"label.numbr\" is not a message id; it is ignored"])
-        #expect(problems("{\"language\": \"fr\"}") == ["fr.json:1:1: error: a message catalog needs \"messages\": {\"id\": \"text\", …}"])
-        #expect(problems("{\"messages\": {\"label.number\": \"A\", \"label.number\": \"B\"}}").contains("fr.json:1:36: error: \"label.number\" is given twice"))
+        #expect(
+            problems("{\"messages\": {\"label.numbr\": \"A\"}}") == [
+                "fr.json:1:15: warning: \"label.numbr\" is not a message id; it is ignored"
+            ])
+        #expect(
+            problems("{\"language\": \"fr\"}") == [
+                "fr.json:1:1: error: a message catalog needs \"messages\": {\"id\": \"text\", …}"
+            ])
+        #expect(
+            problems("{\"messages\": {\"label.number\": \"A\", \"label.number\": \"B\"}}").contains(
+                "fr.json:1:36: error: \"label.number\" is given twice"))
     }
 
     // MARK: - The engine in another language
@@ -167,8 +199,11 @@ import Testing
         engine.appendTranscriptLine(of: .expiry, to: &transcript)
         #expect(String(decoding: transcript, as: UTF8.self) == engine.view.transcriptLine)
         let moved = engine.type("1230").last!
-        #expect(moved.messages.map(\.line) == ["✓ Visa •••• 1111, expire fin 12/30",
-                                               "Tapez le CVV à 3 chiffres, au dos de la carte ; Entrée valide."])
+        #expect(
+            moved.messages.map(\.line) == [
+                "✓ Visa •••• 1111, expire fin 12/30",
+                "Tapez le CVV à 3 chiffres, au dos de la carte ; Entrée valide.",
+            ])
         engine.type("12")
         let submitted = engine.handle(.enter)
         #expect(submitted.messages.map(\.line) == ["✗ Carte refusée : CVV — le CVV a 3 chiffres ; celui-ci en a 2"])
@@ -177,9 +212,11 @@ import Testing
     /// The note after a valid number's progress ("13/16 (13 valid)") is the catalog's
     /// `progress.valid`, in every bundled language, a user's words, and one that leaves the
     /// count out: in the view and the transcript line.
-    @Test(arguments: [("en", [:], "13/16 (13 valid)"), ("fr", [:], "13/16 (13 valides)"), ("de", [:], "13/16 (13 gültig)"),
-                      ("es", [:], "13/16 (13 válidos)"), ("en", ["progress.valid": "[{count} ok!]"], "13/16 [13 ok!]"),
-                      ("fr", ["progress.valid": "(valable)"], "13/16 (valable)")])
+    @Test(arguments: [
+        ("en", [:], "13/16 (13 valid)"), ("fr", [:], "13/16 (13 valides)"), ("de", [:], "13/16 (13 gültig)"),
+        ("es", [:], "13/16 (13 válidos)"), ("en", ["progress.valid": "[{count} ok!]"], "13/16 [13 ok!]"),
+        ("fr", ["progress.valid": "(valable)"], "13/16 (valable)"),
+    ])
     func theValidNoteIsWorded(language: String, texts: [String: String], expected: String) {
         var engine = BundledRules.engine()
         engine.messages = MessageCatalog(language: language, texts: texts)

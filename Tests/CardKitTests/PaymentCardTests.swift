@@ -5,8 +5,9 @@ import Testing
 /// The whole card handed to a caller: its JSON, masked descriptions, and wiping.
 @Suite struct PaymentCardTests {
     static func card() -> PaymentCard {
-        PaymentCard(network: BundledRules.set.network(id: "visa")!, numberDigits: digits("4111111111111111"),
-                    expiry: YearMonth(year: 2030, month: 12), securityCodeDigits: digits("987"))
+        PaymentCard(
+            network: BundledRules.set.network(id: "visa")!, numberDigits: digits("4111111111111111"),
+            expiry: YearMonth(year: 2030, month: 12), securityCodeDigits: digits("987"))
     }
 
     @Test func jsonCarriesTheWholeCard() throws {

@@ -22,9 +22,11 @@ import Testing
     func loaderPrintsExactlyTheExpectedMessages(name: String) throws {
         let folder = Self.root + "/" + name
         let label = "RuleCatalogue/" + name
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted().map {
-            RuleSet.FileText(path: label + "/" + $0, bytes: [UInt8](FileManager.default.contents(atPath: folder + "/" + $0)!))
-        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }
+            .sorted().map {
+                RuleSet.FileText(
+                    path: label + "/" + $0, bytes: [UInt8](FileManager.default.contents(atPath: folder + "/" + $0)!))
+            }
         #expect(!files.isEmpty)
         let expected = try String(contentsOfFile: folder + "/expected.txt", encoding: .utf8)
             .split(separator: "\n").filter { !$0.hasPrefix("#") }

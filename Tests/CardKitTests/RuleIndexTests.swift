@@ -20,9 +20,11 @@ import Testing
             }
             if n < 5 { patterns.append(IINPattern(prefix: String(3 + n))!) }  // "3"…"7", refined by the ranges
             let lengths = n % 3 == 0 ? [16, 19] : [16]
-            networks.append(CardNetwork(id: "net\(n)", name: "Net \(n)", logo: "N\(n)", patterns: patterns, lengths: lengths,
-                                        groups: [4, 4, 4, 4],
-                                        cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "gen/net\(n).json"))
+            networks.append(
+                CardNetwork(
+                    id: "net\(n)", name: "Net \(n)", logo: "N\(n)", patterns: patterns, lengths: lengths,
+                    groups: [4, 4, 4, 4],
+                    cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "gen/net\(n).json"))
         }
         return try! RuleSet(networks: networks)
     }()
@@ -39,12 +41,15 @@ import Testing
         var random = SeededRandom(seed: 7)
         // The plain scan is slow on 10,000 ranges in a debug build: fewer samples there.
         let samples = setName == "bundled" ? 3_000 : 400
-        var checked = 0, decided = 0, none = 0
+        var checked = 0
+        var decided = 0
+        var none = 0
         for _ in 0..<samples {
             // Prefixes of numbers that start where patterns are, and anywhere at all.
             var typed: [UInt8]
             if random.next() % 2 == 0, let network = set.networks.randomElement(using: &random),
-               let pattern = network.patterns.randomElement(using: &random) {
+                let pattern = network.patterns.randomElement(using: &random)
+            {
                 typed = pattern.low
             } else {
                 typed = [UInt8(random.next() % 10)]
@@ -61,7 +66,9 @@ import Testing
             if expected.candidates.isEmpty { none += 1 }
         }
         // Both kinds of answer came up often: a decided network, and no network at all.
-        #expect(checked == samples && decided > samples / 10 && none > samples / 20, "\(decided) decided, \(none) with no network")
+        #expect(
+            checked == samples && decided > samples / 10 && none > samples / 20,
+            "\(decided) decided, \(none) with no network")
     }
 
     /// Every pattern of a set as digit strings, for `expected(_:)`: the plain scan, with no
@@ -90,14 +97,18 @@ import Testing
         /// The detection and the ids of the networks still possible, in load order.
         func scan(_ typed: [UInt8]) -> (detection: Detection, candidates: [String]) {
             var best: (owner: Int, length: Int, index: Int, lengths: [Int])?
-            var owners = Set<Int>(), lengths = Set<Int>()
+            var owners = Set<Int>()
+            var lengths = Set<Int>()
             for pattern in patterns {
                 let n = min(typed.count, pattern.low.count)
                 let head = Array(typed.prefix(n))
                 guard !head.lexicographicallyPrecedes(pattern.low.prefix(n)),
-                      !pattern.high.prefix(n).lexicographicallyPrecedes(head) else { continue }
+                    !pattern.high.prefix(n).lexicographicallyPrecedes(head)
+                else { continue }
                 if typed.count >= pattern.low.count {
-                    if pattern.low.count > best?.length ?? 0 { best = (pattern.owner, pattern.low.count, pattern.index, pattern.lengths) }
+                    if pattern.low.count > best?.length ?? 0 {
+                        best = (pattern.owner, pattern.low.count, pattern.index, pattern.lengths)
+                    }
                 } else {
                     owners.insert(pattern.owner)
                     lengths.formUnion(pattern.lengths)
@@ -109,13 +120,17 @@ import Testing
             }
             let decided = best.flatMap { owners == [$0.owner] ? $0 : nil }
             // A co-badged deciding pattern's partners, as its entry's `with` lists them (those loaded).
-            let coBadged = decided.flatMap { best -> [CardNetwork]? in
-                let network = set.networks[best.owner]
-                return network.patternTerms.first { $0.pattern == best.index }?.coBadge.map { network.coBadges[$0].with.compactMap { set.network(id: $0) } }
-            } ?? []
-            let detection = Detection(network: decided.map { set.networks[$0.owner] }, hasCandidates: !owners.isEmpty,
-                                      maxLength: lengths.max() ?? 0, decidingLength: decided?.length ?? 0, lengths: LengthSet(lengths),
-                                      coBadged: coBadged)
+            let coBadged =
+                decided.flatMap { best -> [CardNetwork]? in
+                    let network = set.networks[best.owner]
+                    return network.patternTerms.first { $0.pattern == best.index }?.coBadge.map {
+                        network.coBadges[$0].with.compactMap { set.network(id: $0) }
+                    }
+                } ?? []
+            let detection = Detection(
+                network: decided.map { set.networks[$0.owner] }, hasCandidates: !owners.isEmpty,
+                maxLength: lengths.max() ?? 0, decidingLength: decided?.length ?? 0, lengths: LengthSet(lengths),
+                coBadged: coBadged)
             return (detection, owners.sorted().map { set.networks[$0].id })
         }
     }
@@ -134,7 +149,8 @@ import Testing
         var random = SeededRandom(seed: 99)
         // The plain scan is slow on 10,000 ranges in a debug build: fewer numbers there.
         let numbers = setName == "bundled" ? 200 : 40
-        var compared = 0, decided = 0
+        var compared = 0
+        var decided = 0
         for _ in 0..<numbers {
             var engine = EntryEngine(rules: set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
             let network = set.networks.randomElement(using: &random)!
@@ -155,15 +171,19 @@ import Testing
 
     @Test func networkHiddenByMoreSpecificPatternsIsAWarning() throws {
         func network(_ id: String, _ patterns: [IINPattern]) -> CardNetwork {
-            CardNetwork(id: id, name: id, logo: id, patterns: patterns, lengths: [16], groups: [4, 4, 4, 4],
-                        cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "\(id).json")
+            CardNetwork(
+                id: id, name: id, logo: id, patterns: patterns, lengths: [16], groups: [4, 4, 4, 4],
+                cvv: .init(name: "CVV", length: 3, side: "back"), luhn: true, file: "\(id).json")
         }
         let hidden = try RuleSet(networks: [
             network("shadow", [IINPattern(prefix: "65")!]),
             network("low", [IINPattern(low: "650", high: "654")!]),
             network("high", [IINPattern(low: "6550", high: "6599")!]),
         ])
-        #expect(hidden.warnings.map(\.description) == ["shadow.json:1:1: warning: network `shadow` can never be detected: more specific patterns of other networks cover all of its own"])
+        #expect(
+            hidden.warnings.map(\.description) == [
+                "shadow.json:1:1: warning: network `shadow` can never be detected: more specific patterns of other networks cover all of its own"
+            ])
         let gap = try RuleSet(networks: [
             network("partly", [IINPattern(prefix: "65")!]),
             network("low", [IINPattern(low: "650", high: "654")!]),
@@ -173,4 +193,3 @@ import Testing
         #expect(BundledRules.set.warnings.isEmpty)
     }
 }
-

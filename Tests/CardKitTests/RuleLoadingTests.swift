@@ -1,12 +1,17 @@
-@testable import CardKit
 import Testing
+
+@testable import CardKit
 
 /// Loading rule files into one rule set: the order of patterns, ties in big levels, one table
 /// of ids across folders, and what the reader makes of escapes.
 @Suite struct RuleLoadingTests {
     /// A prefix written with a JSON escape (`"3\u0039"`) is the prefix it spells.
     @Test func anEscapedPrefixIsThePrefixItSpells() throws {
-        let escaped = RuleSet.FileText(path: "escaped.json", bytes: Array(#"{"id": "escaped", "name": "E", "prefixes": ["3\u0039"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#.utf8))
+        let escaped = RuleSet.FileText(
+            path: "escaped.json",
+            bytes: Array(
+                #"{"id": "escaped", "name": "E", "prefixes": ["3\u0039"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
+                    .utf8))
         let set = try RuleSet.load(folders: [[escaped]])
         #expect(set.network(id: "escaped")?.patterns == [IINPattern(prefix: "39")!])
     }
@@ -27,13 +32,19 @@ import Testing
         var texts: [String] = []
         for n in 0..<3 {
             // Each network lists 400 eight-digit ranges; network 2 repeats two of network 0's.
-            var ranges = (0..<400).map { r in "[\"\(40_000_000 + (r * 3 + n) * 100)\", \"\(40_000_000 + (r * 3 + n) * 100 + 50)\"]" }
+            var ranges = (0..<400).map { r in
+                "[\"\(40_000_000 + (r * 3 + n) * 100)\", \"\(40_000_000 + (r * 3 + n) * 100 + 50)\"]"
+            }
             if n == 2 { ranges += ["[\"40000000\", \"40000010\"]", "[\"40030000\", \"40030010\"]"] }
-            texts.append("{\"id\": \"bank-\(n)\", \"name\": \"Bank \(n)\", \"ranges\": [\(ranges.joined(separator: ", "))], \"lengths\": [16], \"cvv\": {\"name\": \"CVV\", \"length\": 3}}")
+            texts.append(
+                "{\"id\": \"bank-\(n)\", \"name\": \"Bank \(n)\", \"ranges\": [\(ranges.joined(separator: ", "))], \"lengths\": [16], \"cvv\": {\"name\": \"CVV\", \"length\": 3}}"
+            )
         }
         let files = texts.indices.map { RuleSet.FileText(path: "bank-\($0).json", bytes: Array(texts[$0].utf8)) }
         /// The 1-based column of the first `needle` in a one-line ASCII text.
-        func column(_ needle: String, in text: String) -> Int { text.distance(from: text.startIndex, to: text.range(of: needle)!.lowerBound) + 1 }
+        func column(_ needle: String, in text: String) -> Int {
+            text.distance(from: text.startIndex, to: text.range(of: needle)!.lowerBound) + 1
+        }
         let expected = [
             "bank-2.json:1:\(column("[\"40000000\", \"40000010\"]", in: texts[2])): error: pattern 40000000-40000010 of `bank-2` ties with pattern 40000000-40000050 of `bank-0` (bank-0.json:1:\(column("[\"40000000\"", in: texts[0]))); make one of them more specific",
             "bank-2.json:1:\(column("[\"40030000\", \"40030010\"]", in: texts[2])): error: pattern 40030000-40030010 of `bank-2` ties with pattern 40030000-40030050 of `bank-0` (bank-0.json:1:\(column("[\"40030000\"", in: texts[0]))); make one of them more specific",
@@ -51,18 +62,30 @@ import Testing
     /// an id no earlier folder defines a warning.
     @Test func oneIDTableLoadsFoldersAsBefore() throws {
         func network(_ path: String, _ id: String, prefix: String) -> RuleSet.FileText {
-            RuleSet.FileText(path: path, bytes: Array(#"{"id": "\#(id)", "name": "N", "prefixes": ["\#(prefix)"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#.utf8))
+            RuleSet.FileText(
+                path: path,
+                bytes: Array(
+                    #"{"id": "\#(id)", "name": "N", "prefixes": ["\#(prefix)"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
+                        .utf8))
         }
         func disabling(_ path: String, _ id: String) -> RuleSet.FileText {
             RuleSet.FileText(path: path, bytes: Array(#"{"id": "\#(id)", "disabled": true}"#.utf8))
         }
-        let first = [network("1/a.json", "a", prefix: "11"), network("1/b.json", "b", prefix: "12"), network("1/c.json", "c", prefix: "13")]
-        let second = [disabling("2/b-off.json", "b"), network("2/c.json", "c", prefix: "14"), disabling("2/d-off.json", "d")]
+        let first = [
+            network("1/a.json", "a", prefix: "11"), network("1/b.json", "b", prefix: "12"),
+            network("1/c.json", "c", prefix: "13"),
+        ]
+        let second = [
+            disabling("2/b-off.json", "b"), network("2/c.json", "c", prefix: "14"), disabling("2/d-off.json", "d"),
+        ]
         let third = [network("3/b.json", "b", prefix: "16"), network("3/d.json", "d", prefix: "15")]
         let set = try RuleSet.load(folders: [first, second, third])
         #expect(set.networks.map(\.id) == ["a", "c", "b", "d"])
         #expect(set.networks.map(\.file) == ["1/a.json", "2/c.json", "3/b.json", "3/d.json"])
-        #expect(set.warnings.map(\.description) == ["2/d-off.json:1:8: warning: disables `d`, which no earlier rule folder defines"])
+        #expect(
+            set.warnings.map(\.description) == [
+                "2/d-off.json:1:8: warning: disables `d`, which no earlier rule folder defines"
+            ])
         // Named twice in one folder: after a disabling file, and after a stray one.
         let twice = second + [network("2/b.json", "b", prefix: "17"), network("2/d.json", "d", prefix: "18")]
         #expect {

@@ -9,9 +9,11 @@ import Testing
             #expect(text.contains("\"source\""), "\(file.path) has no source")
         }
         let ids = Set(BundledRules.set.networks.map(\.id))
-        for id in ["visa", "mastercard", "american-express", "discover", "jcb", "diners-club", "unionpay",
-                   "maestro", "mir", "elo", "hipercard", "hiper", "troy", "verve", "rupay", "naranja",
-                   "dankort", "uatp"] {
+        for id in [
+            "visa", "mastercard", "american-express", "discover", "jcb", "diners-club", "unionpay",
+            "maestro", "mir", "elo", "hipercard", "hiper", "troy", "verve", "rupay", "naranja",
+            "dankort", "uatp",
+        ] {
             #expect(ids.contains(id), "missing \(id)")
         }
         #expect(BundledRules.set.network(id: "unionpay")?.luhn == false)
@@ -20,7 +22,8 @@ import Testing
     /// One complete number per network: the most specific pattern decides.
     @Test(arguments: [
         ("4111111111111111", "visa"), ("4012888888881881", "visa"), ("5555555555554444", "mastercard"),
-        ("2223003122003222", "mastercard"), ("378282246310005", "american-express"), ("371449635398431", "american-express"),
+        ("2223003122003222", "mastercard"), ("378282246310005", "american-express"),
+        ("371449635398431", "american-express"),
         ("6011111111111117", "discover"), ("6445644564456445", "discover"), ("6500000000000002", "discover"),
         ("3530111333300000", "jcb"), ("36227206271667", "diners-club"), ("30569309025904", "diners-club"),
         ("6200000000000005", "unionpay"), ("8100000000000000", "unionpay"), ("6759649826438453", "maestro"),
@@ -44,7 +47,8 @@ import Testing
         ("", nil as String?, 59),  // the active bundled networks; retired ones are not matched
         ("3", nil, 6),  // american-express, china-t-union, diners-club, jcb, hipercard (384100), lankapay (357111)
         ("37", "american-express", 1),
-        ("4", nil, 10),  // visa, and elo's, maestro's (493698), visa-electron's, v-pay's (401325) 4xxxxx patterns, and the co-badged ones of bancontact, cartes-bancaires, dankort, eftpos and mada
+        // visa, and elo's, maestro's (493698), visa-electron's, v-pay's (401325) 4xxxxx patterns, and the co-badged ones of bancontact, cartes-bancaires, dankort, eftpos and mada
+        ("4", nil, 10),
         ("41", nil, 4),  // visa, visa-electron (417500), eftpos's and mada's co-badged 41xxxx
         ("4242", "visa", 1),
         ("5", nil, 0),
@@ -84,9 +88,12 @@ import Testing
     }
 
     @Test func laterFolderOverridesByID() throws {
-        let custom = RuleSet.FileText(path: "mine/visa.json", bytes: Array("""
-            {"id": "visa", "name": "Visa Test", "prefixes": ["4"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
-            """.utf8))
+        let custom = RuleSet.FileText(
+            path: "mine/visa.json",
+            bytes: Array(
+                """
+                {"id": "visa", "name": "Visa Test", "prefixes": ["4"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
+                """.utf8))
         let set = try RuleSet.load(folders: [BundledRules.files, [custom]])
         #expect(set.networks.count == BundledRules.set.networks.count)
         #expect(set.network(id: "visa")?.name == "Visa Test")
@@ -94,29 +101,41 @@ import Testing
     }
 
     @Test func aDisablingFileRemovesTheNetworkFromEarlierFolders() throws {
-        let disable = RuleSet.FileText(path: "mine/no-maestro.json", bytes: Array(#"{"id": "maestro", "disabled": true}"#.utf8))
+        let disable = RuleSet.FileText(
+            path: "mine/no-maestro.json", bytes: Array(#"{"id": "maestro", "disabled": true}"#.utf8))
         let set = try RuleSet.load(folders: [BundledRules.files, [disable]])
         #expect(set.network(id: "maestro") == nil)
         #expect(set.networks.count == BundledRules.set.networks.count - 1)
         #expect(set.detect(digits("6759649826438453")).network == nil, "a Maestro number no longer matches")
         // Disabling comes before a later definition: the later folder brings it back.
-        let again = RuleSet.FileText(path: "later/maestro.json", bytes: BundledRules.files.first { $0.path.hasSuffix("/maestro.json") }!.bytes)
-        #expect(try RuleSet.load(folders: [BundledRules.files, [disable], [again]]).network(id: "maestro")?.file == "later/maestro.json")
+        let again = RuleSet.FileText(
+            path: "later/maestro.json", bytes: BundledRules.files.first { $0.path.hasSuffix("/maestro.json") }!.bytes)
+        #expect(
+            try RuleSet.load(folders: [BundledRules.files, [disable], [again]]).network(id: "maestro")?.file
+                == "later/maestro.json")
         // Disabling a network no folder defines is worth a warning, not an error.
-        let stray = RuleSet.FileText(path: "mine/no-such.json", bytes: Array(#"{"id": "no-such", "disabled": true}"#.utf8))
-        #expect(try RuleSet.load(folders: [[stray]]).warnings.map(\.description)
+        let stray = RuleSet.FileText(
+            path: "mine/no-such.json", bytes: Array(#"{"id": "no-such", "disabled": true}"#.utf8))
+        #expect(
+            try RuleSet.load(folders: [[stray]]).warnings.map(\.description)
                 == ["mine/no-such.json:1:8: warning: disables `no-such`, which no earlier rule folder defines"])
     }
 
     @Test func tiesBetweenNetworksAreErrors() {
-        let file = RuleSet.FileText(path: "mine/copycat.json", bytes: Array("""
-            {"id": "copycat", "name": "Copycat", "prefixes": ["37"], "lengths": [15], "cvv": {"name": "CVV", "length": 3}}
-            """.utf8))
+        let file = RuleSet.FileText(
+            path: "mine/copycat.json",
+            bytes: Array(
+                """
+                {"id": "copycat", "name": "Copycat", "prefixes": ["37"], "lengths": [15], "cvv": {"name": "CVV", "length": 3}}
+                """.utf8))
         #expect(throws: RuleErrors.self) { try RuleSet.load(folders: [BundledRules.files, [file]]) }
         do {
             _ = try RuleSet.load(folders: [BundledRules.files, [file]])
         } catch {
-            #expect(error.description == "mine/copycat.json:1:51: error: pattern 37 of `copycat` ties with pattern 37 of `american-express` (rules/american-express.json:6:22); make one of them more specific")
+            #expect(
+                error.description
+                    == "mine/copycat.json:1:51: error: pattern 37 of `copycat` ties with pattern 37 of `american-express` (rules/american-express.json:6:22); make one of them more specific"
+            )
         }
     }
 }

@@ -37,7 +37,9 @@ import Testing
         #expect(numbers.count == network.patterns.count * 3)
         for (turn, number) in numbers.enumerated() {
             let index = turn % network.patterns.count
-            #expect(network.patterns[index].match(number) == .full, "\(CardNumber.string(number)) outside \(network.patterns[index])")
+            #expect(
+                network.patterns[index].match(number) == .full,
+                "\(CardNumber.string(number)) outside \(network.patterns[index])")
             #expect(network.patternLengths[index].contains(number.count))
             #expect(CardNumber.passesLuhn(number))
             #expect(Self.checksAs(number, id, in: set), "\(CardNumber.string(number))")
@@ -45,7 +47,8 @@ import Testing
         }
         // Over three rounds, Visa's 4026 shows 13, 16 and 19 digits.
         if id == "visa" {
-            let lengths = Set(numbers.enumerated().filter { $0.offset % network.patterns.count == 1 }.map(\.element.count))
+            let lengths = Set(
+                numbers.enumerated().filter { $0.offset % network.patterns.count == 1 }.map(\.element.count))
             #expect(lengths == [13, 16, 19])
         }
     }
@@ -78,25 +81,38 @@ import Testing
             {"id": "narrow", "name": "Narrow", "ranges": [["500", "509"], ["5100", "5198"]], "lengths": [16],
              "cvv": {"name": "CVV", "length": 3}}
             """
-        let set = try RuleSet.load(folders: [[RuleSet.FileText(path: "f/broad.json", bytes: Array(text.utf8)),
-                                              RuleSet.FileText(path: "f/narrow.json", bytes: Array(narrow.utf8))]])
-        #expect(set.unreachablePatterns().map(\.description) == [
-            "f/broad.json:1:47: warning: pattern 50 of `broad` can never decide a number: more specific patterns of other networks (or of its own with other lengths) cover it at every length it allows",
+        let set = try RuleSet.load(folders: [
+            [
+                RuleSet.FileText(path: "f/broad.json", bytes: Array(text.utf8)),
+                RuleSet.FileText(path: "f/narrow.json", bytes: Array(narrow.utf8)),
+            ]
         ])
+        #expect(
+            set.unreachablePatterns().map(\.description) == [
+                "f/broad.json:1:47: warning: pattern 50 of `broad` can never decide a number: more specific patterns of other networks (or of its own with other lengths) cover it at every length it allows"
+            ])
         let broad = try #require(set.network(id: "broad"))
         let numbers = set.sampleNumbers(of: broad, count: 20, seed: 5)
         #expect(numbers.count == 20)
         // Only 5199… is left of 51.
-        #expect(numbers.allSatisfy { CardNumber.string($0.prefix(4)) == "5199" }, "\(numbers.map { CardNumber.string($0) })")
+        #expect(
+            numbers.allSatisfy { CardNumber.string($0.prefix(4)) == "5199" }, "\(numbers.map { CardNumber.string($0) })"
+        )
         #expect(numbers.allSatisfy { set.detect($0).network?.id == "broad" })
     }
 
     /// A network whose every pattern is covered: no numbers, and only the load-time warning.
     @Test func aHiddenNetworkYieldsNothing() throws {
-        let hidden = #"{"id": "hidden", "name": "Hidden", "prefixes": ["5"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
-        let cover = #"{"id": "cover", "name": "Cover", "ranges": [["50", "59"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
-        let set = try RuleSet.load(folders: [[RuleSet.FileText(path: "cover.json", bytes: Array(cover.utf8)),
-                                              RuleSet.FileText(path: "hidden.json", bytes: Array(hidden.utf8))]])
+        let hidden =
+            #"{"id": "hidden", "name": "Hidden", "prefixes": ["5"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
+        let cover =
+            #"{"id": "cover", "name": "Cover", "ranges": [["50", "59"]], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}"#
+        let set = try RuleSet.load(folders: [
+            [
+                RuleSet.FileText(path: "cover.json", bytes: Array(cover.utf8)),
+                RuleSet.FileText(path: "hidden.json", bytes: Array(hidden.utf8)),
+            ]
+        ])
         #expect(set.sampleNumbers(of: try #require(set.network(id: "hidden")), count: 5, seed: 1).isEmpty)
         #expect(set.unreachablePatterns().isEmpty)
         #expect(set.warnings.count == 1)

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct SessionScriptTests {
     @Test func directivesKeysAndExpectations() throws {
-        let script = try SessionScript.parse("""
+        let script = try SessionScript.parse(
+            """
             # a comment
 
             @today 2026-11
@@ -26,25 +27,45 @@ import Testing
             """)
         #expect(script.today == YearMonth(year: 2026, month: 11))
         #expect(script.ruleFolders == ["../rules"])
-        #expect(script.steps.first == .init(line: 5, kind: .keys(Key.typing("3782") + [
-            .backspace, .enter, .character("\t"), .historyPrevious, .historyNext, .clearLine, .cancel,
-            .endOfInput, .character("<"), .character(" "), .enter, .backspace])))
-        #expect(script.steps.dropFirst().map(\.kind) == [
-            .expect(.field(.cvv)), .expect(.text("a \"quoted\" \\ text")), .expect(.network(nil)), .expect(.network("visa")),
-            .expect(.refused(2)), .expect(.message("expires 12/30")), .expect(.accepted(network: nil, lastFour: nil)),
-            .expect(.accepted(network: "visa", lastFour: nil)), .expect(.accepted(network: "visa", lastFour: "1111")),
-            .expect(.accepted(network: nil, lastFour: "1111")), .expect(.failed([.expiry, .cvv])), .expect(.cards(0)),
-            .expect(.logo("AMEX")), .today(YearMonth(year: 2031, month: 1)),
-        ])
+        #expect(
+            script.steps.first
+                == .init(
+                    line: 5,
+                    kind: .keys(
+                        Key.typing("3782") + [
+                            .backspace, .enter, .character("\t"), .historyPrevious, .historyNext, .clearLine, .cancel,
+                            .endOfInput, .character("<"), .character(" "), .enter, .backspace,
+                        ])))
+        #expect(
+            script.steps.dropFirst().map(\.kind) == [
+                .expect(.field(.cvv)), .expect(.text("a \"quoted\" \\ text")), .expect(.network(nil)),
+                .expect(.network("visa")),
+                .expect(.refused(2)), .expect(.message("expires 12/30")),
+                .expect(.accepted(network: nil, lastFour: nil)),
+                .expect(.accepted(network: "visa", lastFour: nil)),
+                .expect(.accepted(network: "visa", lastFour: "1111")),
+                .expect(.accepted(network: nil, lastFour: "1111")), .expect(.failed([.expiry, .cvv])),
+                .expect(.cards(0)),
+                .expect(.logo("AMEX")), .today(YearMonth(year: 2031, month: 1)),
+            ])
         #expect(script.steps.last?.line == 19)
     }
 
     @Test(arguments: [
         ("@today 2026-13", 1, "@today takes a date as YYYY-MM, like 2026-11; got '2026-13'"),
         ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ''"),
-        ("# c\n@expcet field number", 2, "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"),
-        ("@color on", 1, "unknown directive `@color` (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"),
-        ("\n\n4111<Escape>", 3, "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"),
+        (
+            "# c\n@expcet field number", 2,
+            "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"
+        ),
+        (
+            "@color on", 1,
+            "unknown directive `@color` (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"
+        ),
+        (
+            "\n\n4111<Escape>", 3,
+            "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"
+        ),
         ("41<BS", 1, "unterminated key name after '<'; write <lt> for a literal '<'"),
         ("@expect text \"4111", 1, "unterminated quote"),
         ("@expect text 4111", 1, "expected a double-quoted string, like \"12/30\""),
@@ -61,9 +82,11 @@ import Testing
         ("@networks visa\n\n@networks amex", 3, "@networks is given twice (line 1)"),
     ])
     func malformedLinesNameTheirLine(text: String, line: Int, message: String) {
-        #expect(performing: { try SessionScript.parse(text) }, throws: { error in
-            (error as? SessionScript.SyntaxError).map { $0.line == line && $0.message == message } ?? false
-        })
+        #expect(
+            performing: { try SessionScript.parse(text) },
+            throws: { error in
+                (error as? SessionScript.SyntaxError).map { $0.line == line && $0.message == message } ?? false
+            })
     }
 
     @Test(arguments: [
@@ -74,10 +97,12 @@ import Testing
         ("@color on", 1, 1),
     ])
     func errorsNameTheirColumn(text: String, line: Int, column: Int) throws {
-        #expect(performing: { try SessionScript.parse(text) }, throws: { error in
-            guard let error = error as? SessionScript.SyntaxError else { return false }
-            return error.line == line && error.column == column
-        })
+        #expect(
+            performing: { try SessionScript.parse(text) },
+            throws: { error in
+                guard let error = error as? SessionScript.SyntaxError else { return false }
+                return error.line == line && error.column == column
+            })
     }
 
     @Test func aByteOrderMarkIsNotAKeystroke() throws {
@@ -103,9 +128,11 @@ import Testing
     }
 
     @Test func replayUsesTheAcceptedNetworks() throws {
-        let script = try SessionScript.parse("36\n@expect refused 1\n@expect message \"Diners Club is not accepted here\"")
+        let script = try SessionScript.parse(
+            "36\n@expect refused 1\n@expect message \"Diners Club is not accepted here\"")
         let accepted = try AcceptedNetworks.parse("visa,amex", in: BundledRules.set)
-        let run = Replay.run(script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11), accepted: accepted)
+        let run = Replay.run(
+            script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11), accepted: accepted)
         #expect(run.passed, "\(run.failures)")
         // Without the restriction the same script fails: 36 is a Diners Club prefix.
         #expect(!Replay.run(script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11)).passed)
@@ -124,7 +151,8 @@ import Testing
     }
 
     @Test func failedExpectationsNameTheirLineAndMaskTheNumber() throws {
-        let result = try replay("""
+        let result = try replay(
+            """
             4111111111111
             @expect field expiry
             @expect text "4111 1111 1111 1111"
@@ -151,22 +179,25 @@ import Testing
     }
 
     @Test func refusalAndMessageCountsStartAgainAtTheNextKeys() throws {
-        let result = try replay("0\n@expect refused 1\n@expect message \"starts with 0\"\n4\n@expect refused 0\n@expect message \"starts with 0\"")
+        let result = try replay(
+            "0\n@expect refused 1\n@expect message \"starts with 0\"\n4\n@expect refused 0\n@expect message \"starts with 0\""
+        )
         #expect(result.failures.map(\.line) == [6])
     }
 
     @Test func transcriptShowsTheFieldLinesAndMessagesMasked() throws {
         let result = try replay("378282246310005 1230 1234<Enter>")
-        #expect(result.transcript == [
-            "Card number (#### ###### #####): 3782 82•••• •0005  [AMEX 15/15]",
-            "Type the expiry date as MM/YY, as printed on the card.",
-            "Expiry (MM/YY): 12/30  [AMEX 4/4]",
-            "✓ American Express •••• 0005, expires 12/30",
-            "Type the 4-digit CID on the front of the card; Enter submits.",
-            "CID (####): ••••  [CID 4/4]",
-            "✓ Success! American Express •••• 0005, expires 12/30",
-            "Card number (#### #### #### ####):   [CARD 0]",
-        ])
+        #expect(
+            result.transcript == [
+                "Card number (#### ###### #####): 3782 82•••• •0005  [AMEX 15/15]",
+                "Type the expiry date as MM/YY, as printed on the card.",
+                "Expiry (MM/YY): 12/30  [AMEX 4/4]",
+                "✓ American Express •••• 0005, expires 12/30",
+                "Type the 4-digit CID on the front of the card; Enter submits.",
+                "CID (####): ••••  [CID 4/4]",
+                "✓ Success! American Express •••• 0005, expires 12/30",
+                "Card number (#### #### #### ####):   [CARD 0]",
+            ])
     }
 
     @Test func todayAfterKeysMovesTimeOn() throws {
@@ -183,7 +214,9 @@ import Testing
         parser.keepingKeys = keeping
         var steps: [SessionScript.Step] = []
         for line in Array(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            let step = try Array(line).withUnsafeBufferPointer { bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }
+            let step = try Array(line).withUnsafeBufferPointer { bytes throws(SessionScript.SyntaxError) in
+                try parser.next(bytes: bytes)
+            }
             if let step { steps.append(step) }
         }
         var script = parser.header
@@ -192,7 +225,8 @@ import Testing
     }
 
     @Test func bytesGiveTheSameScriptAsText() throws {
-        let text = "\u{FEFF}@today 2026-11\r\n@networks visa\n# comment\n \t \n4111 1111\t1111 1111\r\n12/30 é<BS>\n@expect field expiry\n"
+        let text =
+            "\u{FEFF}@today 2026-11\r\n@networks visa\n# comment\n \t \n4111 1111\t1111 1111\r\n12/30 é<BS>\n@expect field expiry\n"
             + "@today 2027-01\n:cards<Enter>\n\u{01}x<lt>\n@expect message \"x\"\nlast line"
         let whole = try SessionScript.parse(text)
         #expect(try parsedByLines(text) == whole)
@@ -203,7 +237,8 @@ import Testing
 
     @Test(arguments: ["4111\n@rules x\n", "4111 <Bogus>\n", "@today soon\n", "12\n@expect nothing\n"])
     func bytesGiveTheSameErrors(text: String) {
-        var wholeError: SessionScript.SyntaxError?, lineError: SessionScript.SyntaxError?
+        var wholeError: SessionScript.SyntaxError?
+        var lineError: SessionScript.SyntaxError?
         do { _ = try SessionScript.parse(text) } catch { wholeError = error }
         do { _ = try parsedByLines(text) } catch { lineError = error }
         #expect(wholeError != nil)

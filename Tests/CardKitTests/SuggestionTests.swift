@@ -7,7 +7,7 @@ import Testing
     @Test(arguments: [
         ("chek", ["enter", "replay", "rules", "check"], "check"),
         ("lst", ["list", "show", "test", "lint", "sample"], "list"),
-        ("vias", ["visa", "jcb"], "visa"),          // two letters swapped: one edit
+        ("vias", ["visa", "jcb"], "visa"),  // two letters swapped: one edit
         ("mastercad", ["visa", "mastercard"], "mastercard"),
         ("lenghts", ["lengths", "name"], "lengths"),
     ])
@@ -47,8 +47,11 @@ import Testing
 
 /// Tables fitted to a width: `rules list` and `:rules` (issue 26 item 7).
 @Suite struct TextTableTests {
-    let rows = [["ID", "NAME", "FILE"], ["american-express", "American Express International", "/a/long/folder/american-express.json"],
-                ["visa", "Visa", "visa.json"]]
+    let rows = [
+        ["ID", "NAME", "FILE"],
+        ["american-express", "American Express International", "/a/long/folder/american-express.json"],
+        ["visa", "Visa", "visa.json"],
+    ]
 
     @Test func aTableThatFitsIsAlignedAndUncut() {
         let lines = TextTable(rows: rows, shrinking: [1, 2]).lines(fitting: 200)
@@ -76,13 +79,17 @@ import Testing
     func theRulesCommandFitsTheTerminal(columns: Int) throws {
         var engine = BundledRules.engine()
         if columns == 60 {
-            engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(iso: "2026-11")!),
-                                 acceptedNetworks: try AcceptedNetworks.parse("visa,mastercard,amex", in: BundledRules.set))
+            engine = EntryEngine(
+                rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(iso: "2026-11")!),
+                acceptedNetworks: try AcceptedNetworks.parse("visa,mastercard,amex", in: BundledRules.set))
         }
         engine.columns = columns
-        let lines = engine.handle(Key.typing(":rules") + [.enter]).last!.messages.filter { $0.kind == .info }.map(\.text)
+        let lines = engine.handle(Key.typing(":rules") + [.enter]).last!.messages.filter { $0.kind == .info }.map(
+            \.text)
         // (80 at most on a wider terminal, as every message line.)
-        #expect(lines.allSatisfy { $0.unicodeScalars.count < min(columns, 80) }, "\(lines.filter { $0.unicodeScalars.count >= min(columns, 80) })")
+        #expect(
+            lines.allSatisfy { $0.unicodeScalars.count < min(columns, 80) },
+            "\(lines.filter { $0.unicodeScalars.count >= min(columns, 80) })")
         let rows = lines.filter { line in BundledRules.set.networks.contains { line.hasPrefix($0.id + " ") } }
         #expect(rows.count == BundledRules.set.networks.count)
         #expect(rows.contains { $0.hasPrefix("nps-pridnestrovie ") })

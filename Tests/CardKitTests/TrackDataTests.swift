@@ -9,7 +9,9 @@ import Testing
 
     static func read(_ text: String) -> Result<TrackData, TrackData.Problem> { TrackData.read(Array(text.utf8)) }
 
-    @Test(arguments: [track1 + track2, track1, track2, track1 + track2 + ";0123456789?", track2 + "+12345?", track2 + " \r\n"])
+    @Test(arguments: [
+        track1 + track2, track1, track2, track1 + track2 + ";0123456789?", track2 + "+12345?", track2 + " \r\n",
+    ])
     func readsEitherTrackOrBoth(text: String) throws {
         let swipe = try Self.read(text).get()
         #expect(swipe.numberDigits == digits("4111111111111111"))
@@ -19,10 +21,11 @@ import Testing
         #expect(swipe.holderName == (text.hasPrefix("%") ? "ADA LOVELACE" : nil))
     }
 
-    @Test(arguments: [
-        ("LOVELACE/ADA", "ADA LOVELACE"), ("  LOVELACE /ADA  KING ", "ADA KING LOVELACE"), ("SMITH/", "SMITH"),
-        ("CARDHOLDER", "CARDHOLDER"), (" /", nil), ("", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("LOVELACE/ADA", "ADA LOVELACE"), ("  LOVELACE /ADA  KING ", "ADA KING LOVELACE"), ("SMITH/", "SMITH"),
+            ("CARDHOLDER", "CARDHOLDER"), (" /", nil), ("", nil),
+        ] as [(String, String?)])
     func namesGivenNameFirstAndTrimmed(field: String, name: String?) throws {
         let swipe = try Self.read("%B4111111111111111^\(field)^3012201?").get()
         #expect(swipe.holderName == name)
@@ -81,20 +84,29 @@ import Testing
     @Test func pastedTrackDataIsOneSwipeNeverTyped() {
         let keys = TerminalKey(.paste(Self.track1 + Self.track2 + "\r\n")).entryKeys
         #expect(keys.count == 1)
-        guard case .swipe(let swipe?) = keys.first else { Issue.record("not a swipe: \(keys)"); return }
+        guard case .swipe(let swipe?) = keys.first else {
+            Issue.record("not a swipe: \(keys)")
+            return
+        }
         #expect(swipe.numberDigits == digits("4111111111111111"))
         #expect(TerminalKey(.paste(";4111")).entryKeys == [.swipe(nil)])
         #expect(TerminalKey(.paste("4111")).entryKeys == Key.typing("4111"), "other pastes are typed")
     }
 
     @Test func aSwipeStepInASessionScript() throws {
-        let script = try SessionScript.parse("@today 2026-11\n@swipe \(Self.track2)\n123<Enter>\n@expect entry swipe chip\n@swipe ;4111\n@expect refused 1\n")
+        let script = try SessionScript.parse(
+            "@today 2026-11\n@swipe \(Self.track2)\n123<Enter>\n@expect entry swipe chip\n@swipe ;4111\n@expect refused 1\n"
+        )
         #expect(script.steps.first?.kind == .keys([.swipe(try Self.read(Self.track2).get())]))
         let replay = Replay.run(script, rules: BundledRules.set, today: YearMonth(year: 2026, month: 11))
         #expect(replay.passed, "\(replay.failures)")
         #expect(replay.cards.count == 1)
         #expect(!replay.transcript.joined().contains("4111111111111111"))
-        #expect(throws: SessionScript.SyntaxError(line: 1, message: "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both")) {
+        #expect(
+            throws: SessionScript.SyntaxError(
+                line: 1,
+                message: "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both")
+        ) {
             try SessionScript.parse("@swipe   ")
         }
         #expect(throws: SessionScript.SyntaxError.self) { try SessionScript.parse("@expect entry tapped") }
@@ -217,8 +229,9 @@ import Testing
     /// never glued to it (a piped swipe, then `123 Bob Smith`); Enter keeps it, Backspace edits it.
     @Test func aTypedNameReplacesTheSwipedOne() {
         func swiped() -> EntryEngine {
-            var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
-                                     form: EntryForm(asksName: true))
+            var engine = EntryEngine(
+                rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+                form: EntryForm(asksName: true))
             #expect(engine.handle(Self.swipe(Self.track1)).refusal == nil)
             engine.type("123 ")
             #expect(engine.field == .name)
@@ -238,8 +251,9 @@ import Testing
 
     @Test func aSwipeOfANetworkNotAcceptedSaysSo() throws {
         let accepted = try AcceptedNetworks.parse("mastercard", in: BundledRules.set)
-        var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
-                                 acceptedNetworks: accepted)
+        var engine = EntryEngine(
+            rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+            acceptedNetworks: accepted)
         let refusal = engine.handle(Self.swipe(Self.track2)).refusal
         #expect(refusal?.contains("Visa") == true, "\(refusal ?? "")")
         #expect(engine.cardIsEmpty)

@@ -9,7 +9,10 @@ import Testing
 /// cards among them), with and without accepted networks, and with the name and postal-code
 /// fields asked.
 @Suite struct TranscriptRendererTests {
-    @Test(arguments: [(UInt64(1), nil), (2, "visa"), (3, "dankort,mastercard"), (4, "eftpos"), (5, "visa,maestro,unionpay")] as [(UInt64, String?)])
+    @Test(
+        arguments: [
+            (UInt64(1), nil), (2, "visa"), (3, "dankort,mastercard"), (4, "eftpos"), (5, "visa,maestro,unionpay"),
+        ] as [(UInt64, String?)])
     func theEnginesLineIsTheViewsLine(seed: UInt64, accepting list: String?) throws {
         let rules = BundledRules.set
         var random = SeededRandom(seed: seed)
@@ -19,16 +22,21 @@ import Testing
             samples += rules.sampleNumbers(of: network, count: 3, seed: seed)
         }
         // Co-badged numbers (a Dankort in Visa's range, say) typed as often as all the rest.
-        let coBadgedSamples = rules.networks.filter(\.hasCoBadges).flatMap { rules.sampleNumbers(of: $0, count: 40, seed: seed) }
-            .filter { number in
-                let detection = rules.detect(number)
-                return detection.isCoBadged && (accepted.map { detection.networks.contains(where: $0.accepts) } ?? true)
-            }
+        let coBadgedSamples = rules.networks.filter(\.hasCoBadges).flatMap {
+            rules.sampleNumbers(of: $0, count: 40, seed: seed)
+        }
+        .filter { number in
+            let detection = rules.detect(number)
+            return detection.isCoBadged && (accepted.map { detection.networks.contains(where: $0.accepts) } ?? true)
+        }
         for _ in 0..<(samples.count / max(coBadgedSamples.count, 1)) { samples += coBadgedSamples }
-        let form = EntryForm(asksName: seed % 2 == 0, postalCode: seed % 2 == 1 ? PostalCodeFormats.bundled.format(for: "GB") : nil)
-        var engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
-                                 acceptedNetworks: accepted, form: form)
-        var compared = 0, coBadged = 0
+        let form = EntryForm(
+            asksName: seed % 2 == 0, postalCode: seed % 2 == 1 ? PostalCodeFormats.bundled.format(for: "GB") : nil)
+        var engine = EntryEngine(
+            rules: rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
+            acceptedNetworks: accepted, form: form)
+        var compared = 0
+        var coBadged = 0
         var fieldsSeen = Set<String>()
         var sample = samples[0]
         for _ in 0..<3_000 {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Accessible mode (issue 25, item 1): `--accessible` or `ACCESSIBLE`. Each field is asked on a
@@ -16,11 +16,16 @@ import Glibc
 
     /// cardline in accessible mode on a pty whose terminal has colour (xterm-256color,
     /// COLORTERM), so that anything but plain text would show; stdout is a pipe (`pipes`).
-    func start(_ arguments: [String], pipes: [Int32] = [1], environment: [String: String] = [:],
-               accessibleFlag: Bool = true) throws -> PseudoTerminal {
-        let env = home.environment.merging(["TERM": "xterm-256color", "COLORTERM": "truecolor"]) { $1 }.merging(environment) { $1 }
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + (accessibleFlag ? ["--accessible"] : []) + arguments,
-                                   environment: env, pipes: pipes)
+    func start(
+        _ arguments: [String], pipes: [Int32] = [1], environment: [String: String] = [:],
+        accessibleFlag: Bool = true
+    ) throws -> PseudoTerminal {
+        let env = home.environment.merging(["TERM": "xterm-256color", "COLORTERM": "truecolor"]) { $1 }.merging(
+            environment
+        ) { $1 }
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-history"] + (accessibleFlag ? ["--accessible"] : []) + arguments,
+            environment: env, pipes: pipes)
         t.waitForRawMode()
         return t
     }
@@ -46,7 +51,8 @@ import Glibc
     /// colour, modes), no carriage return but the one before each line feed, and no backspace.
     static func expectPlainText(_ raw: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
         let text = String(decoding: raw, as: UTF8.self)
-        #expect(!text.contains("\u{1B}"), "an escape sequence: \(text.debugDescription)", sourceLocation: sourceLocation)
+        #expect(
+            !text.contains("\u{1B}"), "an escape sequence: \(text.debugDescription)", sourceLocation: sourceLocation)
         #expect(!raw.contains(0x08), "a backspace", sourceLocation: sourceLocation)
         let overwriting = raw.indices.filter { raw[$0] == 0x0D && ($0 + 1 == raw.count || raw[$0 + 1] != 0x0A) }
         #expect(overwriting.isEmpty, "a carriage return not followed by a line feed", sourceLocation: sourceLocation)
@@ -69,17 +75,19 @@ import Glibc
         t.send(Self.code + "\r")
         try expectDelivered(t)
         let raw = String(decoding: t.raw, as: UTF8.self)
-        #expect(raw.contains("Card number: " + Self.number + "\r\n"), "the number echoed as typed, on its question's line")
+        #expect(
+            raw.contains("Card number: " + Self.number + "\r\n"), "the number echoed as typed, on its question's line")
         #expect(!raw.contains(Self.code), "the code is never echoed")
-        #expect(Self.lines(t) == [
-            "Each question is answered with Enter; type :help for the commands.",
-            "Card number: 4111111111111111",
-            "Visa card number, 16 digits, ending in 1111.",
-            "Expiry date, month and year as MM/YY: 12/30",
-            "Visa •••• 1111, expires 12/30.",
-            "CVV, 3 digits, not shown as you type:",
-            "Success! Visa •••• 1111, expires 12/30.",
-        ])
+        #expect(
+            Self.lines(t) == [
+                "Each question is answered with Enter; type :help for the commands.",
+                "Card number: 4111111111111111",
+                "Visa card number, 16 digits, ending in 1111.",
+                "Expiry date, month and year as MM/YY: 12/30",
+                "Visa •••• 1111, expires 12/30.",
+                "CVV, 3 digits, not shown as you type:",
+                "Success! Visa •••• 1111, expires 12/30.",
+            ])
     }
 
     /// Accessible mode speaks the prompt's language (issue 25): its questions and sentences come
@@ -88,7 +96,10 @@ import Glibc
         let t = try start(["--print", "--once", "--locale", "fr"])
         #expect(t.expect("Numéro de carte : "))
         t.send("4111111111111112\r")
-        #expect(t.expect("Ce numéro a 16 chiffres, comme un numéro de carte Visa, mais le dernier chiffre ne correspond pas aux autres ; vérifiez-le."))
+        #expect(
+            t.expect(
+                "Ce numéro a 16 chiffres, comme un numéro de carte Visa, mais le dernier chiffre ne correspond pas aux autres ; vérifiez-le."
+            ))
         t.send(Self.number + "\r")
         #expect(t.expect("Numéro de carte Visa, 16 chiffres, se terminant par 1111."))
         #expect(t.expect("Date d'expiration, mois et année en MM/AA : "))
@@ -122,7 +133,8 @@ import Glibc
         t.send("Ada Lovelace\r")
         #expect(t.expect("Postal code, like K1A 0B1: "))
         t.send("K1A\r")
-        #expect(t.expect("Cannot accept this card: postal code — a Canada postal code looks like K1A 0B1; this is K1A."))
+        #expect(
+            t.expect("Cannot accept this card: postal code — a Canada postal code looks like K1A 0B1; this is K1A."))
         #expect(t.expect("Postal code, like K1A 0B1: "))
         t.send("k1a 0b1\r")
         try expectDelivered(t)
@@ -205,7 +217,10 @@ import Glibc
         #expect(t.expect("Card number: "))
         // A whole number whose check digit fails.
         t.send("4111111111111112\r")
-        #expect(t.expect("That number has 16 digits, as a Visa card number does, but the last digit doesn't match the others; please check it."))
+        #expect(
+            t.expect(
+                "That number has 16 digits, as a Visa card number does, but the last digit doesn't match the others; please check it."
+            ))
         #expect(t.expect("Card number: "))
         // Too short for its network.
         t.send("411111111111\r")
@@ -230,8 +245,10 @@ import Glibc
         try expectDelivered(t)
         // Each sentence is a line of its own.
         let lines = Self.lines(t)
-        for sentence in ["Only digits go in the card number, not 'x'.", "01/20 is in the past; type a four-digit year as MM/YYYY.",
-                         "Cannot accept this card: CVV — the CVV has 3 digits; this has 2."] {
+        for sentence in [
+            "Only digits go in the card number, not 'x'.", "01/20 is in the past; type a four-digit year as MM/YYYY.",
+            "Cannot accept this card: CVV — the CVV has 3 digits; this has 2.",
+        ] {
             #expect(lines.contains(sentence), "\(lines)")
         }
         #expect(!String(decoding: t.raw, as: UTF8.self).contains("98\r\n"), "no part of a code echoed")
@@ -333,9 +350,11 @@ import Glibc
     /// Accessible mode leaves no copy of the number in the process's memory once an entry has
     /// ended (accepted, cancelled halfway through a line, refused and asked again): the answer
     /// being typed is overwritten as the engine's fields are (`CardMemoryTests`' scan).
-    @Test(.enabled(if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"),
-          .disabled(if: testingUnderASan, "AddressSanitizer keeps its own free(): freed memory is not wiped"),
-          arguments: ["accepted", "cancelled", "refused"])
+    @Test(
+        .enabled(
+            if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"),
+        .disabled(if: testingUnderASan, "AddressSanitizer keeps its own free(): freed memory is not wiped"),
+        arguments: ["accepted", "cancelled", "refused"])
     func noCopyOfTheNumberOnceTheEntryHasEnded(_ ending: String) throws {
         let scan = CardMemoryTests()
         let number = CardMemoryTests.number

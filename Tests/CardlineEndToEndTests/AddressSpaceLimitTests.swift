@@ -13,18 +13,23 @@ import Testing
     func run(_ arguments: [String], kib: Int) throws -> (status: Int32, errors: String) {
         let card = home.path + "/card.txt"
         try "4111111111111111 12/30 987\n".write(toFile: card, atomically: true, encoding: .utf8)
-        let run = try runPiped(["-c", "ulimit -v \(kib); \"$0\" \"$@\" < \"$CARD\"; echo \"exit $?\" >&2", cardlineBinary] + arguments,
-                               input: "", environment: home.environment.merging(["CARD": card]) { $1 }, timeout: 30,
-                               executable: "/bin/sh")
+        let run = try runPiped(
+            ["-c", "ulimit -v \(kib); \"$0\" \"$@\" < \"$CARD\"; echo \"exit $?\" >&2", cardlineBinary] + arguments,
+            input: "", environment: home.environment.merging(["CARD": card]) { $1 }, timeout: 30,
+            executable: "/bin/sh")
         var lines = run.errors.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         let status = lines.popLast().flatMap { $0.hasPrefix("exit ") ? Int32($0.dropFirst(5)) : nil } ?? -1
         return (status, lines.map { $0 + "\n" }.joined())
     }
 
-    static let commands = [["--today", "2026-11", "--no-history", "--print", "--once"], ["check", "--today", "2026-11"], ["rules", "list"]]
+    static let commands = [
+        ["--today", "2026-11", "--no-history", "--print", "--once"], ["check", "--today", "2026-11"],
+        ["rules", "list"],
+    ]
 
-    @Test(.disabled(if: testingUnderASan, "ASan's shadow memory needs terabytes of address space"),
-          arguments: [32, 34, 36, 38, 40, 48, 56])
+    @Test(
+        .disabled(if: testingUnderASan, "ASan's shadow memory needs terabytes of address space"),
+        arguments: [32, 34, 36, 38, 40, 48, 56])
     func aSmallLimitEndsWithAMessage(mebibytes: Int) throws {
         for arguments in Self.commands {
             let run = try run(arguments, kib: mebibytes << 10)
@@ -34,12 +39,14 @@ import Testing
                 // (Near the loader's own floor the Swift runtime may first say, before cardline
                 // runs, that it could not set up its crash reporter: no card data, and no reporter.)
                 let runtimeNotice = "swift runtime: crash handler installation failed; disabling backtracing.\n"
-                let errors = run.errors.hasPrefix(runtimeNotice) ? String(run.errors.dropFirst(runtimeNotice.count)) : run.errors
-                #expect(errors == """
-                    cardline: error: the address-space limit (ulimit -v) is \(mebibytes) MiB; cardline needs 64 MiB or more
-                    cardline: hint: raise it, as with `ulimit -v 65536`
+                let errors =
+                    run.errors.hasPrefix(runtimeNotice) ? String(run.errors.dropFirst(runtimeNotice.count)) : run.errors
+                #expect(
+                    errors == """
+                        cardline: error: the address-space limit (ulimit -v) is \(mebibytes) MiB; cardline needs 64 MiB or more
+                        cardline: hint: raise it, as with `ulimit -v 65536`
 
-                    """, "\(arguments)")
+                        """, "\(arguments)")
             case 127:
                 // The dynamic loader could not map the libraries: cardline never ran.
                 #expect(run.errors.contains("error while loading shared libraries"), "\(arguments): \(run.errors)")
@@ -49,7 +56,8 @@ import Testing
         }
     }
 
-    @Test(.disabled(if: testingUnderASan, "ASan's shadow memory needs terabytes of address space"), arguments: [64, 96])
+    @Test(
+        .disabled(if: testingUnderASan, "ASan's shadow memory needs terabytes of address space"), arguments: [64, 96])
     func fromSixtyFourMebibytesEveryCommandWorks(mebibytes: Int) throws {
         for arguments in Self.commands {
             let run = try run(arguments, kib: mebibytes << 10)

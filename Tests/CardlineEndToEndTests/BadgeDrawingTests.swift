@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension PseudoTerminal {
@@ -35,8 +35,9 @@ extension PseudoTerminal {
     func start(_ terminal: [String: String?], _ arguments: [String] = [], columns: Int = 100) throws -> PseudoTerminal {
         var environment = home.environment
         for (name, value) in terminal { environment[name] = value }
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + arguments,
-                                   environment: environment, columns: columns)
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-history"] + arguments,
+            environment: environment, columns: columns)
         t.waitForRawMode()
         t.expect("Card number")
         return t
@@ -49,8 +50,10 @@ extension PseudoTerminal {
 
     /// Sends `keys`, waits until the live line ends with `field` and shows `badge`, then has
     /// Ctrl-L draw it afresh: both must be the same, cell by cell.
-    func checkAgainstRedraw(_ t: PseudoTerminal, keys: String, field: String, badge: String,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+    func checkAgainstRedraw(
+        _ t: PseudoTerminal, keys: String, field: String, badge: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         t.send(keys)
         let built = t.waitForScreen("\(field) and \(badge)") { screen in
             let line = screen.cursorLine
@@ -64,13 +67,16 @@ extension PseudoTerminal {
         let home = Array("\u{1B}[H".utf8)
         let redrawn = t.waitForScreen("the redraw of \(field)") { screen in
             let tail = Array(t.rawSince(mark))
-            guard let clear = (0...max(0, tail.count - home.count)).last(where: { tail[$0...].starts(with: home) }) else { return false }
+            guard let clear = (0...max(0, tail.count - home.count)).last(where: { tail[$0...].starts(with: home) })
+            else { return false }
             return PseudoTerminal.plain(Array(tail[clear...])).contains(badge)
                 && screen.cursorLine.contains(": " + field + " ") && screen.cursorLine.hasSuffix(badge)
         }
         guard let redrawn else { return }
-        #expect(Self.row(built) == Self.row(redrawn), "built key by key:\n\(built.cursorLine)\nredrawn:\n\(redrawn.cursorLine)",
-                sourceLocation: sourceLocation)
+        #expect(
+            Self.row(built) == Self.row(redrawn),
+            "built key by key:\n\(built.cursorLine)\nredrawn:\n\(redrawn.cursorLine)",
+            sourceLocation: sourceLocation)
     }
 
     /// The digit that widens the counter (`9/16` to `10/16`) keeps the layout when the row has
@@ -130,13 +136,13 @@ extension PseudoTerminal {
         let rules = home.path + "/regroup-rules"
         try FileManager.default.createDirectory(atPath: rules, withIntermediateDirectories: true)
         try """
-            {"id": "test-wide", "name": "Test Wide", "logo": "WIDE", "prefixes": ["70"], "lengths": [16], "groups": [4, 4, 4, 4], "luhn": false, "cvv": {"name": "CVV", "length": 3}}
+        {"id": "test-wide", "name": "Test Wide", "logo": "WIDE", "prefixes": ["70"], "lengths": [16], "groups": [4, 4, 4, 4], "luhn": false, "cvv": {"name": "CVV", "length": 3}}
 
-            """.write(toFile: rules + "/wide.json", atomically: false, encoding: .utf8)
+        """.write(toFile: rules + "/wide.json", atomically: false, encoding: .utf8)
         try """
-            {"id": "test-narrow", "name": "Test Narrow", "logo": "NARROW", "prefixes": ["701234567"], "lengths": [15], "groups": [4, 6, 5], "luhn": false, "cvv": {"name": "CVV", "length": 3}}
+        {"id": "test-narrow", "name": "Test Narrow", "logo": "NARROW", "prefixes": ["701234567"], "lengths": [15], "groups": [4, 6, 5], "luhn": false, "cvv": {"name": "CVV", "length": 3}}
 
-            """.write(toFile: rules + "/narrow.json", atomically: false, encoding: .utf8)
+        """.write(toFile: rules + "/narrow.json", atomically: false, encoding: .utf8)
         return rules
     }
 
@@ -153,22 +159,29 @@ extension PseudoTerminal {
         func type(_ keys: String, field: String, badge: String) throws -> (written: Int, changed: Int) {
             let before = t.screen
             t.send(keys)
-            let after = try #require(t.waitForScreen("\(field) and \(badge)") { screen in
-                let line = screen.cursorLine
-                guard let range = line.range(of: ": " + field + " "), line.hasSuffix(badge) else { return false }
-                return screen.column == line.distance(from: line.startIndex, to: range.upperBound) - 1
-            })
+            let after = try #require(
+                t.waitForScreen("\(field) and \(badge)") { screen in
+                    let line = screen.cursorLine
+                    guard let range = line.range(of: ": " + field + " "), line.hasSuffix(badge) else { return false }
+                    return screen.column == line.distance(from: line.startIndex, to: range.upperBound) - 1
+                })
             let changed = zip(before.cells.joined(), after.cells.joined()).filter { $0 != $1 }.count
             return (after.written - before.written, changed)
         }
         _ = try type("70123456", field: "7012 3456", badge: "CARD 8")
         let regrouped = try type("7", field: "7012 34567", badge: "NARROW 9/15")
         #expect(regrouped.changed > 20, "the hint, the spaces and the badge change")
-        #expect(regrouped.written == regrouped.changed, "the regrouping key: \(regrouped.written) cells written, \(regrouped.changed) changed")
+        #expect(
+            regrouped.written == regrouped.changed,
+            "the regrouping key: \(regrouped.written) cells written, \(regrouped.changed) changed")
         let erased = try type("\u{7F}", field: "7012 3456", badge: "CARD 8")
-        #expect(erased.written <= erased.changed, "a backspace that regroups back: \(erased.written) written, \(erased.changed) changed")
+        #expect(
+            erased.written <= erased.changed,
+            "a backspace that regroups back: \(erased.written) written, \(erased.changed) changed")
         let backspace = try type("\u{7F}", field: "7012 345", badge: "CARD 7")
-        #expect(backspace.written <= backspace.changed, "a backspace: \(backspace.written) written, \(backspace.changed) changed")
+        #expect(
+            backspace.written <= backspace.changed,
+            "a backspace: \(backspace.written) written, \(backspace.changed) changed")
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
     }
@@ -188,6 +201,8 @@ extension PseudoTerminal {
             #expect(text.range(of: "\u{1B}\\[[0-9]*G", options: .regularExpression) == nil, "a column address written")
         }
         // Only the first keys (before a network is known) and Ctrl-U may draw the badge whole.
-        #expect(t.text.components(separatedBy: "VISA").count - 1 == 1, "the VISA badge drawn whole more than once: \(t.text.debugDescription)")
+        #expect(
+            t.text.components(separatedBy: "VISA").count - 1 == 1,
+            "the VISA badge drawn whole more than once: \(t.text.debugDescription)")
     }
 }

@@ -13,7 +13,8 @@ import Testing
     /// The most digits in one run, where digits separated by one space, dash, dot or slash
     /// count as one run: "4111 1111-1111.1111" is one run of 16.
     static func longestDigitRun(_ text: String) -> Int {
-        var longest = 0, current = 0
+        var longest = 0
+        var current = 0
         var gap = 0
         for scalar in text.unicodeScalars {
             if scalar.properties.numericType == .decimal && scalar.isASCII {
@@ -41,15 +42,19 @@ import Testing
     /// inside command lines of several shapes.
     static func lines(count: Int) -> [String] {
         var random = SeededRandom(seed: 0xCA4D_DA7A)
-        let numbers = ["4111111111111111", "378282246310005", "5555555555554444", "6011111111111117",
-                       "3530111333300000", "4012888888881881", "6200000000000005", "4111111111111111110"]
+        let numbers = [
+            "4111111111111111", "378282246310005", "5555555555554444", "6011111111111117",
+            "3530111333300000", "4012888888881881", "6200000000000005", "4111111111111111110",
+        ]
         let separators = ["", " ", "-", ".", "/"]
         let shapes = [":%", ":use %", ":remove %", ":cards %", ":%  12/30 123", ": %", ":help %", ":q%"]
         return (0..<count).map { _ in
             let number = numbers[Int(random.next() % UInt64(numbers.count))]
             var written = ""
             for (index, digit) in number.enumerated() {
-                if index > 0 && random.next() % 4 == 0 { written += separators[Int(random.next() % UInt64(separators.count))] }
+                if index > 0 && random.next() % 4 == 0 {
+                    written += separators[Int(random.next() % UInt64(separators.count))]
+                }
                 written.append(digit)
             }
             let shape = shapes[Int(random.next() % UInt64(shapes.count))]
@@ -66,14 +71,17 @@ import Testing
 
     @Test func pipedPromptAndHistoryNeverHoldAWholeNumber() throws {
         let lines = Self.lines(count: 300)
-        let run = try runPiped(["--today", "2026-11"], input: lines.joined(separator: "\n") + "\n:cards\n:quit\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11"], input: lines.joined(separator: "\n") + "\n:cards\n:quit\n",
+            environment: home.environment)
         #expect(run.errors.contains("unknown command") || run.output.contains("unknown command"), "the lines were read")
         #expect(Self.longestDigitRun(withoutHome(run.output)) < 12, "stdout")
         #expect(Self.longestDigitRun(withoutHome(run.errors)) < 12, "stderr")
         let files = home.files()
         #expect(files.contains { $0.path.hasSuffix("history") }, "a history file was kept (the :cards line)")
         for file in files {
-            #expect(Self.longestDigitRun(withoutHome(String(decoding: file.contents, as: UTF8.self))) < 12, "\(file.path)")
+            #expect(
+                Self.longestDigitRun(withoutHome(String(decoding: file.contents, as: UTF8.self))) < 12, "\(file.path)")
         }
     }
 
@@ -83,7 +91,8 @@ import Testing
         let body = Self.lines(count: 300).map { $0 + "<Enter>" }.joined(separator: "\n")
         // The expectation fails on purpose: the failure quotes every message shown since the
         // start, in both formats.
-        try ("@today 2026-11\n" + body + "\n@expect message \"never shown\"\n").write(toFile: script, atomically: true, encoding: .utf8)
+        try ("@today 2026-11\n" + body + "\n@expect message \"never shown\"\n").write(
+            toFile: script, atomically: true, encoding: .utf8)
         let run = try runPiped(["replay"] + options + [script], input: "", environment: home.environment)
         #expect(run.status == 1)
         #expect(run.output.components(separatedBy: "unknown command").count > 50, "the messages were printed")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// After an entry ends — accepted, cancelled, emptied, or its card removed from the tray — no
@@ -16,8 +16,9 @@ import Glibc
 /// skipped (and says so) rather than passing on memory it could not read. Under
 /// AddressSanitizer (`make test-asan`) freed memory is the sanitizer's, which cardline does not
 /// wipe (its `free` is left out of such a build), so the test is skipped there too.
-@Suite(.enabled(if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"),
-       .disabled(if: testingUnderASan, "AddressSanitizer keeps its own free(): freed memory is not wiped"))
+@Suite(
+    .enabled(if: geteuid() == 0, "reading the prompt's memory (/proc/PID/mem of a non-dumpable process) needs root"),
+    .disabled(if: testingUnderASan, "AddressSanitizer keeps its own free(): freed memory is not wiped"))
 struct CardMemoryTests {
     let home = TemporaryHome()
 
@@ -36,18 +37,26 @@ struct CardMemoryTests {
     /// without its space (as the engine keeps them).
     static let needles: [(name: String, bytes: [UInt8])] = {
         let grouped = "4973 6825 1940 3570"
-        func wide(_ text: String) -> [UInt8] { text.unicodeScalars.flatMap { withUnsafeBytes(of: $0.value.littleEndian, Array.init) } }
-        func utf16(_ text: String) -> [UInt8] { text.utf16.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) } }
-        let holderTexts = [("name", holderName), ("name in upper case", holderName.uppercased()), ("surname", "Quixote"),
-                           ("surname in upper case", "QUIXOTE"), ("postal code", postalCode), ("postal characters", "H3Z2Y7")]
+        func wide(_ text: String) -> [UInt8] {
+            text.unicodeScalars.flatMap { withUnsafeBytes(of: $0.value.littleEndian, Array.init) }
+        }
+        func utf16(_ text: String) -> [UInt8] {
+            text.utf16.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }
+        }
+        let holderTexts = [
+            ("name", holderName), ("name in upper case", holderName.uppercased()), ("surname", "Quixote"),
+            ("surname in upper case", "QUIXOTE"), ("postal code", postalCode), ("postal characters", "H3Z2Y7"),
+        ]
         let holderNeedles = holderTexts.flatMap { (name, text) in
             [(name, Array(text.utf8)), (name + " as UTF-16", utf16(text)), (name + " as wchar_t", wide(text))]
         }
-        return [("digits", Array(number.utf8)), ("grouped", Array(grouped.utf8)),
-                ("digits as wchar_t", wide(number)), ("grouped as wchar_t", wide(grouped)),
-                ("digit values", number.dropLast().utf8.map { $0 - 48 }),
-                ("middle digits", Array("251940".utf8)), ("grouped middle", Array("25 1940".utf8)),
-                ("middle as wchar_t", wide("251940")), ("grouped middle as wchar_t", wide("25 1940"))] + holderNeedles
+        return [
+            ("digits", Array(number.utf8)), ("grouped", Array(grouped.utf8)),
+            ("digits as wchar_t", wide(number)), ("grouped as wchar_t", wide(grouped)),
+            ("digit values", number.dropLast().utf8.map { $0 - 48 }),
+            ("middle digits", Array("251940".utf8)), ("grouped middle", Array("25 1940".utf8)),
+            ("middle as wchar_t", wide("251940")), ("grouped middle as wchar_t", wide("25 1940")),
+        ] + holderNeedles
     }()
 
     /// A cardholder's name and a Canadian postal code of letters that turn up nowhere by chance.
@@ -57,8 +66,9 @@ struct CardMemoryTests {
     /// prompt, exit 130); else the plain prompt, where Ctrl-C cancels the card and the prompt
     /// goes on.
     func start(delivering: Bool = false, _ extra: [String] = []) throws -> PseudoTerminal {
-        let terminal = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color"] + (delivering ? ["--print-fd", "3"] : []) + extra,
-                                          environment: home.environment, pipes: delivering ? [3] : [])
+        let terminal = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-color"] + (delivering ? ["--print-fd", "3"] : []) + extra,
+            environment: home.environment, pipes: delivering ? [3] : [])
         terminal.waitForRawMode()
         terminal.expect("Card number (#### #### #### ####): ")
         return terminal
@@ -67,14 +77,17 @@ struct CardMemoryTests {
     /// Waits until the prompt shows an empty number field (`emptyNumber`: the ordinary
     /// prompt's, unless said) and is blocked reading the terminal (its system call is the wait
     /// for a key): it is done with whatever came before.
-    func waitUntilIdle(_ t: PseudoTerminal, emptyNumber: (ScreenModel) -> Bool = { screen in
-        screen.lines.contains { $0.hasPrefix("Card number (#### #### #### ####): ") && $0.contains("CARD 0") }
-    }) {
+    func waitUntilIdle(
+        _ t: PseudoTerminal,
+        emptyNumber: (ScreenModel) -> Bool = { screen in
+            screen.lines.contains { $0.hasPrefix("Card number (#### #### #### ####): ") && $0.contains("CARD 0") }
+        }
+    ) {
         t.waitForScreen("the number field, empty", emptyNumber)
         #if arch(x86_64)
-        let waits = ["271 ", "7 "]  // ppoll, poll
+            let waits = ["271 ", "7 "]  // ppoll, poll
         #else
-        let waits = ["73 "]  // ppoll (aarch64)
+            let waits = ["73 "]  // ppoll (aarch64)
         #endif
         var syscall = ""
         let idle = t.waitForStatusLine("the prompt waiting for a key") { _ in
@@ -125,7 +138,9 @@ struct CardMemoryTests {
             guard let base = hay.baseAddress, needle.count <= hay.count else { return nil }
             var at = 0
             while at + needle.count <= hay.count {
-                guard let hit = memchr(base + at, Int32(needle[0]), hay.count - needle.count + 1 - at) else { return nil }
+                guard let hit = memchr(base + at, Int32(needle[0]), hay.count - needle.count + 1 - at) else {
+                    return nil
+                }
                 let index = base.distance(to: UnsafeRawPointer(hit))
                 if needle.withUnsafeBytes({ memcmp(hit, $0.baseAddress!, needle.count) }) == 0 { return index }
                 at = index + 1
@@ -158,8 +173,9 @@ struct CardMemoryTests {
 
     /// How an entry ends: the keys, and the text the screen shows once they have been handled.
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
-        case accepted, cancelled, emptiedWithCtrlU, backspacedAway, removedFromTheTray, pastedThenCancelled, redrawnThenCancelled,
-             redrawnThenEmptied, swiped, swipedThenCancelled, swipeCutShort
+        case accepted, cancelled, emptiedWithCtrlU, backspacedAway, removedFromTheTray, pastedThenCancelled,
+            redrawnThenCancelled,
+            redrawnThenEmptied, swiped, swipedThenCancelled, swipeCutShort
         var testDescription: String { rawValue }
 
         /// Key presses, each sent once the screen shows the text beside it (a badge, which
@@ -170,20 +186,30 @@ struct CardMemoryTests {
             switch self {
             case .accepted: return [(CardMemoryTests.number + "1230" + "123\r", "Success!")]
             case .cancelled: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{03}", "Card cancelled.")]
-            case .emptiedWithCtrlU: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{15}", "CARD 0"), (":cards\r", "no cards yet")]
+            case .emptiedWithCtrlU:
+                return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{15}", "CARD 0"), (":cards\r", "no cards yet")]
             case .backspacedAway:
-                return [(CardMemoryTests.partial, "VISA 15/16"), (String(repeating: "\u{7F}", count: 15), "CARD 0"), (":cards\r", "no cards yet")]
+                return [
+                    (CardMemoryTests.partial, "VISA 15/16"), (String(repeating: "\u{7F}", count: 15), "CARD 0"),
+                    (":cards\r", "no cards yet"),
+                ]
             case .removedFromTheTray:
                 return [(CardMemoryTests.number + "1230" + "123\r", "Success!"), (":remove 1\r", "removed Visa")]
             case .pastedThenCancelled: return [(bracketed, "VISA 15/16"), ("\u{03}", "Card cancelled.")]
-            case .redrawnThenCancelled: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{03}", "Card cancelled.")]
+            case .redrawnThenCancelled:
+                return [
+                    (CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{03}", "Card cancelled."),
+                ]
             // Ctrl-L writes the whole line at once; what follows writes little (no message).
-            case .redrawnThenEmptied: return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{15}", "CARD 0")]
+            case .redrawnThenEmptied:
+                return [(CardMemoryTests.partial, "VISA 15/16"), ("\u{0C}", "VISA 15/16"), ("\u{15}", "CARD 0")]
             // A card swiped through a keyboard-wedge reader (issue 24): the track bytes are
             // collected apart from the keys, read, and wiped.
             case .swiped: return [(CardMemoryTests.tracks + "\r", "Type the 3-digit CVV"), ("123\r", "Success!")]
-            case .swipedThenCancelled: return [(CardMemoryTests.tracks + "\r", "Type the 3-digit CVV"), ("\u{03}", "Card cancelled.")]
-            case .swipeCutShort: return [("%B\(CardMemoryTests.number)^LOVELACE/ADA^3012201\r", "couldn't read the swipe")]
+            case .swipedThenCancelled:
+                return [(CardMemoryTests.tracks + "\r", "Type the 3-digit CVV"), ("\u{03}", "Card cancelled.")]
+            case .swipeCutShort:
+                return [("%B\(CardMemoryTests.number)^LOVELACE/ADA^3012201\r", "couldn't read the swipe")]
             }
         }
     }
@@ -194,7 +220,11 @@ struct CardMemoryTests {
         let t = try start(delivering: delivers)
         for step in ending.steps {
             t.send(step.keys)
-            if step.then == "VISA 15/16" && step.keys != "\u{0C}" { t.expectBadge(step.then) } else { t.expect(step.then) }
+            if step.then == "VISA 15/16" && step.keys != "\u{0C}" {
+                t.expectBadge(step.then)
+            } else {
+                t.expect(step.then)
+            }
         }
         if delivers { t.waitForPiped(3, containing: Self.number) }
         waitUntilIdle(t)
@@ -231,22 +261,37 @@ struct CardMemoryTests {
 
         /// The prompt delivers the card (`--print-fd 3`); else Ctrl-C cancels it.
         var delivers: Bool { self == .delivered || self == .swipedWithAName }
-        var arguments: [String] { self == .swipedWithAName || self == .cancelledInTheName ? ["--name"] : ["--name", "--postal-code", "CA"] }
+        var arguments: [String] {
+            self == .swipedWithAName || self == .cancelledInTheName ? ["--name"] : ["--name", "--postal-code", "CA"]
+        }
 
         /// Key presses, each sent once the output (or, for a name or code typed, the line on
         /// screen) shows the text beside it.
         var steps: [(keys: String, then: String)] {
-            let card = CardMemoryTests.number + "1230" + "123\r", name = CardMemoryTests.holderName, code = CardMemoryTests.postalCode
+            let card = CardMemoryTests.number + "1230" + "123\r"
+            let name = CardMemoryTests.holderName
+            let code = CardMemoryTests.postalCode
             switch self {
             case .delivered:
-                return [(card, "Name (as on the card): "), (name + "\r", "Postal code (K1A 0B1): "), (code + "\r", "Success!")]
-            case .cancelledInTheName: return [(card, "Name (as on the card): "), (name, name), ("\u{03}", "Card cancelled.")]
+                return [
+                    (card, "Name (as on the card): "), (name + "\r", "Postal code (K1A 0B1): "),
+                    (code + "\r", "Success!"),
+                ]
+            case .cancelledInTheName:
+                return [(card, "Name (as on the card): "), (name, name), ("\u{03}", "Card cancelled.")]
             case .cancelledInThePostalCode:
-                return [(card, "Name (as on the card): "), (name + "\r", "Postal code (K1A 0B1): "), (code, code), ("\u{03}", "Card cancelled.")]
+                return [
+                    (card, "Name (as on the card): "), (name + "\r", "Postal code (K1A 0B1): "), (code, code),
+                    ("\u{03}", "Card cancelled."),
+                ]
             case .swipedWithAName:
                 // Track 1's name field, `SURNAME/GIVEN`: the name field filled with `ZEBULON QUIXOTE`.
-                let tracks = "%B\(CardMemoryTests.number)^QUIXOTE/ZEBULON^3012201000000000000?;\(CardMemoryTests.number)=30122010000000000?"
-                return [(tracks + "\r", "Type the 3-digit CVV"), ("123\r", "Name (as on the card): "), ("", name.uppercased()), ("\r", "Success!")]
+                let tracks =
+                    "%B\(CardMemoryTests.number)^QUIXOTE/ZEBULON^3012201000000000000?;\(CardMemoryTests.number)=30122010000000000?"
+                return [
+                    (tracks + "\r", "Type the 3-digit CVV"), ("123\r", "Name (as on the card): "),
+                    ("", name.uppercased()), ("\r", "Success!"),
+                ]
             }
         }
     }
@@ -256,7 +301,8 @@ struct CardMemoryTests {
         let t = try start(delivering: ending.delivers, ending.arguments)
         for step in ending.steps {
             t.send(step.keys)
-            if step.then == Self.holderName || step.then == Self.postalCode || step.then == Self.holderName.uppercased() {
+            if step.then == Self.holderName || step.then == Self.postalCode || step.then == Self.holderName.uppercased()
+            {
                 #expect(t.waitForScreen("\(step.then) typed") { $0.cursorLine.contains(step.then) } != nil)
             } else {
                 t.expect(step.then)

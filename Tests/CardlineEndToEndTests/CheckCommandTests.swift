@@ -4,16 +4,20 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the binary with stdin fed by `feed` (called with the pipe's write end), stdout and
 /// stderr discarded; returns its exit status and its own peak memory (from wait4).
-func runMeasuringMemory(_ arguments: [String], environment: [String: String], feed: (Int32) -> Void) throws -> (status: Int32, peakKiB: Int) {
+func runMeasuringMemory(_ arguments: [String], environment: [String: String], feed: (Int32) -> Void) throws -> (
+    status: Int32, peakKiB: Int
+) {
     // A process group of its own, like every cardline a test starts.
-    let child = try SpawnedProcess([cardlineBinary] + arguments, environment: SpawnedProcess.environment(environment),
-                                   descriptors: [(0, .pipe), (1, .null), (2, .null)])
-    let input = child.pipes[0]!, pid = child.pid
+    let child = try SpawnedProcess(
+        [cardlineBinary] + arguments, environment: SpawnedProcess.environment(environment),
+        descriptors: [(0, .pipe), (1, .null), (2, .null)])
+    let input = child.pipes[0]!
+    let pid = child.pid
     feed(input)
     // The child's own high-water mark, read while it still waits for the end of its input.
     // (Not wait4's ru_maxrss: posix_spawn's child runs in the test process's memory until it
@@ -26,7 +30,9 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
 @Suite struct CheckCommandTests {
     let home = TemporaryHome()
 
-    func check(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
+    func check(_ arguments: [String], input: String = "") throws -> (
+        status: Int32, output: String, errors: String, timedOut: Bool
+    ) {
         try runPiped(["check", "--today", "2026-11"] + arguments, input: input, environment: home.environment)
     }
 
@@ -36,10 +42,18 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
     @Test func largeInputsKeepInputOrderAndLineNumbers() throws {
         var input = ""
         var expectedLines: [Int] = []
-        let numbers = ["4111111111111111", "4111 1111 1111 1112", "378282246310005,12/30,1234", "5555-5555-5555-4444,01/2020"]
+        let numbers = [
+            "4111111111111111", "4111 1111 1111 1112", "378282246310005,12/30,1234", "5555-5555-5555-4444,01/2020",
+        ]
         for line in 1...40_000 {
-            if line % 97 == 0 { input += "# comment \(line)\n"; continue }
-            if line % 89 == 0 { input += "\n"; continue }
+            if line % 97 == 0 {
+                input += "# comment \(line)\n"
+                continue
+            }
+            if line % 89 == 0 {
+                input += "\n"
+                continue
+            }
             input += numbers[line % numbers.count] + "\n"
             expectedLines.append(line)
         }
@@ -49,11 +63,15 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
             let run = try check(arguments, input: arguments == ["-"] ? input : "")
             #expect(run.status == 1)
             let lines = run.output.split(separator: "\n")
-            let numbered = lines.compactMap { $0.split(separator: ",").first?.split(separator: ":").last.flatMap { Int($0) } }
+            let numbered = lines.compactMap {
+                $0.split(separator: ",").first?.split(separator: ":").last.flatMap { Int($0) }
+            }
             #expect(numbered == expectedLines)
             #expect(lines.allSatisfy { $0.hasPrefix("{\"line\":") && $0.hasSuffix("]}") })
             let valid = expectedLines.filter { $0 % numbers.count != 1 && $0 % numbers.count != 3 }.count
-            #expect(run.errors == "\(expectedLines.count) records, \(valid) valid, \(expectedLines.count - valid) invalid\n")
+            #expect(
+                run.errors == "\(expectedLines.count) records, \(valid) valid, \(expectedLines.count - valid) invalid\n"
+            )
         }
     }
 
@@ -73,16 +91,24 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
             switch random.next() % 40 {
             case 0: lines.append("# a comment")
             case 1: lines.append("")
-            case 2: lines.append(#"{"number": "4111111111111111", "expiry": {"month": 12, "year": 2030}, "cvv": "123"}"#)
+            case 2:
+                lines.append(#"{"number": "4111111111111111", "expiry": {"month": 12, "year": 2030}, "cvv": "123"}"#)
             case 3: lines.append(#"{"number": 4111}"#)
             default:
-                let digits = random.next() % 2 == 0
+                let digits =
+                    random.next() % 2 == 0
                     ? samples[Int(random.next() % UInt64(samples.count))].map { String($0) }
                     : (0..<Int(random.next() % 26)).map { _ in digit() }
                 let separator = ["", " ", "-"][Int(random.next() % 3)]
-                var record = stride(from: 0, to: digits.count, by: 4).map { digits[$0..<min($0 + 4, digits.count)].joined() }.joined(separator: separator)
+                var record = stride(from: 0, to: digits.count, by: 4).map {
+                    digits[$0..<min($0 + 4, digits.count)].joined()
+                }.joined(separator: separator)
                 if random.next() % 25 == 0 { record += "x" }
-                if random.next() % 2 == 0 { record += ",\(random.next() % 2)\(digit())/" + (random.next() % 2 == 0 ? "\(digit())\(digit())" : "20\(digit())\(digit())") }
+                if random.next() % 2 == 0 {
+                    record +=
+                        ",\(random.next() % 2)\(digit())/"
+                        + (random.next() % 2 == 0 ? "\(digit())\(digit())" : "20\(digit())\(digit())")
+                }
                 if random.next() % 3 == 0 { record += "," + (0..<Int(random.next() % 6)).map { _ in digit() }.joined() }
                 lines.append(record)
             }
@@ -181,7 +207,9 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
             environment["ASAN_OPTIONS"] = (environment["ASAN_OPTIONS"].map { $0 + ":" } ?? "") + "quarantine_size_mb=0"
         }
         let limitKiB = testingUnderASan ? 64_000 : 40_000
-        let run = try runMeasuringMemory(["check", "--today", "2026-11", "--format", "summary"], environment: environment) { fd in
+        let run = try runMeasuringMemory(
+            ["check", "--today", "2026-11", "--format", "summary"], environment: environment
+        ) { fd in
             for _ in 0..<blocks {
                 var offset = 0
                 while offset < block.count {
@@ -202,7 +230,9 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         let file = home.path + "/ok.txt"
         try "4111111111111111\n".write(toFile: file, atomically: true, encoding: .utf8)
         for format in ["json", "text"] {
-            let run = try runWritingTo(.file("/dev/full"), ["check", "--today", "2026-11", "--format", format, file], environment: home.environment)
+            let run = try runWritingTo(
+                .file("/dev/full"), ["check", "--today", "2026-11", "--format", format, file],
+                environment: home.environment)
             #expect(run.status == 74)
             #expect(run.errors == "cardline: error: cannot write to standard output: No space left on device\n")
         }
@@ -215,11 +245,11 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         let file = home.path + "/ok.txt"
         try "4111111111111111\n".write(toFile: file, atomically: true, encoding: .utf8)
         for arguments in [[file], ["-"]] {
-            let run = try runWritingTo(.closedPipe, ["check", "--today", "2026-11"] + arguments,
-                                       input: arguments == ["-"] ? "/dev/urandom" : "/dev/null", environment: home.environment)
+            let run = try runWritingTo(
+                .closedPipe, ["check", "--today", "2026-11"] + arguments,
+                input: arguments == ["-"] ? "/dev/urandom" : "/dev/null", environment: home.environment)
             #expect(run.status == 74, "\(arguments)")
             #expect(run.errors.isEmpty, "\(run.errors)")
         }
     }
 }
-

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cardline check` leaves no copy of a record's number behind once it has checked it: not in
@@ -21,9 +21,12 @@ extension CardMemoryTests {
     /// carried from one block to the next (the carry must be wiped once moved).
     static func checkRecords(chunks: Int) -> [UInt8] {
         let chunk = 64 * 1024
-        let forms = ["4973 6825 1940 3570 12/30 123", "4973-6825-1940-3570,12/2030,123",
-                     #"{"number":"4973682519403570","expiry":"12/30","cvv":"123"}"#, "\(number),12/30,123"]
-        let straddling = Array("\(number),12/3".utf8), rest = Array("0,123\n".utf8)
+        let forms = [
+            "4973 6825 1940 3570 12/30 123", "4973-6825-1940-3570,12/2030,123",
+            #"{"number":"4973682519403570","expiry":"12/30","cvv":"123"}"#, "\(number),12/30,123",
+        ]
+        let straddling = Array("\(number),12/3".utf8)
+        let rest = Array("0,123\n".utf8)
         var records: [UInt8] = []
         for index in 0..<chunks {
             if index == 2 { records += rest }
@@ -35,7 +38,9 @@ extension CardMemoryTests {
             }
             records += Array("\(number),12/30,123\n".utf8)
             let tail = index == 1 ? straddling : []
-            records += [UInt8(ascii: "#")] + [UInt8](repeating: UInt8(ascii: "x"), count: end - records.count - 2 - tail.count) + [UInt8(ascii: "\n")]
+            records +=
+                [UInt8(ascii: "#")] + [UInt8](repeating: UInt8(ascii: "x"), count: end - records.count - 2 - tail.count)
+                + [UInt8(ascii: "\n")]
             records += tail
         }
         precondition(chunks >= 3 && records.count == chunks * chunk)
@@ -46,17 +51,19 @@ extension CardMemoryTests {
     /// (none running or runnable), one of them in read(2).
     static func waitsForInput(_ pid: pid_t) -> Bool {
         #if arch(x86_64)
-        let read = "0 "
+            let read = "0 "
         #else
-        let read = "63 "
+            let read = "63 "
         #endif
-        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !threads.isEmpty else { return false }
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !threads.isEmpty
+        else { return false }
         var reading = false
         for thread in threads {
             let folder = "/proc/\(pid)/task/\(thread)"
             guard let stat = try? String(contentsOfFile: folder + "/stat", encoding: .utf8),
-                  let syscall = try? String(contentsOfFile: folder + "/syscall", encoding: .utf8),
-                  let closing = stat.lastIndex(of: ")") else { return false }
+                let syscall = try? String(contentsOfFile: folder + "/syscall", encoding: .utf8),
+                let closing = stat.lastIndex(of: ")")
+            else { return false }
             // The state is the field after the command's closing parenthesis.
             guard stat[stat.index(closing, offsetBy: 2)] == "S", !syscall.hasPrefix("running") else { return false }
             if syscall.hasPrefix(read) { reading = true }
@@ -71,9 +78,11 @@ extension CardMemoryTests {
         let fifo = home.path + "/records"
         #expect(mkfifo(fifo, 0o600) == 0)
         let arguments = ["check", "--today", "2026-11", fifo]
-        let t = oneCore
-            ? try PseudoTerminal(arguments: ["-c", "0", cardlineBinary] + arguments, environment: home.environment,
-                                 binary: "/usr/bin/taskset", pipes: [1])
+        let t =
+            oneCore
+            ? try PseudoTerminal(
+                arguments: ["-c", "0", cardlineBinary] + arguments, environment: home.environment,
+                binary: "/usr/bin/taskset", pipes: [1])
             : try PseudoTerminal(arguments: arguments, environment: home.environment, pipes: [1])
         // Read and write: the open does not wait for cardline's, and the writes below do not
         // block (cardline's output is read between them).
@@ -104,15 +113,20 @@ extension CardMemoryTests {
         // A record half sent is in the block being read: the scan finds it there.
         sent = 0
         #expect(send(Array("\(Self.number),12/3".utf8)))
-        #expect(t.until("check waiting for the rest of a record") {
-            Self.waitsForInput(t.pid) && copies(in: t.pid).contains { $0.hasPrefix("digits at") }
-        }, "the record being read is seen")
+        #expect(
+            t.until("check waiting for the rest of a record") {
+                Self.waitsForInput(t.pid) && copies(in: t.pid).contains { $0.hasPrefix("digits at") }
+            }, "the record being read is seen")
         close(writer)
         writer = -1
         let status = t.waitForExit()
         #expect(status == 1)  // (the last record's expiry, cut short)
         let lines = t.pipedText(1).split(separator: "\n")
-        #expect(lines.count == records.count(where: { $0 == UInt8(ascii: "\n") }) - 4 + 1)  // every record but the 4 comments, and the last
-        #expect(lines.dropLast().allSatisfy { $0.contains(#""number":"497368******3570""#) && $0.hasSuffix(#""errors":[]}"#) })
+        // every record but the 4 comments, and the last
+        #expect(lines.count == records.count(where: { $0 == UInt8(ascii: "\n") }) - 4 + 1)
+        #expect(
+            lines.dropLast().allSatisfy {
+                $0.contains(#""number":"497368******3570""#) && $0.hasSuffix(#""errors":[]}"#)
+            })
     }
 }

@@ -7,7 +7,9 @@ import Testing
 @Suite struct CheckRecordFormatTests {
     let home = TemporaryHome()
 
-    func check(_ arguments: [String], input: String) throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
+    func check(_ arguments: [String], input: String) throws -> (
+        status: Int32, output: String, errors: String, timedOut: Bool
+    ) {
         try runPiped(["check", "--today", "2026-11"] + arguments, input: input, environment: home.environment)
     }
 
@@ -26,8 +28,14 @@ import Testing
             if format == "json" {
                 let lines = run.output.split(separator: "\n")
                 #expect(lines.count == 3)
-                #expect(lines[0] == #"{"line":1,"network":"visa","valid":true,"number":"411111******1111","expiry":"2030-12","errors":[]}"#)
-                #expect(lines[1].hasPrefix(#"{"line":2,"network":"american-express","valid":true,"number":"378282*****0005","expiry":"2031-01""#))
+                #expect(
+                    lines[0]
+                        == #"{"line":1,"network":"visa","valid":true,"number":"411111******1111","expiry":"2030-12","errors":[]}"#
+                )
+                #expect(
+                    lines[1].hasPrefix(
+                        #"{"line":2,"network":"american-express","valid":true,"number":"378282*****0005","expiry":"2031-01""#
+                    ))
                 #expect(lines[2].hasPrefix(#"{"line":3,"network":"mastercard","valid":true,"#))
             }
         }
@@ -36,7 +44,8 @@ import Testing
     /// A JSON record is checked as a plain one is: a wrong code length or an expired card are
     /// that record's errors; an `"expiry"` may also be written `"MM/YY"`.
     @Test func jsonRecordsAreCheckedLikePlainOnes() throws {
-        let input = #"{"number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"12"}"# + "\n"
+        let input =
+            #"{"number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"12"}"# + "\n"
             + #"{"number":"4111111111111111","expiry":"01/20"}"# + "\n"
         let run = try check([], input: input)
         #expect(run.status == 1)
@@ -51,7 +60,11 @@ import Testing
     /// checked, and the exit status is 65.
     @Test func badJSONLinesAreNamedAndExitSixtyFive() throws {
         let good = #"{"network":"visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123"}"#
-        let input = [good, #"{"number": 4111111111111111}"#, #"{"number":"4111111111111111","#, #"{"number":"4111111111111111","expiry":{"month":12}}"#, #"{"expiry":"12/30","cvv":"555"}"#, good]
+        let input =
+            [
+                good, #"{"number": 4111111111111111}"#, #"{"number":"4111111111111111","#,
+                #"{"number":"4111111111111111","expiry":{"month":12}}"#, #"{"expiry":"12/30","cvv":"555"}"#, good,
+            ]
             .joined(separator: "\n") + "\n"
         let run = try check([], input: input)
         #expect(run.status == 65, "\(run.errors)")
@@ -60,7 +73,10 @@ import Testing
         #expect(lines[0].contains(#""valid":true"#) && lines[5].contains(#""valid":true"#))
         for line in lines[1...4] { #expect(line.contains(#""errors":["record_format"]"#), "\(line)") }
         let messages = run.errors.split(separator: "\n").map(String.init)
-        #expect(messages.filter { $0.hasPrefix("cardline: line ") }.map { $0.prefix(16) } == ["cardline: line 2", "cardline: line 3", "cardline: line 4", "cardline: line 5"], "\(run.errors)")
+        #expect(
+            messages.filter { $0.hasPrefix("cardline: line ") }.map { $0.prefix(16) } == [
+                "cardline: line 2", "cardline: line 3", "cardline: line 4", "cardline: line 5",
+            ], "\(run.errors)")
         #expect(messages.last == "6 records, 2 valid, 4 invalid")
         #expect(!run.errors.contains("4111111111") && !run.errors.contains("555"), "\(run.errors)")
         #expect(!run.output.contains("555") && !run.output.contains("123"))
@@ -71,18 +87,22 @@ import Testing
     @Test func aCodeAfterASpaceIsNotPartOfTheNumber() throws {
         for format in ["json", "text"] {
             let run = try check(["--format", format], input: "378282246310005 9876\n")
-            #expect(!run.output.contains("9876") && !run.output.contains("987") && !run.output.contains("876"), "\(run.output)")
+            #expect(
+                !run.output.contains("9876") && !run.output.contains("987") && !run.output.contains("876"),
+                "\(run.output)")
             #expect(run.output.contains("378282*****0005"), "\(run.output)")
             #expect(run.output.contains("expiry_format"), "\(run.output)")
         }
         // Fields separated by spaces, as `--print` reads a card from a pipe: all valid.
-        let spaced = try check([], input: "378282246310005 12/30 9876\n4111 1111 1111 1111 12/30 123\n3782 822463 10005 01/31\n")
+        let spaced = try check(
+            [], input: "378282246310005 12/30 9876\n4111 1111 1111 1111 12/30 123\n3782 822463 10005 01/31\n")
         #expect(spaced.status == 0, "\(spaced.output)")
         #expect(!spaced.output.contains("9876") && !spaced.output.contains("123"))
         // The same in the comma form: the number field ends at the space, and a field without
         // a comma before it is a record_format error, not digits of the number.
         let comma = try check([], input: "378282246310005 9876,12/30\n")
         #expect(comma.status == 65)
-        #expect(comma.output.contains(#""number":"378282*****0005""#) && !comma.output.contains("9876"), "\(comma.output)")
+        #expect(
+            comma.output.contains(#""number":"378282*****0005""#) && !comma.output.contains("9876"), "\(comma.output)")
     }
 }

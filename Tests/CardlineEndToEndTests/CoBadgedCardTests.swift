@@ -17,20 +17,21 @@ import Testing
         let folder = home.path + "/cobadge-rules"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
-            {"id": "visa", "name": "Visa", "logo": "VISA", "prefixes": ["4"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
+        {"id": "visa", "name": "Visa", "logo": "VISA", "prefixes": ["4"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
 
-            """.write(toFile: folder + "/visa.json", atomically: true, encoding: .utf8)
+        """.write(toFile: folder + "/visa.json", atomically: true, encoding: .utf8)
         try """
-            {"id": "dankort", "name": "Dankort", "logo": "DANKORT", "prefixes": ["5019"], "lengths": [16],
-             "coBadged": [{"with": ["visa"], "prefixes": ["4571"]}], "cvv": {"name": "CVV", "length": 3}}
+        {"id": "dankort", "name": "Dankort", "logo": "DANKORT", "prefixes": ["5019"], "lengths": [16],
+         "coBadged": [{"with": ["visa"], "prefixes": ["4571"]}], "cvv": {"name": "CVV", "length": 3}}
 
-            """.write(toFile: folder + "/dankort.json", atomically: true, encoding: .utf8)
+        """.write(toFile: folder + "/dankort.json", atomically: true, encoding: .utf8)
         return ["--no-default-rules", "--rules", folder]
     }
 
     func start(_ arguments: [String]) throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history", "--print", "--once"] + rules() + arguments,
-                                   environment: home.environment, pipes: [1])
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-history", "--print", "--once"] + rules() + arguments,
+            environment: home.environment, pipes: [1])
         t.waitForRawMode()
         return t
     }
@@ -53,7 +54,9 @@ import Testing
         t.expect("Network: Visa (also Dankort); Ctrl-N or :network ID changes it.")
         t.waitForScreen("the VISA badge on the expiry row") { Self.expiryRow($0)?.contains("VISA") == true }
         t.send("\u{0E}")  // Ctrl-N
-        let screen = t.waitForScreen("the DANKORT badge on the expiry row") { Self.expiryRow($0)?.contains("DANKORT") == true }
+        let screen = t.waitForScreen("the DANKORT badge on the expiry row") {
+            Self.expiryRow($0)?.contains("DANKORT") == true
+        }
         #expect(screen.map { Self.expiryRow($0)?.contains("VISA") } == false)
         t.send("1230")
         t.expect("Type the 3-digit")
@@ -65,7 +68,8 @@ import Testing
         #expect(card["family"] as? String == "dankort")
         #expect(card["name"] as? String == "Dankort")
         #expect(card["number"] as? String == Self.visaDankort)
-        #expect(t.screen.lines.contains { $0.hasSuffix("Success! Dankort •••• 0001, expires 12/30") }, "\(t.screen.lines)")
+        #expect(
+            t.screen.lines.contains { $0.hasSuffix("Success! Dankort •••• 0001, expires 12/30") }, "\(t.screen.lines)")
         // Masking is unchanged: the finished lines show no more than six and four digits.
         #expect(!t.screen.lines.contains { $0.filter(\.isNumber).contains(Self.visaDankort.dropFirst(6).dropLast(4)) })
     }
@@ -112,7 +116,8 @@ import Testing
     /// network says `"alsoNetworks":[]`.
     @Test func pipedInputChoosesWithTheNetworkCommand() throws {
         let input = "\(Self.visaDankort)\n:network dankort\n12/30 123\n\(Self.dankortOnly) 12/30 123\n"
-        let run = try runPiped(["--today", "2026-11", "--no-history", "--print"] + rules(), input: input, environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--no-history", "--print"] + rules(), input: input, environment: home.environment)
         #expect(run.status == 0, "\(run.errors)")
         let records = run.output.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
@@ -127,18 +132,24 @@ import Testing
     @Test func checkAndRulesTestKnowCoBadgedCardsAndLuhnPerRange() throws {
         let rules = try self.rules()
         try """
-            {"id": "unionpay", "name": "UnionPay", "prefixes": ["62"], "lengths": [16],
-             "lengthsFor": [{"prefixes": ["6221"], "lengths": [16], "luhn": false}], "cvv": {"name": "CVN", "length": 3}}
+        {"id": "unionpay", "name": "UnionPay", "prefixes": ["62"], "lengths": [16],
+         "lengthsFor": [{"prefixes": ["6221"], "lengths": [16], "luhn": false}], "cvv": {"name": "CVN", "length": 3}}
 
-            """.write(toFile: rules[2] + "/unionpay.json", atomically: true, encoding: .utf8)
+        """.write(toFile: rules[2] + "/unionpay.json", atomically: true, encoding: .utf8)
         // 6221… and 6220… both failing Luhn.
-        let check = try runPiped(["check", "--today", "2026-11"] + rules, input: "\(Self.visaDankort)\n6221000000000001\n6220000000000002\n", environment: home.environment)
+        let check = try runPiped(
+            ["check", "--today", "2026-11"] + rules, input: "\(Self.visaDankort)\n6221000000000001\n6220000000000002\n",
+            environment: home.environment)
         let records = check.output.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
-        #expect(records.map { $0["network"] as? String } == ["visa", "unionpay", "unionpay"], "\(check.output)\(check.errors)")
+        #expect(
+            records.map { $0["network"] as? String } == ["visa", "unionpay", "unionpay"],
+            "\(check.output)\(check.errors)")
         #expect(records.map { $0["valid"] as? Bool } == [true, true, false])
-        let test = try runPiped(["rules", "test"] + rules + [Self.visaDankort, "6221000000000001"], input: "", environment: home.environment)
+        let test = try runPiped(
+            ["rules", "test"] + rules + [Self.visaDankort, "6221000000000001"], input: "", environment: home.environment
+        )
         #expect(test.output.contains("  co-badged: also visa; reported as visa"), "\(test.output)\(test.errors)")
         #expect(test.output.contains("  luhn:      not checked for 6221"), "\(test.output)")
         let show = try runPiped(["rules", "show", "dankort"] + rules, input: "", environment: home.environment)

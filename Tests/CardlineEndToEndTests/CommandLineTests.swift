@@ -10,17 +10,20 @@ import Testing
     @Test func optionsBeforeTheSubcommandReachIt() throws {
         let folder = home.path + "/mine"
         try writeTestNetwork(to: folder)
-        let list = try runPiped(["--no-default-rules", "--rules", folder, "rules", "list"], input: "", environment: home.environment)
+        let list = try runPiped(
+            ["--no-default-rules", "--rules", folder, "rules", "list"], input: "", environment: home.environment)
         #expect(list.status == 0, "\(list.errors)")
         #expect(list.output.contains("testnet"))
         #expect(!list.output.contains("visa"), "--no-default-rules reached rules list too")
 
-        let test = try runPiped(["--rules=" + folder, "rules", "test", "7000 0000 0000 0001"], input: "", environment: home.environment)
+        let test = try runPiped(
+            ["--rules=" + folder, "rules", "test", "7000 0000 0000 0001"], input: "", environment: home.environment)
         #expect(test.status == 0, "\(test.errors)")
         #expect(test.output.contains("network:   testnet (TestNet)"), "\(test.output)")
 
-        let check = try runPiped(["--rules", folder, "--today", "2026-11", "check", "--format", "summary"],
-                                 input: "7000000000000001,12/30,555\n", environment: home.environment)
+        let check = try runPiped(
+            ["--rules", folder, "--today", "2026-11", "check", "--format", "summary"],
+            input: "7000000000000001,12/30,555\n", environment: home.environment)
         #expect(check.status == 0, "\(check.errors)")
         #expect(check.errors.contains("1 records, 1 valid, 0 invalid"), "\(check.errors)")
     }
@@ -38,8 +41,9 @@ import Testing
     /// Arguments that parse as typed keep their meaning: a title that is a subcommand's name is
     /// still a title for the prompt.
     @Test func anOptionValueThatNamesASubcommandStaysAValue() throws {
-        let run = try runPiped(["--today", "2026-11", "--title", "check"], input: "4111 1111 1111 1111 12/30 123\n",
-                               environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--title", "check"], input: "4111 1111 1111 1111 12/30 123\n",
+            environment: home.environment)
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.output.split(separator: "\n").first == "check", "\(run.output)")
         #expect(run.output.contains("Success! Visa •••• 1111"))
@@ -73,7 +77,11 @@ import Testing
                     if ["abstract", "discussion"].contains(key), let text = value as? String {
                         // (An indented list, like the main options in `cardline --help`, has a
                         // line per item.)
-                        if text.replacingOccurrences(of: "\n\n", with: "").replacingOccurrences(of: "\n  ", with: " ").contains("\n") { hardBreaks.append(text) }
+                        if text.replacingOccurrences(of: "\n\n", with: "").replacingOccurrences(of: "\n  ", with: " ")
+                            .contains("\n")
+                        {
+                            hardBreaks.append(text)
+                        }
                     } else {
                         texts(value)
                     }
@@ -87,11 +95,14 @@ import Testing
 
         for path in paths {
             for width in [80, 50] {
-                let help = try runPiped(path + ["--help"], input: "", environment: home.environment.merging(["COLUMNS": "\(width)"]) { $1 })
+                let help = try runPiped(
+                    path + ["--help"], input: "", environment: home.environment.merging(["COLUMNS": "\(width)"]) { $1 })
                 #expect(help.status == 0)
                 for line in help.output.split(separator: "\n") {
                     let limit = line.hasPrefix("USAGE:") || line.hasPrefix("  See '") ? 80 : width
-                    #expect(line.count <= limit, "cardline \(path.joined(separator: " ")) --help at \(width) columns: \(line)")
+                    #expect(
+                        line.count <= limit,
+                        "cardline \(path.joined(separator: " ")) --help at \(width) columns: \(line)")
                 }
             }
         }

@@ -12,7 +12,8 @@ import Testing
     /// value of `option` of `command` (`enter`, `rules show`).
     func candidates(_ command: [String], _ option: String, _ words: [String]) throws -> [String] {
         let line = ["cardline"] + words
-        let arguments = ["---completion"] + command + ["--", option, String(line.count - 1), String(line.last!.count)] + line
+        let arguments =
+            ["---completion"] + command + ["--", option, String(line.count - 1), String(line.last!.count)] + line
         let run = try runPiped(arguments, input: "", environment: home.environment)
         #expect(run.status == 0, "\(run.errors)")
         return run.output.split(separator: "\n").map(String.init)
@@ -21,13 +22,16 @@ import Testing
     func writeRule(_ id: String, prefix: String, in folder: String) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
-            {"id": "\(id)", "name": "\(id)", "prefixes": ["\(prefix)"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
-            """.write(toFile: folder + "/\(id).json", atomically: true, encoding: .utf8)
+        {"id": "\(id)", "name": "\(id)", "prefixes": ["\(prefix)"], "lengths": [16], "cvv": {"name": "CVV", "length": 3}}
+        """.write(toFile: folder + "/\(id).json", atomically: true, encoding: .utf8)
     }
 
     @Test func networksOffersTheIdsStartingWithTheLastItemOfTheList() throws {
         #expect(try candidates(["enter"], "--networks", ["--networks", "vi"]) == ["visa", "visa-electron"])
-        #expect(try candidates(["enter"], "--networks", ["--networks", "mastercard,vi"]) == ["mastercard,visa", "mastercard,visa-electron"])
+        #expect(
+            try candidates(["enter"], "--networks", ["--networks", "mastercard,vi"]) == [
+                "mastercard,visa", "mastercard,visa-electron",
+            ])
         // An id already in the list is not offered again; an empty last item offers the rest.
         let rest = try candidates(["check"], "--networks", ["--networks", "visa,"])
         #expect(rest.count > 30 && rest.allSatisfy { $0.hasPrefix("visa,") } && !rest.contains("visa,visa"))
@@ -41,10 +45,19 @@ import Testing
         try writeRule("acme-pay", prefix: "880", in: home.path + "/config/cardline/rules")
         #expect(try candidates(["enter"], "--networks", ["--networks", "acme"]) == ["acme-pay"])
         try writeRule("zeta-card", prefix: "881", in: home.path + "/more rules")
-        #expect(try candidates(["enter"], "--networks", ["--rules", "'\(home.path)/more rules'", "--networks", "zet"]) == ["zeta-card"])
-        #expect(try candidates(["enter"], "--networks", ["--rules=\(home.path)/more\\ rules", "--networks", "zet"]) == ["zeta-card"])
+        #expect(
+            try candidates(["enter"], "--networks", ["--rules", "'\(home.path)/more rules'", "--networks", "zet"]) == [
+                "zeta-card"
+            ])
+        #expect(
+            try candidates(["enter"], "--networks", ["--rules=\(home.path)/more\\ rules", "--networks", "zet"]) == [
+                "zeta-card"
+            ])
         // --no-default-rules leaves the bundled networks out, as the command would.
-        #expect(try candidates(["enter"], "--networks", ["--no-default-rules", "--rules", home.path + "/more rules", "--networks", ""]) == ["acme-pay", "zeta-card"])
+        #expect(
+            try candidates(
+                ["enter"], "--networks", ["--no-default-rules", "--rules", home.path + "/more rules", "--networks", ""])
+                == ["acme-pay", "zeta-card"])
     }
 
     @Test func brokenRulesStillLeaveTheBundledIds() throws {
@@ -55,7 +68,8 @@ import Testing
     }
 
     @Test func rulesShowAndSampleOfferEveryNetworkRetiredToo() throws {
-        #expect(try candidates(["rules", "show"], "positional@0", ["rules", "show", "american-"]) == ["american-express"])
+        #expect(
+            try candidates(["rules", "show"], "positional@0", ["rules", "show", "american-"]) == ["american-express"])
         #expect(try candidates(["rules", "sample"], "positional@0", ["rules", "sample", "las"]) == ["laser"])
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fault or abort in the middle of a card ends cardline with its signal, at once, with the
@@ -21,8 +21,9 @@ import Glibc
         #expect(t.waitForExit() == 128 + signal)
         let after = String(decoding: t.rawSince(mark), as: UTF8.self)
         #expect(!after.contains("41111111"), "no card digits after the crash: \(after)")
-        #expect(!after.lowercased().contains("backtrac") && !after.contains("Crash") && !after.contains("Thread"),
-                "no crash report: \(after)")
+        #expect(
+            !after.lowercased().contains("backtrac") && !after.contains("Crash") && !after.contains("Thread"),
+            "no crash report: \(after)")
         #expect(after.contains("cardline: crashed (signal \(signal))"), "one line says so: \(after)")
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag, "terminal settings put back")
         #expect(!t.screen.bracketedPaste)
@@ -32,8 +33,10 @@ import Glibc
     /// Issue 36: SIGQUIT (Ctrl-\\ at a terminal, `kill -QUIT`) outside the prompt reached the
     /// Swift runtime's reporter, which printed every thread's registers and memory (the read
     /// buffer, whole card lines) and then let `check` carry on to exit 0.
-    @Test(arguments: [(["check", "--today", "2026-11"], SIGABRT), (["check", "--today", "2026-11"], SIGSEGV),
-                      (["check", "--today", "2026-11"], SIGQUIT), (["check", "--format", "summary"], SIGQUIT)])
+    @Test(arguments: [
+        (["check", "--today", "2026-11"], SIGABRT), (["check", "--today", "2026-11"], SIGSEGV),
+        (["check", "--today", "2026-11"], SIGQUIT), (["check", "--format", "summary"], SIGQUIT),
+    ])
     func aCrashWithOutputOnPipesEndsAtOnceWithOneLine(arguments: [String], signal: Int32) throws {
         // `check` holds card data too; its stdout and stderr are pipes, as in a script.
         let t = try PseudoTerminal(arguments: arguments, environment: home.environment, pipes: [1, 2])
@@ -45,7 +48,8 @@ import Glibc
         // waited on the pipe). A signal sent any earlier could end it quietly whatever the
         // handlers did.
         let waiting = t.until("check to read the card and wait for more") {
-            let state = (try? String(contentsOfFile: "/proc/\(t.pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+            let state = (try? String(contentsOfFile: "/proc/\(t.pid)/stat", encoding: .utf8))?.split(separator: ")")
+                .last?.split(separator: " ").first
             return t.unreadInput == 0 && state == "S"
         }
         try #require(waiting)

@@ -14,11 +14,11 @@ import Testing
         ["--today=2026-11", "--no-color", "--once"],
         ["--print", "--once", "--today", "2026-11"],
         ["--networks", "visa,amex", "--today", "2026-11"],
-        ["--networks=nope", "--today", "2026-11"],            // unknown network: exit 64 from the prompt
-        ["--no-default-rules", "--today", "2026-11"],         // no rule folders: exit 66
+        ["--networks=nope", "--today", "2026-11"],  // unknown network: exit 64 from the prompt
+        ["--no-default-rules", "--today", "2026-11"],  // no rule folders: exit 66
         ["--rules", "/nonexistent/rules", "--today", "2026-11"],
         ["--retired", "--title", "Order 1042", "--today", "2026-11"],
-        ["--today", "2026-11", "--today", "2026-12"],        // repeated: argument-parser keeps the last
+        ["--today", "2026-11", "--today", "2026-12"],  // repeated: argument-parser keeps the last
     ]
 
     @Test(arguments: everydayLines)
@@ -60,8 +60,10 @@ import Testing
         } else {
             #expect(quick.status == 64, "\(arguments): exit \(quick.status)")
             let firstLine = quick.errors.split(separator: "\n").first.map(String.init)
-            #expect(firstLine != nil && firstLine!.hasPrefix("cardline: error: ") && firstLine == full.errors.split(separator: "\n").first.map(String.init),
-                    "\(arguments): \(quick.errors)")
+            #expect(
+                firstLine != nil && firstLine!.hasPrefix("cardline: error: ")
+                    && firstLine == full.errors.split(separator: "\n").first.map(String.init),
+                "\(arguments): \(quick.errors)")
             #expect(quick.output.isEmpty, "\(arguments): a card was taken: \(quick.output)")
         }
     }
@@ -73,7 +75,9 @@ import Testing
         for arguments in [["--version", "--version"], ["--version", "--today", "2026-11"], ["rules", "--version"]] {
             let parsed = try runPiped(arguments, input: "", environment: home.environment)
             #expect(fast.status == 0 && parsed.status == 0, "\(arguments): exit \(parsed.status)")
-            #expect(fast.output == parsed.output && fast.errors == parsed.errors, "\(arguments): \(parsed.output) \(parsed.errors)")
+            #expect(
+                fast.output == parsed.output && fast.errors == parsed.errors,
+                "\(arguments): \(parsed.output) \(parsed.errors)")
         }
         #expect(fast.output.hasSuffix("\n") && fast.output.first?.isNumber == true, "\(fast.output)")
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Handing the card to a caller: `--print`, `--print-fd`, `--once`, `--networks`, `--title`,
@@ -13,10 +13,13 @@ import Glibc
     let home = TemporaryHome()
     static let number = "4111111111111111", code = "987"
 
-    func start(_ arguments: [String], pipes: [Int32] = [1], binary: String = cardlineBinary,
-               environment: [String: String] = [:]) throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: arguments, environment: home.environment.merging(environment) { $1 },
-                                   binary: binary, pipes: pipes)
+    func start(
+        _ arguments: [String], pipes: [Int32] = [1], binary: String = cardlineBinary,
+        environment: [String: String] = [:]
+    ) throws -> PseudoTerminal {
+        let t = try PseudoTerminal(
+            arguments: arguments, environment: home.environment.merging(environment) { $1 },
+            binary: binary, pipes: pipes)
         t.waitForRawMode()
         return t
     }
@@ -94,7 +97,9 @@ import Glibc
         t.waitForScreen("12 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343" }
         kill(t.pid, SIGPIPE)
         #expect(t.waitForExit() == 128 + SIGPIPE)
-        #expect(!t.screen.lines.contains { $0.contains("4539 1488") }, "the field cleared: \(t.screen.lines.filter { !$0.isEmpty })")
+        #expect(
+            !t.screen.lines.contains { $0.contains("4539 1488") },
+            "the field cleared: \(t.screen.lines.filter { !$0.isEmpty })")
         #expect(t.currentSettings.c_lflag == t.initialSettings.c_lflag, "terminal settings put back")
         #expect(t.pipedText(1).isEmpty)
     }
@@ -114,7 +119,8 @@ import Glibc
         let folder = home.path + "/bad-rules"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Data("{\"id\": \"x\"}\n".utf8).write(to: URL(fileURLWithPath: folder + "/x.json"))
-        let t = try PseudoTerminal(arguments: ["--print", "--rules", folder], environment: home.environment, pipes: [1])
+        let t = try PseudoTerminal(
+            arguments: ["--print", "--rules", folder], environment: home.environment, pipes: [1])
         #expect(t.waitForExit() == 65)
         t.expect("x.json:1:1: error: missing required field")
         #expect(t.pipedText(1).isEmpty)
@@ -131,10 +137,12 @@ import Glibc
         expectNothingSecretOnTheTerminal(t)
     }
 
-    @Test(arguments: [(["--print"], "--print: standard output is a terminal"),
-                      (["--print-fd", "2"], "--print-fd 2 would mix cards with cardline's messages"),
-                      (["--print-fd", "0"], "--print-fd 0: file descriptor 0 is a terminal"),
-                      (["--print-fd", "7"], "--print-fd 7: file descriptor 7 is not open for writing")])
+    @Test(arguments: [
+        (["--print"], "--print: standard output is a terminal"),
+        (["--print-fd", "2"], "--print-fd 2 would mix cards with cardline's messages"),
+        (["--print-fd", "0"], "--print-fd 0: file descriptor 0 is a terminal"),
+        (["--print-fd", "7"], "--print-fd 7: file descriptor 7 is not open for writing"),
+    ])
     func deliveryToATerminalIsRefused(arguments: [String], message: String) throws {
         let t = try PseudoTerminal(arguments: arguments, environment: home.environment)
         #expect(t.waitForExit() == 64)
@@ -142,7 +150,8 @@ import Glibc
     }
 
     @Test func networksAreCheckedAtTheKeystroke() throws {
-        let t = try start(["--today", "2026-11", "--networks", "visa,mastercard,american-express", "--no-history"], pipes: [])
+        let t = try start(
+            ["--today", "2026-11", "--networks", "visa,mastercard,american-express", "--no-history"], pipes: [])
         t.expect("Visa, Mastercard and American Express accepted")
         #expect(t.redraw(expectingBadge: "VISA/MASTERCARD/AMEX 0").contains("Card number"))
         t.send("36")
@@ -156,9 +165,12 @@ import Glibc
     }
 
     @Test func titleIsShownWithControlCharactersEscaped() throws {
-        let t = try start(["--today", "2026-11", "--title", "Card for order 1042, €52.00\u{1B}[2J", "--no-history"], pipes: [])
+        let t = try start(
+            ["--today", "2026-11", "--title", "Card for order 1042, €52.00\u{1B}[2J", "--no-history"], pipes: [])
         t.expect("Card for order 1042, €52.00\\u{1B}[2J")
-        #expect(!String(decoding: t.raw, as: UTF8.self).contains("\u{1B}[2J"), "the caller's escape is not sent to the terminal")
+        #expect(
+            !String(decoding: t.raw, as: UTF8.self).contains("\u{1B}[2J"),
+            "the caller's escape is not sent to the terminal")
         t.send("\u{04}")
         #expect(t.waitForExit() == 0)
     }
@@ -168,15 +180,23 @@ import Glibc
         t.expect("Card number")
         let limits = try String(contentsOfFile: "/proc/\(t.pid)/limits", encoding: .utf8)
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
-        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
+        #expect(
+            core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
         // Memory is locked when this process could lock it without limit (root, or
         // CAP_IPC_LOCK), as the child inherits that.
         let status = try String(contentsOfFile: "/proc/\(t.pid)/status", encoding: .utf8)
-        let locked = status.split(separator: "\n").first { $0.hasPrefix("VmLck:") }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        let locked =
+            status.split(separator: "\n").first { $0.hasPrefix("VmLck:") }.flatMap {
+                Int($0.split(separator: " ").dropFirst().first ?? "")
+            } ?? 0
         // Otherwise nothing is locked (a limited lock could make allocations fail). Under
         // AddressSanitizer (`make test-asan`) mlockall is a no-op that reports success (ASan
         // cannot lock its terabytes of shadow memory), so nothing is ever locked there.
-        if Self.mayLockWithoutLimit() && !testingUnderASan { #expect(locked > 0, "VmLck is \(locked) kB") } else { #expect(locked == 0) }
+        if Self.mayLockWithoutLimit() && !testingUnderASan {
+            #expect(locked > 0, "VmLck is \(locked) kB")
+        } else {
+            #expect(locked == 0)
+        }
         t.send("\u{04}")
         #expect(t.waitForExit() == 0)
     }
@@ -185,7 +205,8 @@ import Glibc
     /// (libedit's own handling re-sent it to the whole process group, killing the caller).
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func aSignalToCardlineDoesNotReachItsCaller(signal: Int32) throws {
-        let script = "card=$('\(cardlineBinary)' --today 2026-11 --no-history --print --once); echo \"caller goes on: $?\""
+        let script =
+            "card=$('\(cardlineBinary)' --today 2026-11 --no-history --print --once); echo \"caller goes on: $?\""
         let t = try start(["-c", script], pipes: [], binary: "/bin/sh")
         t.expect("Card number")
         let children = try String(contentsOfFile: "/proc/\(t.pid)/task/\(t.pid)/children", encoding: .utf8)
@@ -198,10 +219,12 @@ import Glibc
 
     /// `check` and `replay` handle card data too, so they lock memory as the prompt does;
     /// `check` is watched while it waits for its first record on the terminal.
-    @Test(.enabled(if: mayLockWithoutLimit(), "this process may not lock memory without limit"),
-          .disabled(if: testingUnderASan, "AddressSanitizer makes mlockall a no-op: nothing is ever locked"))
+    @Test(
+        .enabled(if: mayLockWithoutLimit(), "this process may not lock memory without limit"),
+        .disabled(if: testingUnderASan, "AddressSanitizer makes mlockall a no-op: nothing is ever locked"))
     func checkLocksMemoryBeforeReadingCards() throws {
-        let t = try PseudoTerminal(arguments: ["check", "--today", "2026-11"], environment: home.environment, pipes: [1])
+        let t = try PseudoTerminal(
+            arguments: ["check", "--today", "2026-11"], environment: home.environment, pipes: [1])
         let locked = t.waitForStatusLine("VmLck above 0 kB") { line in
             line.hasPrefix("VmLck:") && (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) > 0
         }
@@ -213,9 +236,16 @@ import Glibc
 
     static func mayLockWithoutLimit() -> Bool {
         let limits = (try? String(contentsOfFile: "/proc/self/limits", encoding: .utf8)) ?? ""
-        if limits.split(separator: "\n").contains(where: { $0.hasPrefix("Max locked memory") && $0.contains("unlimited") }) { return true }
+        if limits.split(separator: "\n").contains(where: {
+            $0.hasPrefix("Max locked memory") && $0.contains("unlimited")
+        }) {
+            return true
+        }
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let value = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }.flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        let value =
+            status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }.flatMap {
+                UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16)
+            } ?? 0
         return value & (1 << 14) != 0
     }
 
@@ -247,7 +277,9 @@ import Glibc
     let home = TemporaryHome()
 
     @Test func printOnAPipeSendsMessagesToStderr() throws {
-        let run = try runPiped(["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n378282246310005 0129 1234\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n378282246310005 0129 1234\n",
+            environment: home.environment)
         #expect(run.status == 0)
         let lines = run.output.split(separator: "\n")
         #expect(lines.count == 2)
@@ -258,7 +290,9 @@ import Glibc
     }
 
     @Test func onceStopsAfterTheFirstCard() throws {
-        let run = try runPiped(["--today", "2026-11", "--print", "--once"], input: "4111 1111 1111 1111 12/30 123\n378282246310005 0129 1234\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print", "--once"],
+            input: "4111 1111 1111 1111 12/30 123\n378282246310005 0129 1234\n", environment: home.environment)
         #expect(run.status == 0)
         #expect(run.output.split(separator: "\n").count == 1)
         #expect(!run.errors.contains("American Express"))
@@ -266,14 +300,18 @@ import Glibc
 
     @Test func aCardLeftUnfinishedAfterOneDeliveredExitsOne() throws {
         // A script must know that a record was lost, even when another was delivered.
-        let run = try runPiped(["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n4111111111111111\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"], input: "4111 1111 1111 1111 12/30 123\n4111111111111111\n",
+            environment: home.environment)
         #expect(run.status == 1)
         #expect(run.output.split(separator: "\n").count == 1)
         #expect(run.errors.contains("input ended before the card was complete (expiry field)"))
     }
 
     @Test func aNumberTypedAsACommandNeverReachesTheHistoryFile() throws {
-        let run = try runPiped(["--today", "2026-11"], input: ":4111 1111 1111 1111\n:use 4111-1111-1111-1111\n:cards\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11"], input: ":4111 1111 1111 1111\n:use 4111-1111-1111-1111\n:cards\n",
+            environment: home.environment)
         #expect(!run.output.contains("4111 1111 1111 1111") && !run.output.contains("4111-1111-1111-1111"))
         #expect(run.output.contains("unknown command `:4111 11•• •••• 1111`"))
         let history = try String(contentsOfFile: home.path + "/state/cardline/history", encoding: .utf8)
@@ -287,17 +325,28 @@ import Glibc
     }
 
     @Test func networksFromTheEnvironmentApply() throws {
-        let run = try runPiped(["--today", "2026-11"], input: "36\n", environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
+        let run = try runPiped(
+            ["--today", "2026-11"], input: "36\n",
+            environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
         #expect(run.output.contains("line 1: card number: no accepted network starts with 3 (accepted: Visa)"))
         // --networks wins over the environment.
-        let amex = try runPiped(["--today", "2026-11", "--networks", "amex"], input: "36\n", environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
-        #expect(amex.output.contains("line 1: card number: Diners Club is not accepted here (accepted: American Express)"))
+        let amex = try runPiped(
+            ["--today", "2026-11", "--networks", "amex"], input: "36\n",
+            environment: home.environment.merging(["CARDLINE_NETWORKS": "visa"]) { $1 })
+        #expect(
+            amex.output.contains("line 1: card number: Diners Club is not accepted here (accepted: American Express)"))
         let unknown = try runPiped(["--networks", "visa,mastercad"], input: "", environment: home.environment)
         #expect(unknown.status == 64)
-        #expect(unknown.errors.contains("cardline: error: --networks: unknown network `mastercad`\ncardline: hint: did you mean `mastercard`?\n"))
-        let fromEnvironment = try runPiped([], input: "", environment: home.environment.merging(["CARDLINE_NETWORKS": "viza"]) { $1 })
+        #expect(
+            unknown.errors.contains(
+                "cardline: error: --networks: unknown network `mastercad`\ncardline: hint: did you mean `mastercard`?\n"
+            ))
+        let fromEnvironment = try runPiped(
+            [], input: "", environment: home.environment.merging(["CARDLINE_NETWORKS": "viza"]) { $1 })
         #expect(fromEnvironment.status == 64)
-        #expect(fromEnvironment.errors.contains("cardline: error: CARDLINE_NETWORKS: unknown network `viza`\ncardline: hint: did you mean `visa`?\n"))
+        #expect(
+            fromEnvironment.errors.contains(
+                "cardline: error: CARDLINE_NETWORKS: unknown network `viza`\ncardline: hint: did you mean `visa`?\n"))
     }
 
     @Test func aClosedOutputIsReportedNotIgnored() throws {
@@ -305,7 +354,9 @@ import Glibc
         process.executableURL = URL(fileURLWithPath: cardlineBinary)
         process.arguments = ["--today", "2026-11", "--print"]
         process.environment = home.environment
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -316,13 +367,16 @@ import Glibc
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 74)
-        #expect(message.contains("✗ The card was not delivered: Broken pipe"), "the person is told, not shown a success")
+        #expect(
+            message.contains("✗ The card was not delivered: Broken pipe"), "the person is told, not shown a success")
         #expect(!message.contains("Success!"))
         #expect(message.contains("the card could not be delivered to file descriptor 1: Broken pipe"))
     }
 
     @Test func checkMarksNetworksNotAccepted() throws {
-        let run = try runPiped(["check", "--today", "2026-11", "--networks", "visa"], input: "4111111111111111,12/30,123\n378282246310005,12/30,1234\n", environment: home.environment)
+        let run = try runPiped(
+            ["check", "--today", "2026-11", "--networks", "visa"],
+            input: "4111111111111111,12/30,123\n378282246310005,12/30,1234\n", environment: home.environment)
         #expect(run.status == 1)
         let lines = run.output.split(separator: "\n")
         #expect(lines.count == 2)

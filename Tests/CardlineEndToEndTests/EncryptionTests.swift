@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--encrypt-to` and `--encrypt-format` (issue 23): the card reaches the caller only as
@@ -23,21 +23,27 @@ import Glibc
 
     /// `Tests/tools/jwe-check.py` with `arguments`, `input` on its standard input; run with this
     /// process's environment (its python3 and the joserfc installed for it).
-    static func jweCheck(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String) {
+    static func jweCheck(_ arguments: [String], input: String = "") throws -> (
+        status: Int32, output: String, errors: String
+    ) {
         let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("tools/jwe-check.py").path
-        let result = try runPiped(["python3", tool] + arguments, input: input, environment: ProcessInfo.processInfo.environment,
-                                  timeout: 120, executable: "/usr/bin/env")
+        let result = try runPiped(
+            ["python3", tool] + arguments, input: input, environment: ProcessInfo.processInfo.environment,
+            timeout: 120, executable: "/usr/bin/env")
         return (result.status, result.output, result.errors)
     }
 
     /// Each line of cardline's output decrypted: every JWE member replaced by its header, its
     /// plaintext's JSON and that plaintext as text.
-    func decrypted(_ output: String, with privateKey: String = "private.pem", sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+    func decrypted(
+        _ output: String, with privateKey: String = "private.pem", sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [[String: Any]] {
         let result = try Self.jweCheck(["decrypt", keys + "/" + privateKey], input: output)
         #expect(result.status == 0, "jwe-check.py decrypt: \(result.errors)", sourceLocation: sourceLocation)
         return try result.output.split(separator: "\n").map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], sourceLocation: sourceLocation)
+            try #require(
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], sourceLocation: sourceLocation)
         }
     }
 
@@ -95,7 +101,8 @@ import Glibc
     /// `holderName` is clear beside its encrypted fields; the security code alone (`--cvv-only`)
     /// is a JWE with the network clear, or Adyen's `encryptedSecurityCode` alone.
     @Test func nameAndPostalCodeAndTheCodeAloneSealed() throws {
-        let form = ["--name", "--postal-code", "US"], input = "\(Self.number) 12/2030 \(Self.code) Ada Lovelace\n941051234\n"
+        let form = ["--name", "--postal-code", "US"]
+        let input = "\(Self.number) 12/2030 \(Self.code) Ada Lovelace\n941051234\n"
         let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"] + form, input: input)
         #expect(sealed.status == 0, "\(sealed.errors)")
         let line = try #require(try decrypted(sealed.output).first)
@@ -104,7 +111,9 @@ import Glibc
         let card = try #require(jwe["plaintext"] as? [String: Any])
         #expect(card["holder_name"] as? String == "Ada Lovelace" && card["postal_code"] as? String == "94105-1234")
 
-        let adyen = try run(["--print", "--once", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", "adyen"] + form, input: input)
+        let adyen = try run(
+            ["--print", "--once", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", "adyen"] + form, input: input
+        )
         #expect(adyen.status == 0, "\(adyen.errors)")
         let fields = try #require(try decrypted(adyen.output).first)
         #expect(fields["holderName"] as? String == "Ada Lovelace")
@@ -115,17 +124,23 @@ import Glibc
         #expect(code.status == 0, "\(code.errors)")
         let codeLine = try #require(try decrypted(code.output).first)
         #expect(Set(codeLine.keys) == ["network", "family", "jwe"])
-        #expect((codeLine["jwe"] as? [String: Any])?["text"] as? String == #"{"network":"american-express","cvv":"4321"}"#)
-        let adyenCode = try run(["--print", "--once", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", "adyen"] + onFile, input: "4321\n")
+        #expect(
+            (codeLine["jwe"] as? [String: Any])?["text"] as? String == #"{"network":"american-express","cvv":"4321"}"#)
+        let adyenCode = try run(
+            ["--print", "--once", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", "adyen"] + onFile,
+            input: "4321\n")
         let adyenLine = try #require(try decrypted(adyenCode.output).first)
         #expect(Set(adyenLine.keys) == ["type", "encryptedSecurityCode"])
-        #expect(((adyenLine["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"] == "4321")
+        #expect(
+            ((adyenLine["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"]
+                == "4321")
     }
 
     /// A swiped card (issue 24): the clear members say so and whether it has a chip, as does
     /// the sealed card.
     @Test func aSwipedCardIsSealedWithItsEntryAndChip() throws {
-        let swipe = "%B4111111111111111^LOVELACE/ADA^3012201000000000000?;4111111111111111=30122010000000000?\n\(Self.code)\n"
+        let swipe =
+            "%B4111111111111111^LOVELACE/ADA^3012201000000000000?;4111111111111111=30122010000000000?\n\(Self.code)\n"
         let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"], input: swipe)
         #expect(sealed.status == 0, "\(sealed.errors)")
         let line = try #require(try decrypted(sealed.output).first)
@@ -143,12 +158,21 @@ import Glibc
     /// A JSON object's top-level members as written, in order (`"name":value` each, value as
     /// its text): enough for cardline's one-line objects.
     static func members(_ object: Substring) -> [Substring] {
-        var members: [Substring] = [], depth = 0, inString = false, escaped = false
+        var members: [Substring] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
         var start = object.index(after: object.startIndex)
         for index in object.indices {
             let c = object[index]
             if inString {
-                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                if escaped {
+                    escaped = false
+                } else if c == "\\" {
+                    escaped = true
+                } else if c == "\"" {
+                    inString = false
+                }
                 continue
             }
             switch c {
@@ -171,13 +195,16 @@ import Glibc
     /// bytes, in `--print`'s order (network, family, expiry, last4, entry, chip), for a keyed
     /// card and a swiped one, at the prompt's pipe and from `check --encrypt-to`.
     @Test func theClearMembersAreThoseOfPrintInItsOrder() throws {
-        let swipe = "%B4111111111111111^LOVELACE/ADA^3012201000000000000?;4111111111111111=30122010000000000?\n\(Self.code)\n"
+        let swipe =
+            "%B4111111111111111^LOVELACE/ADA^3012201000000000000?;4111111111111111=30122010000000000?\n\(Self.code)\n"
         let secret = ["\"alsoNetworks\"", "\"name\"", "\"number\"", "\"cvv\"", "\"masked\""]
         for input in [Self.card, swipe] {
             let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"], input: input)
             #expect(sealed.status == 0, "\(sealed.errors)")
             let clear = Self.members(sealed.output.dropLast()).filter { !$0.hasPrefix("\"jwe\":") }
-            let printed = Self.members(try printed(input)[...]).filter { member in !secret.contains { member.hasPrefix($0 + ":") } }
+            let printed = Self.members(try printed(input)[...]).filter { member in
+                !secret.contains { member.hasPrefix($0 + ":") }
+            }
             #expect(clear == printed)
             #expect(clear.count == (input == swipe ? 6 : 5), "\(clear)")
         }
@@ -186,23 +213,30 @@ import Glibc
         let checked = try run(["check", "--encrypt-to", "\(keys)/public.pem", file], input: "")
         #expect(checked.status == 0, "\(checked.errors)")
         let line = try #require(checked.output.split(separator: "\n").first)
-        let expected = Self.members(try printed(Self.card)[...]).filter { member in !secret.contains { member.hasPrefix($0 + ":") } }
-        #expect(Self.members(line).filter { !$0.hasPrefix("\"jwe\":") && !$0.hasPrefix("\"line\":") } == expected, "\(line)")
+        let expected = Self.members(try printed(Self.card)[...]).filter { member in
+            !secret.contains { member.hasPrefix($0 + ":") }
+        }
+        #expect(
+            Self.members(line).filter { !$0.hasPrefix("\"jwe\":") && !$0.hasPrefix("\"line\":") } == expected, "\(line)"
+        )
     }
 
     @Test(arguments: ["public.pem", "public.jwk", "adyen.txt"])
     func adyenFieldsEachHoldOneFieldAndTheTimeOfEncryption(key: String) throws {
         let before = Date()
-        let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", "adyen"],
-                             input: "5555 5555 5555 4444 03/31 123\n")
+        let sealed = try run(
+            ["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", "adyen"],
+            input: "5555 5555 5555 4444 03/31 123\n")
         #expect(sealed.status == 0, "\(sealed.errors)")
         let after = Date()
         let lines = try decrypted(sealed.output)
         try #require(lines.count == 1)
         let line = lines[0]
         #expect(line["type"] as? String == "scheme")
-        let expected = ["encryptedCardNumber": ("number", "5555555555554444"), "encryptedExpiryMonth": ("expiryMonth", "03"),
-                        "encryptedExpiryYear": ("expiryYear", "2031"), "encryptedSecurityCode": ("cvc", "123")]
+        let expected = [
+            "encryptedCardNumber": ("number", "5555555555554444"), "encryptedExpiryMonth": ("expiryMonth", "03"),
+            "encryptedExpiryYear": ("expiryYear", "2031"), "encryptedSecurityCode": ("cvc", "123"),
+        ]
         #expect(Set(line.keys) == Set(expected.keys).union(["type"]))
         let format = DateFormatter()
         format.locale = Locale(identifier: "en_US_POSIX")
@@ -210,7 +244,8 @@ import Glibc
         format.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
         for (member, (field, value)) in expected {
             let jwe = try #require(line[member] as? [String: Any], "\(member)")
-            #expect(jwe["header"] as? [String: String] == ["alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1"])
+            #expect(
+                jwe["header"] as? [String: String] == ["alg": "RSA-OAEP-256", "enc": "A256CBC-HS512", "version": "1"])
             let plaintext = try #require(jwe["plaintext"] as? [String: String], "\(member)")
             #expect(Set(plaintext.keys) == [field, "generationtime"])
             #expect(plaintext[field] == value, "\(member)")
@@ -223,17 +258,21 @@ import Glibc
 
     @Test func twoEncryptionsOfTheSameCardDiffer() throws {
         for format in ["jwe", "adyen"] {
-            let sealed = try run(["--print", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", format],
-                                 input: Self.card + Self.card)
+            let sealed = try run(
+                ["--print", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", format],
+                input: Self.card + Self.card)
             #expect(sealed.status == 0)
             let lines = sealed.output.split(separator: "\n")
             try #require(lines.count == 2)
             #expect(lines[0] != lines[1])
             // Every JWE's key, IV, ciphertext and tag are fresh; only the header repeats.
             func parts(_ line: Substring) -> [Substring] {
-                line.split(separator: "\"").filter { $0.split(separator: ".").count == 5 }.flatMap { $0.split(separator: ".").dropFirst() }
+                line.split(separator: "\"").filter { $0.split(separator: ".").count == 5 }.flatMap {
+                    $0.split(separator: ".").dropFirst()
+                }
             }
-            let first = parts(lines[0]), second = parts(lines[1])
+            let first = parts(lines[0])
+            let second = parts(lines[1])
             #expect(first.count == (format == "jwe" ? 4 : 16))
             #expect(Set(first).isDisjoint(with: second))
             #expect(try decrypted(sealed.output).count == 2)
@@ -244,9 +283,11 @@ import Glibc
     /// eight in a row, its first twelve, the whole), and no security code as a value.
     @Test(arguments: ["jwe", "adyen"])
     func stdoutHoldsNothingOfTheNumberButItsLastFourAndNoCode(format: String) throws {
-        let number = "378282246310005", code = "7391"
-        let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", format],
-                             input: "\(number) 01/29 \(code)\n")
+        let number = "378282246310005"
+        let code = "7391"
+        let sealed = try run(
+            ["--print", "--once", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", format],
+            input: "\(number) 01/29 \(code)\n")
         #expect(sealed.status == 0)
         let raw = Array(sealed.output.utf8)
         try #require(raw.count > 300)
@@ -277,28 +318,34 @@ import Glibc
         if format == "jwe" {
             #expect((line["jwe"] as? [String: Any])?["text"] as? String == (try printed("\(number) 01/29 \(code)\n")))
         } else {
-            #expect(((line["encryptedCardNumber"] as? [String: Any])?["plaintext"] as? [String: String])?["number"] == number)
-            #expect(((line["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"] == code)
+            #expect(
+                ((line["encryptedCardNumber"] as? [String: Any])?["plaintext"] as? [String: String])?["number"]
+                    == number)
+            #expect(
+                ((line["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"] == code)
         }
     }
 
     /// Refused before the prompt: exit 64 (no usable key) or 66 (no readable file), a message
     /// naming the file, nothing on stdout, and not one line of input read as a card.
-    @Test(arguments: [("truncated.pem", 64, "cut short", "jwe"), ("weak.pem", 64, "1024 bits", "jwe"),
-                      ("oct.jwk", 64, "a JWK of type \"oct\"", "jwe"), ("p384.jwk", 64, "other than P-256", "jwe"),
-                      ("ec.jwk", 64, "Adyen's encrypted fields need an RSA key", "adyen"),
-                      ("garbage.txt", 64, "not a public key", "jwe"), ("garbage-bar.txt", 64, "not a public key", "jwe"),
-                      ("private.pem", 64, "private key", "jwe"),
-                      ("missing.pem", 66, "cannot read it", "jwe"), ("", 66, "it is a folder", "jwe"),
-                      // Issue 36, item 10: exponents BoringSSL refuses, named as such (not its error code).
-                      ("exponent-1.jwk", 64, "an RSA key whose public exponent is 1;", "jwe"),
-                      ("exponent-1.txt", 64, "an RSA key whose public exponent is 1;", "adyen"),
-                      ("exponent-1.pem", 64, "an RSA key whose public exponent is 1;", "jwe"),
-                      ("exponent-large.jwk", 64, "an RSA key whose public exponent is 1099511627777;", "jwe"),
-                      ("exponent-large.txt", 64, "an RSA key whose public exponent is 1099511627777;", "jwe"),
-                      ("exponent-large.pem", 64, "an RSA key whose public exponent is 1099511627777;", "jwe")])
+    @Test(arguments: [
+        ("truncated.pem", 64, "cut short", "jwe"), ("weak.pem", 64, "1024 bits", "jwe"),
+        ("oct.jwk", 64, "a JWK of type \"oct\"", "jwe"), ("p384.jwk", 64, "other than P-256", "jwe"),
+        ("ec.jwk", 64, "Adyen's encrypted fields need an RSA key", "adyen"),
+        ("garbage.txt", 64, "not a public key", "jwe"), ("garbage-bar.txt", 64, "not a public key", "jwe"),
+        ("private.pem", 64, "private key", "jwe"),
+        ("missing.pem", 66, "cannot read it", "jwe"), ("", 66, "it is a folder", "jwe"),
+        // Issue 36, item 10: exponents BoringSSL refuses, named as such (not its error code).
+        ("exponent-1.jwk", 64, "an RSA key whose public exponent is 1;", "jwe"),
+        ("exponent-1.txt", 64, "an RSA key whose public exponent is 1;", "adyen"),
+        ("exponent-1.pem", 64, "an RSA key whose public exponent is 1;", "jwe"),
+        ("exponent-large.jwk", 64, "an RSA key whose public exponent is 1099511627777;", "jwe"),
+        ("exponent-large.txt", 64, "an RSA key whose public exponent is 1099511627777;", "jwe"),
+        ("exponent-large.pem", 64, "an RSA key whose public exponent is 1099511627777;", "jwe"),
+    ])
     func badKeysAreRefusedBeforeThePrompt(key: String, status: Int32, reason: String, format: String) throws {
-        let refused = try run(["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", format], input: Self.card)
+        let refused = try run(
+            ["--print", "--once", "--encrypt-to", "\(keys)/\(key)", "--encrypt-format", format], input: Self.card)
         #expect(refused.status == status)
         #expect(refused.output.isEmpty)
         #expect(refused.errors.hasPrefix("cardline: error: --encrypt-to \(keys)/\(key): "), "\(refused.errors)")
@@ -322,7 +369,8 @@ import Glibc
         let noKey = try run(["--print", "--encrypt-format", "adyen"], input: Self.card)
         #expect(noKey.status == 64)
         #expect(noKey.errors.contains("--encrypt-format needs --encrypt-to"))
-        let badFormat = try run(["--print", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", "pgp"], input: Self.card)
+        let badFormat = try run(
+            ["--print", "--encrypt-to", "\(keys)/public.pem", "--encrypt-format", "pgp"], input: Self.card)
         #expect(badFormat.status == 64)
         for (extra, words) in [(["--format", "text"], "--format text"), (["--unmasked"], "--unmasked")] {
             let check = try run(["check", "--encrypt-to", "\(keys)/public.pem"] + extra, input: Self.card)
@@ -335,7 +383,8 @@ import Glibc
     /// One card typed at the real prompt on a pseudo-terminal, stdout a pipe, as in
     /// `card=$(cardline --print --once --encrypt-to key.jwk)`.
     @Test func aCardTypedAtThePromptReachesTheCallerOnlyEncrypted() throws {
-        let t = try PseudoTerminal.prompt(["--print", "--once", "--encrypt-to", "\(keys)/public.jwk"], home: home, pipes: [1])
+        let t = try PseudoTerminal.prompt(
+            ["--print", "--once", "--encrypt-to", "\(keys)/public.jwk"], home: home, pipes: [1])
         t.expect("Card number (#### #### #### ####): ")
         t.send(Self.number)
         t.expect("Type the expiry date")
@@ -367,7 +416,8 @@ import Glibc
             4111111111111111
 
             """
-        let checked = try run(["check", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", format], input: records)
+        let checked = try run(
+            ["check", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", format], input: records)
         #expect(checked.status == 1, "two records are invalid: \(checked.errors)")
         #expect(checked.errors.contains("cardline: line 7: not encrypted: the record has no expiry"))
         #expect(checked.errors.contains("6 records, 4 valid, 2 invalid"), "\(checked.errors)")
@@ -383,12 +433,15 @@ import Glibc
         #expect(lines[5]["valid"] as? Bool == false)
         #expect(lines[5]["errors"] as? [String] == ["expiry_missing"])
         #expect(lines.filter { $0["valid"] as? Bool == false }.count == 2)
-        let cards = [(0, "4111111111111111", "987", 12, 2030), (1, "5555555555554444", "123", 3, 2031),
-                     (3, "378282246310005", "7391", 1, 2029), (4, "6011111111111117", "", 11, 2028)]
+        let cards = [
+            (0, "4111111111111111", "987", 12, 2030), (1, "5555555555554444", "123", 3, 2031),
+            (3, "378282246310005", "7391", 1, 2029), (4, "6011111111111117", "", 11, 2028),
+        ]
         for (index, number, code, month, year) in cards {
             let line = lines[index]
             if format == "jwe" {
-                let card = try #require((line["jwe"] as? [String: Any])?["plaintext"] as? [String: Any], "line \(index)")
+                let card = try #require(
+                    (line["jwe"] as? [String: Any])?["plaintext"] as? [String: Any], "line \(index)")
                 #expect(card["number"] as? String == number)
                 #expect(card["cvv"] as? String == code)
                 #expect(card["expiry"] as? [String: Int] == ["month": month, "year": year])
@@ -413,9 +466,12 @@ extension CardMemoryTests {
     func noCopyOnceAnEncryptedCardIsDelivered(format: String) throws {
         let keys = home.path + "/keys"
         #expect(try EncryptionTests.jweCheck(["keys", keys]).status == 0)
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--print-fd", "3",
-                                               "--encrypt-to", keys + "/public.pem", "--encrypt-format", format],
-                                   environment: home.environment, pipes: [3])
+        let t = try PseudoTerminal(
+            arguments: [
+                "--today", "2026-11", "--no-color", "--print-fd", "3",
+                "--encrypt-to", keys + "/public.pem", "--encrypt-format", format,
+            ],
+            environment: home.environment, pipes: [3])
         t.waitForRawMode()
         t.expect("Card number (#### #### #### ####): ")
         t.send(Self.number + "1230" + "123\r")
@@ -433,8 +489,13 @@ extension CardMemoryTests {
     func noCopyOfTheNameOrPostalCodeOnceAnEncryptedCardIsDelivered(format: String) throws {
         let keys = home.path + "/keys"
         #expect(try EncryptionTests.jweCheck(["keys", keys]).status == 0)
-        let t = try start(delivering: true, ["--name", "--postal-code", "CA", "--encrypt-to", keys + (format == "adyen" ? "/adyen.txt" : "/public.pem"),
-                                             "--encrypt-format", format])
+        let t = try start(
+            delivering: true,
+            [
+                "--name", "--postal-code", "CA", "--encrypt-to",
+                keys + (format == "adyen" ? "/adyen.txt" : "/public.pem"),
+                "--encrypt-format", format,
+            ])
         t.send(Self.number + "1230" + "123\r")
         t.expect("Name (as on the card): ")
         t.send(Self.holderName + "\r")

@@ -9,21 +9,43 @@ import Testing
     let home = TemporaryHome()
 
     func run(_ arguments: [String], input: String = "", environment extra: [String: String] = [:]) throws
-        -> (status: Int32, output: String, errors: String, timedOut: Bool) {
+        -> (status: Int32, output: String, errors: String, timedOut: Bool)
+    {
         try runPiped(arguments, input: input, environment: home.environment.merging(extra) { $1 })
     }
 
     /// Each mistake: its exit status and its whole standard error, nothing on standard output.
     @Test(arguments: [
         (["chek"], 64, "cardline: error: unknown command `chek`\ncardline: hint: did you mean `check`?\n"),
-        (["zzz"], 64, "cardline: error: unknown command `zzz`\ncardline: hint: the commands are `enter`, `replay`, `rules`, `check` and `messages`; `cardline --help` says more\n"),
+        (
+            ["zzz"], 64,
+            "cardline: error: unknown command `zzz`\ncardline: hint: the commands are `enter`, `replay`, `rules`, `check` and `messages`; `cardline --help` says more\n"
+        ),
         (["rules", "lst"], 64, "cardline: error: unknown command `lst`\ncardline: hint: did you mean `list`?\n"),
-        (["--netwrks", "visa"], 64, "cardline: error: unknown option '--netwrks'\ncardline: hint: did you mean '--networks'?\n"),
-        (["check", "--bogus"], 64, "cardline: error: unknown option '--bogus'\ncardline: hint: `cardline check --help` lists the options\n"),
-        (["--networks", "mc", "--print"], 64, "cardline: error: --networks: unknown network `mc`\ncardline: hint: did you mean `mastercard`?\n"),
-        (["--networks", "visa,zzz", "--print"], 64, "cardline: error: --networks: unknown network `zzz`\ncardline: hint: `cardline rules list` lists the networks\n"),
-        (["rules", "show", "vias"], 1, "cardline: error: no network has the id `vias`\ncardline: hint: did you mean `visa`?\n"),
-        (["--today", "2026-13"], 64, "cardline: error: --today takes a year and month as YYYY-MM, like 2026-11; got '2026-13'\n"),
+        (
+            ["--netwrks", "visa"], 64,
+            "cardline: error: unknown option '--netwrks'\ncardline: hint: did you mean '--networks'?\n"
+        ),
+        (
+            ["check", "--bogus"], 64,
+            "cardline: error: unknown option '--bogus'\ncardline: hint: `cardline check --help` lists the options\n"
+        ),
+        (
+            ["--networks", "mc", "--print"], 64,
+            "cardline: error: --networks: unknown network `mc`\ncardline: hint: did you mean `mastercard`?\n"
+        ),
+        (
+            ["--networks", "visa,zzz", "--print"], 64,
+            "cardline: error: --networks: unknown network `zzz`\ncardline: hint: `cardline rules list` lists the networks\n"
+        ),
+        (
+            ["rules", "show", "vias"], 1,
+            "cardline: error: no network has the id `vias`\ncardline: hint: did you mean `visa`?\n"
+        ),
+        (
+            ["--today", "2026-13"], 64,
+            "cardline: error: --today takes a year and month as YYYY-MM, like 2026-11; got '2026-13'\n"
+        ),
     ])
     func aMistakeIsOneErrorLineAndAHint(arguments: [String], status: Int32, errors: String) throws {
         let result = try run(arguments)
@@ -33,13 +55,16 @@ import Testing
     }
 
     /// Nothing in argument-parser's own style is left: no `Error:`, no usage block.
-    @Test(arguments: [["--print", "rules", "list"], ["--timeout"], ["check", "a", "--format", "nope"], ["replay"], ["zzz"]])
+    @Test(arguments: [
+        ["--print", "rules", "list"], ["--timeout"], ["check", "a", "--format", "nope"], ["replay"], ["zzz"],
+    ])
     func noMistakeIsReportedInArgumentParsersStyle(arguments: [String]) throws {
         let result = try run(arguments)
         #expect(result.status == 64)
         let lines = result.errors.split(separator: "\n")
         #expect(lines.first?.hasPrefix("cardline: error: ") == true, "\(result.errors)")
-        #expect(lines.count <= 2 && lines.dropFirst().allSatisfy { $0.hasPrefix("cardline: hint: ") }, "\(result.errors)")
+        #expect(
+            lines.count <= 2 && lines.dropFirst().allSatisfy { $0.hasPrefix("cardline: hint: ") }, "\(result.errors)")
         #expect(!result.errors.contains("Error:") && !result.errors.contains("Usage:"), "\(result.errors)")
     }
 
@@ -77,7 +102,9 @@ import Testing
         // A number refused at its Enter says why once: not first at its last digit, then again.
         let invalid = try run(["--today", "2026-11"], input: "4111111111111112\n")
         #expect(invalid.status == 1)
-        #expect(invalid.output == "✗ line 1: card number: card number is not valid — check the digits (card abandoned)\n", "\(invalid.output)")
+        #expect(
+            invalid.output == "✗ line 1: card number: card number is not valid — check the digits (card abandoned)\n",
+            "\(invalid.output)")
     }
 
     /// A malformed script's error is printed once, with the column of what is wrong: the
@@ -88,24 +115,33 @@ import Testing
         let result = try run(["replay", script])
         #expect(result.status == 65)
         let said = "\(script):1:18: error: @networks: unknown network `bogsu`"
-        #expect((result.output + result.errors).components(separatedBy: said).count == 2, "\(result.output)\(result.errors)")
+        #expect(
+            (result.output + result.errors).components(separatedBy: said).count == 2, "\(result.output)\(result.errors)"
+        )
         let dates = home.path + "/date.session"
         try "@today   2026-13\n".write(toFile: dates, atomically: true, encoding: .utf8)
         let date = try run(["replay", dates])
-        #expect((date.output + date.errors).components(separatedBy: "\(dates):1:10: error: @today takes").count == 2,
-                "\(date.output)\(date.errors)")
+        #expect(
+            (date.output + date.errors).components(separatedBy: "\(dates):1:10: error: @today takes").count == 2,
+            "\(date.output)\(date.errors)")
         // `@cvv-only` and `@postal-code` name the column of their argument, said once too.
         let onFile = home.path + "/cvv-only.session"
         try "@cvv-only   bogsu\n1234\n".write(toFile: onFile, atomically: true, encoding: .utf8)
         let code = try run(["replay", onFile])
         #expect(code.status == 65)
-        #expect((code.output + code.errors).components(separatedBy: "\(onFile):1:13: error: @cvv-only: unknown network `bogsu`").count == 2,
-                "\(code.output)\(code.errors)")
+        #expect(
+            (code.output + code.errors).components(
+                separatedBy: "\(onFile):1:13: error: @cvv-only: unknown network `bogsu`"
+            ).count == 2,
+            "\(code.output)\(code.errors)")
         let postal = home.path + "/postal.session"
         try "@postal-code  XX\n".write(toFile: postal, atomically: true, encoding: .utf8)
         let country = try run(["replay", postal])
-        #expect((country.output + country.errors).components(separatedBy: "\(postal):1:15: error: @postal-code: unknown country `XX`").count == 2,
-                "\(country.output)\(country.errors)")
+        #expect(
+            (country.output + country.errors).components(
+                separatedBy: "\(postal):1:15: error: @postal-code: unknown country `XX`"
+            ).count == 2,
+            "\(country.output)\(country.errors)")
         // With --json the error is in the object, and on standard error once for people.
         let json = try run(["replay", "--json", script])
         #expect(json.errors.components(separatedBy: said).count == 2 && json.output.contains("1:18: error: @networks"))
@@ -124,16 +160,20 @@ import Testing
     func rulesListFitsTheWidth(columns: Int?) throws {
         let folder = home.path + "/mine"
         try writeTestNetwork(to: folder)
-        let result = try run(["rules", "list", "--rules", home.path + "/./mine/../mine/"],
-                             environment: columns.map { ["COLUMNS": String($0)] } ?? [:])
+        let result = try run(
+            ["rules", "list", "--rules", home.path + "/./mine/../mine/"],
+            environment: columns.map { ["COLUMNS": String($0)] } ?? [:])
         #expect(result.status == 0, "\(result.errors)")
         let lines = result.output.split(separator: "\n")
         #expect(lines.count > 40)
-        #expect(lines.allSatisfy { $0.unicodeScalars.count <= columns ?? 80 }, "\(lines.max { $0.count < $1.count } ?? "")")
+        #expect(
+            lines.allSatisfy { $0.unicodeScalars.count <= columns ?? 80 }, "\(lines.max { $0.count < $1.count } ?? "")")
         #expect(!result.output.contains("<bundled>"))
         if (columns ?? 80) >= 80 { #expect(lines.contains { $0.hasPrefix("visa ") && $0.hasSuffix(" visa.json") }) }
         if (columns ?? 80) >= 1000 {
-            #expect(lines.contains { $0.hasPrefix("testnet ") && $0.hasSuffix(" \(folder)/testnet.json") }, "\(result.output)")
+            #expect(
+                lines.contains { $0.hasPrefix("testnet ") && $0.hasSuffix(" \(folder)/testnet.json") },
+                "\(result.output)")
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Piped input: a line whose field is refused abandons the card being entered (issue 19 item 1).
@@ -12,12 +12,14 @@ import Glibc
     @Test func aShortFieldAbandonsItsCardAndTheNextLineStartsANewOne() throws {
         // The first line's CVV is one digit short: before, the next line's first digit was typed
         // into it and a Visa with CVV 125 was delivered (exit 0).
-        let run = try runPiped(["--today", "2026-11", "--print"],
-                               input: "4111111111111111 12/30 12\n5555555555554444 12/30 123\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"],
+            input: "4111111111111111 12/30 12\n5555555555554444 12/30 123\n", environment: home.environment)
         #expect(run.status == 1, "a card was abandoned: the caller must know a record was lost")
         let lines = run.output.split(separator: "\n")
         #expect(lines.count == 1)
-        let card = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+        let card = try #require(
+            try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
         #expect(card["number"] as? String == "5555555555554444")
         #expect(card["cvv"] as? String == "123")
         #expect(!run.output.contains("4111111111111111"), "no card is made of the abandoned line")
@@ -28,8 +30,9 @@ import Glibc
 
     @Test func aDigitRefusedInALineAbandonsTheCard() throws {
         // A CVV typed one digit too long: the Enter would submit the first three.
-        let run = try runPiped(["--today", "2026-11", "--print"],
-                               input: "4111111111111111 12/30 1234\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"],
+            input: "4111111111111111 12/30 1234\n", environment: home.environment)
         #expect(run.status == 1)
         #expect(run.output.isEmpty)
         #expect(run.errors.contains("line 1: CVV: the CVV has 3 digits (card abandoned)"))
@@ -41,36 +44,42 @@ import Glibc
     /// expiring 12/30 and `… 12/301 23` one with CVV 123: cards nobody typed.
     @Test(arguments: ["41111111111111111 2/30 123", "4111111111111111 12/301 23", "4111111111111111123012 3"])
     func aDigitRunningOnFromAFullFieldAbandonsTheCard(_ line: String) throws {
-        let run = try runPiped(["--today", "2026-11", "--print"],
-                               input: line + "\n5555555555554444 12/30 123\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"],
+            input: line + "\n5555555555554444 12/30 123\n", environment: home.environment)
         #expect(run.status == 1)
         let cards = run.output.split(separator: "\n")
-        #expect(cards.count == 1 && cards[0].contains("\"5555555555554444\""), "only the second line's card: \(run.output)")
+        #expect(
+            cards.count == 1 && cards[0].contains("\"5555555555554444\""), "only the second line's card: \(run.output)")
         #expect(run.errors.contains("line 1:") && run.errors.contains("(card abandoned)"), "\(run.errors)")
         #expect(!run.errors.contains("line 2:"))
     }
 
     @Test func fieldsSeparatedBySpacesSlashesOrLinesStillRunOn() throws {
-        let run = try runPiped(["--today", "2026-11", "--print"],
-                               input: "4111111111111111 12/30 123\n4111111111111111/12/30/123\n4111-1111-1111-1111 1230 123\n4111111111111111\n1230\n123\n"
-                                   + "4111111111111111\t12/30\t123\n",  // tab-separated, as a spreadsheet writes
-                               environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"],
+            input:
+                "4111111111111111 12/30 123\n4111111111111111/12/30/123\n4111-1111-1111-1111 1230 123\n4111111111111111\n1230\n123\n"
+                + "4111111111111111\t12/30\t123\n",  // tab-separated, as a spreadsheet writes
+            environment: home.environment)
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.output.split(separator: "\n").count == 5)
     }
 
     @Test func anIncompleteFieldOnItsOwnLineAbandonsTheCard() throws {
         // The expiry on line 2 lacks its year: line 3 must not complete it.
-        let run = try runPiped(["--today", "2026-11"],
-                               input: "4111111111111111\n12/\n30\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11"],
+            input: "4111111111111111\n12/\n30\n", environment: home.environment)
         #expect(run.status == 1)
         #expect(run.output.contains("line 2: expiry: the expiry needs a month and a year, as MM/YY (card abandoned)"))
         #expect(!run.output.contains("Success!"))
     }
 
     @Test func oneFieldPerLineIsStillDelivered() throws {
-        let run = try runPiped(["--today", "2026-11", "--print"],
-                               input: "4111111111111111\n12/30\n123\n378282246310005\n0129\n1234\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"],
+            input: "4111111111111111\n12/30\n123\n378282246310005\n0129\n1234\n", environment: home.environment)
         #expect(run.status == 0)
         let numbers = run.output.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["number"] as? String
@@ -80,8 +89,9 @@ import Glibc
     }
 
     @Test func aCardLostAfterOneDeliveredStillExitsOne() throws {
-        let run = try runPiped(["--today", "2026-11", "--print"],
-                               input: "4111 1111 1111 1111 12/30 123\n4111111111111112\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"],
+            input: "4111 1111 1111 1111 12/30 123\n4111111111111112\n", environment: home.environment)
         #expect(run.status == 1)
         #expect(run.output.split(separator: "\n").count == 1)
         #expect(run.errors.contains("line 2: card number: card number is not valid"))
@@ -93,7 +103,8 @@ import Glibc
     let home = TemporaryHome()
 
     func start(_ arguments: [String], environment: [String: String] = [:]) throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: arguments, environment: home.environment.merging(environment) { $1 }, pipes: [1])
+        let t = try PseudoTerminal(
+            arguments: arguments, environment: home.environment.merging(environment) { $1 }, pipes: [1])
         t.waitForRawMode()
         return t
     }
@@ -220,15 +231,18 @@ import Glibc
         defer { close(writer) }
         let out = home.path + "/out"
         try #require(FileManager.default.createFile(atPath: out, contents: nil))
-        let run = try runWritingTo(.file(out), ["--print"], input: fifo,
-                                   environment: home.environment.merging(["CARDLINE_TIMEOUT": "1"]) { $1 })
+        let run = try runWritingTo(
+            .file(out), ["--print"], input: fifo,
+            environment: home.environment.merging(["CARDLINE_TIMEOUT": "1"]) { $1 })
         #expect(run.status == 124)
         #expect(run.errors.contains("Timed out"))
         #expect(try String(contentsOfFile: out, encoding: .utf8).isEmpty)
     }
 
-    @Test(arguments: [["--timeout", "0"], ["--timeout", "-1"], ["--timeout", "soon"], ["--timeout", "1e12"],
-                      ["--timeout=nan"], ["--timeout", "inf"], ["--timeout", "0.0005"]])
+    @Test(arguments: [
+        ["--timeout", "0"], ["--timeout", "-1"], ["--timeout", "soon"], ["--timeout", "1e12"],
+        ["--timeout=nan"], ["--timeout", "inf"], ["--timeout", "0.0005"],
+    ])
     func badTimeoutsAreUsageErrors(arguments: [String]) throws {
         let run = try runPiped(["--print"] + arguments, input: "", environment: home.environment)
         #expect(run.status == 64)
@@ -238,13 +252,15 @@ import Glibc
 
     @Test func aTimeoutBelowAMillisecondIsRefusedSayingTheRange() throws {
         // Before, 0.0001 was refused as not "more than 0", and 0.0005 taken as 1 ms.
-        let run = try runPiped(["--print"], input: "", environment: home.environment.merging(["CARDLINE_TIMEOUT": "0.0001"]) { $1 })
+        let run = try runPiped(
+            ["--print"], input: "", environment: home.environment.merging(["CARDLINE_TIMEOUT": "0.0001"]) { $1 })
         #expect(run.status == 64)
         #expect(run.errors.contains("CARDLINE_TIMEOUT takes a number of seconds from 0.001 to 86400"))
     }
 
     @Test func aBadTimeoutInTheEnvironmentIsAUsageError() throws {
-        let run = try runPiped(["--print"], input: "", environment: home.environment.merging(["CARDLINE_TIMEOUT": "0"]) { $1 })
+        let run = try runPiped(
+            ["--print"], input: "", environment: home.environment.merging(["CARDLINE_TIMEOUT": "0"]) { $1 })
         #expect(run.status == 64)
         #expect(run.errors.contains("CARDLINE_TIMEOUT"))
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 36, item 8: every file cardline reads — a public key (`--encrypt-to`), a message
@@ -18,12 +18,15 @@ import Glibc
     /// SIGPIPE), under `ulimit -v` of 1 GiB (a reader that takes `/dev/zero` whole then fails
     /// at once, rather than filling the shared machine's memory) and killed after 20 s (a
     /// reader that waits on a FIFO fails its test rather than hanging).
-    func run(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
+    func run(_ arguments: [String], input: String = "") throws -> (
+        status: Int32, output: String, errors: String, timedOut: Bool
+    ) {
         let file = home.path + "/input.txt"
         try input.write(toFile: file, atomically: true, encoding: .utf8)
-        return try runPiped(["-c", "ulimit -v 1048576; exec \"$0\" \"$@\" < \"$INPUT\"", cardlineBinary] + arguments,
-                            input: "", environment: home.environment.merging(["INPUT": file]) { $1 }, timeout: 20,
-                            executable: "/bin/sh")
+        return try runPiped(
+            ["-c", "ulimit -v 1048576; exec \"$0\" \"$@\" < \"$INPUT\"", cardlineBinary] + arguments,
+            input: "", environment: home.environment.merging(["INPUT": file]) { $1 }, timeout: 20,
+            executable: "/bin/sh")
     }
 
     /// Things that are not regular files.
@@ -63,7 +66,8 @@ import Glibc
             #expect(!run.timedOut)
             #expect(run.status == 66, "\(arguments): \(run.errors)")
             #expect(run.output.isEmpty)
-            #expect(run.errors == "cardline: error: --encrypt-to \(key): cannot read it: \(kind.words)\n", "\(run.errors)")
+            #expect(
+                run.errors == "cardline: error: --encrypt-to \(key): cannot read it: \(kind.words)\n", "\(run.errors)")
         }
     }
 
@@ -95,7 +99,9 @@ import Glibc
         let folder = home.path + "/bank"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try kind.make(at: folder + "/bank.json")
-        for arguments in [Self.prompt + ["--rules", folder], ["check", "--rules", folder], ["rules", "lint", folder]] {
+        for arguments in [
+            Self.prompt + ["--rules", folder], ["check", "--rules", folder], ["rules", "lint", folder],
+        ] {
             let run = try run(arguments, input: Self.card)
             #expect(!run.timedOut)
             #expect(run.status == 66, "\(arguments): \(run.errors)")
@@ -149,8 +155,9 @@ import Glibc
             #expect(!refused.timedOut)
             #expect(refused.status == 66, "\(refused.errors)")
             let words = kind == .folder ? kind.words : "it is a character device, not a regular file or a pipe"
-            #expect(refused.errors == "cardline: error: cannot read \(input): \(words)\n0 records, 0 valid, 0 invalid\n",
-                    "\(refused.errors)")
+            #expect(
+                refused.errors == "cardline: error: cannot read \(input): \(words)\n0 records, 0 valid, 0 invalid\n",
+                "\(refused.errors)")
         }
     }
 
@@ -158,17 +165,26 @@ import Glibc
     /// limit, never read whole.
     @Test func filesOverTheirSizeLimitAreRefused() throws {
         let big = [UInt8](repeating: UInt8(ascii: " "), count: (16 << 20) + 1)
-        let folder = home.path + "/config/cardline/messages", rules = home.path + "/bank"
-        for made in [folder, rules] { try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true) }
+        let folder = home.path + "/config/cardline/messages"
+        let rules = home.path + "/bank"
+        for made in [folder, rules] {
+            try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
+        }
         try Data(big[..<(2 << 20)]).write(to: URL(fileURLWithPath: folder + "/fr.json"))
         try Data(big[..<(65 << 10)]).write(to: URL(fileURLWithPath: home.path + "/key.pem"))
         try Data(big).write(to: URL(fileURLWithPath: rules + "/bank.json"))
         let catalog = try run(["--locale", "fr"] + Self.prompt, input: Self.card)
         #expect(catalog.status == 66)
-        #expect(catalog.errors == "cardline: error: cannot read message catalog \(folder)/fr.json: it is larger than 1 MiB\n", "\(catalog.errors)")
+        #expect(
+            catalog.errors
+                == "cardline: error: cannot read message catalog \(folder)/fr.json: it is larger than 1 MiB\n",
+            "\(catalog.errors)")
         let key = try run(Self.prompt + ["--encrypt-to", home.path + "/key.pem"], input: Self.card)
         #expect(key.status == 66)
-        #expect(key.errors == "cardline: error: --encrypt-to \(home.path)/key.pem: cannot read it: it is larger than 64 KiB\n", "\(key.errors)")
+        #expect(
+            key.errors
+                == "cardline: error: --encrypt-to \(home.path)/key.pem: cannot read it: it is larger than 64 KiB\n",
+            "\(key.errors)")
         let rule = try run(Self.prompt + ["--rules", rules], input: Self.card)
         #expect(rule.status == 66)
         #expect(rule.errors.contains("\(rules)/bank.json: it is larger than 16 MiB"), "\(rule.errors)")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The command history file (`$XDG_STATE_HOME/cardline/history`) on the piped path, which
@@ -47,7 +47,8 @@ import Glibc
     func expectOneWarning(_ errors: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let lines = errors.split(separator: "\n")
         #expect(lines.count == 1, "stderr: \(errors)", sourceLocation: sourceLocation)
-        #expect(lines.first?.hasPrefix("cardline: warning: ") == true, "stderr: \(errors)", sourceLocation: sourceLocation)
+        #expect(
+            lines.first?.hasPrefix("cardline: warning: ") == true, "stderr: \(errors)", sourceLocation: sourceLocation)
         #expect(errors.contains(historyPath), "stderr: \(errors)", sourceLocation: sourceLocation)
     }
 
@@ -92,7 +93,10 @@ import Glibc
         let environment = home.environment.merging(["XDG_STATE_HOME": state]) { $1 }
         let run = try runPiped(["--today", "2026-11"], input: commands, environment: environment, timeout: 20)
         #expect(!run.errors.contains("\u{1B}"))
-        #expect(run.errors == "cardline: warning: \(home.path)/state\\u{1B}[2J/cardline/history: is a symbolic link; command history is off for this run\n")
+        #expect(
+            run.errors
+                == "cardline: warning: \(home.path)/state\\u{1B}[2J/cardline/history: is a symbolic link; command history is off for this run\n"
+        )
     }
 
     @Test func aLooseFileModeIsTightenedTo0600() throws {
@@ -202,8 +206,11 @@ import Glibc
         try makeFolder()
         let old = (1...1001).map { ":old \(String(format: "%04d", $0))" }
         try write(old.map { $0 + "\n" }.joined(), to: historyPath, mode: 0o600)
-        let prompts = 8, linesEach = 60
-        let lines = (0..<prompts).map { prompt in (0..<linesEach).map { ":note p\(prompt) l\(String(format: "%02d", $0))" } }
+        let prompts = 8
+        let linesEach = 60
+        let lines = (0..<prompts).map { prompt in
+            (0..<linesEach).map { ":note p\(prompt) l\(String(format: "%02d", $0))" }
+        }
         var inputs: [String] = []
         for (prompt, own) in lines.enumerated() {
             let input = home.path + "/input-\(prompt)"
@@ -211,7 +218,9 @@ import Glibc
             inputs.append(input)
         }
         // All started before any is waited for: they run at the same time.
-        let runs = try inputs.map { try startPiped(["--today", "2026-11"], inputFile: $0, environment: home.environment) }
+        let runs = try inputs.map {
+            try startPiped(["--today", "2026-11"], inputFile: $0, environment: home.environment)
+        }
         for run in runs {
             run.process.waitUntilExit()
             #expect(run.process.terminationStatus == 0)
@@ -235,8 +244,10 @@ import Glibc
     /// (here a broken one, which would be an error) are not read.
     @Test func relativeXDGFoldersAreIgnored() throws {
         let start = home.path + "/start"
-        try FileManager.default.createDirectory(atPath: start + "/config/cardline/rules", withIntermediateDirectories: true)
-        try "{\"id\": \"broken\",\n".write(toFile: start + "/config/cardline/rules/broken.json", atomically: false, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: start + "/config/cardline/rules", withIntermediateDirectories: true)
+        try "{\"id\": \"broken\",\n".write(
+            toFile: start + "/config/cardline/rules/broken.json", atomically: false, encoding: .utf8)
         let input = home.path + "/input"
         try commands.write(toFile: input, atomically: false, encoding: .utf8)
         var environment = home.environment
@@ -251,7 +262,8 @@ import Glibc
     }
 
     @Test func noHistoryWritesNothing() throws {
-        let run = try runPiped(["--today", "2026-11", "--no-history"], input: commands, environment: home.environment, timeout: 20)
+        let run = try runPiped(
+            ["--today", "2026-11", "--no-history"], input: commands, environment: home.environment, timeout: 20)
         #expect(run.errors.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: home.path + "/state"))
     }
@@ -266,7 +278,9 @@ struct StartedRun {
     func errors() -> String { (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "<no stderr file>" }
 }
 
-func startPiped(_ arguments: [String], inputFile: String, environment: [String: String], directory: String? = nil) throws -> StartedRun {
+func startPiped(_ arguments: [String], inputFile: String, environment: [String: String], directory: String? = nil)
+    throws -> StartedRun
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: cardlineBinary)
     process.arguments = arguments

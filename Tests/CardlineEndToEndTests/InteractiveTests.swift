@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The REPL through a real pseudo-terminal, against the built binary and the real libedit.
@@ -10,7 +10,8 @@ import Glibc
     let home = TemporaryHome()
 
     func start(_ extra: [String] = []) throws -> PseudoTerminal {
-        let terminal = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color"] + extra, environment: home.environment)
+        let terminal = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-color"] + extra, environment: home.environment)
         terminal.waitForRawMode()
         terminal.expect("Card number (#### #### #### ####): ")
         return terminal
@@ -129,7 +130,8 @@ import Glibc
         let t = try start()
         t.send("\u{04}")
         #expect(t.waitForExit() == 0)
-        let before = t.initialSettings, after = t.currentSettings
+        let before = t.initialSettings
+        let after = t.currentSettings
         #expect(after.c_lflag == before.c_lflag)
         #expect(after.c_iflag == before.c_iflag)
         #expect(after.c_oflag == before.c_oflag)
@@ -171,8 +173,9 @@ import Glibc
         (["TERM": "xterm"], ["--no-color"], false),
     ])
     func colourOnlyWhenWanted(environment: [String: String], arguments: [String], coloured: Bool) throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + arguments,
-                                   environment: home.environment.merging(environment) { $1 })
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-history"] + arguments,
+            environment: home.environment.merging(environment) { $1 })
         t.waitForRawMode()
         t.expect("Card number")
         t.send("0")
@@ -214,11 +217,15 @@ import Glibc
         let files = home.files()
         let history = files.first { $0.path.hasSuffix("/state/cardline/history") }
         #expect(history.map { String(decoding: $0.contents, as: UTF8.self) } == ":cards\n:quit\n")
-        let mode = try FileManager.default.attributesOfItem(atPath: home.path + "/state/cardline/history")[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: home.path + "/state/cardline/history")[.posixPermissions]
+            as? Int
         #expect(mode == 0o600)
         for file in files {
             let text = String(decoding: file.contents, as: UTF8.self)
-            for secret in ["4111111111111111", "4111 1111 1111 1111", "378282246310005", "864", "9731", "12/30", "01/29"] {
+            for secret in [
+                "4111111111111111", "4111 1111 1111 1111", "378282246310005", "864", "9731", "12/30", "01/29",
+            ] {
                 #expect(!text.contains(secret), "\(file.path) holds \(secret)")
             }
         }
@@ -230,7 +237,9 @@ import Glibc
     let home = TemporaryHome()
 
     @Test func acceptedCardsExitZeroAndNumbersStayMasked() throws {
-        let run = try runPiped(["--today", "2026-11"], input: "4111 1111 1111 1111 12/30 123\n378282246310005\n0129\n1234\n", environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11"], input: "4111 1111 1111 1111 12/30 123\n378282246310005\n0129\n1234\n",
+            environment: home.environment)
         #expect(run.status == 0)
         #expect(run.output.contains("Success! Visa •••• 1111, expires 12/30"))
         #expect(run.output.contains("Success! American Express •••• 0005, expires 01/29"))
@@ -241,7 +250,8 @@ import Glibc
     }
 
     @Test func aRejectedOrUnfinishedCardExitsOne() throws {
-        let rejected = try runPiped(["--today", "2026-11"], input: "4111111111111111 12/30 12\n", environment: home.environment)
+        let rejected = try runPiped(
+            ["--today", "2026-11"], input: "4111111111111111 12/30 12\n", environment: home.environment)
         #expect(rejected.status == 1)
         #expect(rejected.output.contains("line 1: CVV: the CVV has 3 digits; this has 2 (card abandoned)"))
         let short = try runPiped(["--today", "2026-11"], input: "4111 1111\n", environment: home.environment)
@@ -249,7 +259,8 @@ import Glibc
         #expect(short.output.contains("line 1: card number: "))
         #expect(short.output.contains("(card abandoned)"))
         // The number moved on by itself; the Enter on the empty expiry is not a refusal.
-        let unfinished = try runPiped(["--today", "2026-11"], input: "4111 1111 1111 1111\n", environment: home.environment)
+        let unfinished = try runPiped(
+            ["--today", "2026-11"], input: "4111 1111 1111 1111\n", environment: home.environment)
         #expect(unfinished.status == 1)
         #expect(unfinished.output.contains("input ended before the card was complete (expiry field)"))
         #expect(!unfinished.output.contains("abandoned"))
@@ -262,7 +273,8 @@ import Glibc
     @Test func brokenRulesExit65WithALocatedMessage() throws {
         let folder = home.path + "/bad-rules"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Data("{\"id\": \"x\", \"name\": \"X\", \"prefixes\": [\"4\"], \"lenghts\": [16]}\n".utf8).write(to: URL(fileURLWithPath: folder + "/x.json"))
+        try Data("{\"id\": \"x\", \"name\": \"X\", \"prefixes\": [\"4\"], \"lenghts\": [16]}\n".utf8).write(
+            to: URL(fileURLWithPath: folder + "/x.json"))
         let run = try runPiped(["--rules", folder], input: "", environment: home.environment)
         #expect(run.status == 65)
         #expect(run.errors.contains("\(folder)/x.json:1:45: error: unknown field `lenghts`; did you mean `lengths`?"))
@@ -276,9 +288,14 @@ import Glibc
     @Test func aNetworkFromAUserFolderIsDetected() throws {
         let folder = home.path + "/my-rules"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Data("{\"id\": \"testnet\", \"name\": \"TestNet\", \"prefixes\": [\"7\"], \"lengths\": [16], \"luhn\": false, \"cvv\": {\"name\": \"TSC\", \"length\": 3}}\n".utf8)
-            .write(to: URL(fileURLWithPath: folder + "/testnet.json"))
-        let run = try runPiped(["--today", "2026-11", "--rules", folder], input: "7000 0000 0000 0001 1230 555\n", environment: home.environment)
+        try Data(
+            "{\"id\": \"testnet\", \"name\": \"TestNet\", \"prefixes\": [\"7\"], \"lengths\": [16], \"luhn\": false, \"cvv\": {\"name\": \"TSC\", \"length\": 3}}\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: folder + "/testnet.json"))
+        let run = try runPiped(
+            ["--today", "2026-11", "--rules", folder], input: "7000 0000 0000 0001 1230 555\n",
+            environment: home.environment)
         #expect(run.status == 0)
         #expect(run.output.contains("Success! TestNet •••• 0001, expires 12/30"))
     }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every key sequence a terminal sends goes through the engine whole: through a real pty
@@ -14,7 +14,9 @@ import Glibc
 
     /// cardline at a pty (no colour, no history, `--today 2026-11`, plus `extra`), once it
     /// has the terminal in raw mode.
-    func start(_ extra: [String] = [], pipes: [Int32] = [], columns: Int = 140, readOnlyInput: Bool = false) throws -> PseudoTerminal {
+    func start(_ extra: [String] = [], pipes: [Int32] = [], columns: Int = 140, readOnlyInput: Bool = false) throws
+        -> PseudoTerminal
+    {
         try .prompt(extra, home: home, pipes: pipes, columns: columns, readOnlyInput: readOnlyInput)
     }
 
@@ -54,7 +56,9 @@ import Glibc
         var rows: [(String, [UInt8])] = []
         for line in source.split(separator: "\n") where line.hasPrefix("    (\"") {
             let parts = line.split(separator: "\"")
-            guard parts.count >= 5, let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { continue }
+            guard parts.count >= 5, let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else {
+                continue
+            }
             let bytes = line[line.index(after: open)..<close].split(separator: ",").compactMap {
                 UInt8($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16)
             }
@@ -115,17 +119,23 @@ import Glibc
             }
             t.waitForScreen("the expiry field") { $0.cursorLine.hasPrefix("Expiry") }
             t.send("1230")
-            t.waitForScreen("the security code field") { $0.cursorLine.hasPrefix("CVV") || $0.cursorLine.hasPrefix("CVC") }
+            t.waitForScreen("the security code field") {
+                $0.cursorLine.hasPrefix("CVV") || $0.cursorLine.hasPrefix("CVC")
+            }
             t.send("123\r")
             t.waitForPiped(1, containing: "\"number\":\"\(card)\"")
         }
         t.send("\u{04}")
         #expect(t.waitForExit() == 0)
         let delivered = t.pipedText(1).split(separator: "\n").compactMap { line -> String? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
             return object["number"] as? String
         }
-        #expect(delivered == (0..<rounds).map { Self.cards[$0 % Self.cards.count] }, "exactly the digits typed, card by card")
+        #expect(
+            delivered == (0..<rounds).map { Self.cards[$0 % Self.cards.count] },
+            "exactly the digits typed, card by card")
         #expect(slot >= Self.noise.count, "every sequence was sent")
     }
 
@@ -209,7 +219,9 @@ import Glibc
         #expect(t.waitForScreen("bracketed paste on") { $0.bracketedPaste } != nil)
         // A whole card pasted: one burst, with its line break left out (Enter is the person's).
         t.send("\u{1B}[200~4111 1111 1111 1111\n12/30 123\u{1B}[201~")
-        t.waitForScreen("the CVV field holding 3 digits") { $0.cursorLine.hasPrefix("CVV") && $0.cursorLine.contains("•••") }
+        t.waitForScreen("the CVV field holding 3 digits") {
+            $0.cursorLine.hasPrefix("CVV") && $0.cursorLine.contains("•••")
+        }
         #expect(t.pipedText(1).isEmpty, "a paste does not submit")
         t.send("\r")
         t.waitForPiped(1, containing: "\"number\":\"4111111111111111\"")
@@ -244,7 +256,9 @@ import Glibc
         t.waitForRawMode()
         t.send("4111")
         // Once drawn, nothing is left coloured: the next thing written starts in default colours.
-        let screen = t.waitForScreen("4111 typed and no colour left on") { Self.field($0.cursorLine) == "4111" && $0.attributes.isEmpty }
+        let screen = t.waitForScreen("4111 typed and no colour left on") {
+            Self.field($0.cursorLine) == "4111" && $0.attributes.isEmpty
+        }
         #expect(t.raw.contains(0x1B), "colour is on")
         let line = try #require(screen).cells[try #require(screen).row]
         let text = String(line.map(\.character))
@@ -252,7 +266,8 @@ import Glibc
         let offset = text.distance(from: text.startIndex, to: start)
         let digits = line[offset..<(offset + 4)]
         #expect(digits.map(\.character) == ["4", "1", "1", "1"])
-        #expect(digits.allSatisfy { $0.attributes.isEmpty }, "typed digits in default colours: \(digits.map(\.attributes))")
+        #expect(
+            digits.allSatisfy { $0.attributes.isEmpty }, "typed digits in default colours: \(digits.map(\.attributes))")
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
     }
@@ -266,9 +281,12 @@ import Glibc
         // The help printed when the number was done is whole, not overwritten by the prompt.
         let all = screen.lines.joined(separator: "\n")
         #expect(all.contains("Type the expiry date as MM/YY"), "\(all)")
-        #expect(screen.lines.contains { $0.hasPrefix("Number: 5555 55") || $0.hasPrefix("Card number: 5555 55") }, "\(all)")
-        #expect(screen.cursorLine.contains("MASTERCARD") || screen.cursorLine.contains("CVV") || !screen.cursorLine.contains("  "),
-                "the badge is shown whole or not at all: \(screen.cursorLine)")
+        #expect(
+            screen.lines.contains { $0.hasPrefix("Number: 5555 55") || $0.hasPrefix("Card number: 5555 55") }, "\(all)")
+        #expect(
+            screen.cursorLine.contains("MASTERCARD") || screen.cursorLine.contains("CVV")
+                || !screen.cursorLine.contains("  "),
+            "the badge is shown whole or not at all: \(screen.cursorLine)")
         t.send("\u{15}\u{03}\u{04}")
         #expect(t.waitForExit() == 0)
     }
@@ -278,11 +296,15 @@ import Glibc
         t.send("5555555555")
         t.waitForScreen("the badge at 10 digits") { $0.cursorLine.contains("MASTERCARD 10/16") }
         t.resize(columns: 40)
-        let screen = try #require(t.waitForScreen("the line redrawn for 40 columns") { screen in
-            screen.cursorLine.hasPrefix("Card number: 5555") || screen.cursorLine.hasPrefix("Number: 5555")
-        })
-        #expect(!screen.lines.contains { $0.contains("MASTERCARD 10/16") && !$0.hasPrefix("Card number: ") && !$0.hasPrefix("Number: ") },
-                "no stale badge: \(screen.lines)")
+        let screen = try #require(
+            t.waitForScreen("the line redrawn for 40 columns") { screen in
+                screen.cursorLine.hasPrefix("Card number: 5555") || screen.cursorLine.hasPrefix("Number: 5555")
+            })
+        #expect(
+            !screen.lines.contains {
+                $0.contains("MASTERCARD 10/16") && !$0.hasPrefix("Card number: ") && !$0.hasPrefix("Number: ")
+            },
+            "no stale badge: \(screen.lines)")
         #expect(Self.field(screen.cursorLine) == "5555 5555 55")
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
@@ -306,7 +328,9 @@ import Glibc
         let at = try #require((0...(tail.count - off.count)).first { tail[$0...].starts(with: off) })
         var before = ScreenModel(columns: 140, rows: 40)
         before.feed(t.raw[..<(mark + at)])
-        #expect(!before.lines.contains { $0.contains("5555") }, "no digit on screen when the shell takes over: \(before.lines)")
+        #expect(
+            !before.lines.contains { $0.contains("5555") },
+            "no digit on screen when the shell takes over: \(before.lines)")
         // Back from the stop: the field is drawn again.
         #expect(t.waitForScreen("the field drawn again") { Self.field($0.cursorLine) == "5555 5555 5555 444" } != nil)
         t.send("\u{15}\u{04}")

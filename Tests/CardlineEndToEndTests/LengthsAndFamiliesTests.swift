@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 19, items 2 and 5, through the real binary on a pseudo-terminal: a number moves on
@@ -13,8 +13,9 @@ import Glibc
     let home = TemporaryHome()
 
     func start(_ arguments: [String]) throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + arguments,
-                                   environment: home.environment, pipes: [1])
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-history"] + arguments,
+            environment: home.environment, pipes: [1])
         t.waitForRawMode()
         return t
     }
@@ -41,10 +42,12 @@ import Glibc
     /// saying so), and the number delivered is the number typed.
     /// A 19-digit V Pay (Adyen's test card 4013 2500 0000 0000 006, Visa family) and a 19-digit
     /// Visa Debit (Worldpay's 4917610000000000003) are delivered whole: their BINs have 19 in the rules.
-    @Test(arguments: [("6759649826438453003", "maestro", "MAESTRO 19/19"),
-                      ("3011711535317500", "diners-club", "DINERS 16/19 (16 valid)"),
-                      ("4013250000000000006", "v-pay", "V PAY 19/19"),
-                      ("4917610000000000003", "visa-electron", "ELECTRON 19/19")])
+    @Test(arguments: [
+        ("6759649826438453003", "maestro", "MAESTRO 19/19"),
+        ("3011711535317500", "diners-club", "DINERS 16/19 (16 valid)"),
+        ("4013250000000000006", "v-pay", "V PAY 19/19"),
+        ("4917610000000000003", "visa-electron", "ELECTRON 19/19"),
+    ])
     func aLongerLengthOfTheSameRangeIsDeliveredWhole(number: String, network: String, badge: String) throws {
         let t = try start(["--print", "--once"])
         t.expect("Card number (")
@@ -63,13 +66,19 @@ import Glibc
         // The line that said "complete" left no copy of the live field: once done, the screen
         // shows the number masked only (first six, last four).
         let middle = String(number.dropFirst(6).dropLast(4))
-        #expect(t.screen.lines.contains { $0.hasSuffix("Success! \(card["name"] as? String ?? "?") •••• \(number.suffix(4)), expires 12/30") }, "\(t.screen.lines)")
+        #expect(
+            t.screen.lines.contains {
+                $0.hasSuffix("Success! \(card["name"] as? String ?? "?") •••• \(number.suffix(4)), expires 12/30")
+            }, "\(t.screen.lines)")
         #expect(!t.screen.lines.contains { $0.filter(\.isNumber).contains(middle) }, "\(t.screen.lines)")
     }
 
     /// The common lengths still move on by themselves: no Enter is sent.
-    @Test(arguments: [("4111111111111111", "visa"), ("4242424242424242", "visa"), ("4012888888881881", "visa"),
-                      ("4917300800000000", "visa-electron"), ("5555555555554444", "mastercard"), ("378282246310005", "american-express")])
+    @Test(arguments: [
+        ("4111111111111111", "visa"), ("4242424242424242", "visa"), ("4012888888881881", "visa"),
+        ("4917300800000000", "visa-electron"), ("5555555555554444", "mastercard"),
+        ("378282246310005", "american-express"),
+    ])
     func aNumberThatCannotGrowMovesOnByItself(number: String, network: String) throws {
         let t = try start(["--print", "--once"])
         t.expect("Card number (")
@@ -117,7 +126,8 @@ import Glibc
     @Test func wholeCardsOnAPipeAreDeliveredAsTyped() throws {
         let numbers = ["6011111111111117", "3011711535317500", "6759649826438453003", "4111111111111111"]
         let input = numbers.map { "\($0) 12/30 123\n" }.joined()
-        let run = try runPiped(["--today", "2026-11", "--no-history", "--print"], input: input, environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--no-history", "--print"], input: input, environment: home.environment)
         #expect(run.status == 0, "\(run.errors)")
         let delivered = run.output.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
@@ -128,8 +138,9 @@ import Glibc
 
     /// `check` takes the family too, and `rules show` says it.
     @Test func checkAndRulesShowKnowTheFamily() throws {
-        let check = try runPiped(["check", "--today", "2026-11", "--networks", "visa"],
-                                 input: "4917300800000000,12/30\n5555555555554444,12/30\n", environment: home.environment)
+        let check = try runPiped(
+            ["check", "--today", "2026-11", "--networks", "visa"],
+            input: "4917300800000000,12/30\n5555555555554444,12/30\n", environment: home.environment)
         let records = check.output.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
@@ -139,6 +150,8 @@ import Glibc
         #expect(show.status == 0)
         #expect(show.output.contains("family:       visa (--networks visa takes it)"), "\(show.output)")
         let test = try runPiped(["rules", "test", "3011711535317500"], input: "", environment: home.environment)
-        #expect(test.output.contains("length:    16 — valid, could grow to 19 (Diners Club allows 14, 15, 16, 17, 18, 19)"), "\(test.output)")
+        #expect(
+            test.output.contains("length:    16 — valid, could grow to 19 (Diners Club allows 14, 15, 16, 17, 18, 19)"),
+            "\(test.output)")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 24 items 2–6 through the real binary: four-digit years (`12/2030`), `--name`,
@@ -20,7 +20,9 @@ import Glibc
         #expect(t.waitForExit() == 0, sourceLocation: sourceLocation)
         let lines = t.pipedText(1).split(separator: "\n")
         try #require(lines.count == 1, sourceLocation: sourceLocation)
-        return try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], sourceLocation: sourceLocation)
+        return try #require(
+            try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any],
+            sourceLocation: sourceLocation)
     }
 
     func expectNoCardDigitsOnTheTerminal(_ t: PseudoTerminal, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -39,7 +41,8 @@ import Glibc
     }
 
     func piped(_ arguments: [String], input: String) throws -> (status: Int32, output: String, errors: String) {
-        let run = try runPiped(["--today", "2026-11", "--no-history"] + arguments, input: input, environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--no-history"] + arguments, input: input, environment: home.environment)
         return (run.status, run.output, run.errors)
     }
 
@@ -67,7 +70,9 @@ import Glibc
         #expect(run.status == 0, "\(run.errors)")
         let card = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
         #expect(card["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
-        let check = try runPiped(["check", "--today", "2026-11"], input: "\(Self.number),12/2030,\(Self.code)\n", environment: home.environment)
+        let check = try runPiped(
+            ["check", "--today", "2026-11"], input: "\(Self.number),12/2030,\(Self.code)\n",
+            environment: home.environment)
         #expect(check.status == 0, "\(check.errors)")
         #expect(check.output.contains(#""expiry":"2030-12""#), "\(check.output)")
     }
@@ -101,7 +106,8 @@ import Glibc
     }
 
     @Test func theNameIsNeverWrittenToTheHistoryFile() throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--name"], environment: home.environment)
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-color", "--name"], environment: home.environment)
         t.waitForRawMode()
         typeTheCard(t)
         t.expect("Name (as on the card): ")
@@ -153,14 +159,21 @@ import Glibc
     @Test func anUnknownCountryIsAUsageErrorListingTheKnownOnes() throws {
         let run = try piped(["--postal-code", "XX", "--print"], input: "")
         #expect(run.status == 64)
-        #expect(run.errors.contains("unknown country `XX` for a postal code (known: US, CA, GB, DE, FR, NL, AU, JP, BR, IN)"), "\(run.errors)")
+        #expect(
+            run.errors.contains(
+                "unknown country `XX` for a postal code (known: US, CA, GB, DE, FR, NL, AU, JP, BR, IN)"),
+            "\(run.errors)")
     }
 
     @Test func nameAndPostalCodeOnAPipe() throws {
-        let run = try piped(["--name", "--postal-code", "GB", "--print"],
-                            input: "\(Self.number) 12/2030 \(Self.code) Ada Lovelace\nsw1a 1aa\n")
+        let run = try piped(
+            ["--name", "--postal-code", "GB", "--print"],
+            input: "\(Self.number) 12/2030 \(Self.code) Ada Lovelace\nsw1a 1aa\n")
         #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output.hasSuffix(#""masked":"411111******1111","entry":"keyed","holder_name":"Ada Lovelace","postal_code":"SW1A 1AA"}"# + "\n"), "\(run.output)")
+        #expect(
+            run.output.hasSuffix(
+                #""masked":"411111******1111","entry":"keyed","holder_name":"Ada Lovelace","postal_code":"SW1A 1AA"}"#
+                    + "\n"), "\(run.output)")
         #expect(!run.errors.contains(Self.number) && !run.errors.contains(Self.code))
     }
 

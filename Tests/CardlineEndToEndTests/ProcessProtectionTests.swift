@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `ProcessProtection` seen from outside the running prompt: no core file can hold the card,
@@ -36,20 +36,23 @@ import Glibc
     @Test(.enabled(if: coresAreWritten, "core files are not written into the crashing process's folder here"))
     func aCrashMidCardLeavesNoCoreFile() throws {
         // The control: a shell killed the same way, in the same folder, does leave a core.
-        let control = try PseudoTerminal(arguments: allowingCores("kill -ABRT $$"), environment: home.environment, binary: "/bin/sh")
+        let control = try PseudoTerminal(
+            arguments: allowingCores("kill -ABRT $$"), environment: home.environment, binary: "/bin/sh")
         #expect(control.waitForExit() == 128 + SIGABRT)
         try #require(control.dumpedCore && !coreFiles().isEmpty, "a process without protection dumps core here")
         for name in coreFiles() { try FileManager.default.removeItem(atPath: home.path + "/" + name) }
 
-        let t = try PseudoTerminal(arguments: allowingCores("exec \"$0\" --today 2026-11 --no-color --no-history") + [cardlineBinary],
-                                   environment: home.environment, binary: "/bin/sh")
+        let t = try PseudoTerminal(
+            arguments: allowingCores("exec \"$0\" --today 2026-11 --no-color --no-history") + [cardlineBinary],
+            environment: home.environment, binary: "/bin/sh")
         t.waitForRawMode()
         t.send("411111111111111")
         t.expectBadge("VISA 15/16")
         // The limit the shell raised is 0 again, soft and hard (so nothing it starts can raise it).
         let limits = try String(contentsOfFile: "/proc/\(t.pid)/limits", encoding: .utf8)
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
-        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
+        #expect(
+            core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
         kill(t.pid, SIGABRT)
         #expect(t.waitForExit() == 128 + SIGABRT)
         #expect(!t.dumpedCore, "the kernel dumped core")
@@ -67,20 +70,24 @@ import Glibc
 
     /// Run as an ordinary user (`nobody`), where being not dumpable shows: the prompt's /proc
     /// files belong to root, while the same user's ordinary program's belong to that user.
-    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-                   "starting a program as another user needs root and setpriv"))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "starting a program as another user needs root and setpriv"))
     func thePromptIsNotDumpable() throws {
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
         // The control: a shell of that user, reading its terminal.
-        let control = try PseudoTerminal(arguments: nobody + ["/bin/sh", "-c", "echo ready; read line"], environment: home.environment,
-                                         binary: "/usr/bin/setpriv")
+        let control = try PseudoTerminal(
+            arguments: nobody + ["/bin/sh", "-c", "echo ready; read line"], environment: home.environment,
+            binary: "/usr/bin/setpriv")
         control.expect("ready")
         #expect(try procOwner(control.pid) == 65534, "an ordinary process's /proc files are its user's")
         control.send("\n")
         #expect(control.waitForExit() == 0)
 
-        let t = try PseudoTerminal(arguments: nobody + [cardlineBinary, "--today", "2026-11", "--no-color", "--no-history"],
-                                   environment: home.environment, binary: "/usr/bin/setpriv")
+        let t = try PseudoTerminal(
+            arguments: nobody + [cardlineBinary, "--today", "2026-11", "--no-color", "--no-history"],
+            environment: home.environment, binary: "/usr/bin/setpriv")
         t.waitForRawMode()
         t.send("411111111111111")
         t.expectBadge("VISA 15/16")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a keystroke writes to the terminal (issues 13, 21 and 37): a digit that only appends to
@@ -28,28 +28,36 @@ import Glibc
             let mark = t.raw.count
             t.send(String(number[count - 1]))
             let field = String(number.prefix(count)).grouped
-            let screen = try #require(t.waitForScreen("\(count) digits") {
-                $0.cursorLine.contains(": " + field + " ") && $0.cursorLine.hasSuffix("VISA \(count)/16")
-            })
+            let screen = try #require(
+                t.waitForScreen("\(count) digits") {
+                    $0.cursorLine.contains(": " + field + " ") && $0.cursorLine.hasSuffix("VISA \(count)/16")
+                })
             // The counter grows a cell at ten digits, and the whole badge moves: not an ordinary digit.
             guard count != 10 else { continue }
             let written = Array(t.rawSince(mark))
             sizes.append(written.count)
-            #expect(written.count <= 16, "digit \(count): \(written.count) bytes: \(String(decoding: written, as: UTF8.self).debugDescription)")
+            #expect(
+                written.count <= 16,
+                "digit \(count): \(written.count) bytes: \(String(decoding: written, as: UTF8.self).debugDescription)")
             // What is written, escape sequences left out: the digit and the counter's characters
             // that changed (a group's space before the digit goes in a cell that is blank
             // already: the cursor moves over it).
-            let before = Array("\(count - 1)/16"), after = Array("\(count)/16")
+            let before = Array("\(count - 1)/16")
+            let after = Array("\(count)/16")
             let changed = before.indices.filter { before[$0] != after[$0] }
             let expected = String(number[count - 1]) + String(after[changed.first!...changed.last!])
-            #expect(PseudoTerminal.plain(written) == expected, "digit \(count): \(PseudoTerminal.plain(written).debugDescription)")
+            #expect(
+                PseudoTerminal.plain(written) == expected,
+                "digit \(count): \(PseudoTerminal.plain(written).debugDescription)")
             // Nothing left coloured: the next digit echoed is plain.
             #expect(screen.attributes.isEmpty)
             // The badge's logo in its colour with colour on; its counter plain.
             let line = screen.cells[screen.row]
             let text = String(line.map(\.character))
             let start = text.distance(from: text.startIndex, to: try #require(text.range(of: " VISA ")).lowerBound)
-            #expect(line[start..<(start + 6)].allSatisfy { $0.attributes.isEmpty != colour }, "the logo coloured only with colour on")
+            #expect(
+                line[start..<(start + 6)].allSatisfy { $0.attributes.isEmpty != colour },
+                "the logo coloured only with colour on")
             #expect(line[(start + 6)...].allSatisfy { $0.attributes.isEmpty }, "the counter plain")
         }
         #expect(sizes.count == 11)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the pty fuzzer (`Tests/PtyFuzz/ptyfuzz.py`, issue 36) found, made deterministic.
@@ -28,11 +28,14 @@ import Glibc
         let t = try PseudoTerminal(arguments: ["check", "--today", "2026-11"], environment: home.environment)
         t.send("4111 1111 1111 1111 12/30 123\n")
         let waiting = t.until("check to read the card and wait for more") {
-            let state = (try? String(contentsOfFile: "/proc/\(t.pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+            let state = (try? String(contentsOfFile: "/proc/\(t.pid)/stat", encoding: .utf8))?.split(separator: ")")
+                .last?.split(separator: " ").first
             return t.unreadInput == 0 && state == "S"
         }
         try #require(waiting)
-        #expect(t.currentSettings.c_lflag & tcflag_t(ISIG) != 0, "the terminal raises signals from keys, as before the prompt starts")
+        #expect(
+            t.currentSettings.c_lflag & tcflag_t(ISIG) != 0,
+            "the terminal raises signals from keys, as before the prompt starts")
         return t
     }
 

@@ -41,9 +41,12 @@ import Testing
         t.send("1234\r")
         t.expect("Success! American Express")
         let screen = t.waitForScreen("the prompt for the next card") { screen in
-            screen.lines.last?.hasPrefix("Card number (#### #### #### ####):") == true && screen.lines.last?.hasSuffix("CARD 0") == true
+            screen.lines.last?.hasPrefix("Card number (#### #### #### ####):") == true
+                && screen.lines.last?.hasSuffix("CARD 0") == true
         }
-        #expect(screen?.lines == expected, "README.md's session differs from the screen: \(screen?.lines.joined(separator: "\n") ?? "none")")
+        #expect(
+            screen?.lines == expected,
+            "README.md's session differs from the screen: \(screen?.lines.joined(separator: "\n") ?? "none")")
         t.send(":quit\r")
         #expect(t.waitForExit() == 0)
     }

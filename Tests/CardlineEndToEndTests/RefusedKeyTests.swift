@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A refused key is named by what it is, never by spelling what was typed (issue 20): `ESC [`
@@ -20,7 +20,8 @@ import Glibc
     /// Runs of digits in `text`, where digits separated by one space (a group, or a spelled-out
     /// byte list) count as one run, with the separators taken out.
     static func digitRuns(_ text: String) -> [String] {
-        var runs: [String] = [], current = ""
+        var runs: [String] = []
+        var current = ""
         var gap = false
         for scalar in text.unicodeScalars {
             if scalar.properties.numericType == .decimal && scalar.isASCII {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cardline replay` run as a process.
@@ -29,7 +29,9 @@ import Glibc
 
     @Test func everyExampleScriptPasses() throws {
         let run = try replay([Self.examples])
-        let count = try FileManager.default.subpathsOfDirectory(atPath: Self.examples).filter { $0.hasSuffix(".session") }.count
+        let count = try FileManager.default.subpathsOfDirectory(atPath: Self.examples).filter {
+            $0.hasSuffix(".session")
+        }.count
         #expect(count >= 15)
         #expect(run.status == 0, "\(run.output.suffix(2000))")
         #expect(run.output.hasSuffix("\n\(count) passed, 0 failed\n"))
@@ -37,14 +39,26 @@ import Glibc
 
     /// Each bad example fails the way its first line says.
     @Test(arguments: [
-        ("unknown-directive.bad", 65, "unknown-directive.bad:3:1: error: unknown directive `@expcet`; did you mean `@expect`?"),
+        (
+            "unknown-directive.bad", 65,
+            "unknown-directive.bad:3:1: error: unknown directive `@expcet`; did you mean `@expect`?"
+        ),
         ("bad-key-name.bad", 65, "bad-key-name.bad:3:5: error: unknown key name <Escape>"),
         ("unterminated-quote.bad", 65, "unterminated-quote.bad:4:1: error: unterminated quote"),
         ("bad-date.bad", 65, "bad-date.bad:2:8: error: @today takes a date as YYYY-MM"),
-        ("missing-rules-folder.bad", 65, "missing-rules-folder.bad:3:8: error: @rules no-such-folder: the folder cannot be read"),
+        (
+            "missing-rules-folder.bad", 65,
+            "missing-rules-folder.bad:3:8: error: @rules no-such-folder: the folder cannot be read"
+        ),
         ("rules-after-keys.bad", 65, "rules-after-keys.bad:4:1: error: @rules must come before the first line of keys"),
-        ("unknown-network.bad", 65, "unknown-network.bad:3:16: error: @networks: unknown network `dinners-club`; did you mean `diners-club`?"),
-        ("failing-expectation.bad", 1, "failing-expectation.bad:5: expected the last submit to be accepted, got failed cvv"),
+        (
+            "unknown-network.bad", 65,
+            "unknown-network.bad:3:16: error: @networks: unknown network `dinners-club`; did you mean `diners-club`?"
+        ),
+        (
+            "failing-expectation.bad", 1,
+            "failing-expectation.bad:5: expected the last submit to be accepted, got failed cvv"
+        ),
     ])
     func badExamplesFailAsTheySay(file: String, status: Int32, message: String) throws {
         let run = try replay([Self.examples + "/bad/" + file])
@@ -66,7 +80,8 @@ import Glibc
         try writeTestNetwork(to: folder, id: "typo", prefix: "71", extra: ", \"lenghts\": [16]")
         let run = try replay(["--rules", folder, Self.examples])
         #expect(run.status == 65)
-        #expect(run.errors.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
+        #expect(
+            run.errors.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
         #expect(!run.output.contains("PASS"))
     }
 
@@ -82,7 +97,8 @@ import Glibc
     @Test func goldenMismatchShowsADiffAndUpdateRewritesIt() throws {
         let script = home.path + "/visa.session"
         let golden = home.path + "/visa.expected"
-        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
         try "something else\n".write(toFile: golden, atomically: true, encoding: .utf8)
         let mismatch = try replay([script])
         #expect(mismatch.status == 1)
@@ -103,8 +119,10 @@ import Glibc
     @Test func goldenDifferencesShowTheLinesBetweenCommonHeadAndTail() throws {
         let script = home.path + "/visa.session"
         let golden = home.path + "/visa.expected"
-        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
-        let transcript = "Card number (#### #### #### ####): 4111 11•• •••• 1111  [VISA 16/16]\n"
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
+        let transcript =
+            "Card number (#### #### #### ####): 4111 11•• •••• 1111  [VISA 16/16]\n"
             + "Type the expiry date as MM/YY, as printed on the card.\n"
             + "Expiry (MM/YY): 12/30  [VISA 4/4]\n"
             + "✓ Visa •••• 1111, expires 12/30\n"
@@ -115,21 +133,29 @@ import Glibc
         try transcript.write(toFile: golden, atomically: true, encoding: .utf8)
         #expect(try replay([script]).status == 0, "the golden is the transcript")
 
-        try transcript.replacingOccurrences(of: "[VISA 4/4]", with: "[VISA 3/4]").write(toFile: golden, atomically: true, encoding: .utf8)
+        try transcript.replacingOccurrences(of: "[VISA 4/4]", with: "[VISA 3/4]").write(
+            toFile: golden, atomically: true, encoding: .utf8)
         let middle = try replay([script])
         #expect(middle.status == 1)
-        #expect(middle.output.contains("visa.expected: the transcript differs (- expected, + actual):\n  @@ line 3\n"
-            + "  -Expiry (MM/YY): 12/30  [VISA 3/4]\n  +Expiry (MM/YY): 12/30  [VISA 4/4]\nFAIL "), "\(middle.output)")
+        #expect(
+            middle.output.contains(
+                "visa.expected: the transcript differs (- expected, + actual):\n  @@ line 3\n"
+                    + "  -Expiry (MM/YY): 12/30  [VISA 3/4]\n  +Expiry (MM/YY): 12/30  [VISA 4/4]\nFAIL "),
+            "\(middle.output)")
 
         try String(transcript.dropLast()).write(toFile: golden, atomically: true, encoding: .utf8)
         let unterminated = try replay([script])
         #expect(unterminated.status == 1)
-        #expect(unterminated.output.contains("visa.expected: the transcript differs (- expected, + actual):\n  @@ line 9\n  +\nFAIL "),
-                "\(unterminated.output)")
+        #expect(
+            unterminated.output.contains(
+                "visa.expected: the transcript differs (- expected, + actual):\n  @@ line 9\n  +\nFAIL "),
+            "\(unterminated.output)")
     }
 
     @Test func jsonPrintsOneObjectPerScriptMasked() throws {
-        let run = try replay(["--json", Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad"])
+        let run = try replay([
+            "--json", Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad",
+        ])
         let lines = run.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
@@ -138,7 +164,9 @@ import Glibc
         #expect(cards == [["network": "visa", "number": "411111••••••1111", "expiry": "12/30"]])
         let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
         #expect(second?["passed"] as? Bool == false)
-        #expect((second?["failures"] as? [[String: String]])?.first?["message"]?.hasSuffix(":5: expected the last submit to be accepted, got failed cvv") == true)
+        #expect(
+            (second?["failures"] as? [[String: String]])?.first?["message"]?.hasSuffix(
+                ":5: expected the last submit to be accepted, got failed cvv") == true)
         #expect(run.errors == "1 passed, 1 failed\n")
     }
 
@@ -147,10 +175,13 @@ import Glibc
     /// other lines for people go to stderr; the exit status is what it is without --json.
     @Test func jsonKeepsStdoutToJSONLines() throws {
         let script = home.path + "/visa.session"
-        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
         try "something else\n".write(toFile: home.path + "/visa.expected", atomically: true, encoding: .utf8)
-        let scripts = [Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad",
-                       Self.examples + "/bad/bad-date.bad"]
+        let scripts = [
+            Self.examples + "/paste-whole-card.session", Self.examples + "/bad/failing-expectation.bad",
+            Self.examples + "/bad/bad-date.bad",
+        ]
         let mixed = try replay(["--json"] + scripts)
         let update = try replay(["--json", "--update", script])
         #expect(mixed.status == 65)
@@ -176,24 +207,26 @@ import Glibc
     @Test func replayIgnoresPersonalRuleFoldersAndEnvironment() throws {
         for folder in ["/config/cardline/rules", "/.config/cardline/rules", "/env-rules"] {
             try FileManager.default.createDirectory(atPath: home.path + folder, withIntermediateDirectories: true)
-            try "{\"id\": \"broken\",\n".write(toFile: home.path + folder + "/broken.json", atomically: true, encoding: .utf8)
+            try "{\"id\": \"broken\",\n".write(
+                toFile: home.path + folder + "/broken.json", atomically: true, encoding: .utf8)
         }
         let ownRules = home.path + "/own"
         try writeTestNetwork(to: ownRules)
         let script = home.path + "/two-networks.session"
         try """
-            @today 2026-11
-            4111 1111 1111 1111 12/30 123<Enter>
-            @expect accepted visa 1111
-            7000 0000 0000 0001 12/30 555<Enter>
-            @expect accepted testnet 0001
+        @today 2026-11
+        4111 1111 1111 1111 12/30 123<Enter>
+        @expect accepted visa 1111
+        7000 0000 0000 0001 12/30 555<Enter>
+        @expect accepted testnet 0001
 
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        """.write(toFile: script, atomically: true, encoding: .utf8)
         let hostile = ["CARDLINE_RULES": home.path + "/env-rules", "CARDLINE_NETWORKS": "discover"]
         var withoutXDG = home.environment
         withoutXDG["XDG_CONFIG_HOME"] = nil
         for environment in [home.environment, withoutXDG] {
-            let run = try runPiped(["replay", "--rules", ownRules, script], input: "", environment: environment.merging(hostile) { $1 })
+            let run = try runPiped(
+                ["replay", "--rules", ownRules, script], input: "", environment: environment.merging(hostile) { $1 })
             #expect(run.status == 0, "\(run.output)\(run.errors)")
             #expect(run.output.hasSuffix("PASS \(script)\n\n1 passed, 0 failed\n"))
             #expect(run.errors.isEmpty, "\(run.errors)")
@@ -207,7 +240,8 @@ import Glibc
         let output = run.output + run.errors
         #expect(output.contains("4111 11•• •••• 1111"), "the transcripts show masked numbers")
         for line in output.split(separator: "\n") {
-            var run = 0, longest = 0
+            var run = 0
+            var longest = 0
             for character in line where character != " " && character != "-" {
                 run = character.isASCII && character.isNumber ? run + 1 : 0
                 longest = max(longest, run)
@@ -228,7 +262,8 @@ import Glibc
         let full = try runWritingTo(.file("/dev/full"), ["replay"] + options + [script], environment: home.environment)
         #expect(full.status == 74)
         #expect(full.errors == "cardline: error: cannot write to standard output: No space left on device\n")
-        let closed = try runWritingTo(.closedPipe, ["replay"] + options + [Self.examples], environment: home.environment)
+        let closed = try runWritingTo(
+            .closedPipe, ["replay"] + options + [Self.examples], environment: home.environment)
         #expect(closed.status == 74)
         #expect(closed.errors.isEmpty, "\(closed.errors)")
     }
@@ -241,16 +276,28 @@ import Glibc
     @Test func anUnreadableGoldenIsExit66() throws {
         let script = home.path + "/visa.session"
         let golden = home.path + "/visa.expected"
-        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
         var cases: [(make: () throws -> Void, reason: String)] = [
-            ({ try FileManager.default.createSymbolicLink(atPath: golden, withDestinationPath: self.home.path + "/gone") }, "No such file or directory"),
-            ({ try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: false) }, "it is a folder"),
+            (
+                {
+                    try FileManager.default.createSymbolicLink(
+                        atPath: golden, withDestinationPath: self.home.path + "/gone")
+                }, "No such file or directory"
+            ),
+            (
+                { try FileManager.default.createDirectory(atPath: golden, withIntermediateDirectories: false) },
+                "it is a folder"
+            ),
         ]
         if getuid() != 0 {
-            cases.append(({
-                try "x\n".write(toFile: golden, atomically: false, encoding: .utf8)
-                chmod(golden, 0)
-            }, "Permission denied"))
+            cases.append(
+                (
+                    {
+                        try "x\n".write(toFile: golden, atomically: false, encoding: .utf8)
+                        chmod(golden, 0)
+                    }, "Permission denied"
+                ))
         }
         for (make, reason) in cases {
             try make()
@@ -276,12 +323,14 @@ import Glibc
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let script = folder + "/visa.session"
         let golden = folder + "/visa.expected"
-        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "@today 2026-11\n4111 1111 1111 1111 12/30 123<Enter>\n".write(
+            toFile: script, atomically: true, encoding: .utf8)
         try "something else\n".write(toFile: golden, atomically: true, encoding: .utf8)
         chmod(golden, 0o640)
         // stdout joins stderr, so every word is captured.
-        let limited = try runWritingTo(.file("/dev/null"), ["replay", "--update", script], shell: "trap '' XFSZ; ulimit -f 0; exec 1>&2",
-                                       environment: home.environment)
+        let limited = try runWritingTo(
+            .file("/dev/null"), ["replay", "--update", script], shell: "trap '' XFSZ; ulimit -f 0; exec 1>&2",
+            environment: home.environment)
         let message = "cardline: error: cannot rewrite \(golden): File too large"
         #expect(limited.status == 74)
         #expect(limited.errors.hasPrefix(message + "\n"), "\(limited.errors)")
@@ -289,14 +338,17 @@ import Glibc
         #expect(limited.errors.contains("\nFAIL \(script)\n"), "\(limited.errors)")
         #expect(!limited.errors.contains("CocoaError") && !limited.errors.contains("Error Domain"))
         #expect(try String(contentsOfFile: golden, encoding: .utf8) == "something else\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["visa.expected", "visa.session"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["visa.expected", "visa.session"])
 
         let update = try replay(["--update", script])
         #expect(update.status == 1)
         #expect(update.output.contains("updated \(golden)"))
-        #expect(try String(contentsOfFile: golden, encoding: .utf8).hasPrefix("Card number (#### #### #### ####): 4111 11••"))
+        #expect(
+            try String(contentsOfFile: golden, encoding: .utf8).hasPrefix(
+                "Card number (#### #### #### ####): 4111 11••"))
         #expect((try FileManager.default.attributesOfItem(atPath: golden)[.posixPermissions] as? Int) == 0o640)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["visa.expected", "visa.session"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["visa.expected", "visa.session"])
     }
 }
-

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `cardline replay` reads a script line by line (`ScriptReader`), never the whole file: its
@@ -27,15 +27,18 @@ import Glibc
     /// have come (the first pass over the whole script is over, and the replay is streaming),
     /// the process's high-water mark (VmHWM) is read while it waits for the pipe to drain.
     func replayPeak(_ script: String, readBefore: Int) throws -> (status: Int32, peakKiB: Int, output: Int) {
-        let child = try SpawnedProcess([cardlineBinary, "replay", script], environment: SpawnedProcess.environment(home.environment),
-                                       descriptors: [(0, .null), (1, .pipe), (2, .null)])
-        let output = child.pipes[1]!, pid = child.pid
+        let child = try SpawnedProcess(
+            [cardlineBinary, "replay", script], environment: SpawnedProcess.environment(home.environment),
+            descriptors: [(0, .null), (1, .pipe), (2, .null)])
+        let output = child.pipes[1]!
+        let pid = child.pid
         defer { close(output) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var received = 0
         var peak = 0
         while true {
-            let count = read(output, &buffer, min(buffer.count, readBefore > received ? readBefore - received : buffer.count))
+            let count = read(
+                output, &buffer, min(buffer.count, readBefore > received ? readBefore - received : buffer.count))
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             received += count
@@ -48,7 +51,8 @@ import Glibc
     }
 
     @Test func aLargeScriptIsReadLineByLine() throws {
-        let small = home.path + "/small.session", large = home.path + "/large.session"
+        let small = home.path + "/small.session"
+        let large = home.path + "/large.session"
         try writeScript(small, entries: 1_000, padding: 10)
         try writeScript(large, entries: 40_000, padding: 1_200)  // ~50 MB
         let size = try FileManager.default.attributesOfItem(atPath: large)[.size] as! Int
@@ -61,7 +65,8 @@ import Glibc
         #expect(baseline.peakKiB > 1_000 && measured.peakKiB > 1_000, "real measurements")
         // The script whole would be +47,000 KiB; streaming adds nothing that grows with it.
         let allowance = testingUnderASan ? 24_000 : 8_000
-        #expect(measured.peakKiB - baseline.peakKiB < allowance,
-                "peak \(measured.peakKiB) KiB on a \(size / 1_000_000) MB script, \(baseline.peakKiB) KiB on a small one")
+        #expect(
+            measured.peakKiB - baseline.peakKiB < allowance,
+            "peak \(measured.peakKiB) KiB on a \(size / 1_000_000) MB script, \(baseline.peakKiB) KiB on a small one")
     }
 }

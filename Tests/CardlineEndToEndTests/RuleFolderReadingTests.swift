@@ -47,7 +47,9 @@ import Testing
             #expect(error.path == folder + "/b.json")
             #expect(error.reason == "it is a folder")
         }
-        #expect(throws: Paths.Unreadable(reason: "No such file or directory")) { try Paths.contents(of: folder + "/no-such.json", limit: 100) }
+        #expect(throws: Paths.Unreadable(reason: "No such file or directory")) {
+            try Paths.contents(of: folder + "/no-such.json", limit: 100)
+        }
         #expect(try Paths.contents(of: folder + "/a.json", limit: 100) == Array("{}".utf8))
     }
 
@@ -75,8 +77,10 @@ import Testing
             }
             if tied.contains(n) { ranges.append("[\"30000000\", \"30000000\"]") }
             let lengths = broken.contains(n) ? "" : "\"lengths\": [16],\n"
-            let text = "{\n  \"id\": \"bank-\(n)\",\n  \"name\": \"Bank \(n)\",\n  \"ranges\": [\n    \(ranges.joined(separator: ",\n    "))\n  ],\n  \(lengths)  \"cvv\": {\"name\": \"CVV\", \"length\": 3}\n}\n"
-            try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/bank-" + String(1000 + n).dropFirst() + ".json"))
+            let text =
+                "{\n  \"id\": \"bank-\(n)\",\n  \"name\": \"Bank \(n)\",\n  \"ranges\": [\n    \(ranges.joined(separator: ",\n    "))\n  ],\n  \(lengths)  \"cvv\": {\"name\": \"CVV\", \"length\": 3}\n}\n"
+            try Data(text.utf8).write(
+                to: URL(fileURLWithPath: folder + "/bank-" + String(1000 + n).dropFirst() + ".json"))
         }
         return folder
     }
@@ -108,7 +112,8 @@ import Testing
 
         let wrong = try makeBankFolder(count, broken: [3, count - 2], tied: [count / 2])
         defer { try? FileManager.default.removeItem(atPath: wrong) }
-        var threadedErrors: RuleErrors?, serialErrors: RuleErrors?
+        var threadedErrors: RuleErrors?
+        var serialErrors: RuleErrors?
         do { _ = try RuleSources.load(folders: [wrong]) } catch { threadedErrors = error.ruleErrors }
         let wrongTexts = try RuleSources.read(folder: wrong)
         do { _ = try RuleSet.load(folders: [wrongTexts]) } catch { serialErrors = error }
@@ -126,7 +131,8 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         for index in [count - 1, count / 2, 5] {  // each earlier than the one before
             try FileManager.default.removeItem(atPath: folder + "/" + names[index])
-            try FileManager.default.createDirectory(atPath: folder + "/" + names[index], withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: folder + "/" + names[index], withIntermediateDirectories: false)
             do {
                 _ = try RuleSources.load(folders: [folder])
                 Issue.record("a folder with an unreadable file loaded")

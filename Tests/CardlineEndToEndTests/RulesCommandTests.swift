@@ -2,25 +2,26 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A network of our own, written where a test says.
 func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String = "70", extra: String = "") throws {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     try """
-        {"id": "\(id)", "name": "TestNet", "logo": "TESTNET", "prefixes": ["\(prefix)"], "lengths": [16], "luhn": false,
-         "cvv": {"name": "TSC", "length": 3}\(extra)}
+    {"id": "\(id)", "name": "TestNet", "logo": "TESTNET", "prefixes": ["\(prefix)"], "lengths": [16], "luhn": false,
+     "cvv": {"name": "TSC", "length": 3}\(extra)}
 
-        """.write(toFile: folder + "/\(id).json", atomically: true, encoding: .utf8)
+    """.write(toFile: folder + "/\(id).json", atomically: true, encoding: .utf8)
 }
 
 @Suite struct RuleSourceTests {
     let home = TemporaryHome()
 
     func accepts(_ arguments: [String], environment: [String: String] = [:]) throws -> Bool {
-        let run = try runPiped(["--today", "2026-11"] + arguments, input: "7000 0000 0000 0001 12/30 555\n",
-                               environment: home.environment.merging(environment) { $1 })
+        let run = try runPiped(
+            ["--today", "2026-11"] + arguments, input: "7000 0000 0000 0001 12/30 555\n",
+            environment: home.environment.merging(environment) { $1 })
         return run.status == 0 && run.output.contains("Success! TestNet •••• 0001")
     }
 
@@ -31,8 +32,9 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         #expect(try accepts(["--rules", viaFlag]))
         let viaEnvironment = home.path + "/env"
         try writeTestNetwork(to: viaEnvironment)
-        #expect(try accepts([], environment: ["CARDLINE_RULES": home.path + "/elsewhere:" + viaEnvironment]) == false,
-                "a CARDLINE_RULES folder that does not exist is an error")
+        #expect(
+            try accepts([], environment: ["CARDLINE_RULES": home.path + "/elsewhere:" + viaEnvironment]) == false,
+            "a CARDLINE_RULES folder that does not exist is an error")
         try FileManager.default.createDirectory(atPath: home.path + "/elsewhere", withIntermediateDirectories: true)
         #expect(try accepts([], environment: ["CARDLINE_RULES": home.path + "/elsewhere:" + viaEnvironment]))
         try writeTestNetwork(to: home.path + "/config/cardline/rules")
@@ -45,12 +47,15 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         let personal = home.path + "/config/cardline/rules"
         try FileManager.default.createDirectory(atPath: personal, withIntermediateDirectories: true)
         try "{\"id\": \"broken\",\n".write(toFile: personal + "/broken.json", atomically: true, encoding: .utf8)
-        let message = "\(personal)/broken.json:2:1: error: invalid JSON: expected a quoted field name, found the end of the file"
-        let check = try runPiped(["check", "--today", "2026-11"], input: "4111111111111111,12/30,123\n", environment: home.environment)
+        let message =
+            "\(personal)/broken.json:2:1: error: invalid JSON: expected a quoted field name, found the end of the file"
+        let check = try runPiped(
+            ["check", "--today", "2026-11"], input: "4111111111111111,12/30,123\n", environment: home.environment)
         #expect(check.status == 65)
         #expect(check.errors.contains(message), "\(check.errors)")
         #expect(check.output.isEmpty)
-        let prompt = try runPiped(["--today", "2026-11"], input: "4111111111111111 12/30 123\n", environment: home.environment)
+        let prompt = try runPiped(
+            ["--today", "2026-11"], input: "4111111111111111 12/30 123\n", environment: home.environment)
         #expect(prompt.status == 65)
         #expect(prompt.errors.contains(message), "\(prompt.errors)")
 
@@ -59,20 +64,25 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         try FileManager.default.createDirectory(atPath: viaEnvironment, withIntermediateDirectories: true)
         try "{\"id\": \"broken\",\n".write(toFile: viaEnvironment + "/broken.json", atomically: true, encoding: .utf8)
         let environment = home.environment.merging(["CARDLINE_RULES": viaEnvironment]) { $1 }
-        let checkWithEnvironment = try runPiped(["check", "--today", "2026-11"], input: "4111111111111111,12/30,123\n", environment: environment)
+        let checkWithEnvironment = try runPiped(
+            ["check", "--today", "2026-11"], input: "4111111111111111,12/30,123\n", environment: environment)
         #expect(checkWithEnvironment.status == 65)
-        #expect(checkWithEnvironment.errors.contains("\(viaEnvironment)/broken.json:2:1: error: invalid JSON"), "\(checkWithEnvironment.errors)")
+        #expect(
+            checkWithEnvironment.errors.contains("\(viaEnvironment)/broken.json:2:1: error: invalid JSON"),
+            "\(checkWithEnvironment.errors)")
     }
 
     @Test func laterSourcesOverrideAndDisable() throws {
         let folder = home.path + "/mine"
         try writeTestNetwork(to: folder, id: "visa", prefix: "4")  // replaces the bundled Visa
         try """
-            {"id": "maestro", "disabled": true}
+        {"id": "maestro", "disabled": true}
 
-            """.write(toFile: folder + "/no-maestro.json", atomically: true, encoding: .utf8)
+        """.write(toFile: folder + "/no-maestro.json", atomically: true, encoding: .utf8)
         // Wide enough for the whole path (at 80 columns it is cut at its start).
-        let list = try runPiped(["rules", "list", "--rules", folder], input: "", environment: home.environment.merging(["COLUMNS": "1000"]) { $1 })
+        let list = try runPiped(
+            ["rules", "list", "--rules", folder], input: "",
+            environment: home.environment.merging(["COLUMNS": "1000"]) { $1 })
         #expect(list.status == 0)
         #expect(list.output.split(separator: "\n").contains { $0.hasPrefix("visa ") && $0.contains("TestNet") })
         #expect(list.output.contains("\(folder)/visa.json"))
@@ -83,7 +93,8 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     @Test func noDefaultRulesLeavesOnlyYourOwn() throws {
         let folder = home.path + "/only"
         try writeTestNetwork(to: folder)
-        let list = try runPiped(["rules", "list", "--no-default-rules", "--rules", folder], input: "", environment: home.environment)
+        let list = try runPiped(
+            ["rules", "list", "--no-default-rules", "--rules", folder], input: "", environment: home.environment)
         #expect(list.output.split(separator: "\n").count == 2)
         #expect(list.output.contains("testnet"))
         let none = try runPiped(["rules", "list", "--no-default-rules"], input: "", environment: home.environment)
@@ -124,14 +135,21 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     @Test func testExplainsPartialAndCompleteNumbers() throws {
         let run = try cardline(["rules", "test", "4111 1111 1111 1111", "3782", "3", "0", "4111-1111-1111-1112"])
         #expect(run.status == 1, "not every number is valid")
-        #expect(run.output.contains("""
-            411111••••••1111
-              network:   visa (Visa), decided by pattern 4 in
-            """))
-        #expect(run.output.contains("  length:    16 — valid (Visa allows 13, 16)\n  luhn:      passes\n  verdict:   valid"))
+        #expect(
+            run.output.contains(
+                """
+                411111••••••1111
+                  network:   visa (Visa), decided by pattern 4 in
+                """))
+        #expect(
+            run.output.contains("  length:    16 — valid (Visa allows 13, 16)\n  luhn:      passes\n  verdict:   valid")
+        )
         #expect(run.output.contains("••82\n  network:   american-express (American Express), decided by pattern 37 in"))
         #expect(run.output.contains("  length:    4 — incomplete (American Express allows 15)"))
-        #expect(run.output.contains("•\n  network:   not decided yet; could still be american-express, china-t-union, diners-club, hipercard, jcb, lankapay"))
+        #expect(
+            run.output.contains(
+                "•\n  network:   not decided yet; could still be american-express, china-t-union, diners-club, hipercard, jcb, lankapay"
+            ))
         #expect(run.output.contains("•\n  network:   none — no network starts with these digits"))
         #expect(run.output.contains("411111••••••1112\n  network:   visa (Visa), decided by pattern 4 in"))
         #expect(run.output.contains("  luhn:      fails\n  verdict:   invalid"))
@@ -150,8 +168,12 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         try writeTestNetwork(to: folder, id: "typo", prefix: "71", extra: ", \"lenghts\": [16]")
         let broken = try cardline(["rules", "lint", folder])
         #expect(broken.status == 65)
-        #expect(broken.output.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
-        #expect(broken.output.contains("\(folder)/copycat.json:1:70: error: pattern 37 of `copycat` ties with pattern 37 of `american-express`"))
+        #expect(
+            broken.output.contains("\(folder)/typo.json:2:39: error: unknown field `lenghts`; did you mean `lengths`?"))
+        #expect(
+            broken.output.contains(
+                "\(folder)/copycat.json:1:70: error: pattern 37 of `copycat` ties with pattern 37 of `american-express`"
+            ))
         #expect(broken.output.hasSuffix("checked 66 files in 2 folders: 2 errors, 0 warnings\n"))
         #expect(try cardline(["rules", "lint", home.path + "/missing"]).status == 66)
     }
@@ -165,12 +187,24 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         let run = try cardline(["rules", "lint", folder])
         #expect(run.status == 0, "warnings only")
         let lines = run.output.split(separator: "\n")
-        #expect(lines.contains { $0.hasPrefix("\(folder)/acme.json:1:67: warning: pattern 4111 of `acme` lies inside pattern 4 of `visa` (<bundled>/visa.json:") && $0.hasSuffix("and neither file's `note` names the other network; say in a `note` why these numbers are `acme`'s (or list them as co-badged)") }, "\(run.output)")
-        #expect(lines.contains { $0.contains("pattern 37123 of `zeta` lies inside pattern 37 of `american-express`") }, "\(run.output)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix(
+                    "\(folder)/acme.json:1:67: warning: pattern 4111 of `acme` lies inside pattern 4 of `visa` (<bundled>/visa.json:"
+                )
+                    && $0.hasSuffix(
+                        "and neither file's `note` names the other network; say in a `note` why these numbers are `acme`'s (or list them as co-badged)"
+                    )
+            }, "\(run.output)")
+        #expect(
+            lines.contains { $0.contains("pattern 37123 of `zeta` lies inside pattern 37 of `american-express`") },
+            "\(run.output)")
         #expect(run.output.hasSuffix("checked 66 files in 2 folders: 0 errors, 2 warnings\n"))
         // A note naming the other network (by name or id) explains the overlap.
-        try writeTestNetwork(to: folder, id: "acme", prefix: "4111", extra: #", "note": "A Visa co-brand: its own badge.""#)
-        try writeTestNetwork(to: folder, id: "zeta", prefix: "37123", extra: #", "note": "Inside american-express on purpose.""#)
+        try writeTestNetwork(
+            to: folder, id: "acme", prefix: "4111", extra: #", "note": "A Visa co-brand: its own badge.""#)
+        try writeTestNetwork(
+            to: folder, id: "zeta", prefix: "37123", extra: #", "note": "Inside american-express on purpose.""#)
         let explained = try cardline(["rules", "lint", folder])
         #expect(explained.output == "checked 66 files in 2 folders: 0 errors, 0 warnings\n", "\(explained.output)")
     }
@@ -182,8 +216,10 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     let home = TemporaryHome()
 
     static let commands: [[String]] = [
-        ["rules", "list"], ["rules", "list", "--json"], ["rules", "show", "amex"], ["rules", "test", "4111111111111111"],
-        ["rules", "lint"], ["rules", "sample", "visa"], ["--version"], ["--help"], ["rules", "--help"], ["--today", "2026-11"],
+        ["rules", "list"], ["rules", "list", "--json"], ["rules", "show", "amex"],
+        ["rules", "test", "4111111111111111"],
+        ["rules", "lint"], ["rules", "sample", "visa"], ["--version"], ["--help"], ["rules", "--help"],
+        ["--today", "2026-11"],
     ]
 
     /// A full disk: exit 74 and one message, whatever the command would have exited with.
@@ -215,7 +251,9 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
     @Test func reloadPicksUpEditsAndKeepsRulesWhenBroken() throws {
         let folder = home.path + "/live"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-color", "--no-history", "--rules", folder], environment: home.environment)
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-color", "--no-history", "--rules", folder],
+            environment: home.environment)
         t.waitForRawMode()
         t.expect("Card number")
         t.send("72")
@@ -228,7 +266,8 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         t.expect("TESTNET 2/16")
         t.send("\u{15}")
         // A broken edit: the error is shown with its place, and TestNet keeps working.
-        try "{\"id\": \"testnet\",\n  \"name\": 7}\n".write(toFile: folder + "/testnet.json", atomically: true, encoding: .utf8)
+        try "{\"id\": \"testnet\",\n  \"name\": 7}\n".write(
+            toFile: folder + "/testnet.json", atomically: true, encoding: .utf8)
         t.send(":reload\r")
         t.expect("Rules not reloaded; the previous rules stay in force:")
         t.expect("\(folder)/testnet.json:2:11: error: `name` must be a string, found a number")
@@ -249,27 +288,35 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
         let folder = home.path + "/odd"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
-            {"id": "oddcard", "name": "Oddcard", "logo": "ODD", "prefixes": ["70"], "lengths": [16], "luhn": false,
-             "groups": [5, 6, 5], "cvv": {"name": "CVX", "length": 4, "side": "front"}}
+        {"id": "oddcard", "name": "Oddcard", "logo": "ODD", "prefixes": ["70"], "lengths": [16], "luhn": false,
+         "groups": [5, 6, 5], "cvv": {"name": "CVX", "length": 4, "side": "front"}}
 
-            """.write(toFile: folder + "/oddcard.json", atomically: true, encoding: .utf8)
+        """.write(toFile: folder + "/oddcard.json", atomically: true, encoding: .utf8)
         let rules = ["--no-default-rules", "--rules", folder]
         let list = try runPiped(["rules", "list"] + rules, input: "", environment: home.environment)
         #expect(list.status == 0 && list.output.contains("CVX 4"), "\(list.output)")
         let show = try runPiped(["rules", "show", "oddcard"] + rules, input: "", environment: home.environment)
         #expect(show.output.contains("CVX, 4 digits, on the front"), "\(show.output)")
         // Not Luhn-valid, and valid here: the network does not check Luhn.
-        let test = try runPiped(["rules", "test", "7000 0000 0000 0002"] + rules, input: "", environment: home.environment)
+        let test = try runPiped(
+            ["rules", "test", "7000 0000 0000 0002"] + rules, input: "", environment: home.environment)
         #expect(test.status == 0 && test.output.contains("verdict:   valid"), "\(test.output)")
-        let short = try runPiped(["rules", "test", "7000 0000 0000 000"] + rules, input: "", environment: home.environment)
+        let short = try runPiped(
+            ["rules", "test", "7000 0000 0000 000"] + rules, input: "", environment: home.environment)
         #expect(short.status == 1 && short.output.contains("verdict:   incomplete"), "\(short.output)")
-        let check = try runPiped(["check", "--today", "2026-11", "--format", "text"] + rules, input: "7000000000000002,12/30,1234\n7000000000000002,12/30,123\n",
-                                 environment: home.environment)
+        let check = try runPiped(
+            ["check", "--today", "2026-11", "--format", "text"] + rules,
+            input: "7000000000000002,12/30,1234\n7000000000000002,12/30,123\n",
+            environment: home.environment)
         #expect(check.output.contains("line 1: 700000******0002  oddcard  valid"), "\(check.output)")
         #expect(check.output.contains("line 2: 700000******0002  oddcard  invalid (cvv_length)"), "\(check.output)")
-        let short3 = try runPiped(["--today", "2026-11"] + rules, input: "7000 0000 0000 0002 12/30 123\n", environment: home.environment)
-        #expect(short3.status != 0 && short3.output.contains("the CVX has 4 digits; this has 3"), "\(short3.output) \(short3.errors)")
-        let whole = try runPiped(["--today", "2026-11"] + rules, input: "7000 0000 0000 0002 12/30 1234\n", environment: home.environment)
+        let short3 = try runPiped(
+            ["--today", "2026-11"] + rules, input: "7000 0000 0000 0002 12/30 123\n", environment: home.environment)
+        #expect(
+            short3.status != 0 && short3.output.contains("the CVX has 4 digits; this has 3"),
+            "\(short3.output) \(short3.errors)")
+        let whole = try runPiped(
+            ["--today", "2026-11"] + rules, input: "7000 0000 0000 0002 12/30 1234\n", environment: home.environment)
         #expect(whole.output.contains("Success! Oddcard •••• 0002"), "\(whole.output) \(whole.errors)")
     }
 }

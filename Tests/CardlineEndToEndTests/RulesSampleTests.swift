@@ -6,7 +6,9 @@ import Testing
 @Suite struct RulesSampleTests {
     let home = TemporaryHome()
 
-    func cardline(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, errors: String, timedOut: Bool) {
+    func cardline(_ arguments: [String], input: String = "") throws -> (
+        status: Int32, output: String, errors: String, timedOut: Bool
+    ) {
         try runPiped(arguments, input: input, environment: home.environment)
     }
 
@@ -15,15 +17,15 @@ import Testing
         let folder = home.path + "/fixture"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
-            {"id": "visa", "name": "Visa", "logo": "VISA", "prefixes": ["4"], "lengths": [16, 19], "autoAdvance": [16],
-             "lengthsFor": [{"prefixes": ["4026"], "lengths": [13, 16, 19]}], "cvv": {"name": "CVV", "length": 3}}
+        {"id": "visa", "name": "Visa", "logo": "VISA", "prefixes": ["4"], "lengths": [16, 19], "autoAdvance": [16],
+         "lengthsFor": [{"prefixes": ["4026"], "lengths": [13, 16, 19]}], "cvv": {"name": "CVV", "length": 3}}
 
-            """.write(toFile: folder + "/visa.json", atomically: true, encoding: .utf8)
+        """.write(toFile: folder + "/visa.json", atomically: true, encoding: .utf8)
         try """
-            {"id": "switch", "name": "Switch", "status": "retired", "prefixes": ["4903"], "lengths": [16, 18, 19],
-             "cvv": {"name": "CVV", "length": 3}}
+        {"id": "switch", "name": "Switch", "status": "retired", "prefixes": ["4903"], "lengths": [16, 18, 19],
+         "cvv": {"name": "CVV", "length": 3}}
 
-            """.write(toFile: folder + "/switch.json", atomically: true, encoding: .utf8)
+        """.write(toFile: folder + "/switch.json", atomically: true, encoding: .utf8)
         return folder
     }
 
@@ -37,7 +39,9 @@ import Testing
         #expect(try cardline(["rules", "sample", "mastercard", "--count", "6", "--seed", "4"]).output != first.output)
         let check = try cardline(["check", "--today", "2026-11"], input: first.output)
         #expect(check.status == 0, "\(check.output)")
-        #expect(check.output.split(separator: "\n").filter { $0.contains(#""network":"mastercard","valid":true"#) }.count == 6)
+        #expect(
+            check.output.split(separator: "\n").filter { $0.contains(#""network":"mastercard","valid":true"#) }.count
+                == 6)
     }
 
     /// Issue 22: every active bundled network (the new meal, fleet, private-label and domestic
@@ -54,18 +58,23 @@ import Testing
             let sample = try cardline(["rules", "sample", id, "--count", String(patterns.count)])
             #expect(sample.status == 0, "\(id): \(sample.errors)")
             let numbers = sample.output.split(separator: "\n").map(String.init)
-            #expect(numbers.count == patterns.count && numbers.allSatisfy { $0.allSatisfy(\.isNumber) }, "\(id): \(sample.output)")
+            #expect(
+                numbers.count == patterns.count && numbers.allSatisfy { $0.allSatisfy(\.isNumber) },
+                "\(id): \(sample.output)")
             let test = try cardline(["rules", "test"] + numbers)
             #expect(test.status == 0, "\(id): \(test.output)")
             let decided = test.output.split(separator: "\n").filter { $0.hasPrefix("  network:") }
-            #expect(decided.count == numbers.count && decided.allSatisfy { $0.hasPrefix("  network:   \(id) (") }, "\(id): \(decided)")
+            #expect(
+                decided.count == numbers.count && decided.allSatisfy { $0.hasPrefix("  network:   \(id) (") },
+                "\(id): \(decided)")
         }
     }
 
     @Test func sampleRefusesAnUnknownNetworkAndABadCount() throws {
         let unknown = try cardline(["rules", "sample", "vias"])
         #expect(unknown.status == 1)
-        #expect(unknown.errors == "cardline: error: no network has the id `vias`\ncardline: hint: did you mean `visa`?\n")
+        #expect(
+            unknown.errors == "cardline: error: no network has the id `vias`\ncardline: hint: did you mean `visa`?\n")
         #expect(unknown.output.isEmpty)
         let zero = try cardline(["rules", "sample", "visa", "--count", "0"])
         #expect(zero.status == 64)
@@ -75,11 +84,17 @@ import Testing
     @Test func checkGivesThirteenDigitsOnlyInsideTheirRange() throws {
         let folder = try fixture()
         // 4026 0000 0000 1 and 4111 1111 1111 3: both Luhn-valid, 13 digits.
-        let run = try cardline(["check", "--today", "2026-11", "--no-default-rules", "--rules", folder],
-                               input: "4026000000001\n4111111111113\n")
+        let run = try cardline(
+            ["check", "--today", "2026-11", "--no-default-rules", "--rules", folder],
+            input: "4026000000001\n4111111111113\n")
         #expect(run.status == 1)
-        #expect(run.output.contains(#"{"line":1,"network":"visa","valid":true,"number":"402600***0001","errors":[]}"#), "\(run.output)")
-        #expect(run.output.contains(#"{"line":2,"network":"visa","valid":false,"number":"411111***1113","errors":["length"]}"#), "\(run.output)")
+        #expect(
+            run.output.contains(#"{"line":1,"network":"visa","valid":true,"number":"402600***0001","errors":[]}"#),
+            "\(run.output)")
+        #expect(
+            run.output.contains(
+                #"{"line":2,"network":"visa","valid":false,"number":"411111***1113","errors":["length"]}"#),
+            "\(run.output)")
     }
 
     @Test func retiredNetworksAreListedButMatchedOnlyWithRetired() throws {
@@ -87,12 +102,16 @@ import Testing
         let list = try cardline(["rules", "list", "--no-default-rules", "--rules", folder])
         #expect(list.output.contains("Switch (retired)"))
         let number = "4903000000000008\n"
-        let plain = try cardline(["check", "--today", "2026-11", "--no-default-rules", "--rules", folder], input: number)
+        let plain = try cardline(
+            ["check", "--today", "2026-11", "--no-default-rules", "--rules", folder], input: number)
         #expect(plain.output.contains(#""network":"visa""#), "\(plain.output)")
-        let opted = try cardline(["check", "--today", "2026-11", "--retired", "--no-default-rules", "--rules", folder], input: number)
+        let opted = try cardline(
+            ["check", "--today", "2026-11", "--retired", "--no-default-rules", "--rules", folder], input: number)
         #expect(opted.output.contains(#""network":"switch""#), "\(opted.output)")
         // Sampling a retired network works without --retired.
-        let sample = try cardline(["rules", "sample", "switch", "--count", "2", "--no-default-rules", "--rules", folder])
+        let sample = try cardline([
+            "rules", "sample", "switch", "--count", "2", "--no-default-rules", "--rules", folder,
+        ])
         #expect(sample.status == 0)
         #expect(sample.output.split(separator: "\n").allSatisfy { $0.hasPrefix("4903") })
     }
@@ -124,7 +143,10 @@ import Testing
         let shadowed = try cardline(["rules", "test", "--no-default-rules", "--rules", folder])
         #expect(shadowed.status == 1)
         #expect(shadowed.errors.contains("warning: network `broad` can never be detected"), "\(shadowed.errors)")
-        #expect(shadowed.output.contains("\(folder)/broad.json:1:68: warning: pattern 70 of `broad` can never decide a number"), "\(shadowed.output)")
+        #expect(
+            shadowed.output.contains(
+                "\(folder)/broad.json:1:68: warning: pattern 70 of `broad` can never decide a number"),
+            "\(shadowed.output)")
         #expect(shadowed.output.hasSuffix("2 of 3 patterns of 2 networks yield a valid number of their network\n"))
         let lint = try cardline(["rules", "lint", "--no-default-rules", folder])
         #expect(lint.status == 0, "warnings only")

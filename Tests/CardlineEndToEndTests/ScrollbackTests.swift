@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a terminal keeps after the prompt clears or redraws holds no clear card number
@@ -29,7 +29,8 @@ import Glibc
         tmux.sendKey("C-l")
         // The cleared screen went into the history, and the prompt was drawn again at the top
         // with the number whole (it is still the live field).
-        let history = tmux.waitFor("the cleared screen in the history, the line redrawn at the top", history: true) { _ in
+        let history = tmux.waitFor("the cleared screen in the history, the line redrawn at the top", history: true) {
+            _ in
             let visible = tmux.capture()
             return tmux.capture(onlyHistory: true).contains { $0.hasPrefix("Card number") }
                 && visible.first.map { KeySequenceTests.field($0) == Self.shown } == true
@@ -63,8 +64,11 @@ import Glibc
     /// `Card number (#### #### #### ####): 4539 1488 0343` among them). That row is gone
     /// from the screen before SIGWINCH reaches cardline; no escape sequence reaches the
     /// history. Only a line that starts at least g rows below the top is safe.
-    @Test(.disabled("tmux moves the line's first rows into its history itself when the line starts near the screen's top; see the comment"),
-          arguments: [120, 100])
+    @Test(
+        .disabled(
+            "tmux moves the line's first rows into its history itself when the line starts near the screen's top; see the comment"
+        ),
+        arguments: [120, 100])
     func resizingFromTheTopRowLeavesNoClearNumberBehind(startColumns: Int) throws {
         try checkResizing(atTheTop: true, startColumns: startColumns)
     }
@@ -81,26 +85,36 @@ import Glibc
         try tmux.waitForRawMode()
         if atTheTop {
             tmux.sendKey("C-l")
-            #expect(tmux.waitFor("the prompt on the top row", history: false) { $0.first?.hasPrefix("Card number") == true } != nil)
+            #expect(
+                tmux.waitFor("the prompt on the top row", history: false) { $0.first?.hasPrefix("Card number") == true }
+                    != nil)
         } else {
             // More lines of output than the screen has rows: the prompt ends on the bottom row.
             tmux.sendLiteral(":help")
             tmux.sendKey("Enter")
-            #expect(tmux.waitFor("the prompt on the bottom row", history: false) { lines in
-                lines.count > rows - 1 && lines[rows - 1].hasPrefix("Card number") && lines.filter { $0.contains(":quit") }.count == 1
-            } != nil)
+            #expect(
+                tmux.waitFor("the prompt on the bottom row", history: false) { lines in
+                    lines.count > rows - 1 && lines[rows - 1].hasPrefix("Card number")
+                        && lines.filter { $0.contains(":quit") }.count == 1
+                } != nil)
         }
         tmux.sendLiteral(Self.typed)
         // Drawn in full, badge included: output still on its way to tmux when it reflows would
         // land at the wrong place (the badge is written after the digit it counts).
         let done = "\(Self.typed.count)/16"
-        #expect(tmux.waitFor("the number typed", history: false) { Self.liveDigits($0) == Self.typed && Self.liveLine($0)?.contains(done) == true } != nil)
+        #expect(
+            tmux.waitFor("the number typed", history: false) {
+                Self.liveDigits($0) == Self.typed && Self.liveLine($0)?.contains(done) == true
+            } != nil)
         let widths = startColumns == 120 ? [50, 40, 80] : [30, 20, 60]
         for columns in widths {
             tmux.resize(columns: columns)
             // A key after the resize: once its effect shows, the resize has been handled.
             tmux.sendKey("BSpace")
-            #expect(tmux.waitFor("\(columns) columns: one digit deleted", history: false) { Self.liveDigits($0) == String(Self.typed.dropLast()) } != nil)
+            #expect(
+                tmux.waitFor("\(columns) columns: one digit deleted", history: false) {
+                    Self.liveDigits($0) == String(Self.typed.dropLast())
+                } != nil)
             tmux.sendLiteral(String(Self.typed.last!))
             // Where the badge shows the count, it has moved on too: the line is drawn in full.
             let screen = tmux.waitFor("\(columns) columns: the digit typed again", history: false) {
@@ -152,18 +166,24 @@ final class Tmux {
     /// Signals blocked in tmux's server, and so in the cardline it starts.
     let blocking: [Int32]
 
-    init(home: TemporaryHome, columns: Int, rows: Int, arguments: [String] = ["--today", "2026-11", "--no-color", "--no-history"],
-         blocking: [Int32] = []) throws {
+    init(
+        home: TemporaryHome, columns: Int, rows: Int,
+        arguments: [String] = ["--today", "2026-11", "--no-color", "--no-history"],
+        blocking: [Int32] = []
+    ) throws {
         self.blocking = blocking
         // tmux's own environment: its socket folder below the temporary home, a UTF-8 locale.
         environment = ["HOME": home.path, "TMUX_TMPDIR": home.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         // cardline's: the temporary home's, with the TERM tmux gives its panes.
         var child = home.environment
         child["TERM"] = "screen"
-        let command = (["/usr/bin/env", "-i"] + child.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            + [cardlineBinary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let command =
+            (["/usr/bin/env", "-i"] + child.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            + [cardlineBinary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(
+                separator: " ")
         // (The server it starts keeps the client's descriptors: no pipe to wait on here.)
-        let started = run(["new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)", command], reading: false)
+        let started = run(
+            ["new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)", command], reading: false)
         guard started.status == 0 else { throw POSIXError(.ECHILD) }
     }
 
@@ -177,13 +197,15 @@ final class Tmux {
         // Signals as a shell would leave them (but `blocking`): the test process blocks some
         // (SIGWINCH among them), and a mask is inherited through tmux's server by the cardline
         // it starts.
-        guard let child = try? SpawnedProcess(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments,
-                                              environment: SpawnedProcess.environment(environment),
-                                              descriptors: [(0, .null), (1, reading ? .pipe : .null), (2, .null)],
-                                              closingOthers: true, signals: .asFromAShell(blocking: blocking), group: .inherited)
+        guard
+            let child = try? SpawnedProcess(
+                ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments,
+                environment: SpawnedProcess.environment(environment),
+                descriptors: [(0, .null), (1, reading ? .pipe : .null), (2, .null)],
+                closingOthers: true, signals: .asFromAShell(blocking: blocking), group: .inherited)
         else { return (-1, "") }
         let pid = child.pid
-        defer { child.pipes.values.forEach { close($0) } }
+        defer { for fd in child.pipes.values { close(fd) } }
         let output = reading ? readToEnd(child.pipes[1]!) : []
         return (exitStatus(of: pid), String(decoding: output, as: UTF8.self))
     }
@@ -195,7 +217,8 @@ final class Tmux {
     /// reach cardline ahead of the resize.
     func resize(columns: Int) {
         run(["resize-window", "-t", target, "-x", "\(columns)"])
-        let tty = run(["display-message", "-p", "-t", target, "#{pane_tty}"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tty = run(["display-message", "-p", "-t", target, "#{pane_tty}"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let fd = open(tty, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             Issue.record("cannot open the pane's terminal \(tty)")
@@ -228,7 +251,9 @@ final class Tmux {
 
     /// Polls the pane (history included, lines joined when asked) until `condition` holds;
     /// the lines then, or nil at the deadline.
-    func waitFor(_ what: String, history: Bool = true, joined: Bool = false, _ condition: ([String]) -> Bool) -> [String]? {
+    func waitFor(_ what: String, history: Bool = true, joined: Bool = false, _ condition: ([String]) -> Bool)
+        -> [String]?
+    {
         let deadline = Date().addingTimeInterval(PseudoTerminal.timeout)
         var lines: [String] = []
         while Date() < deadline {
@@ -243,7 +268,8 @@ final class Tmux {
 
     /// Waits until cardline has its terminal in raw mode (keys sent before could be lost).
     func waitForRawMode() throws {
-        let tty = run(["display-message", "-p", "-t", target, "#{pane_tty}"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tty = run(["display-message", "-p", "-t", target, "#{pane_tty}"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let fd = open(tty, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw POSIXError(.ENOTTY) }
         defer { close(fd) }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every catchable signal whose default action ends the process leaves the terminal as it
@@ -15,9 +15,11 @@ import Glibc
 
     /// One signal of each class the prompt used to die of without restoring the terminal:
     /// resource limits, timers, I/O, power, stack fault and the real-time ones.
-    static let signals: [Int32] = [SIGXCPU, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT,
-                                   __libc_current_sigrtmin(), __libc_current_sigrtmin() + 1,
-                                   __libc_current_sigrtmax()]
+    static let signals: [Int32] = [
+        SIGXCPU, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT,
+        __libc_current_sigrtmin(), __libc_current_sigrtmin() + 1,
+        __libc_current_sigrtmax(),
+    ]
 
     /// The number typed, one digit short so that it stays in the live field.
     static let typed = String(RefusedKeyTests.number.dropLast())
@@ -34,9 +36,11 @@ import Glibc
         let settings = t.currentSettings
         #expect(settings.c_lflag & tcflag_t(ICANON) != 0, "cooked again")
         #expect(settings.c_lflag & tcflag_t(ECHO) != 0, "echo on again")
-        #expect(settings.c_iflag & tcflag_t(IXON) == t.initialSettings.c_iflag & tcflag_t(IXON), "flow control as it was")
+        #expect(
+            settings.c_iflag & tcflag_t(IXON) == t.initialSettings.c_iflag & tcflag_t(IXON), "flow control as it was")
         let raw = Array(t.rawSince(0))
-        let on = Array("\u{1B}[?2004h".utf8), off = Array("\u{1B}[?2004l".utf8)
+        let on = Array("\u{1B}[?2004h".utf8)
+        let off = Array("\u{1B}[?2004l".utf8)
         func last(_ needle: [UInt8]) -> Int? {
             guard raw.count >= needle.count else { return nil }
             return (0...(raw.count - needle.count)).last { raw[$0..<($0 + needle.count)].elementsEqual(needle) }
@@ -45,8 +49,11 @@ import Glibc
         #expect((last(off) ?? -1) > (last(on) ?? Int.max), "bracketed paste off at the end")
         let screen = t.screen
         #expect(!screen.bracketedPaste)
-        #expect(!RefusedKeyTests.digitRuns(screen.lines.joined(separator: "\n")).contains { $0.contains(RefusedKeyTests.middle) },
-                "\(screen.lines.filter { !$0.isEmpty })")
+        #expect(
+            !RefusedKeyTests.digitRuns(screen.lines.joined(separator: "\n")).contains {
+                $0.contains(RefusedKeyTests.middle)
+            },
+            "\(screen.lines.filter { !$0.isEmpty })")
     }
 
     /// Ctrl-Z: before the handler clears the field and lets go of the terminal, the field is
@@ -57,7 +64,8 @@ import Glibc
         t.waitForScreen("15 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" }
         let mark = t.raw.count
         t.send("\u{1A}")
-        let off = Array("\u{1B}[?2004l".utf8), clear = Array("\u{1B}[J".utf8)
+        let off = Array("\u{1B}[?2004l".utf8)
+        let clear = Array("\u{1B}[J".utf8)
         func first(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
             guard bytes.count >= needle.count else { return nil }
             return (0...(bytes.count - needle.count)).first { bytes[$0...].starts(with: needle) }
@@ -72,14 +80,18 @@ import Glibc
         let line = before.lines.last { $0.hasPrefix("Card number") } ?? ""
         #expect(KeySequenceTests.field(line) == "4539 14•• •••3 646", "masked before the stop: \(line)")
         #expect(!before.lines.contains(where: ScrollbackTests.holdsMiddle), "\(before.lines.filter { !$0.isEmpty })")
-        #expect(t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" } != nil)
+        #expect(
+            t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" }
+                != nil)
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
     }
 
     /// The process state letter in /proc/PID/stat (`T` stopped, `S` sleeping).
     static func state(of pid: pid_t) -> Substring? {
-        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+        (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(
+            separator: " "
+        ).first
     }
 
     /// Issue 36: after `kill -STOP` (which no handler sees) and `fg`, the shell had put its own
@@ -98,9 +110,11 @@ import Glibc
         tcsetattr(t.master, TCSANOW, &cooked)
         let mark = t.raw.count
         kill(t.pid, SIGCONT)
-        #expect(t.until("the prompt's mode back") { t.inRawMode && t.currentSettings.c_lflag & tcflag_t(ECHO) == 0 },
-                "raw, no echo after SIGCONT")
-        #expect(t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488" } != nil)
+        #expect(
+            t.until("the prompt's mode back") { t.inRawMode && t.currentSettings.c_lflag & tcflag_t(ECHO) == 0 },
+            "raw, no echo after SIGCONT")
+        #expect(
+            t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488" } != nil)
         t.send("0343646")
         #expect(t.waitForScreen("15 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" } != nil)
         // The terminal echoed nothing: the digits typed after the stop appear only grouped, in
@@ -122,13 +136,19 @@ import Glibc
         t.waitForScreen("15 digits") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" }
         let mark = t.raw.count
         kill(t.pid, signal)
-        let off = Array("\u{1B}[?2004l".utf8), on = Array("\u{1B}[?2004h".utf8)
-        #expect(t.until("the terminal let go and taken back") {
-            let tail = Array(t.rawSince(mark))
-            guard let at = (0...max(0, tail.count - off.count)).first(where: { tail[$0...].starts(with: off) }) else { return false }
-            return tail[at...].count > on.count && (at...(tail.count - on.count)).contains { tail[$0...].starts(with: on) }
-        })
-        #expect(t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" } != nil)
+        let off = Array("\u{1B}[?2004l".utf8)
+        let on = Array("\u{1B}[?2004h".utf8)
+        #expect(
+            t.until("the terminal let go and taken back") {
+                let tail = Array(t.rawSince(mark))
+                guard let at = (0...max(0, tail.count - off.count)).first(where: { tail[$0...].starts(with: off) })
+                else { return false }
+                return tail[at...].count > on.count
+                    && (at...(tail.count - on.count)).contains { tail[$0...].starts(with: on) }
+            })
+        #expect(
+            t.waitForScreen("the field drawn again") { KeySequenceTests.field($0.cursorLine) == "4539 1488 0343 646" }
+                != nil)
         t.send("\u{15}\u{04}")
         #expect(t.waitForExit() == 0)
     }
@@ -169,8 +189,9 @@ import Glibc
         let output = home.path + "/out.txt"
         try #require(FileManager.default.createFile(atPath: output, contents: nil))
         for format in ["json", "text"] {
-            let run = try runWritingTo(.file(output), ["check", "--today", "2026-11", "--format", format, input], shell: "ulimit -f 0",
-                                       environment: home.environment)
+            let run = try runWritingTo(
+                .file(output), ["check", "--today", "2026-11", "--format", format, input], shell: "ulimit -f 0",
+                environment: home.environment)
             #expect(run.status == 74, "\(format): \(run.errors)")
             #expect(run.errors == "cardline: error: cannot write to standard output: File too large\n")
         }

@@ -45,8 +45,11 @@ import Testing
         t.expect("Visa •••• 1111, expires 12/30")
         t.expect("Type the 3-digit CVV")
         // The number's line left above is masked, and the CVV is the live field.
-        let screen = try #require(t.waitForScreen("the CVV prompt") { $0.lines.contains { $0.hasPrefix("CVV (###): ") } })
-        #expect(screen.lines.contains { $0.hasPrefix("Card number (#### #### #### ####): 4111 11•• •••• 1111") }, "\(screen.lines)")
+        let screen = try #require(
+            t.waitForScreen("the CVV prompt") { $0.lines.contains { $0.hasPrefix("CVV (###): ") } })
+        #expect(
+            screen.lines.contains { $0.hasPrefix("Card number (#### #### #### ####): 4111 11•• •••• 1111") },
+            "\(screen.lines)")
         t.send(Self.code + "\r")
         #expect(t.waitForExit() == 0)
         t.expect("Success! Visa •••• 1111, expires 12/30")
@@ -69,7 +72,10 @@ import Testing
         t.send(Self.tracks + "\r")
         t.expect("Type the 3-digit CVV")
         t.send(Self.code + "\r")
-        let screen = try #require(t.waitForScreen("the filled name") { $0.lines.contains { $0.hasPrefix("Name (as on the card): ADA LOVELACE") } })
+        let screen = try #require(
+            t.waitForScreen("the filled name") {
+                $0.lines.contains { $0.hasPrefix("Name (as on the card): ADA LOVELACE") }
+            })
         #expect(!screen.lines.contains { $0.contains("LOVELACE/ADA") })
         t.send("\r")
         #expect(t.waitForExit() == 0)
@@ -117,8 +123,9 @@ import Testing
     /// Wherever people type: a dumb terminal, a VT100, the C locale (ASCII only).
     @Test(arguments: [["TERM": "dumb"], ["TERM": "vt100"], ["TERM": "xterm", "LANG": "C", "LC_ALL": "C"]])
     func aSwipeWorksOnEveryKindOfTerminal(changes: [String: String]) throws {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history", "--print", "--once"],
-                                   environment: home.environment.merging(changes) { $1 }, pipes: [1])
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-history", "--print", "--once"],
+            environment: home.environment.merging(changes) { $1 }, pipes: [1])
         t.waitForRawMode()
         t.expect("Card number")
         t.send(Self.tracks + "\r")
@@ -130,7 +137,8 @@ import Testing
         t.expect("Card number (#### #### #### ####): ")
         t.send("%B4111111111111111^LOVELACE/ADA^30122010000\r")
         t.expect("couldn't read the swipe — swipe again or type the number")
-        let screen = try #require(t.waitForScreen("the number prompt") { $0.cursorLine.hasPrefix("Card number (#### #### #### ####): ") })
+        let screen = try #require(
+            t.waitForScreen("the number prompt") { $0.cursorLine.hasPrefix("Card number (#### #### #### ####): ") })
         #expect(!screen.cursorLine.contains("4111"), "the number field is empty: \(screen.cursorLine)")
         expectNoTrackText(t)
         // Typed by hand after it, the card is keyed.
@@ -170,12 +178,17 @@ import Testing
 
     /// The review's card (issue 36): its tracks, and pieces of them that must never be shown
     /// when the swipe is refused, not even the masked number's ends, the name or the expiry.
-    static let otherTracks = "%B4256967418518869^QUIXOTE/ZEBULON^30122010000000000000?;4256967418518869=30122010000000000?"
+    static let otherTracks =
+        "%B4256967418518869^QUIXOTE/ZEBULON^30122010000000000000?;4256967418518869=30122010000000000?"
     static let otherPieces = ["4256", "8869", "QUIXOTE", "ZEBULON", "%B", "^", "=3012", "2201000"]
 
-    func expectNone(of pieces: [String], in text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNone(
+        of pieces: [String], in text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for piece in pieces {
-            #expect(!text.contains(piece), "\(piece) in \(what): \(text.suffix(600).debugDescription)", sourceLocation: sourceLocation)
+            #expect(
+                !text.contains(piece), "\(piece) in \(what): \(text.suffix(600).debugDescription)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -204,9 +217,16 @@ import Testing
     /// `:` command, digits before it, the CVV's line) is refused with the swipe's message and
     /// nothing of the tracks is written; the lines after it go on.
     @Test func aSwipeAfterOtherTextOnAPipedLineIsNeverTyped() throws {
-        let input = [":" + Self.otherTracks, "4111 " + Self.otherTracks, "5555555555554444 01/28", Self.otherTracks, "  " + Self.tracks, Self.code, ":quit"]
-        let run = try runPiped(["--today", "2026-11", "--print"], input: input.joined(separator: "\n") + "\n", environment: home.environment)
-        #expect(run.errors.components(separatedBy: "a card is swiped at an empty card number field").count - 1 == 3, "\(run.errors)")
+        let input = [
+            ":" + Self.otherTracks, "4111 " + Self.otherTracks, "5555555555554444 01/28", Self.otherTracks,
+            "  " + Self.tracks, Self.code, ":quit",
+        ]
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"], input: input.joined(separator: "\n") + "\n",
+            environment: home.environment)
+        #expect(
+            run.errors.components(separatedBy: "a card is swiped at an empty card number field").count - 1 == 3,
+            "\(run.errors)")
         #expect(run.errors.contains("line 1: command: a card is swiped"), "\(run.errors)")
         #expect(run.errors.contains("line 4: CVC: a card is swiped"), "\(run.errors)")
         // Blanks before a swipe at an empty number: still a swipe.
@@ -221,8 +241,9 @@ import Testing
     /// Issue 36 item 10: piped with `--name`, a swipe then `123 Bob Smith`: the name typed
     /// replaces the swiped one, never glued to it.
     @Test func aNameTypedAfterAPipedSwipeReplacesTheSwipedName() throws {
-        let run = try runPiped(["--today", "2026-11", "--print", "--name"], input: Self.tracks + "\n" + Self.code + " Bob Smith\n",
-                               environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print", "--name"], input: Self.tracks + "\n" + Self.code + " Bob Smith\n",
+            environment: home.environment)
         #expect(run.status == 0, "\(run.errors)")
         let card = try json(try #require(run.output.split(separator: "\n").first))
         #expect(card["holder_name"] as? String == "Bob Smith")
@@ -230,8 +251,9 @@ import Testing
     }
 
     @Test func aPipedLineOfTrackDataIsASwipe() throws {
-        let run = try runPiped(["--today", "2026-11", "--print"], input: Self.tracks + "\n" + Self.code + "\n;4111111111111111=3012\n",
-                               environment: home.environment)
+        let run = try runPiped(
+            ["--today", "2026-11", "--print"], input: Self.tracks + "\n" + Self.code + "\n;4111111111111111=3012\n",
+            environment: home.environment)
         #expect(run.status == 1, "the truncated swipe on line 3 is a failed card")
         let card = try json(try #require(run.output.split(separator: "\n").first))
         #expect(card["number"] as? String == Self.number)

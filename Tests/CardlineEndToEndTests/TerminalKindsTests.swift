@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The prompt on the terminals and locales people really have (issue 20, item 7): a C locale
@@ -17,8 +17,9 @@ import Glibc
 
     /// Starts cardline on a pty, waits for the first prompt.
     func start(_ changes: [String: String?], _ arguments: [String] = [], columns: Int = 140) throws -> PseudoTerminal {
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11", "--no-history"] + arguments,
-                                   environment: environment(changes), columns: columns)
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-history"] + arguments,
+            environment: environment(changes), columns: columns)
         t.waitForRawMode()
         t.expect("Card number")
         return t
@@ -53,11 +54,12 @@ import Glibc
 
     // MARK: - Locale
 
-    @Test(arguments: [
-        ["LANG": "C"],
-        ["LANG": "C.UTF-8", "LC_ALL": "C"],
-        ["LANG": nil],
-    ] as [[String: String?]])
+    @Test(
+        arguments: [
+            ["LANG": "C"],
+            ["LANG": "C.UTF-8", "LC_ALL": "C"],
+            ["LANG": nil],
+        ] as [[String: String?]])
     func aLocaleWithoutUTF8GetsASCIIOnly(locale: [String: String?]) throws {
         let t = try start(locale)
         typeCard(t)
@@ -78,8 +80,9 @@ import Glibc
 
     /// Piped input's messages, in a C locale, are ASCII too.
     @Test func pipedMessagesInACLocaleAreASCII() throws {
-        let run = try runPiped(["--today", "2026-11", "--no-history"], input: "4111 1111 1111 1111 12/30 123\n",
-                               environment: environment(["LANG": "C"]))
+        let run = try runPiped(
+            ["--today", "2026-11", "--no-history"], input: "4111 1111 1111 1111 12/30 123\n",
+            environment: environment(["LANG": "C"]))
         #expect(run.status == 0)
         #expect(run.output.contains("OK Success! Visa **** 1111, expires 12/30"), "\(run.output)")
         #expect(!(run.output + run.errors).utf8.contains { $0 >= 0x80 })
@@ -93,16 +96,17 @@ import Glibc
 
     // MARK: - Colour
 
-    @Test(arguments: [
-        (["TERM": "vt100"], false),
-        (["TERM": nil], false),
-        (["TERM": "dumb"], false),
-        (["TERM": "xterm-256color", "NO_COLOR": "1"], false),
-        (["TERM": "vt100", "COLORTERM": "truecolor", "NO_COLOR": "1"], false),
-        (["TERM": "xterm-256color"], true),
-        (["TERM": "xterm"], true),
-        (["TERM": "vt100", "COLORTERM": "truecolor"], true),
-    ] as [([String: String?], Bool)])
+    @Test(
+        arguments: [
+            (["TERM": "vt100"], false),
+            (["TERM": nil], false),
+            (["TERM": "dumb"], false),
+            (["TERM": "xterm-256color", "NO_COLOR": "1"], false),
+            (["TERM": "vt100", "COLORTERM": "truecolor", "NO_COLOR": "1"], false),
+            (["TERM": "xterm-256color"], true),
+            (["TERM": "xterm"], true),
+            (["TERM": "vt100", "COLORTERM": "truecolor"], true),
+        ] as [([String: String?], Bool)])
     func colourOnlyWhereTheTerminalHasIt(terminal: [String: String?], coloured: Bool) throws {
         let t = try start(terminal)
         t.send("0")
@@ -187,13 +191,16 @@ import Glibc
 
         let narrow = try start([:], arguments, columns: 80)
         narrow.send("3782")
-        #expect(narrow.waitForScreen("the hint at 80 columns") {
-            $0.cursorLine.hasPrefix("Card number (#### ###### #####): 3782 ")
-        } != nil)
+        #expect(
+            narrow.waitForScreen("the hint at 80 columns") {
+                $0.cursorLine.hasPrefix("Card number (#### ###### #####): 3782 ")
+            } != nil)
     }
 
-    @Test(arguments: [[], ["enter"], ["check"], ["replay"], ["rules"], ["rules", "list"], ["rules", "show"],
-                      ["rules", "test"], ["rules", "lint"], ["rules", "sample"]])
+    @Test(arguments: [
+        [], ["enter"], ["check"], ["replay"], ["rules"], ["rules", "list"], ["rules", "show"],
+        ["rules", "test"], ["rules", "lint"], ["rules", "sample"],
+    ])
     func commandHelpFitsEightyColumns(command: [String]) throws {
         for arguments in [command + ["--help"]] + (command.isEmpty ? [] : [["help"] + command]) {
             let t = try PseudoTerminal(arguments: arguments, environment: home.environment, columns: 80)
@@ -234,12 +241,14 @@ import Glibc
         let cause = String(cString: strerror(errno))
         if made == 0 { rmdir(top) }
         try #require(made != 0, "a folder under /sys could be made: the test has nothing to check")
-        let t = try PseudoTerminal(arguments: ["--today", "2026-11"],
-                                   environment: environment(["XDG_STATE_HOME": top + "/state"]), columns: 200)
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11"],
+            environment: environment(["XDG_STATE_HOME": top + "/state"]), columns: 200)
         t.waitForRawMode()
         t.expect("Card number")
         t.send(":cards\r")
-        let warning = "cardline: warning: \(top)/state/cardline/history: its folder cannot be made: \(cause); command history is off for this run"
+        let warning =
+            "cardline: warning: \(top)/state/cardline/history: its folder cannot be made: \(cause); command history is off for this run"
         let screen = t.waitForScreen("the warning on its own line, the prompt under it") { screen in
             screen.lines.contains(warning) && screen.cursorLine.hasPrefix("Card number (#### #### #### ####): ")
         }

@@ -8,7 +8,7 @@
 // (CardKit does not use Foundation either), and the toolchain's Foundation cannot be linked
 // into a -sanitize=fuzzer build. The C library reads the folder and the files.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 enum Fuzz {
@@ -32,7 +32,9 @@ enum Fuzz {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasSuffix(".json") && name != "schema.json" { names.append(name) }
         }
         return names
@@ -66,7 +68,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "postal-codes": fuzzPostalCodes(input)
     case "message-catalog": fuzzMessageCatalog(input)
     case "track-data": fuzzTrackData(input)
-    default: fatalError("set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes, message-catalog or track-data")
+    default:
+        fatalError(
+            "set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes, message-catalog or track-data"
+        )
     }
     return 0
 }

@@ -13,8 +13,9 @@ func fuzzKeyDecoder(_ input: [UInt8]) {
     precondition(input.isEmpty == keys.isEmpty, "bytes vanished")
     for key in keys {
         // Names never carry raw control characters (C0, DEL, C1).
-        precondition(key.name.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
-                     "control character in a name")
+        precondition(
+            key.name.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
+            "control character in a name")
     }
 
     // The same bytes in reads of 1–8 bytes (sizes taken from the input itself): the same keys.

@@ -12,9 +12,12 @@ func fuzzMessageCatalog(_ input: [UInt8]) {
         for (id, text) in contents.texts {
             guard let known = MessageID(rawValue: id) else { preconditionFailure("an unknown id was taken") }
             precondition(catalog.text(known) == text, "a text taken is not the one shown")
-            precondition(!text.unicodeScalars.contains(where: MessageCatalog.isControl), "a control character was taken")
+            precondition(
+                !text.unicodeScalars.contains(where: MessageCatalog.isControl), "a control character was taken")
             let english = Set(MessageCatalog.placeholders(in: MessageCatalog.english.text(known)))
-            precondition(MessageCatalog.placeholders(in: text).allSatisfy(english.contains), "a placeholder English lacks was taken")
+            precondition(
+                MessageCatalog.placeholders(in: text).allSatisfy(english.contains),
+                "a placeholder English lacks was taken")
         }
         _ = catalog.text(.numberAtMost, ("a", "a"), ("network", "Visa"), ("count", "19"))
     }
@@ -28,7 +31,8 @@ func fuzzMessageCatalog(_ input: [UInt8]) {
         let at = problem.location
         precondition(at.line >= 1 && at.line <= widths.count, "line \(at.line) outside the file")
         precondition(at.column >= 1 && at.column <= widths[at.line - 1] + 1, "column \(at) outside its line")
-        precondition(problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
-                     "control character in a message")
+        precondition(
+            problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
+            "control character in a message")
     }
 }

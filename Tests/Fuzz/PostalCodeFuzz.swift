@@ -17,16 +17,20 @@ func fuzzPostalCodes(_ input: [UInt8]) {
                 if !format.canBegin(raw) { raw.removeLast() }
                 precondition(raw.count <= format.longest, "a code longer than the longest pattern")
                 let shown = format.formatted(raw)
-                precondition(shown.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }.elementsEqual(raw), "formatting changed the characters")
+                precondition(
+                    shown.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }.elementsEqual(raw),
+                    "formatting changed the characters")
             }
-            precondition(format.isComplete(raw) == (format.problem(raw) == nil), "complete but with a problem, or the other way")
+            precondition(
+                format.isComplete(raw) == (format.problem(raw) == nil), "complete but with a problem, or the other way")
         }
     } catch {
         precondition(!error.errors.isEmpty, "refused without an error")
         for problem in error.errors {
             precondition(problem.location.line >= 1, "an error with no line")
-            precondition(problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
-                         "control character in a message")
+            precondition(
+                problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
+                "control character in a message")
         }
     }
 }

@@ -11,8 +11,11 @@ func fuzzRuleFile(_ input: [UInt8]) {
         for network in set.networks {
             precondition(!network.patterns.isEmpty && !network.lengths.isEmpty, "loaded a network that cannot match")
             precondition(network.patternLocations.count == network.patterns.count, "a pattern without a location")
-            precondition(network.patternTerms.allSatisfy { $0.pattern < network.patterns.count && ($0.coBadge ?? 0) < max(network.coBadges.count, 1) },
-                         "pattern terms pointing past the patterns or the coBadged entries")
+            precondition(
+                network.patternTerms.allSatisfy {
+                    $0.pattern < network.patterns.count && ($0.coBadge ?? 0) < max(network.coBadges.count, 1)
+                },
+                "pattern terms pointing past the patterns or the coBadged entries")
         }
         _ = set.detect([4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
         problems = set.warnings
@@ -32,7 +35,8 @@ func fuzzRuleFile(_ input: [UInt8]) {
         precondition(at.line >= 1 && at.line <= widths.count, "line \(at.line) outside the file")
         precondition(at.column >= 1 && at.column <= widths[at.line - 1] + 1, "column \(at) outside its line")
         // Messages never carry raw control characters (C0, DEL, C1) from the file.
-        precondition(problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
-                     "control character in a message")
+        precondition(
+            problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
+            "control character in a message")
     }
 }

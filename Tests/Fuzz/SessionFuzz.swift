@@ -15,16 +15,20 @@ func fuzzSession(_ input: [UInt8]) {
     var messageChecks = Replayer.MessageChecks()
     for line in lines {
         do throws(SessionScript.SyntaxError) {
-            let step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in try checker.next(bytes: bytes) }
+            let step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in
+                try checker.next(bytes: bytes)
+            }
             if let step { messageChecks.note(step.kind) }
         } catch {
-            precondition(error.line >= 1 && error.line <= max(lines.count, 1), "error outside the script: line \(error.line)")
+            precondition(
+                error.line >= 1 && error.line <= max(lines.count, 1), "error outside the script: line \(error.line)")
             return
         }
     }
     // The replay, each line parsed again as it is read.
-    var replayer = Replayer(script: checker.header, rules: Fuzz.rules, today: YearMonth(year: 2026, month: 11),
-                            messageChecks: messageChecks)
+    var replayer = Replayer(
+        script: checker.header, rules: Fuzz.rules, today: YearMonth(year: 2026, month: 11),
+        messageChecks: messageChecks)
     var transcript: [UInt8] = []
     let write: (UnsafeBufferPointer<UInt8>) -> Void = { line in
         transcript.append(contentsOf: line)
@@ -34,7 +38,9 @@ func fuzzSession(_ input: [UInt8]) {
     for line in lines {
         let step: SessionScript.Step?
         do throws(SessionScript.SyntaxError) {
-            step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes) }
+            step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in
+                try parser.next(bytes: bytes)
+            }
         } catch {
             preconditionFailure("the second pass refused line \(error.line), which the first accepted")
         }
@@ -46,7 +52,9 @@ func fuzzSession(_ input: [UInt8]) {
 
 /// The most ASCII digits in a row, counting through single spaces, dashes, dots and slashes.
 func longestDigitRun(_ bytes: [UInt8]) -> Int {
-    var longest = 0, current = 0, gap = false
+    var longest = 0
+    var current = 0
+    var gap = false
     for byte in bytes {
         if byte &- 48 < 10 {
             current += 1

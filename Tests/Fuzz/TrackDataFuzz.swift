@@ -9,15 +9,19 @@ func fuzzTrackData(_ input: [UInt8]) {
     var engine = EntryEngine(rules: Fuzz.rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
     switch TrackData.read(input) {
     case .failure:
-        precondition(engine.handle(.swipe(nil)).refusal == TrackData.unreadableMessage, "an unreadable swipe not refused")
+        precondition(
+            engine.handle(.swipe(nil)).refusal == TrackData.unreadableMessage, "an unreadable swipe not refused")
         precondition(engine.cardIsEmpty, "an unreadable swipe left digits")
     case .success(var swipe):
         let digits = swipe.numberDigits
-        precondition(CardPolicy.numberLengths.contains(digits.count) && digits.allSatisfy { $0 < 10 }, "not a card number")
+        precondition(
+            CardPolicy.numberLengths.contains(digits.count) && digits.allSatisfy { $0 < 10 }, "not a card number")
         precondition((1...12).contains(swipe.expiryMonth) && (0...99).contains(swipe.expiryYear), "not an expiry")
         if let name = swipe.holderName {
             precondition(!name.isEmpty && name.unicodeScalars.count <= 26, "a name longer than a track holds")
-            precondition(name.first != " " && name.last != " " && !name.contains("  ") && !name.contains("^"), "an untrimmed name")
+            precondition(
+                name.first != " " && name.last != " " && !name.contains("  ") && !name.contains("^"),
+                "an untrimmed name")
         }
         let whole = CardNumber.string(digits)
         var dumped = ""
@@ -27,7 +31,9 @@ func fuzzTrackData(_ input: [UInt8]) {
         }
         let outcome = engine.handle(.swipe(swipe))
         if outcome.refusal == nil {
-            precondition(engine.field == .cvv && engine.numberDigits == digits && engine.expiryDigits.count == 4, "a swipe taken but not filled")
+            precondition(
+                engine.field == .cvv && engine.numberDigits == digits && engine.expiryDigits.count == 4,
+                "a swipe taken but not filled")
             var transcript: [UInt8] = []
             engine.appendTranscriptLine(of: .number, to: &transcript)
             precondition(longestDigitRun(transcript) <= 10, "a whole number in the number's line")

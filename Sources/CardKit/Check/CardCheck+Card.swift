@@ -13,20 +13,24 @@ extension CardCheck {
         defer { number.overwriteAndEmpty() }
         var code = Self.isJSONRecord(line) ? Self.jsonCode(line) : Self.plainCode(line)
         defer { code.overwriteAndEmpty() }
-        return PaymentCard(network: rules.networks[Int(result.networkIndex)], numberDigits: number, expiry: expiry,
-                           securityCodeDigits: code)
+        return PaymentCard(
+            network: rules.networks[Int(result.networkIndex)], numberDigits: number, expiry: expiry,
+            securityCodeDigits: code)
     }
 
     /// The digits of a valid plain record's code field (see `card(of:line:)`).
     private static func plainCode(_ line: Span<UInt8>) -> [UInt8] {
-        var commas = 0, start = line.count, end = line.count
+        var commas = 0
+        var start = line.count
+        var end = line.count
         for i in line.indices where line[i] == UInt8(ascii: ",") {
             commas += 1
             if commas == 2 { start = i + 1 }
         }
         if commas == 0 {
             // Words apart by whitespace: the one after the first word with a `/`.
-            var i = 0, sawExpiry = false
+            var i = 0
+            var sawExpiry = false
             while i < line.count {
                 while i < line.count && isBlank(line[i]) { i += 1 }
                 let wordStart = i
@@ -59,7 +63,8 @@ extension CardCheck {
         for index in line.indices { bytes.append(line[index]) }
         defer { bytes.overwriteAndEmpty() }
         guard case .object(let members, _)? = try? JSONValue.parse(bytes),
-              case .string(let code, _)? = members.last(where: { $0.key == "cvv" })?.value else { return [] }
+            case .string(let code, _)? = members.last(where: { $0.key == "cvv" })?.value
+        else { return [] }
         return code.utf8.filter { $0 &- 48 < 10 }.map { $0 - 48 }
     }
 }

@@ -39,7 +39,9 @@ extension CardCheck {
         var record: [UInt8] = []
         defer { for i in record.indices { record[i] = 0 } }
         guard case .string(let number, _)? = member("number") else {
-            return malformed(member("number") == nil ? "not a card record: no \"number\"" : "not a card record: \"number\" is not a string")
+            return malformed(
+                member("number") == nil
+                    ? "not a card record: no \"number\"" : "not a card record: \"number\" is not a string")
         }
         record += number.utf8
         var expiryText = ""
@@ -48,7 +50,8 @@ extension CardCheck {
         case .string(let text, _)?: expiryText = text
         case .object(let parts, _)?:
             guard case .number(let month, _)? = parts.last(where: { $0.key == "month" })?.value,
-                  case .number(let year, _)? = parts.last(where: { $0.key == "year" })?.value else {
+                case .number(let year, _)? = parts.last(where: { $0.key == "year" })?.value
+            else {
                 return malformed("not a card record: \"expiry\" needs a \"month\" and a \"year\" number")
             }
             expiryText = (month.count == 1 ? "0" + month : month) + "/" + year
@@ -61,8 +64,14 @@ extension CardCheck {
         case .string(let text, _)?: code = text
         case let other?: return malformed("not a card record: \"cvv\" is \(other.kindName), not a string")
         }
-        if code != nil || !expiryText.isEmpty { record.append(UInt8(ascii: ",")); record += expiryText.utf8 }
-        if let code { record.append(UInt8(ascii: ",")); record += code.utf8 }
+        if code != nil || !expiryText.isEmpty {
+            record.append(UInt8(ascii: ","))
+            record += expiryText.utf8
+        }
+        if let code {
+            record.append(UInt8(ascii: ","))
+            record += code.utf8
+        }
         // A comma or line break inside a field would move the fields apart.
         let fields = [number, expiryText, code ?? ""]
         if fields.contains(where: { $0.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\n") } }) {

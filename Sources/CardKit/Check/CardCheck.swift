@@ -71,7 +71,8 @@ public struct CardCheck: Sendable {
         jsonHeads = heads
         longestJSONHead = heads.map(\.count).max() ?? 0
         luhns = rules.networks.map(\.luhn)
-        var termed: [TermedPattern] = [], starts: [Int32] = [0]
+        var termed: [TermedPattern] = []
+        var starts: [Int32] = [0]
         for (index, network) in rules.networks.enumerated() {
             // The network reported for each `coBadged` entry, asked once per entry (asking per
             // pattern matched every termed pattern against every other: 5M instructions at start).
@@ -80,13 +81,19 @@ public struct CardCheck: Sendable {
                 let pattern = network.patterns[terms.pattern]
                 var reported = Int32(index)
                 if let entry = terms.coBadge {
-                    reported = reportedFor[entry] ?? Self.reportedNetwork(pattern.low, owner: Int32(index), decidingLength: pattern.length,
-                                                                         rules: rules, taken: taken)
+                    reported =
+                        reportedFor[entry]
+                        ?? Self.reportedNetwork(
+                            pattern.low, owner: Int32(index), decidingLength: pattern.length,
+                            rules: rules, taken: taken)
                     reportedFor[entry] = reported
                 }
                 let scale = pow10[max(wholeNumbers.length - pattern.length, 0)]
-                termed.append(TermedPattern(length: pattern.length, low: pattern.lowValue &* scale, high: (pattern.highValue &+ 1) &* scale &- 1,
-                                            reported: reported, luhn: terms.luhn))
+                termed.append(
+                    TermedPattern(
+                        length: pattern.length, low: pattern.lowValue &* scale,
+                        high: (pattern.highValue &+ 1) &* scale &- 1,
+                        reported: reported, luhn: terms.luhn))
             }
             starts.append(Int32(termed.count))
         }
@@ -100,17 +107,22 @@ public struct CardCheck: Sendable {
     /// number's first `wholeNumbers.length` digits, at least as many as any pattern has.
     @inline(__always)
     private func terms(owner: Int32, decidingLength: Int, prefix: UInt64) -> (reported: Int32, luhn: Bool) {
-        let first = Int(termedStarts[Int(owner)]), end = Int(termedStarts[Int(owner) &+ 1])
+        let first = Int(termedStarts[Int(owner)])
+        let end = Int(termedStarts[Int(owner) &+ 1])
         if first == end { return (owner, luhns[Int(owner)]) }
         return termsOfTermedPattern(first..<end, owner: owner, decidingLength: decidingLength, prefix: prefix)
     }
 
     /// `terms` for a network some of whose patterns have terms: the first such pattern of
     /// `decidingLength` digits that holds the number, as `CardNetwork.terms(of:)` finds it.
-    private func termsOfTermedPattern(_ range: Range<Int>, owner: Int32, decidingLength: Int, prefix: UInt64) -> (reported: Int32, luhn: Bool) {
+    private func termsOfTermedPattern(_ range: Range<Int>, owner: Int32, decidingLength: Int, prefix: UInt64) -> (
+        reported: Int32, luhn: Bool
+    ) {
         for index in range {
             let pattern = termedPatterns[index]
-            if pattern.length == decidingLength && pattern.low <= prefix && prefix <= pattern.high { return (pattern.reported, pattern.luhn) }
+            if pattern.length == decidingLength && pattern.low <= prefix && prefix <= pattern.high {
+                return (pattern.reported, pattern.luhn)
+            }
         }
         return (owner, luhns[Int(owner)])
     }
@@ -118,18 +130,25 @@ public struct CardCheck: Sendable {
     /// The network (by index) a number that `networks[owner]` decides is reported as: for a
     /// co-badged card, the first of its networks taken here (`Detection.networks(takenBy:)`),
     /// as the prompt delivers it; else `owner`.
-    @usableFromInline func reportedNetwork(_ digits: UnsafeBufferPointer<UInt8>, owner: Int32, decidingLength: Int) -> Int32 {  // unsafe: `check`'s digits
+    @usableFromInline func reportedNetwork(_ digits: UnsafeBufferPointer<UInt8>, owner: Int32, decidingLength: Int)
+        -> Int32
+    {  // unsafe: `check`'s digits
         Self.reportedNetwork(digits, owner: owner, decidingLength: decidingLength, rules: rules, taken: taken)
     }
 
     /// `reportedNetwork` for `rules` with the networks `taken`.
-    private static func reportedNetwork(_ digits: some Collection<UInt8>, owner: Int32, decidingLength: Int, rules: RuleSet, taken: [Bool]) -> Int32 {
+    private static func reportedNetwork(
+        _ digits: some Collection<UInt8>, owner: Int32, decidingLength: Int, rules: RuleSet, taken: [Bool]
+    ) -> Int32 {
         let partners = rules.coBadged(digits, owner: Int(owner), decidingLength: decidingLength)
         guard !partners.isEmpty else { return owner }
-        let detection = Detection(network: rules.networks[Int(owner)], hasCandidates: true, maxLength: 0, decidingLength: decidingLength,
-                                  lengths: LengthSet(mask: 0), coBadged: partners)
+        let detection = Detection(
+            network: rules.networks[Int(owner)], hasCandidates: true, maxLength: 0, decidingLength: decidingLength,
+            lengths: LengthSet(mask: 0), coBadged: partners)
         let index = { (network: CardNetwork) in rules.networks.firstIndex { $0 === network } }
-        guard let first = detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first, let at = index(first) else { return owner }
+        guard let first = detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first,
+            let at = index(first)
+        else { return owner }
         return Int32(at)
     }
 
@@ -267,7 +286,8 @@ public struct CardCheck: Sendable {
         line.withUnsafeBufferPointer { check(bytes: $0, truncated: truncated) }
     }
 
-    @usableFromInline func check(bytes line: UnsafeBufferPointer<UInt8>, truncated: Bool) -> Result {  // unsafe: see above
+    // unsafe: see above
+    @usableFromInline func check(bytes line: UnsafeBufferPointer<UInt8>, truncated: Bool) -> Result {
         var result = Result()
         if truncated { result.add(.recordFormat) }
         // The three fields, found without an array: number, expiry, code.
@@ -282,8 +302,11 @@ public struct CardCheck: Sendable {
         // rule matcher takes them as a buffer pointer. Room for a word past the 19th digit
         // (a run of digits is stored eight bytes at a time).
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: CardPolicy.longestNumber + 8) { digits in
-            let digitWords = UnsafeMutableRawPointer(digits.baseAddress!)  // unsafe: digits stored and read a word at a time
-            for offset in stride(from: 0, to: 24, by: 8) { digitWords.storeBytes(of: 0, toByteOffset: offset, as: UInt64.self) }
+            // unsafe: digits stored and read a word at a time
+            let digitWords = UnsafeMutableRawPointer(digits.baseAddress!)
+            for offset in stride(from: 0, to: 24, by: 8) {
+                digitWords.storeBytes(of: 0, toByteOffset: offset, as: UInt64.self)
+            }
             var count = 0
             var badCharacter = false
             // Whitespace ends the number after more than six digits in a row (`row`), at a tab,
@@ -291,8 +314,11 @@ public struct CardCheck: Sendable {
             // is found by reading on: a space that may join two groups is `pending`, with the
             // count as it was there; a byte of another kind before the next whitespace takes
             // the number back to it and ends it there (one pass, no looking back or ahead).
-            var row = 0, endsAt = -1
-            var pending = -1, pendingCount = 0, pendingBad = false
+            var row = 0
+            var endsAt = -1
+            var pending = -1
+            var pendingCount = 0
+            var pendingBad = false
             var i = 0
             while i < numberEnd {
                 // The digits up to the next other byte, up to eight at once (`digitRun`), while
@@ -339,8 +365,11 @@ public struct CardCheck: Sendable {
             }
             // The rest is more fields: within a comma field nothing may follow; on a line
             // without commas, the expiry and the code.
-            if endsAt >= 0 && !Self.splitFields(line, from: endsAt, to: numberEnd, commaSeparated: commas >= 1,
-                                                expiry: &expiryRange, code: &codeRange) {
+            if endsAt >= 0
+                && !Self.splitFields(
+                    line, from: endsAt, to: numberEnd, commaSeparated: commas >= 1,
+                    expiry: &expiryRange, code: &codeRange)
+            {
                 result.add(.recordFormat)
             }
             result.digitCount = count
@@ -357,7 +386,9 @@ public struct CardCheck: Sendable {
             var at = 0
             while at < kept {
                 let taken = min(kept &- at, 8)
-                let lanes = UInt64(littleEndian: digitWords.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &<< UInt64((8 &- taken) &* 8)
+                let lanes =
+                    UInt64(littleEndian: digitWords.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                    &<< UInt64((8 &- taken) &* 8)
                 value = value &* pow10[taken] &+ CardNumber.value(ofDigitLanes: lanes)
                 luhn.append(lanes: lanes, count: taken)
                 at &+= 8
@@ -377,7 +408,8 @@ public struct CardCheck: Sendable {
                     for index in 0..<wholeLength { wholePrefix = wholePrefix &* 10 &+ UInt64(digits[index]) }
                 }
             }
-            let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])  // unsafe: as above
+            // unsafe: as above
+            let typed = UnsafeBufferPointer(rebasing: digits[..<min(count, CardPolicy.longestNumber)])
             // Every pattern's length reached (nearly every record): one look-up on one list, and
             // the deciding pattern's terms from `termedPatterns`.
             let verdict: CardPolicy.Verdict
@@ -388,18 +420,22 @@ public struct CardCheck: Sendable {
                     let terms = terms(owner: whole.owner, decidingLength: whole.decidingLength, prefix: wholePrefix)
                     result.networkIndex = terms.reported
                     if !taken[Int(terms.reported)] { result.add(.networkNotAccepted) }
-                    verdict = CardPolicy.verdict(count: count, lengths: whole.lengths, requiresLuhn: terms.luhn, passesLuhn: luhn.passes)
+                    verdict = CardPolicy.verdict(
+                        count: count, lengths: whole.lengths, requiresLuhn: terms.luhn, passesLuhn: luhn.passes)
                 } else {
                     verdict = .noNetwork
                 }
             } else {
                 let found = rules.match(typed)
                 if found.owner >= 0 {
-                    result.networkIndex = anyCoBadges ? reportedNetwork(typed, owner: found.owner, decidingLength: found.decidingLength) : found.owner
+                    result.networkIndex =
+                        anyCoBadges
+                        ? reportedNetwork(typed, owner: found.owner, decidingLength: found.decidingLength) : found.owner
                     if !taken[Int(result.networkIndex)] { result.add(.networkNotAccepted) }
                 }
-                verdict = CardPolicy.verdict(typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,
-                                             hasCandidates: found.hasCandidates, lengths: found.lengths, decidingLength: found.decidingLength)
+                verdict = CardPolicy.verdict(
+                    typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,
+                    hasCandidates: found.hasCandidates, lengths: found.lengths, decidingLength: found.decidingLength)
             }
             switch verdict {
             case .valid: break
@@ -417,11 +453,17 @@ public struct CardCheck: Sendable {
             var digitsOnly = true
             for i in codeRange {
                 let byte = line[i]
-                if byte &- 48 < 10 { length += 1 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") { digitsOnly = false }
+                if byte &- 48 < 10 {
+                    length += 1
+                } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
+                    digitsOnly = false
+                }
             }
             if !digitsOnly {
                 result.add(.cvvFormat)
-            } else if !CardPolicy.securityCodeLengths(for: result.networkIndex >= 0 ? rules.networks[Int(result.networkIndex)] : nil).contains(length) {
+            } else if !CardPolicy.securityCodeLengths(
+                for: result.networkIndex >= 0 ? rules.networks[Int(result.networkIndex)] : nil
+            ).contains(length) {
                 result.add(.cvvLength)
             }
         }
@@ -431,7 +473,8 @@ public struct CardCheck: Sendable {
     /// How many commas `line` holds and where the first two are (the line's end for those
     /// missing). Eight bytes a step: the comma bytes of a word found with bit arithmetic.
     @inline(__always)
-    private static func commas(in line: UnsafeRawBufferPointer) -> (count: Int, ends: (Int, Int)) {  // unsafe: `check`'s line
+    // unsafe: `check`'s line
+    private static func commas(in line: UnsafeRawBufferPointer) -> (count: Int, ends: (Int, Int)) {
         var count = 0
         var ends = (line.count, line.count)
         @inline(__always) func found(_ at: Int) {
@@ -464,7 +507,8 @@ public struct CardCheck: Sendable {
     @inline(__always)
     private static func digitRun(_ word: UInt64, inField: Int) -> (lanes: UInt64, run: Int) {
         let lanes = word ^ 0x3030_3030_3030_3030
-        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, highs: UInt64 = 0x8080_8080_8080_8080
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let highs: UInt64 = 0x8080_8080_8080_8080
         // The high bit of each byte that is not a digit: xor `0` made it 10 or more (its low
         // seven bits plus 0x76 reach 0x80, without a carry into the next byte), or it has the
         // high bit itself.
@@ -476,8 +520,11 @@ public struct CardCheck: Sendable {
     /// The fields after a number that whitespace ended at `start`: in a comma-separated record
     /// the rest of the number's field must be blank; on a line without commas its words are the
     /// expiry and the code. False when there is more than that (a `record_format` problem).
-    private static func splitFields(_ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, commaSeparated: Bool,  // unsafe: `check`'s line
-                                    expiry: inout Range<Int>?, code: inout Range<Int>?) -> Bool {
+    private static func splitFields(
+        // unsafe: `check`'s line
+        _ line: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, commaSeparated: Bool,
+        expiry: inout Range<Int>?, code: inout Range<Int>?
+    ) -> Bool {
         var words: [Range<Int>] = []
         var i = start
         while i < end {
@@ -487,7 +534,9 @@ public struct CardCheck: Sendable {
                 continue
             }
             let wordStart = i
-            while i < end && line[i] != UInt8(ascii: " ") && line[i] != UInt8(ascii: "\t") && line[i] != UInt8(ascii: "\r") { i += 1 }
+            while i < end && line[i] != UInt8(ascii: " ") && line[i] != UInt8(ascii: "\t")
+                && line[i] != UInt8(ascii: "\r")
+            { i += 1 }
             words.append(wordStart..<i)
         }
         if commaSeparated { return words.isEmpty }
@@ -497,11 +546,17 @@ public struct CardCheck: Sendable {
     }
 
     /// `MM/YY` or `MM/YYYY`, spaces around allowed.
-    private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {  // unsafe: `check`'s line
+    // unsafe: `check`'s line
+    private func checkExpiry(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ result: inout Result) {
         // The month's digits and the year's apart (no division by a power of ten chosen at run time).
-        var digits = 0, month = 0, year = 0, monthDigits = -1
-        let start = range.lowerBound, length = range.count
-        let m0 = length >= 5 ? line[start] &- 48 : 10, m1 = length >= 5 ? line[start &+ 1] &- 48 : 10
+        var digits = 0
+        var month = 0
+        var year = 0
+        var monthDigits = -1
+        let start = range.lowerBound
+        let length = range.count
+        let m0 = length >= 5 ? line[start] &- 48 : 10
+        let m1 = length >= 5 ? line[start &+ 1] &- 48 : 10
         if (length == 5 || length == 7) && m0 < 10 && m1 < 10 && line[start &+ 2] == UInt8(ascii: "/") {
             // `MM/YY` or `MM/YYYY` exactly (nearly every record): what the loop below reads of
             // them, without its turn a byte; any other byte in the year goes to the loop.
@@ -521,7 +576,11 @@ public struct CardCheck: Sendable {
                 let byte = line[i]
                 if byte &- 48 < 10 {
                     digits &+= 1
-                    if monthDigits < 0 { month = month &* 10 &+ Int(byte &- 48) } else { year = year &* 10 &+ Int(byte &- 48) }
+                    if monthDigits < 0 {
+                        month = month &* 10 &+ Int(byte &- 48)
+                    } else {
+                        year = year &* 10 &+ Int(byte &- 48)
+                    }
                 } else if byte == UInt8(ascii: "/") && monthDigits < 0 {
                     monthDigits = digits
                 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\r") {
@@ -605,7 +664,8 @@ public struct CardCheck: Sendable {
 
     /// How many decimal digits `value` (0 or more) has.
     private static func decimalDigits(_ value: Int) -> Int {
-        var digits = 1, scan = value
+        var digits = 1
+        var scan = value
         while scan >= 10 {
             scan /= 10
             digits += 1
@@ -640,7 +700,9 @@ public struct CardCheck: Sendable {
             let (checker, unmasked, start) = (self.checker, self.unmasked, used)
             // A batch made without room, or one not flushed when full, stops here rather than
             // writing past its buffer (the caller checks `isFull` after each line).
-            precondition(start &+ checker.longestJSONLine <= bytes.count, "JSONLinesBatch: no room for a line (made without room, or not flushed when full)")
+            precondition(
+                start &+ checker.longestJSONLine <= bytes.count,
+                "JSONLinesBatch: no room for a line (made without room, or not flushed when full)")
             // unsafe: the line written with a cursor; the buffer has room for it past `used`
             // (checked above).
             used += bytes.withUnsafeMutableBufferPointer { buffer in
@@ -729,7 +791,8 @@ struct ByteCursor {
     /// The `count` last decimal digits of `value`, with leading zeros: eight at a time
     /// (`eightDigitsText`), one store each; it may write up to eight bytes past them.
     @inline(__always) mutating func writeDigits(_ value: UInt64, count: Int) {
-        var value = value, count = count
+        var value = value
+        var count = count
         if count > 16 {
             writeLastDigits(value / 10_000_000_000_000_000, count: count &- 16)
             value %= 10_000_000_000_000_000
@@ -746,7 +809,8 @@ struct ByteCursor {
     /// The `count` (0–8) last digits of `value` (below 10^8) as one word store.
     @inline(__always) private mutating func writeLastDigits(_ value: UInt64, count: Int) {
         let text = Self.eightDigitsText(value) &>> UInt64((8 &- count) &* 8 & 63)
-        next.storeBytes(of: (count == 0 ? 0 : text).littleEndian, as: UInt64.self)  // (unsafe: eight digits in one store, in the room)
+        // (unsafe: eight digits in one store, in the room)
+        next.storeBytes(of: (count == 0 ? 0 : text).littleEndian, as: UInt64.self)
         next += count
     }
 
@@ -784,10 +848,12 @@ struct ByteCursor {
             // written over below), the last ones from the number's value, and the marks between
             // (no digit of the middle worked out).
             let words = next  // (the buffer has room past the line: `longestJSONLine`)
-            words.storeBytes(of: (result.leadingDigits | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)  // (unsafe: as above)
+            // (unsafe: as above)
+            words.storeBytes(of: (result.leadingDigits | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)
             // The marks (at most 9) as two word stores, the digits after written over the rest.
             let marks = UInt64(masking) &* 0x0101_0101_0101_0101
-            words.storeBytes(of: marks, toByteOffset: shown.first, as: UInt64.self)  // (unsafe: word stores in the room)
+            // (unsafe: word stores in the room)
+            words.storeBytes(of: marks, toByteOffset: shown.first, as: UInt64.self)
             words.storeBytes(of: marks, toByteOffset: shown.first &+ 8, as: UInt64.self)  // (the same)
             next += count - shown.last
             writeDigits(result.numberValue, count: shown.last)

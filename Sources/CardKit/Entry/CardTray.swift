@@ -50,16 +50,21 @@ public struct CardTray: Equatable, Sendable {
 
     /// The card at `index` (0-based).
     public subscript(index: Int) -> Card {
-        let chunk = chunks[index / Self.chunkSize], offset = index % Self.chunkSize
+        let chunk = chunks[index / Self.chunkSize]
+        let offset = index % Self.chunkSize
         let networkIndex = chunk.networks[offset]
         if networkIndex == Self.overflowMark { return overflow[index]! }
         let word = chunk.words[offset]
-        let value = word & (1 << 34 - 1), length = Int(word >> 34 & 31)
-        let month = Int(word >> 39 & 15), year = Int(word >> 43)
+        let value = word & (1 << 34 - 1)
+        let length = Int(word >> 34 & 31)
+        let month = Int(word >> 39 & 15)
+        let year = Int(word >> 43)
         let network = networks[Int(networkIndex)]
-        return Card(networkID: network.id, networkName: network.name, maskedNumber: Self.masked(shown: value, length: length),
-                    lastFour: CardNumber.string(CardPolicy.lastShownDigits(of: Self.numberDigits(shown: value, length: length))),
-                    expiry: YearMonth(year: year, month: month))
+        return Card(
+            networkID: network.id, networkName: network.name, maskedNumber: Self.masked(shown: value, length: length),
+            lastFour: CardNumber.string(
+                CardPolicy.lastShownDigits(of: Self.numberDigits(shown: value, length: length))),
+            expiry: YearMonth(year: year, month: month))
     }
 
     /// Adds a card at the end and selects it.
@@ -70,12 +75,16 @@ public struct CardTray: Equatable, Sendable {
         let length = card.maskedNumber.unicodeScalars.count
         // Packed only when unpacking gives back the same card: the number masked as the
         // masking policy does, its last four the last digits shown.
-        let packs = networkIndex < Int(Self.overflowMark) && (0..<(1 << 21)).contains(card.expiry.year)
+        let packs =
+            networkIndex < Int(Self.overflowMark) && (0..<(1 << 21)).contains(card.expiry.year)
             && (1...12).contains(card.expiry.month) && length <= CardPolicy.longestNumber && digits.count <= 10
             && Self.masked(shown: Self.value(digits), length: length) == card.maskedNumber
-            && CardNumber.string(CardPolicy.lastShownDigits(of: Self.numberDigits(shown: Self.value(digits), length: length))) == card.lastFour
-        append(word: packs ? Self.word(digits, length: length, expiry: card.expiry) : 0,
-               network: packs ? UInt16(networkIndex) : Self.overflowMark, overflowing: packs ? nil : card)
+            && CardNumber.string(
+                CardPolicy.lastShownDigits(of: Self.numberDigits(shown: Self.value(digits), length: length)))
+                == card.lastFour
+        append(
+            word: packs ? Self.word(digits, length: length, expiry: card.expiry) : 0,
+            network: packs ? UInt16(networkIndex) : Self.overflowMark, overflowing: packs ? nil : card)
     }
 
     /// Adds an accepted card from its digits (no strings made) and selects it.
@@ -83,14 +92,17 @@ public struct CardTray: Equatable, Sendable {
         let digits = card.numberDigits
         let networkIndex = index(of: Network(id: card.network.id, name: card.network.name))
         guard networkIndex < Int(Self.overflowMark), (0..<(1 << 21)).contains(card.expiry.year),
-              (1...12).contains(card.expiry.month), digits.count <= CardPolicy.longestNumber else { return add(card.trayEntry) }
+            (1...12).contains(card.expiry.month), digits.count <= CardPolicy.longestNumber
+        else { return add(card.trayEntry) }
         // The digits the masking policy shows, read in place: no copy of the number is made.
         let shown = CardPolicy.shownDigits(count: digits.count)
         var value: UInt64 = 0
         for (index, digit) in digits.enumerated() where shown.shows(index) {
             value = value * 10 + UInt64(digit)
         }
-        append(word: Self.word(value: value, length: digits.count, expiry: card.expiry), network: UInt16(networkIndex), overflowing: nil)
+        append(
+            word: Self.word(value: value, length: digits.count, expiry: card.expiry), network: UInt16(networkIndex),
+            overflowing: nil)
     }
 
     private static func word(_ shown: [UInt8], length: Int, expiry: YearMonth) -> UInt64 {
@@ -163,8 +175,11 @@ public struct CardTray: Equatable, Sendable {
         for kept in remaining { add(kept) }
         selected = keptSelection
         if let current = selected {
-            if current == number - 1 { selected = remaining.isEmpty ? nil : min(current, remaining.count - 1) }
-            else if current > number - 1 { selected = current - 1 }
+            if current == number - 1 {
+                selected = remaining.isEmpty ? nil : min(current, remaining.count - 1)
+            } else if current > number - 1 {
+                selected = current - 1
+            }
         }
         return card
     }
@@ -178,7 +193,8 @@ public struct CardTray: Equatable, Sendable {
         return (0..<count).map { index in
             let card = self[index]
             return "\(index == selected ? "*" : " ") \(index + 1). "
-                + messages.text(.trayCard, ("card", "\(card.networkName) \(card.maskedNumber)"), ("expiry", card.expiry.cardText))
+                + messages.text(
+                    .trayCard, ("card", "\(card.networkName) \(card.maskedNumber)"), ("expiry", card.expiry.cardText))
         }
     }
 }

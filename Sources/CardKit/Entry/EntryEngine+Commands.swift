@@ -5,8 +5,12 @@ extension EntryEngine {
         guard var line = command else { return .ignored }
         switch key {
         case .character(let character):
-            guard character.isPrintableASCII else { return .refused(messages.text(.commandCharacter, ("character", quoted(character)))) }
-            guard line.count < Self.maxCommandLength else { return .refused(messages.text(.commandTooLong, ("count", String(Self.maxCommandLength)))) }
+            guard character.isPrintableASCII else {
+                return .refused(messages.text(.commandCharacter, ("character", quoted(character))))
+            }
+            guard line.count < Self.maxCommandLength else {
+                return .refused(messages.text(.commandTooLong, ("count", String(Self.maxCommandLength))))
+            }
             line.append(character)
             command = line
             return .accepted
@@ -19,7 +23,14 @@ extension EntryEngine {
             return .accepted
         case .cancel:
             resetCard()
-            return Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode, ("code", securityCode.name)))], fieldChanged: true)
+            return Outcome(
+                messages: [
+                    .init(
+                        .info,
+                        messages.text(
+                            form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode,
+                            ("code", securityCode.name)))
+                ], fieldChanged: true)
         case .endOfInput:
             return .refused(messages.text(.keyCtrlDField))
         case .historyPrevious, .historyNext, .nextNetwork:
@@ -52,7 +63,8 @@ extension EntryEngine {
         case ("cards", 1):
             outcome = info(tray.listing(messages))
         case ("use", 2) where argument != nil:
-            outcome = tray.select(argument!)
+            outcome =
+                tray.select(argument!)
                 ? info([messages.text(.commandSelected, ("number", String(argument!)))] + tray.listing(messages))
                 : Outcome(messages: [.init(.error, noSuchCard(words[1]))])
         case ("remove", 2) where argument != nil:
@@ -63,13 +75,35 @@ extension EntryEngine {
             }
         case ("clear", 1):
             resetCard()
-            outcome = Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCleared : .cardClearedCode, ("code", securityCode.name)))], fieldChanged: true)
+            outcome = Outcome(
+                messages: [
+                    .init(
+                        .info,
+                        messages.text(
+                            form.securityCodeOnly == nil ? .cardCleared : .cardClearedCode, ("code", securityCode.name))
+                    )
+                ], fieldChanged: true)
         case ("rules", 1):
-            let heading = acceptedNetworks.map { [messages.text(.rulesAccepted, ("networks", $0.names(in: rules, and: messages.text(.listAnd)))), messages.text(.rulesOthers)] } ?? []
-            outcome = info(heading + Self.rulesTable(rules.networks.map { network in
-                ["\(network.id)", "\(network.name)", messages.text(.rulesDigits, ("lengths", Self.lengthRuns(network.allLengths))) + ", \(network.securityCodeSummary)"]
-                    + (acceptedNetworks.map { [messages.text($0.accepts(network) ? .rulesRowAccepted : .rulesRowNotAccepted)] } ?? [])
-            }, columns: columns))
+            let heading =
+                acceptedNetworks.map {
+                    [
+                        messages.text(.rulesAccepted, ("networks", $0.names(in: rules, and: messages.text(.listAnd)))),
+                        messages.text(.rulesOthers),
+                    ]
+                } ?? []
+            outcome = info(
+                heading
+                    + Self.rulesTable(
+                        rules.networks.map { network in
+                            [
+                                "\(network.id)", "\(network.name)",
+                                messages.text(.rulesDigits, ("lengths", Self.lengthRuns(network.allLengths)))
+                                    + ", \(network.securityCodeSummary)",
+                            ]
+                                + (acceptedNetworks.map {
+                                    [messages.text($0.accepts(network) ? .rulesRowAccepted : .rulesRowNotAccepted)]
+                                } ?? [])
+                        }, columns: columns))
         case ("quit", 1), ("q", 1), ("exit", 1):
             outcome = quit()
         case ("reload", 1):
@@ -83,7 +117,10 @@ extension EntryEngine {
         default:
             let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "network", "quit"]
             let shown = CardNumber.maskingDigits(in: line)
-            let text = closest(to: name, in: known).map { messages.text(.commandUnknownGuess, ("command", shown), ("guess", ":" + $0)) }
+            let text =
+                closest(to: name, in: known).map {
+                    messages.text(.commandUnknownGuess, ("command", shown), ("guess", ":" + $0))
+                }
                 ?? messages.text(.commandUnknown, ("command", shown))
             outcome = Outcome(messages: [.init(.error, text)])
         }
@@ -95,7 +132,8 @@ extension EntryEngine {
     /// "there is no card 7", naming the argument only when it is short: a card number typed
     /// after `:use` or `:remove` is never echoed, not even masked.
     func noSuchCard(_ argument: String) -> String {
-        argument.utf8.count <= 4 ? messages.text(.commandNoCard, ("number", argument)) : messages.text(.commandNoCardLong)
+        argument.utf8.count <= 4
+            ? messages.text(.commandNoCard, ("number", argument)) : messages.text(.commandNoCardLong)
     }
 
     /// Lengths as `:rules` lists them: runs of consecutive lengths as `12-19`, others apart
@@ -115,9 +153,14 @@ extension EntryEngine {
     /// The lines `:help` shows: what to type, the keys (Ctrl-C and Esc as `cancelEndsEntry`
     /// says) and the commands, in `messages`' words. Each line fits 80 columns (English: ASCII).
     public static func helpText(cancelEndsEntry: Bool, messages: MessageCatalog = .english) -> [String] {
-        let cancelKeys: [MessageID] = cancelEndsEntry ? [.helpKeysEnds1, .helpKeysEnds2] : [.helpKeysCancels1, .helpKeysCancels2]
-        let ids: [MessageID] = [.helpIntro, .helpKeys1, .helpKeys2] + cancelKeys
-            + [.helpKeysNetwork, .helpCommands, .helpCommands1, .helpCommands2, .helpCommands3, .helpCommands4, .helpCommands5]
+        let cancelKeys: [MessageID] =
+            cancelEndsEntry ? [.helpKeysEnds1, .helpKeysEnds2] : [.helpKeysCancels1, .helpKeysCancels2]
+        let ids: [MessageID] =
+            [.helpIntro, .helpKeys1, .helpKeys2] + cancelKeys
+            + [
+                .helpKeysNetwork, .helpCommands, .helpCommands1, .helpCommands2, .helpCommands3, .helpCommands4,
+                .helpCommands5,
+            ]
         return ids.map { messages.text($0) }
     }
 
@@ -130,12 +173,15 @@ extension EntryEngine {
             detection = rules.detect(numberDigits)
             emptyDetection = rules.detect([UInt8]())
             undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
-            var messages = [Message(.success, self.messages.text(.rulesReloaded, ("count", String(rules.networks.count))))]
+            var messages = [
+                Message(.success, self.messages.text(.rulesReloaded, ("count", String(rules.networks.count))))
+            ]
             messages += newRules.warnings.map { Message(.info, $0.description) }
             return Outcome(messages: messages + [Message(.help, help)])
         case .failure(let errors):
             let lines = errors.errors.map { Message(.info, $0.description) }
-            return Outcome(messages: [Message(.error, messages.text(.rulesNotReloaded))] + lines + [Message(.help, help)])
+            return Outcome(
+                messages: [Message(.error, messages.text(.rulesNotReloaded))] + lines + [Message(.help, help)])
         }
     }
 }

@@ -20,7 +20,9 @@ extension EntryEngine {
         let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
         var reason: String?
         if let problem = problem(in: .number) {
-            let notAccepted = detection.network != nil && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
+            let notAccepted =
+                detection.network != nil
+                && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
             reason = notAccepted ? problem : messages.text(.swipeUnreadable)
         } else if expiryPolicy.check(expiry) == .past {
             reason = messages.text(.swipeExpired, ("expiry", expiry.cardText))
@@ -40,7 +42,10 @@ extension EntryEngine {
         // typed characters would be (`HolderName`), or not at all.
         if form.asksName, nameBytes.isEmpty, let name = swipe.holderName {
             for character in name where !HolderName.skips(character, after: holderName) {
-                guard HolderName.refusal(of: character, after: holderName) == nil else { nameBytes.overwriteAndEmpty(); break }
+                guard HolderName.refusal(of: character, after: holderName) == nil else {
+                    nameBytes.overwriteAndEmpty()
+                    break
+                }
                 nameBytes.append(contentsOf: character.utf8)
             }
             // What `HolderName.finished` drops from the end, overwritten in place.
@@ -51,7 +56,12 @@ extension EntryEngine {
         var messages: [Message] = []
         if let message = coBadgedMessage { messages.append(message) }
         if let network {
-            messages.append(Message(.success, card: CardLine(prefix: "", expires: self.messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
+            messages.append(
+                Message(
+                    .success,
+                    card: CardLine(
+                        prefix: "", expires: self.messages.text(.cardExpires), network: network,
+                        lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
         }
         messages.append(.init(.help, help))
         return Outcome(messages: messages, fieldChanged: true)
@@ -107,7 +117,9 @@ extension EntryEngine {
     /// The expiry once all four digits are in (`MM/YY`), or all six (`MM/YYYY`).
     public var expiry: YearMonth? {
         guard let month = expiryMonth else { return nil }
-        if expiryDigits.count == Self.longestExpiryDigits { return YearMonth(year: expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) }, month: month) }
+        if expiryDigits.count == Self.longestExpiryDigits {
+            return YearMonth(year: expiryDigits[2...].reduce(0) { $0 * 10 + Int($1) }, month: month)
+        }
         guard expiryDigits.count == 4 else { return nil }
         return YearMonth(year: expiryPolicy.fullYear(Int(expiryDigits[2]) * 10 + Int(expiryDigits[3])), month: month)
     }
@@ -176,13 +188,17 @@ extension EntryEngine {
         case .cvv:
             guard let network = securityCodeNetwork else {
                 let lengths = CardPolicy.securityCode(for: nil).lengths
-                return messages.text(.helpCodeUnknown, ("shortest", String(lengths.lowerBound)), ("longest", String(lengths.upperBound)))
+                return messages.text(
+                    .helpCodeUnknown, ("shortest", String(lengths.lowerBound)), ("longest", String(lengths.upperBound)))
             }
-            let code = securityCode, side = network.cvv.side
+            let code = securityCode
+            let side = network.cvv.side
             // With a name or postal code after it, Enter moves on rather than submits.
-            return messages.text(form.field(after: .cvv) == nil ? .helpCode : .helpCodeMovesOn,
-                                 ("lengths", messages.orList(code.lengths.map(String.init))), ("code", code.name),
-                                 ("side", side == "back" ? messages.text(.sideBack) : side == "front" ? messages.text(.sideFront) : side))
+            return messages.text(
+                form.field(after: .cvv) == nil ? .helpCode : .helpCodeMovesOn,
+                ("lengths", messages.orList(code.lengths.map(String.init))), ("code", code.name),
+                ("side", side == "back" ? messages.text(.sideBack) : side == "front" ? messages.text(.sideFront) : side)
+            )
         case .name:
             return messages.text(.helpName)
         case .postalCode:

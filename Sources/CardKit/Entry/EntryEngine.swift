@@ -113,8 +113,10 @@ public struct EntryEngine: Sendable {
 
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
-    public init(rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = [],
-                acceptedNetworks: AcceptedNetworks? = nil, form: EntryForm = EntryForm()) {
+    public init(
+        rules: RuleSet, expiryPolicy: ExpiryPolicy, commandHistory: [String] = [],
+        acceptedNetworks: AcceptedNetworks? = nil, form: EntryForm = EntryForm()
+    ) {
         self.rules = rules
         self.form = form
         field = form.firstField
@@ -129,14 +131,17 @@ public struct EntryEngine: Sendable {
         // digits typed so far behind in freed memory.
         numberDigits.reserveCapacity(CardPolicy.longestNumber)
         cvvDigits.reserveCapacity(CardPolicy.securityCodeLengths.upperBound)
-        if form.asksName { nameBytes.reserveCapacity(HolderName.maxLength * 4) }  // (four bytes a letter at most, but for marks)
+        // (four bytes a letter at most, but for marks)
+        if form.asksName { nameBytes.reserveCapacity(HolderName.maxLength * 4) }
         if let format = form.postalCode { postalCharacters.reserveCapacity(format.longest) }
     }
 
     /// `CARD`, or with accepted networks their logos: `VISA/MASTERCARD/AMEX` (up to four;
     /// the help line names them all).
     static func undecidedLogo(_ rules: RuleSet, _ accepted: AcceptedNetworks?) -> String {
-        guard let networks = accepted?.networks(in: rules), !networks.isEmpty, networks.count <= 4 else { return EntryView.genericLogo }
+        guard let networks = accepted?.networks(in: rules), !networks.isEmpty, networks.count <= 4 else {
+            return EntryView.genericLogo
+        }
         return networks.map(\.logo).joined(separator: "/")
     }
 
@@ -159,7 +164,14 @@ public struct EntryEngine: Sendable {
             return .accepted
         case .cancel:
             resetCard()
-            return Outcome(messages: [.init(.info, messages.text(form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode, ("code", securityCode.name)))], fieldChanged: true)
+            return Outcome(
+                messages: [
+                    .init(
+                        .info,
+                        messages.text(
+                            form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode,
+                            ("code", securityCode.name)))
+                ], fieldChanged: true)
         case .endOfInput:
             guard activeIsEmpty else { return .refused(messages.text(.keyCtrlDField)) }
             guard cardIsEmpty else {
@@ -215,7 +227,9 @@ public struct EntryEngine: Sendable {
             if detection.networks.count > 1, let only = choices.first {
                 return .refused(messages.text(.networkOnlyAccepted, ("network", only.name)))
             }
-            return .refused(detection.network.map { messages.text(.networkOne, ("network", $0.name)) } ?? messages.text(.networkNoneYet))
+            return .refused(
+                detection.network.map { messages.text(.networkOne, ("network", $0.name)) }
+                    ?? messages.text(.networkNoneYet))
         }
         chosenNetworkID = choices[(index + 1) % choices.count].id
         return .accepted
@@ -229,16 +243,35 @@ public struct EntryEngine: Sendable {
             return Outcome(messages: [.init(.error, messages.text(.networkUnknown))])
         }
         guard let name else {
-            let listed = all.map { $0 === current ? messages.text(.networkChosen, ("network", $0.name), ("id", $0.id)) : "\($0.name) (\($0.id))" }
-            return Outcome(messages: [.init(.info, messages.text(all.count > 1 ? .networkListChoose : .networkList, ("networks", listed.joined(separator: ", "))))])
+            let listed = all.map {
+                $0 === current
+                    ? messages.text(.networkChosen, ("network", $0.name), ("id", $0.id)) : "\($0.name) (\($0.id))"
+            }
+            return Outcome(messages: [
+                .init(
+                    .info,
+                    messages.text(
+                        all.count > 1 ? .networkListChoose : .networkList, ("networks", listed.joined(separator: ", ")))
+                )
+            ])
         }
         let wanted = name.lowercased()
         guard let picked = all.first(where: { $0.id == wanted || $0.logo.lowercased() == wanted }) else {
             let shown = CardNumber.maskingDigits(in: name).escapingControlCharacters
-            return Outcome(messages: [.init(.error, messages.text(.networkNotThisCard, ("name", shown), ("ids", all.map(\.id).joined(separator: ", "))))])
+            return Outcome(messages: [
+                .init(
+                    .error,
+                    messages.text(.networkNotThisCard, ("name", shown), ("ids", all.map(\.id).joined(separator: ", "))))
+            ])
         }
         if let acceptedNetworks, !acceptedNetworks.accepts(picked) {
-            return Outcome(messages: [.init(.error, messages.text(.networkNotAccepted, ("network", picked.name), ("accepted", acceptedNetworks.names(in: rules, and: messages.text(.listAnd)))))])
+            return Outcome(messages: [
+                .init(
+                    .error,
+                    messages.text(
+                        .networkNotAccepted, ("network", picked.name),
+                        ("accepted", acceptedNetworks.names(in: rules, and: messages.text(.listAnd)))))
+            ])
         }
         chosenNetworkID = picked.id
         return Outcome(messages: [.init(.success, chosenNetworkLine(picked, also: alsoNetworks))])
@@ -246,9 +279,12 @@ public struct EntryEngine: Sendable {
 
     /// `Network: Dankort (also Visa).`: what a co-badged card is delivered as.
     func chosenNetworkLine(_ network: CardNetwork, also: [CardNetwork], changing: Bool = false) -> String {
-        guard !also.isEmpty else { return messages.text(changing ? .networkChange : .networkLine, ("network", network.name)) }
-        return messages.text(changing ? .networkChangeAlso : .networkLineAlso, ("network", network.name),
-                             ("others", listing(also.map(\.name), joinedBy: messages.text(.listAnd))))
+        guard !also.isEmpty else {
+            return messages.text(changing ? .networkChange : .networkLine, ("network", network.name))
+        }
+        return messages.text(
+            changing ? .networkChangeAlso : .networkLineAlso, ("network", network.name),
+            ("others", listing(also.map(\.name), joinedBy: messages.text(.listAnd))))
     }
 
     /// Said once the number of a co-badged card is complete: what it is paid with, and how to change it.
@@ -261,13 +297,19 @@ public struct EntryEngine: Sendable {
     func quit() -> Outcome {
         let count = tray.count
         guard count > 0 else { return Outcome(event: .quit) }
-        return Outcome(messages: [.init(.info, count == 1 ? messages.text(.goodbyeOne) : messages.text(.goodbyeMany, ("count", String(count))))], event: .quit)
+        return Outcome(
+            messages: [
+                .init(
+                    .info,
+                    count == 1 ? messages.text(.goodbyeOne) : messages.text(.goodbyeMany, ("count", String(count))))
+            ], event: .quit)
     }
 
     /// True when no digit of a card has been typed in any field (Ctrl-D quitting only between
     /// cards, and the plain-line reader's "card abandoned" and "input ended" ask this).
     public var cardIsEmpty: Bool {
-        numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty && nameBytes.isEmpty && postalCharacters.isEmpty
+        numberDigits.isEmpty && expiryDigits.isEmpty && cvvDigits.isEmpty && nameBytes.isEmpty
+            && postalCharacters.isEmpty
     }
 
     /// Reads the rule folders again (front ends do the file reading CardKit never does).
@@ -277,7 +319,8 @@ public struct EntryEngine: Sendable {
     public mutating func handle(_ key: Key, reloadingWith loader: RuleLoader?) -> Outcome {
         let outcome = handle(key)
         guard case .reloadRules = outcome.event else { return outcome }
-        var reloaded = loader.map { reload($0()) }
+        var reloaded =
+            loader.map { reload($0()) }
             ?? Outcome(messages: [Message(.error, messages.text(.rulesNotHere)), Message(.help, help)])
         reloaded.command = outcome.command
         return reloaded
@@ -296,7 +339,9 @@ public struct EntryEngine: Sendable {
         }
         if field == .name { return typeName(character) }
         if field == .postalCode { return typePostalCode(character) }
-        if byte == UInt8(ascii: " ") && field == .cvv && !cvvDigits.isEmpty && form.field(after: .cvv) != nil && problem(in: .cvv) == nil {
+        if byte == UInt8(ascii: " ") && field == .cvv && !cvvDigits.isEmpty && form.field(after: .cvv) != nil
+            && problem(in: .cvv) == nil
+        {
             // A space after a whole code moves on to the name or postal code (a piped line
             // `4111111111111111 12/30 123 Ada Lovelace`).
             return moveForward()
@@ -341,13 +386,18 @@ public struct EntryEngine: Sendable {
         }
         if !detection.hasCandidates {
             let named = CardPolicy.leadingShownDigits(of: numberDigits)
-            let reason = messages.text(.numberNoNetwork, ("digits", "\(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")"))
+            let reason = messages.text(
+                .numberNoNetwork,
+                ("digits", "\(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")"))
             numberDigits.overwriteLast()
             if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
             return .refused(reason)
         }
-        if let acceptedNetworks, let reason = acceptedNetworks.refusal(for: numberDigits, detection: detection, rules: rules, messages: messages) {
+        if let acceptedNetworks,
+            let reason = acceptedNetworks.refusal(
+                for: numberDigits, detection: detection, rules: rules, messages: messages)
+        {
             numberDigits.overwriteLast()
             if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
@@ -359,20 +409,27 @@ public struct EntryEngine: Sendable {
             if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
             if let network = detection.network {
-                return .refused(messages.text(.numberAtMost, ("a", article(for: network.name)), ("network", network.name), ("count", String(maxLength))))
+                return .refused(
+                    messages.text(
+                        .numberAtMost, ("a", article(for: network.name)), ("network", network.name),
+                        ("count", String(maxLength))))
             }
             return .refused(messages.text(.numberTooLong, ("count", String(numberDigits.count))))
         }
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
-        switch CardPolicy.verdict(numberDigits, count: length, network: detection.network, hasCandidates: true, lengths: detection.lengths,
-                                  decidingLength: detection.decidingLength) {
+        switch CardPolicy.verdict(
+            numberDigits, count: length, network: detection.network, hasCandidates: true, lengths: detection.lengths,
+            decidingLength: detection.decidingLength)
+        {
         case .failsLuhn(.final):
             return Outcome(messages: [.init(.error, messages.text(.numberInvalid))])
         case .valid(.completeCanGrow):
             // Moves on by itself only when the number cannot grow into a longer valid one: a
             // 16-digit Maestro may be a 19-digit one still being typed, so the person decides.
-            return Outcome(messages: [.init(.help, messages.text(.numberCompleteCanGrow, ("count", String(detection.lengths.max))))])
+            return Outcome(messages: [
+                .init(.help, messages.text(.numberCompleteCanGrow, ("count", String(detection.lengths.max))))
+            ])
         case .valid:
             return moveForward()
         default:
@@ -426,13 +483,17 @@ public struct EntryEngine: Sendable {
             return .accepted
         case 1:
             let month = Int(expiryDigits[0]) * 10 + Int(digit)
-            guard month >= 1 && month <= 12 else { return .refused(messages.text(.expiryNoMonth, ("month", twoDigits(month)))) }
+            guard month >= 1 && month <= 12 else {
+                return .refused(messages.text(.expiryNoMonth, ("month", twoDigits(month))))
+            }
             expiryDigits.append(digit)
             return .accepted
         case 2:
             let month = expiryMonth!
             // Could any second year digit make a valid date? (No array: this runs per key.)
-            var canBeValid = false, canBePast = false, canBeTooFar = false
+            var canBeValid = false
+            var canBePast = false
+            var canBeTooFar = false
             var second = 0
             while second <= 9 {
                 defer { second += 1 }
@@ -442,10 +503,14 @@ public struct EntryEngine: Sendable {
                 case .tooFar: canBeTooFar = true
                 }
             }
-            guard canBeValid || expiryPolicy.fourDigitYearCanContinue(month: month, prefix: Int(digit), digitCount: 1) else {
-                return .refused(canBeTooFar && !canBePast
-                    ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
-                    : messages.text(.expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(digit)), ("today", expiryPolicy.today.cardText)))
+            guard canBeValid || expiryPolicy.fourDigitYearCanContinue(month: month, prefix: Int(digit), digitCount: 1)
+            else {
+                return .refused(
+                    canBeTooFar && !canBePast
+                        ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
+                        : messages.text(
+                            .expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(digit)),
+                            ("today", expiryPolicy.today.cardText)))
             }
             expiryDigits.append(digit)
             return .accepted
@@ -462,7 +527,10 @@ public struct EntryEngine: Sendable {
                 if expiryPolicy.check(month: month, twoDigitYear: year) == .tooFar {
                     return .refused(messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead))))
                 }
-                return .refused(messages.text(.expiryPast, ("expiry", "\(twoDigits(month))/\(twoDigits(year))"), ("today", expiryPolicy.today.cardText)))
+                return .refused(
+                    messages.text(
+                        .expiryPast, ("expiry", "\(twoDigits(month))/\(twoDigits(year))"),
+                        ("today", expiryPolicy.today.cardText)))
             case .valid:
                 expiryDigits.append(digit)
                 return moveForward()
@@ -491,16 +559,21 @@ public struct EntryEngine: Sendable {
         let count = expiryDigits.count - 1  // year digits with this one
         if count < 4 {
             guard expiryPolicy.fourDigitYearCanContinue(month: month, prefix: prefix, digitCount: count) else {
-                return .refused(prefix * 10 > expiryPolicy.today.year
-                    ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
-                    : messages.text(.expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(prefix)), ("today", expiryPolicy.today.cardText)))
+                return .refused(
+                    prefix * 10 > expiryPolicy.today.year
+                        ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
+                        : messages.text(
+                            .expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(prefix)),
+                            ("today", expiryPolicy.today.cardText)))
             }
             expiryDigits.append(digit)
             return .accepted
         }
         switch expiryPolicy.check(YearMonth(year: prefix, month: month)) {
         case .past:
-            return .refused(messages.text(.expiryPast, ("expiry", "\(twoDigits(month))/\(prefix)"), ("today", expiryPolicy.today.cardText)))
+            return .refused(
+                messages.text(
+                    .expiryPast, ("expiry", "\(twoDigits(month))/\(prefix)"), ("today", expiryPolicy.today.cardText)))
         case .tooFar:
             return .refused(messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead))))
         case .valid:
@@ -531,15 +604,21 @@ public struct EntryEngine: Sendable {
         guard let format = form.postalCode else { return .ignored }
         if character == " " || character == "-" { return .ignored }
         guard let raw = PostalCodeFormat.rawCharacter(character) else {
-            return .refused(messages.text(.postalCharacter, ("country", format.name), ("label", format.label.lowercasedFirst),
-                                          ("example", format.example), ("character", quoted(character))))
+            return .refused(
+                messages.text(
+                    .postalCharacter, ("country", format.name), ("label", format.label.lowercasedFirst),
+                    ("example", format.example), ("character", quoted(character))))
         }
         postalCharacters.append(raw)
         guard format.canBegin(postalCharacters) else {
             postalCharacters.overwriteLast()
-            let id: MessageID = postalCharacters.count >= format.longest ? .postalTooLong : raw &- 48 < 10 ? .postalWantsLetter : .postalWantsDigit
-            return .refused(messages.text(id, ("country", format.name), ("label", format.label.lowercasedFirst),
-                                          ("example", format.example), ("count", String(format.longest))))
+            let id: MessageID =
+                postalCharacters.count >= format.longest
+                ? .postalTooLong : raw &- 48 < 10 ? .postalWantsLetter : .postalWantsDigit
+            return .refused(
+                messages.text(
+                    id, ("country", format.name), ("label", format.label.lowercasedFirst),
+                    ("example", format.example), ("count", String(format.longest))))
         }
         return .accepted
     }
@@ -548,7 +627,8 @@ public struct EntryEngine: Sendable {
         // The longest code without making `securityCode` (its name) on every key.
         let maxLength = CardPolicy.securityCodeLengths(for: securityCodeNetwork).upperBound
         guard let digit else {
-            return .refused(messages.text(.codeCharacter, ("code", securityCode.name), ("character", quoted(character))))
+            return .refused(
+                messages.text(.codeCharacter, ("code", securityCode.name), ("character", quoted(character))))
         }
         guard cvvDigits.count < maxLength else {
             return .refused(messages.text(.codeFull, ("code", securityCode.name), ("count", String(maxLength))))
@@ -577,7 +657,9 @@ public struct EntryEngine: Sendable {
             }
             return .accepted
         }
-        guard let previous = form.field(before: field) else { return .refused(messages.text(.fieldEmpty, ("field", fieldName(field)))) }
+        guard let previous = form.field(before: field) else {
+            return .refused(messages.text(.fieldEmpty, ("field", fieldName(field))))
+        }
         field = previous
         return Outcome(fieldChanged: true)
     }
@@ -607,7 +689,12 @@ public struct EntryEngine: Sendable {
             field = .cvv
             // The summary, worded only if it is read (a replay writes its bytes straight out).
             if let network, let expiry {
-                messages.append(Message(.success, card: CardLine(prefix: "", expires: self.messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
+                messages.append(
+                    Message(
+                        .success,
+                        card: CardLine(
+                            prefix: "", expires: self.messages.text(.cardExpires), network: network,
+                            lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
             }
         case .cvv, .name, .postalCode:
             guard let next = form.field(after: field) else { return submit() }
@@ -623,13 +710,20 @@ public struct EntryEngine: Sendable {
         case .number:
             if numberDigits.isEmpty { return messages.text(.numberEmpty) }
             guard let network = detection.network else {
-                return messages.text(.numberUndecided, ("digits", CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits))))
+                return messages.text(
+                    .numberUndecided, ("digits", CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits))))
             }
-            if let acceptedNetworks, !detection.networks.contains(where: acceptedNetworks.accepts) { return messages.text(.numberNotAccepted, ("network", network.name)) }
+            if let acceptedNetworks, !detection.networks.contains(where: acceptedNetworks.accepts) {
+                return messages.text(.numberNotAccepted, ("network", network.name))
+            }
             switch detection.verdict(numberDigits) {
             case .valid: return nil
             case .failsLuhn: return messages.text(.numberInvalid)
-            default: return messages.text(.numberLength, ("a", article(for: network.name)), ("network", network.name), ("lengths", messages.orList(detection.lengths.lengths.map(String.init))), ("count", String(numberDigits.count)))
+            default:
+                return messages.text(
+                    .numberLength, ("a", article(for: network.name)), ("network", network.name),
+                    ("lengths", messages.orList(detection.lengths.lengths.map(String.init))),
+                    ("count", String(numberDigits.count)))
             }
         case .expiry:
             guard let expiry else { return messages.text(.expiryMissing) }
@@ -637,13 +731,19 @@ public struct EntryEngine: Sendable {
             switch expiryPolicy.check(expiry) {
             case .valid: return nil
             case .past: return messages.text(.expiryExpired, ("expiry", expiry.cardText))
-            case .tooFar: return messages.text(.expiryBeyond, ("expiry", expiry.cardText), ("years", String(expiryPolicy.maxYearsAhead)))
+            case .tooFar:
+                return messages.text(
+                    .expiryBeyond, ("expiry", expiry.cardText), ("years", String(expiryPolicy.maxYearsAhead)))
             }
         case .cvv:
-            let code = securityCode, count = cvvDigits.count
+            let code = securityCode
+            let count = cvvDigits.count
             return code.problem(count: count).map { _ in  // (the code decides; the catalog words it)
-                count == 0 ? messages.text(.codeEmpty, ("code", code.name))
-                    : messages.text(.codeLength, ("code", code.name), ("lengths", messages.orList(code.lengths.map(String.init))), ("count", String(count)))
+                count == 0
+                    ? messages.text(.codeEmpty, ("code", code.name))
+                    : messages.text(
+                        .codeLength, ("code", code.name), ("lengths", messages.orList(code.lengths.map(String.init))),
+                        ("count", String(count)))
             }
         case .name:
             return HolderName.problem(holderName, messages)
@@ -656,30 +756,47 @@ public struct EntryEngine: Sendable {
         let problems = form.fields.compactMap { field in problem(in: field).map { (field, $0) } }
         if let first = problems.first {
             field = first.0
-            let text = messages.text(.cardNotAccepted, ("problems", problems.map { messages.text(.cardProblem, ("field", fieldName($0.0)), ("problem", $0.1)) }.joined(separator: "; ")))
+            let text = messages.text(
+                .cardNotAccepted,
+                (
+                    "problems",
+                    problems.map { messages.text(.cardProblem, ("field", fieldName($0.0)), ("problem", $0.1)) }.joined(
+                        separator: "; ")
+                ))
             return Outcome(messages: [.init(.error, text)], fieldChanged: true, event: .submitFailed(problems.map(\.0)))
         }
         if let onFile = form.securityCodeOnly { return submitSecurityCode(of: onFile) }
         let network = self.network!
-        var card = PaymentCard(network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
-                               alsoNetworks: alsoNetworks, entry: swipedWithChip == nil ? .keyed : .swipe, chip: swipedWithChip)
+        var card = PaymentCard(
+            network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
+            alsoNetworks: alsoNetworks, entry: swipedWithChip == nil ? .keyed : .swipe, chip: swipedWithChip)
         if form.asksName { card.holderName = HolderName.finished(holderName) }
         if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         tray.add(card)
         resetCard()
-        return Outcome(messages: [Message(.success, card: CardLine(prefix: messages.text(.cardSuccess), expires: messages.text(.cardExpires), network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))],
-                       fieldChanged: true, event: .accepted(card))
+        return Outcome(
+            messages: [
+                Message(
+                    .success,
+                    card: CardLine(
+                        prefix: messages.text(.cardSuccess), expires: messages.text(.cardExpires), network: network,
+                        lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))
+            ],
+            fieldChanged: true, event: .accepted(card))
     }
 
     /// `--cvv-only`: the security code of a card on file, delivered with its network alone.
     private mutating func submitSecurityCode(of network: CardNetwork) -> Outcome {
-        var card = PaymentCard(network: network, numberDigits: [], expiry: expiryPolicy.today, securityCodeDigits: cvvDigits)
+        var card = PaymentCard(
+            network: network, numberDigits: [], expiry: expiryPolicy.today, securityCodeDigits: cvvDigits)
         card.isSecurityCodeOnly = true
         if form.asksName { card.holderName = HolderName.finished(holderName) }
         if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         let name = securityCode.name
         resetCard()
-        return Outcome(messages: [Message(.success, messages.text(.cardCodeTaken, ("network", network.name), ("code", name)))], fieldChanged: true, event: .accepted(card))
+        return Outcome(
+            messages: [Message(.success, messages.text(.cardCodeTaken, ("network", network.name), ("code", name)))],
+            fieldChanged: true, event: .accepted(card))
     }
 
     /// Back to an empty number, the digits of every field overwritten in place.
@@ -711,7 +828,8 @@ public struct EntryEngine: Sendable {
         case (false, .number): return .refused(messages.text(.recallNumber))
         case (false, .expiry): list = .expiry
         case (false, .cvv): return .refused(messages.text(.recallCode, ("code", securityCode.name)))
-        case (false, .name), (false, .postalCode): return .refused(messages.text(.recallField, ("field", fieldName(field))))
+        case (false, .name), (false, .postalCode):
+            return .refused(messages.text(.recallField, ("field", fieldName(field))))
         }
         let entries = recall[list]
         let current = recallPosition.flatMap { $0.list == list ? $0 : nil }

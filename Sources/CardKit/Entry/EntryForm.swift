@@ -76,7 +76,9 @@ public enum HolderName {
 
     /// Why `character` cannot follow `name`, or nil when it can. A space at the start or
     /// after another space is not refused but skipped (`skips`).
-    public static func refusal(of character: Character, after name: String, _ messages: MessageCatalog = .english) -> String? {
+    public static func refusal(of character: Character, after name: String, _ messages: MessageCatalog = .english)
+        -> String?
+    {
         let taken = length(of: name)
         if taken >= maxLength { return messages.text(.nameTooLong, ("count", String(maxLength))) }
         // Said before the character is quoted in a reason: it may hold thousands of marks.
@@ -85,7 +87,9 @@ public enum HolderName {
             marks = isMark(scalar) ? marks + 1 : 0
             if marks > maxMarksPerLetter { return messages.text(.nameMarks, ("count", String(maxMarksPerLetter))) }
         }
-        if taken + length(of: String(character)) > maxLength { return messages.text(.nameTooLong, ("count", String(maxLength))) }
+        if taken + length(of: String(character)) > maxLength {
+            return messages.text(.nameTooLong, ("count", String(maxLength)))
+        }
         if isAllowed(character) { return nil }
         if character.isNumber { return messages.text(.nameDigit) }
         return messages.text(.nameCharacter, ("character", quoted(character)))
@@ -98,7 +102,8 @@ public enum HolderName {
         guard character.isLetter else { return false }
         return character.unicodeScalars.allSatisfy { scalar in
             switch scalar.properties.generalCategory {
-            case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return false
+            case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator:
+                return false
             default: return true
             }
         }

@@ -27,7 +27,11 @@ public struct EntryView: Equatable, Sendable {
 
     /// Appends `transcriptLine`'s bytes.
     public func appendTranscriptLine(to bytes: inout [UInt8]) {
-        Self.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(label) } hint: { $0.appendUTF8(hint) } text: { bytes in
+        Self.appendTranscriptLine(to: &bytes, logo: logo) {
+            $0.appendUTF8(label)
+        } hint: {
+            $0.appendUTF8(hint)
+        } text: { bytes in
             appendMaskedText(to: &bytes)
         } progress: { bytes in
             guard !progress.isEmpty else { return }
@@ -41,8 +45,10 @@ public struct EntryView: Equatable, Sendable {
     /// strings; the replayer writes the engine's state through `EntryEngine.appendTranscriptLine(of:to:)`
     /// without making a view (the replayer writes hundreds of thousands of lines).
     @inline(__always)
-    static func appendTranscriptLine(to bytes: inout [UInt8], logo: String, label: (inout [UInt8]) -> Void, hint: (inout [UInt8]) -> Void,
-                                     text: (inout [UInt8]) -> Void, progress: (inout [UInt8]) -> Void) {
+    static func appendTranscriptLine(
+        to bytes: inout [UInt8], logo: String, label: (inout [UInt8]) -> Void, hint: (inout [UInt8]) -> Void,
+        text: (inout [UInt8]) -> Void, progress: (inout [UInt8]) -> Void
+    ) {
         label(&bytes)
         bytes.append(" (" as StaticString)
         hint(&bytes)
@@ -117,10 +123,18 @@ extension EntryEngine {
         // The badge names the network chosen (a co-badged card's may be another than the one
         // whose groups the number has).
         let logo: String
-        if detection.isCoBadged, let chosen = self.network { logo = chosen.logo } else if let network { logo = network.logo } else { logo = undecidedLogo }
+        if detection.isCoBadged, let chosen = self.network {
+            logo = chosen.logo
+        } else if let network {
+            logo = network.logo
+        } else {
+            logo = undecidedLogo
+        }
         switch field {
         case .number:
-            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(messages.numberLabel) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) {
+                $0.appendUTF8(messages.numberLabel)
+            } hint: {
                 $0.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
             } text: { bytes in
                 // `CardNumber.appendMaskingNumber` of the grouped text, without the text.
@@ -129,7 +143,11 @@ extension EntryEngine {
                 var index = 0
                 CardPolicy.forEachGrouped(numberDigits, groups: CardPolicy.groups(for: network)) { byte in
                     guard byte != UInt8(ascii: " ") else { return bytes.append(byte) }
-                    if hidden.contains(index) { CardNumber.appendMark(CardPolicy.mask, to: &bytes) } else { bytes.append(byte) }
+                    if hidden.contains(index) {
+                        CardNumber.appendMark(CardPolicy.mask, to: &bytes)
+                    } else {
+                        bytes.append(byte)
+                    }
                     index += 1
                 }
             } progress: { bytes in
@@ -139,7 +157,9 @@ extension EntryEngine {
                 Self.writeProgress(numberDigits.count, of: goal, validNote: valid ? messages : nil, into: &bytes)
             }
         case .expiry:
-            EntryView.appendTranscriptLine(to: &bytes, logo: logo) { $0.appendUTF8(messages.expiryLabel) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: logo) {
+                $0.appendUTF8(messages.expiryLabel)
+            } hint: {
                 $0.appendUTF8(expiryDigits.count > 4 ? messages.text(.hintExpiryLong) : messages.expiryHint)
             } text: { bytes in
                 bytes.appendUTF8(expiryText)
@@ -151,7 +171,9 @@ extension EntryEngine {
             break  // (above)
         case .cvv:
             let code = securityCode
-            EntryView.appendTranscriptLine(to: &bytes, logo: code.name) { $0.appendUTF8(code.name) } hint: {
+            EntryView.appendTranscriptLine(to: &bytes, logo: code.name) {
+                $0.appendUTF8(code.name)
+            } hint: {
                 $0.appendUTF8(Self.repeated("#", code.maxLength))
             } text: { bytes in
                 bytes.appendUTF8(Self.repeated(CardPolicy.mask, cvvDigits.count))
@@ -184,7 +206,9 @@ extension EntryEngine {
     static func progress(_ count: Int, of goal: Int?, validNote: MessageCatalog? = nil) -> String {
         // Every count toward a goal up to the longest number ("2/4", "12/16") made once: the
         // number's progress is shown after every digit.
-        if let goal, goal < smallProgress.count, count >= 0, count <= goal, validNote == nil { return smallProgress[goal][count] }
+        if let goal, goal < smallProgress.count, count >= 0, count <= goal, validNote == nil {
+            return smallProgress[goal][count]
+        }
         return makeProgress(count, of: goal, validNote: validNote)
     }
 
@@ -194,7 +218,9 @@ extension EntryEngine {
     }
 
     private static func makeProgress(_ count: Int, of goal: Int?, validNote: MessageCatalog?) -> String {
-        let length = count.decimalWidth + (goal.map { 1 + $0.decimalWidth + (validNote.map { 1 + $0.validNoteLength(count) } ?? 0) } ?? 0)
+        let length =
+            count.decimalWidth
+            + (goal.map { 1 + $0.decimalWidth + (validNote.map { 1 + $0.validNoteLength(count) } ?? 0) } ?? 0)
         // unsafe: written in place, to the byte (up to 15 bytes make a small string): string
         // interpolation costs more than the rest of a key's view.
         return String(unsafeUninitializedCapacity: length) { buffer in
@@ -206,7 +232,9 @@ extension EntryEngine {
 
     /// Writes `progress(count, of: goal, validNote:)`'s bytes: the view's string and the transcript's line.
     @inline(__always)
-    static func writeProgress<Sink: ByteSink>(_ count: Int, of goal: Int?, validNote: MessageCatalog? = nil, into sink: inout Sink) {
+    static func writeProgress<Sink: ByteSink>(
+        _ count: Int, of goal: Int?, validNote: MessageCatalog? = nil, into sink: inout Sink
+    ) {
         sink.writeDecimal(count)
         guard let goal else { return }
         sink.write(UInt8(ascii: "/"))
@@ -223,8 +251,12 @@ extension EntryEngine {
     private static func numberGoal(_ digits: [UInt8], _ detection: Detection) -> (goal: Int, valid: Bool) {
         // The lengths of the pattern that decides the number (before that, of every pattern still possible).
         // (The Luhn sum only for a number that can still grow: only then is it "valid" short of its goal.)
-        let count = digits.count, lengths = detection.lengths
-        return (numberGoal(count: count, lengths: lengths), lengths.completeness(of: count) == .completeCanGrow && detection.verdict(digits).isValid)
+        let count = digits.count
+        let lengths = detection.lengths
+        return (
+            numberGoal(count: count, lengths: lengths),
+            lengths.completeness(of: count) == .completeCanGrow && detection.verdict(digits).isValid
+        )
     }
 
     /// The length a number of `count` digits counts toward, when `lengths` are its patterns'.
@@ -244,7 +276,10 @@ extension EntryEngine {
         // Each string made once, the view built at the end (a view is made after every key).
         let network = detection.network
         let isCommand = command != nil && field == self.field
-        let label: String, hint: String, text: String, progress: String
+        let label: String
+        let hint: String
+        let text: String
+        let progress: String
         // The chosen network's, for a co-badged card (`if let`, not `??`: no optional string
         // made and freed).
         var logo: String
@@ -281,7 +316,8 @@ extension EntryEngine {
             logo = format?.country ?? ""
             progress = isCommand ? "" : Self.progress(postalCharacters.count, of: format?.longest)
         }
-        return EntryView(field: field, label: label, hint: hint, text: text, logo: logo, progress: progress, isCommand: isCommand)
+        return EntryView(
+            field: field, label: label, hint: hint, text: text, logo: logo, progress: progress, isCommand: isCommand)
     }
 }
 
@@ -290,7 +326,8 @@ extension EntryEngine {
     /// code's hint (`###`) and masked text (`•••`) are shown on every key of the code.
     static func repeated(_ mark: Unicode.Scalar, _ count: Int) -> String {
         guard count < 8 else { return String(repeating: String(mark), count: count) }
-        return mark == "#" ? hashes[count] : mark == CardPolicy.mask ? masks[count] : String(repeating: String(mark), count: count)
+        return mark == "#"
+            ? hashes[count] : mark == CardPolicy.mask ? masks[count] : String(repeating: String(mark), count: count)
     }
     private static let hashes = (0..<8).map { String(repeating: "#", count: $0) }
     private static let masks = (0..<8).map { String(repeating: String(CardPolicy.mask), count: $0) }
@@ -334,7 +371,8 @@ struct BufferSink: ByteSink {
 extension Int {
     /// How many decimal digits a non-negative number has (1 for 0).
     var decimalWidth: Int {
-        var width = 1, rest = self
+        var width = 1
+        var rest = self
         while rest >= 10 {
             rest /= 10
             width += 1

@@ -35,7 +35,8 @@ public enum Key: Equatable, Hashable, Sendable {
 public enum Field: String, CaseIterable, Sendable, Comparable {
     case number, expiry, cvv
     /// The cardholder's name and a postal code, asked for only when the form says so (`EntryForm`).
-    case name, postalCode = "postal-code"
+    case name
+    case postalCode = "postal-code"
 
     /// Entry order: number, then expiry, then CVV (then name, then postal code).
     public static func < (a: Field, b: Field) -> Bool {

@@ -13,11 +13,11 @@ extension KeyDecoder {
             switch byte {
             case 0x30...0x39:
                 if !inSubParameter { current = min((current ?? 0) * 10 + Int(byte - 0x30), 99_999) }
-            case 0x3B: // ;
+            case 0x3B:  // ;
                 result.append(current)
                 current = nil
                 inSubParameter = false
-            case 0x3A: // :
+            case 0x3A:  // :
                 inSubParameter = true
             default:
                 return nil
@@ -61,14 +61,14 @@ extension KeyDecoder {
     /// The cursor-style final bytes shared by CSI and SS3.
     private static func cursorKey(_ final: UInt8) -> TerminalKey.Base? {
         switch final {
-        case 0x41: return .up // A
-        case 0x42: return .down // B
-        case 0x43: return .right // C
-        case 0x44: return .left // D
-        case 0x48: return .home // H
-        case 0x46: return .end // F
-        case 0x45: return .begin // E
-        case 0x50...0x53: return .function(Int(final) - 0x4F) // P Q R S
+        case 0x41: return .up  // A
+        case 0x42: return .down  // B
+        case 0x43: return .right  // C
+        case 0x44: return .left  // D
+        case 0x48: return .home  // H
+        case 0x46: return .end  // F
+        case 0x45: return .begin  // E
+        case 0x50...0x53: return .function(Int(final) - 0x4F)  // P Q R S
         default: return nil
         }
     }
@@ -76,12 +76,12 @@ extension KeyDecoder {
     /// A CSI u / modifyOtherKeys code point with its modifier parameter.
     private static func codePointKey(_ code: Int?, _ modifierParameter: Int?) -> TerminalKey? {
         guard let code, var mods = modifierParameter else { return nil }
-        mods = (mods - 1) & ~(64 | 128) // kitty's Caps Lock and Num Lock bits
+        mods = (mods - 1) & ~(64 | 128)  // kitty's Caps Lock and Num Lock bits
         guard let modifiers = modifiers(mods + 1) else { return nil }
         switch code {
         case 27: return TerminalKey(.escape, modifiers: modifiers)
         case 0..<0x20, 0x7F: return TerminalKey(.control(UInt8(code)), modifiers: modifiers)
-        case 0xE000...0xF8FF: return nil // kitty's functional keys live in the private use area
+        case 0xE000...0xF8FF: return nil  // kitty's functional keys live in the private use area
         default:
             guard let scalar = Unicode.Scalar(UInt32(code)) else { return nil }
             return TerminalKey(.character(Character(scalar)), modifiers: modifiers)
@@ -95,27 +95,31 @@ extension KeyDecoder {
         var pasteStart = false
         if let p = Self.parameters(body) {
             switch final {
-            case 0x41...0x48, 0x50...0x53, 0x5A: // A–H, P–S, Z
+            case 0x41...0x48, 0x50...0x53, 0x5A:  // A–H, P–S, Z
                 let base: TerminalKey.Base? = final == 0x5A ? .backTab : final == 0x47 ? .begin : Self.cursorKey(final)
                 if let base, let mods = Self.cursorModifiers(p) { decoded = TerminalKey(base, modifiers: mods) }
-            case 0x49, 0x4F: // I, O
+            case 0x49, 0x4F:  // I, O
                 if p == [nil] { decoded = TerminalKey(final == 0x49 ? .focusIn : .focusOut) }
-            case 0x61...0x64: // rxvt Shift-arrows: a b c d
+            case 0x61...0x64:  // rxvt Shift-arrows: a b c d
                 let arrows: [TerminalKey.Base] = [.up, .down, .right, .left]
                 if p == [nil] { decoded = TerminalKey(arrows[Int(final - 0x61)], modifiers: .shift) }
-            case 0x7E: // ~
+            case 0x7E:  // ~
                 if p.count == 3 && p[0] == 27 {
-                    decoded = Self.codePointKey(p[2], p[1]) // xterm modifyOtherKeys
+                    decoded = Self.codePointKey(p[2], p[1])  // xterm modifyOtherKeys
                 } else if p == [200] {
                     pasteStart = true
                 } else if p.count <= 2, let n = p[0], let base = Self.tildeKey(n),
-                          let mods = Self.modifiers(p.count == 2 ? p[1] : nil) {
+                    let mods = Self.modifiers(p.count == 2 ? p[1] : nil)
+                {
                     decoded = TerminalKey(base, modifiers: mods)
                 }
-            case 0x24, 0x5E, 0x40: // rxvt: $ Shift, ^ Ctrl, @ Ctrl-Shift
-                let mods: TerminalKey.Modifiers = final == 0x24 ? .shift : final == 0x5E ? .control : [.control, .shift]
-                if p.count == 1, let n = p[0], let base = Self.tildeKey(n) { decoded = TerminalKey(base, modifiers: mods) }
-            case 0x75: // u
+            case 0x24, 0x5E, 0x40:  // rxvt: $ Shift, ^ Ctrl, @ Ctrl-Shift
+                let mods: TerminalKey.Modifiers =
+                    final == 0x24 ? .shift : final == 0x5E ? .control : [.control, .shift]
+                if p.count == 1, let n = p[0], let base = Self.tildeKey(n) {
+                    decoded = TerminalKey(base, modifiers: mods)
+                }
+            case 0x75:  // u
                 if (1...3).contains(p.count) { decoded = Self.codePointKey(p[0], p.count >= 2 ? p[1] ?? 1 : 1) }
             default:
                 break
@@ -152,11 +156,11 @@ extension KeyDecoder {
                 0x6A: "*", 0x6B: "+", 0x6C: ",", 0x6D: "-", 0x6E: ".", 0x6F: "/", 0x58: "=",
             ]
             switch final {
-            case 0x70...0x79: // p…y: keypad 0…9
+            case 0x70...0x79:  // p…y: keypad 0…9
                 decoded = TerminalKey(.keypad(Character(Unicode.Scalar(final - 0x70 + 0x30))), modifiers: mods)
-            case 0x4D: // M
+            case 0x4D:  // M
                 decoded = TerminalKey(.keypadEnter, modifiers: mods)
-            case 0x61...0x64 where body.isEmpty: // rxvt Ctrl-arrows: a b c d
+            case 0x61...0x64 where body.isEmpty:  // rxvt Ctrl-arrows: a b c d
                 let arrows: [TerminalKey.Base] = [.up, .down, .right, .left]
                 decoded = TerminalKey(arrows[Int(final - 0x61)], modifiers: .control)
             default:

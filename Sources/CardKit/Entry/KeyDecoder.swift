@@ -33,7 +33,7 @@ public struct KeyDecoder: Sendable {
     static let csiLimit = 64
     /// An SS3 sequence may hold at most this many bytes before its final byte.
     static let ss3Limit = 16
-    static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E] // ESC [ 2 0 1 ~
+    static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]  // ESC [ 2 0 1 ~
 
     enum State: Equatable, Sendable {
         case ground
@@ -183,12 +183,12 @@ public struct KeyDecoder: Sendable {
             return true
 
         case .escape:
-            if byte == 0x5B { // [
+            if byte == 0x5B {  // [
                 pending.append(byte)
                 state = .csi
                 return true
             }
-            if byte == 0x4F { // O
+            if byte == 0x4F {  // O
                 pending.append(byte)
                 state = .ss3
                 return true
@@ -218,12 +218,12 @@ public struct KeyDecoder: Sendable {
             return true
 
         case .csi:
-            if pending.count == 2 && byte == 0x4D { // ESC [ M: X10 mouse, 3 raw bytes follow
+            if pending.count == 2 && byte == 0x4D {  // ESC [ M: X10 mouse, 3 raw bytes follow
                 pending.append(byte)
                 state = .x10Mouse
                 return true
             }
-            if pending.count == 2 && byte == 0x5B { // ESC [ [: Linux console F1–F5
+            if pending.count == 2 && byte == 0x5B {  // ESC [ [: Linux console F1–F5
                 pending.append(byte)
                 state = .linuxFunction
                 return true
@@ -234,7 +234,7 @@ public struct KeyDecoder: Sendable {
                 completeCSI(into: &keys)
                 return true
             case 0x24 where pending.count > 2 && pending[2...].allSatisfy(Self.isDigit):
-                pending.append(byte) // rxvt's Shift form: ESC [ 2 $
+                pending.append(byte)  // rxvt's Shift form: ESC [ 2 $
                 completeCSI(into: &keys)
                 return true
             case 0x20...0x3F where pending.count < Self.csiLimit:
@@ -267,7 +267,7 @@ public struct KeyDecoder: Sendable {
                 return false
             }
             pending.append(byte)
-            if (0x41...0x45).contains(byte) { // A…E
+            if (0x41...0x45).contains(byte) {  // A…E
                 emit(.function(Int(byte) - 0x40), [], into: &keys)
             } else {
                 keys.append(TerminalKey(.unknown(prefixedPending)))
@@ -357,7 +357,7 @@ public struct KeyDecoder: Sendable {
             keys.append(TerminalKey(.character(Character(Unicode.Scalar(byte)))))
         case 0xC2...0xF4:
             startUTF8(byte)
-        default: // continuation bytes, C0, C1, F5–FF
+        default:  // continuation bytes, C0, C1, F5–FF
             keys.append(TerminalKey(.invalid([byte])))
         }
     }
@@ -367,11 +367,11 @@ public struct KeyDecoder: Sendable {
         pending = [lead]
         switch lead {
         case 0xC2...0xDF: state = .utf8(remaining: 1, low: 0x80, high: 0xBF)
-        case 0xE0: state = .utf8(remaining: 2, low: 0xA0, high: 0xBF) // no overlongs
-        case 0xED: state = .utf8(remaining: 2, low: 0x80, high: 0x9F) // no surrogates
+        case 0xE0: state = .utf8(remaining: 2, low: 0xA0, high: 0xBF)  // no overlongs
+        case 0xED: state = .utf8(remaining: 2, low: 0x80, high: 0x9F)  // no surrogates
         case 0xE1...0xEF: state = .utf8(remaining: 2, low: 0x80, high: 0xBF)
-        case 0xF0: state = .utf8(remaining: 3, low: 0x90, high: 0xBF) // no overlongs
-        case 0xF4: state = .utf8(remaining: 3, low: 0x80, high: 0x8F) // nothing above U+10FFFF
+        case 0xF0: state = .utf8(remaining: 3, low: 0x90, high: 0xBF)  // no overlongs
+        case 0xF4: state = .utf8(remaining: 3, low: 0x80, high: 0x8F)  // nothing above U+10FFFF
         default: state = .utf8(remaining: 3, low: 0x80, high: 0xBF)
         }
     }
@@ -413,8 +413,10 @@ public struct KeyDecoder: Sendable {
     }
 
     /// Adds a decoded key, with Alt for an ESC prefix.
-    mutating func emit(_ base: TerminalKey.Base, _ modifiers: TerminalKey.Modifiers,
-                               into keys: inout [TerminalKey]) {
+    mutating func emit(
+        _ base: TerminalKey.Base, _ modifiers: TerminalKey.Modifiers,
+        into keys: inout [TerminalKey]
+    ) {
         switch base {
         case .focusIn, .focusOut:
             // Not keys a person presses: an ESC before them was a lone Esc.

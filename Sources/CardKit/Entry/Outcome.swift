@@ -37,8 +37,10 @@ public struct Outcome: Equatable, Sendable {
     public var command: String?
 
     /// An outcome; by default an accepted key with no messages, no field change and no event.
-    public init(disposition: Disposition = .accepted, messages: [Message] = [], fieldChanged: Bool = false,
-                event: Event? = nil, command: String? = nil) {
+    public init(
+        disposition: Disposition = .accepted, messages: [Message] = [], fieldChanged: Bool = false,
+        event: Event? = nil, command: String? = nil
+    ) {
         self.disposition = disposition
         self.messages = messages
         self.fieldChanged = fieldChanged

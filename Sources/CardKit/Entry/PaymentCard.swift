@@ -6,7 +6,8 @@
 /// Printing, interpolating, `dump` and debuggers see only the masked form (`description`,
 /// `debugDescription`, `customMirror`). Call `wipe()` once the card has been used: it
 /// overwrites the digits, the name and the postal code in place.
-public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     /// The network the card is delivered as: the number's network, or for a co-badged card
     /// the one chosen (by default its international scheme).
     public let network: CardNetwork
@@ -48,8 +49,10 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
 
     /// A card from its parts. The digit arrays are copied into storage of the card's own, so
     /// wiping the card never touches the caller's arrays and the other way round.
-    public init(network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8],
-                alsoNetworks: [CardNetwork] = [], entry: Entry = .keyed, chip: Bool? = nil) {
+    public init(
+        network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8],
+        alsoNetworks: [CardNetwork] = [], entry: Entry = .keyed, chip: Bool? = nil
+    ) {
         self.entry = entry
         self.chip = chip
         self.network = network
@@ -71,20 +74,23 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
 
     /// The masked card, as the tray keeps it.
     public var trayEntry: CardTray.Card {
-        CardTray.Card(networkID: network.id, networkName: network.name, maskedNumber: maskedNumber,
-                      lastFour: lastFour, expiry: expiry)
+        CardTray.Card(
+            networkID: network.id, networkName: network.name, maskedNumber: maskedNumber,
+            lastFour: lastFour, expiry: expiry)
     }
 
     /// `Visa 411111••••••1111 12/30`: never the full number or the code.
     public var description: String {
-        isSecurityCodeOnly ? "\(network.name) (security code only)" : "\(network.name) \(maskedNumber) \(expiry.cardText)"
+        isSecurityCodeOnly
+            ? "\(network.name) (security code only)" : "\(network.name) \(maskedNumber) \(expiry.cardText)"
     }
     /// `PaymentCard(Visa 411111••••••1111 12/30)`: masked, like `description`.
     public var debugDescription: String { "PaymentCard(\(description))" }
     /// Only the network id, masked number and expiry, for `dump` and debuggers.
     public var customMirror: Mirror {
-        Mirror(self, children: ["network": network.id, "number": maskedNumber, "expiry": expiry.cardText],
-               displayStyle: .struct)
+        Mirror(
+            self, children: ["network": network.id, "number": maskedNumber, "expiry": expiry.cardText],
+            displayStyle: .struct)
     }
 
     /// Appends the card as one JSON object, full number and code included, no line break:
@@ -199,11 +205,13 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         var count = 0
         var probe: [UInt8] = []
         // The shape without the digits, measured on an empty card of this network.
-        var shape = PaymentCard(network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks,
-                                entry: entry, chip: chip)
+        var shape = PaymentCard(
+            network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks,
+            entry: entry, chip: chip)
         (shape.holderName, shape.postalCode, shape.isSecurityCodeOnly) = (holderName, postalCode, isSecurityCodeOnly)
         shape.appendJSON(to: &probe)
-        count = probe.count + securityCodeDigits.count
+        count =
+            probe.count + securityCodeDigits.count
             + (isSecurityCodeOnly ? 0 : 2 * numberDigits.count + CardPolicy.lastShownDigits(of: numberDigits).count)
         return count
     }

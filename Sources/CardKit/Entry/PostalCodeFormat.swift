@@ -34,7 +34,8 @@ public struct PostalCodeFormat: Sendable, Equatable {
         self.patterns = patterns
         self.example = example
         slots = patterns.map { pattern in
-            var slots: [Slot] = [], pending: UInt8?
+            var slots: [Slot] = []
+            var pending: UInt8?
             for byte in pattern.utf8 {
                 switch byte {
                 case UInt8(ascii: "9"), UInt8(ascii: "A"):
@@ -93,7 +94,9 @@ public struct PostalCodeFormat: Sendable, Equatable {
     public func problem(_ raw: [UInt8], _ messages: MessageCatalog = .english) -> String? {
         if raw.isEmpty { return messages.text(.fieldEmpty, ("field", label.lowercasedFirst)) }
         if isComplete(raw) { return nil }
-        return messages.text(.postalLooksLike, ("country", name), ("label", label.lowercasedFirst), ("example", example), ("typed", formatted(raw)))
+        return messages.text(
+            .postalLooksLike, ("country", name), ("label", label.lowercasedFirst), ("example", example),
+            ("typed", formatted(raw)))
     }
 }
 
@@ -140,16 +143,25 @@ public struct PostalCodeFormats: Sendable {
             throw RuleErrors(errors: [RuleError(file: file, location: error.location, message: error.message)])
         }
         var errors: [RuleError] = []
-        func fail(_ location: SourceLocation, _ message: String) { errors.append(RuleError(file: file, location: location, message: message)) }
+        func fail(_ location: SourceLocation, _ message: String) {
+            errors.append(RuleError(file: file, location: location, message: message))
+        }
         guard case .object(let members, let at) = document else {
-            throw RuleErrors(errors: [RuleError(file: file, location: document.location, message: "the file must be an object with \"formats\"; got \(document.kindName)")])
+            throw RuleErrors(errors: [
+                RuleError(
+                    file: file, location: document.location,
+                    message: "the file must be an object with \"formats\"; got \(document.kindName)")
+            ])
         }
         var formats: [PostalCodeFormat] = []
         var sawFormats = false
         for member in members {
             switch member.key {
             case "about":
-                if case .string = member.value {} else { fail(member.value.location, "\"about\" must be a string; got \(member.value.kindName)") }
+                if case .string = member.value {
+                } else {
+                    fail(member.value.location, "\"about\" must be a string; got \(member.value.kindName)")
+                }
             case "formats":
                 sawFormats = true
                 guard case .array(let entries, _) = member.value else {
@@ -166,7 +178,9 @@ public struct PostalCodeFormats: Sendable {
                     }
                 }
             default:
-                fail(member.keyLocation, "unknown key \"\(member.key.escapingControlCharacters)\" (known: about, formats)")
+                fail(
+                    member.keyLocation,
+                    "unknown key \"\(member.key.escapingControlCharacters)\" (known: about, formats)")
             }
         }
         if !sawFormats { fail(at, "missing \"formats\"") }
@@ -192,10 +206,15 @@ public struct PostalCodeFormats: Sendable {
                     continue
                 }
                 if member.key == "country" && (text.utf8.count != 2 || !text.utf8.allSatisfy({ $0 &- 65 < 26 })) {
-                    fail(member.value.location, "\"country\" must be two capital letters (ISO 3166), like \"GB\"; got \"\(text.escapingControlCharacters)\"")
+                    fail(
+                        member.value.location,
+                        "\"country\" must be two capital letters (ISO 3166), like \"GB\"; got \"\(text.escapingControlCharacters)\""
+                    )
                     ok = false
                 }
-                if member.key != "country" && (text.isEmpty || text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }) {
+                if member.key != "country"
+                    && (text.isEmpty || text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+                {
                     fail(member.value.location, "\"\(member.key)\" must be a non-empty line of text")
                     ok = false
                 }
@@ -224,7 +243,10 @@ public struct PostalCodeFormats: Sendable {
                 }
                 patterns = read
             default:
-                fail(member.keyLocation, "unknown key \"\(member.key.escapingControlCharacters)\" (known: country, name, label, patterns, example)")
+                fail(
+                    member.keyLocation,
+                    "unknown key \"\(member.key.escapingControlCharacters)\" (known: country, name, label, patterns, example)"
+                )
                 ok = false
             }
         }
@@ -236,12 +258,17 @@ public struct PostalCodeFormats: Sendable {
             fail(at, "missing \"patterns\"")
             ok = false
         }
-        guard ok, let patterns, let country = strings["country"], let name = strings["name"], let label = strings["label"],
-              let example = strings["example"] else { return nil }
+        guard ok, let patterns, let country = strings["country"], let name = strings["name"],
+            let label = strings["label"],
+            let example = strings["example"]
+        else { return nil }
         let format = PostalCodeFormat(country: country, name: name, label: label, patterns: patterns, example: example)
         let raw = Array(example.compactMap(PostalCodeFormat.rawCharacter))
         if !format.isComplete(raw) || format.formatted(raw) != example {
-            fail(exampleAt, "the example \"\(example.escapingControlCharacters)\" is not written as one of the patterns (\(patterns.joined(separator: ", ")))")
+            fail(
+                exampleAt,
+                "the example \"\(example.escapingControlCharacters)\" is not written as one of the patterns (\(patterns.joined(separator: ", ")))"
+            )
             return nil
         }
         return format
@@ -254,10 +281,12 @@ public struct PostalCodeFormats: Sendable {
         guard !bytes.isEmpty, bytes.count <= 16 else { return "a pattern has 1 to 16 characters" }
         for (index, byte) in bytes.enumerated() where !isSlot(byte) {
             guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") else {
-                return "a pattern holds 9 (a digit), A (a letter), a space or -; got \"\(pattern.escapingControlCharacters)\""
+                return
+                    "a pattern holds 9 (a digit), A (a letter), a space or -; got \"\(pattern.escapingControlCharacters)\""
             }
             guard index > 0, index < bytes.count - 1, isSlot(bytes[index - 1]), isSlot(bytes[index + 1]) else {
-                return "a space or - in a pattern goes between a 9 or A and another; got \"\(pattern.escapingControlCharacters)\""
+                return
+                    "a space or - in a pattern goes between a 9 or A and another; got \"\(pattern.escapingControlCharacters)\""
             }
         }
         return nil

@@ -109,7 +109,9 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
             case 0x09: baseName = "Tab"
             case 0x0D: baseName = "Enter"
             case 0x7F: baseName = "Backspace"
-            case 0x00: mods.insert(.control); baseName = "Space"
+            case 0x00:
+                mods.insert(.control)
+                baseName = "Space"
             default:
                 mods.insert(.control)
                 baseName = String(Character(Unicode.Scalar(byte + 0x40)))
@@ -126,7 +128,9 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
         case .pageUp: baseName = "Page Up"
         case .pageDown: baseName = "Page Down"
         case .begin: baseName = "keypad 5"
-        case .backTab: mods.insert(.shift); baseName = "Tab"
+        case .backTab:
+            mods.insert(.shift)
+            baseName = "Tab"
         case .function(let n): baseName = "F\(n)"
         case .keypad(let c): baseName = "keypad \(c)"
         case .keypadEnter: baseName = "keypad Enter"
@@ -170,14 +174,14 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
         let isNumbers = parameters.allSatisfy { (0x30...0x3B).contains($0) }
         switch final {
         case _ where body.count == 5 && body[body.startIndex + 1] == 0x4D,  // X10: CSI M and three bytes
-             0x4D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
-             0x6D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
-             0x4D where isNumbers && parameters.split(separator: 0x3B).count == 3:  // urxvt
+            0x4D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
+            0x6D where parameters.first == 0x3C && parameters.dropFirst().allSatisfy({ (0x30...0x3B).contains($0) }),
+            0x4D where isNumbers && parameters.split(separator: 0x3B).count == 3:  // urxvt
             return "a mouse report"
         case 0x52 where isNumbers,  // cursor position
-             0x63 where parameters.first == 0x3F || parameters.first == 0x3E,  // device attributes
-             0x6E where isNumbers, 0x74 where isNumbers,
-             0x79 where parameters.last == 0x24:  // mode report
+            0x63 where parameters.first == 0x3F || parameters.first == 0x3E,  // device attributes
+            0x6E where isNumbers, 0x74 where isNumbers,
+            0x79 where parameters.last == 0x24:  // mode report
             return "a status reply from the terminal"
         default:
             return "an unknown escape sequence"
@@ -191,7 +195,7 @@ public struct TerminalKey: Equatable, Hashable, Sendable {
         if scalar == " " { return "Space" }
         switch scalar.properties.generalCategory {
         case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator,
-             .paragraphSeparator, .spaceSeparator, .nonspacingMark, .enclosingMark, .spacingMark:
+            .paragraphSeparator, .spaceSeparator, .nonspacingMark, .enclosingMark, .spacingMark:
             var digits = String(scalar.value, radix: 16, uppercase: true)
             while digits.count < 4 { digits = "0" + digits }
             return "U+" + digits

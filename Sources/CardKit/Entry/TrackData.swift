@@ -113,8 +113,13 @@ public struct TrackData: Hashable, Sendable, CustomStringConvertible, CustomDebu
     public var debugDescription: String { "TrackData(\(description))" }
     /// The masked number, the expiry and the chip, for `dump` and debuggers.
     public var customMirror: Mirror {
-        Mirror(self, children: ["number": CardNumber.masked(numberDigits), "expiry": "\(twoDigits(expiryMonth))/\(twoDigits(expiryYear))",
-                                "chip": chip], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "number": CardNumber.masked(numberDigits),
+                "expiry": "\(twoDigits(expiryMonth))/\(twoDigits(expiryYear))",
+                "chip": chip,
+            ], displayStyle: .struct)
     }
 
     /// Overwrites the number's digits and the name's bytes in place, then empties them.
@@ -150,7 +155,8 @@ extension TrackData {
         }
 
         mutating func readSwipe() -> Result<TrackData, Problem> {
-            var first: Track?, second: Track?
+            var first: Track?
+            var second: Track?
             defer {
                 first?.number.overwriteAndEmpty()
                 first?.name.overwriteAndEmpty()
@@ -167,7 +173,9 @@ extension TrackData {
                     try readTrack2(into: &second!)
                 }
                 if index < end { try skipThirdTrack() }
-                if let a = first, let b = second, a.number != b.number || a.yymm != b.yymm || a.serviceCode != b.serviceCode {
+                if let a = first, let b = second,
+                    a.number != b.number || a.yymm != b.yymm || a.serviceCode != b.serviceCode
+                {
                     throw .tracksDisagree
                 }
                 let track = first ?? second!
@@ -175,13 +183,16 @@ extension TrackData {
                 // (Whether the number must pass Luhn is its network's rule: the engine's verdict.)
                 let month = track.yymm % 100
                 guard (1...12).contains(month) else { throw .badExpiry }
-                var digits: [UInt8] = [], name: [UInt8] = []
+                var digits: [UInt8] = []
+                var name: [UInt8] = []
                 digits.reserveCapacity(track.number.count)
                 digits.append(contentsOf: track.number)
                 name.reserveCapacity(first?.name.count ?? 0)
                 name.append(contentsOf: first?.name ?? [])
-                return .success(TrackData(numberDigits: digits, expiryMonth: month, expiryYear: track.yymm / 100,
-                                          nameBytes: name, chip: track.serviceCode == 2 || track.serviceCode == 6))
+                return .success(
+                    TrackData(
+                        numberDigits: digits, expiryMonth: month, expiryYear: track.yymm / 100,
+                        nameBytes: name, chip: track.serviceCode == 2 || track.serviceCode == 6))
             } catch {
                 return .failure(error)
             }

@@ -15,7 +15,8 @@ public struct YearMonth: Comparable, Hashable, Sendable, CustomStringConvertible
     public init?(iso text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month), year >= 1 else { return nil }
+            let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month), year >= 1
+        else { return nil }
         self.init(year: year, month: month)
     }
 
@@ -75,7 +76,8 @@ public struct ExpiryPolicy: Equatable, Sendable {
         guard digitCount >= 1, digitCount <= 4 else { return false }
         var scale = 1
         for _ in digitCount..<4 { scale *= 10 }
-        let first = max(prefix * scale, today.year), last = min(prefix * scale + scale - 1, today.year + maxYearsAhead)
+        let first = max(prefix * scale, today.year)
+        let last = min(prefix * scale + scale - 1, today.year + maxYearsAhead)
         guard first <= last else { return false }
         // Any whole year in the range is valid but perhaps the first (past for an earlier month).
         return check(YearMonth(year: last, month: month)) == .valid

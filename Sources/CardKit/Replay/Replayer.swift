@@ -23,7 +23,9 @@ public struct Replay: Equatable, Sendable {
 
     /// The transcript's lines.
     public var transcript: [String] {
-        transcriptText.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+        transcriptText.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
     /// Cards accepted during the script, masked.
     public var cards: [CardTray.Card] = []
@@ -33,9 +35,11 @@ public struct Replay: Equatable, Sendable {
     /// Replays `script`; `today` applies unless the script pins its own date, `accepted` unless
     /// it names its own networks (`@networks`, already resolved into `accepted` by the caller
     /// with `AcceptedNetworks.parse`); `loader` reads the rules again for `:reload`.
-    public static func run(_ script: SessionScript, rules: RuleSet, today: YearMonth,
-                           accepted: AcceptedNetworks? = nil,
-                           reloadingWith loader: EntryEngine.RuleLoader? = nil) -> Replay {
+    public static func run(
+        _ script: SessionScript, rules: RuleSet, today: YearMonth,
+        accepted: AcceptedNetworks? = nil,
+        reloadingWith loader: EntryEngine.RuleLoader? = nil
+    ) -> Replay {
         var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted, reloadingWith: loader)
         var replay = Replay()
         let write: Replayer.Transcript = { line in
@@ -92,14 +96,21 @@ public struct Replayer {
     /// A replayer for a script with this header (its steps are passed to `perform` one by one);
     /// `messageChecks`, from a first pass over the script, lets it forget message lines no
     /// expectation asks about (nil keeps them all).
-    public init(script header: SessionScript, rules: RuleSet, today: YearMonth, accepted: AcceptedNetworks? = nil,
-                reloadingWith loader: EntryEngine.RuleLoader? = nil, messageChecks: MessageChecks? = nil,
-                securityCodeOnly: CardNetwork? = nil) {
+    public init(
+        script header: SessionScript, rules: RuleSet, today: YearMonth, accepted: AcceptedNetworks? = nil,
+        reloadingWith loader: EntryEngine.RuleLoader? = nil, messageChecks: MessageChecks? = nil,
+        securityCodeOnly: CardNetwork? = nil
+    ) {
         // `@name`, `@postal-code` from the header; `@cvv-only`'s network found by the caller in the rules.
-        let form = EntryForm(asksName: header.asksName, postalCode: header.postalCodeCountry.flatMap(PostalCodeFormats.bundled.format(for:)),
-                             securityCodeOnly: securityCodeOnly)
-        engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted, form: form)
-        engine.messages = .english  // pinned: a script's `@expect message` and its transcript never follow the tester's locale
+        let form = EntryForm(
+            asksName: header.asksName,
+            postalCode: header.postalCodeCountry.flatMap(PostalCodeFormats.bundled.format(for:)),
+            securityCodeOnly: securityCodeOnly)
+        engine = EntryEngine(
+            rules: rules, expiryPolicy: ExpiryPolicy(today: header.today ?? today), acceptedNetworks: accepted,
+            form: form)
+        // pinned: a script's `@expect message` and its transcript never follow the tester's locale
+        engine.messages = .english
         self.loader = loader
         self.messageChecks = messageChecks
         line.reserveCapacity(256)
@@ -152,7 +163,9 @@ public struct Replayer {
         case .expect(let expectation):
             previousWasExpectation = true
             // The message quotes the script's text and what was shown: masked and escaped.
-            if let problem = check(expectation) { failures.append(.init(line: step.line, message: problem.escapingControlCharacters)) }
+            if let problem = check(expectation) {
+                failures.append(.init(line: step.line, message: problem.escapingControlCharacters))
+            }
         }
     }
 
@@ -209,7 +222,8 @@ public struct Replayer {
         let shownReason = refusals.reasonToShow(refusal: refusal)
         // Nobody takes a replayed card: taken out of the outcome and overwritten at once.
         if var card = outcome.takeAcceptedCard() {
-            lastSubmit = .accepted(network: card.network.id, lastFour: card.lastFour, entry: card.entry, chip: card.chip)
+            lastSubmit = .accepted(
+                network: card.network.id, lastFour: card.lastFour, entry: card.entry, chip: card.chip)
             card.wipe()
         } else if case .submitFailed(let fields) = outcome.event {
             lastSubmit = .failed(fields)
@@ -269,7 +283,8 @@ public struct Replayer {
             let actual = engine.network?.id
             return actual == id ? nil : "expected network \(id ?? "none"), got \(actual ?? "none")"
         case .refused(let count):
-            return refusedSinceExpectation == count ? nil
+            return refusedSinceExpectation == count
+                ? nil
                 : "expected \(count) refused key\(count == 1 ? "" : "s"), got \(refusedSinceExpectation)"
         case .message(let text):
             let shown = shownSinceExpectation
@@ -277,23 +292,36 @@ public struct Replayer {
             return "expected a message containing \"\(text)\", got "
                 + (shown.isEmpty ? "no message" : shown.map { "\"\($0)\"" }.joined(separator: ", "))
         case .accepted(let network, let lastFour):
-            guard case .accepted(let acceptedNetwork, let acceptedLastFour, _, _) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
-            if let network, acceptedNetwork != network { return "expected a \(network) card to be accepted, got \(acceptedNetwork)" }
-            if let lastFour, acceptedLastFour != lastFour { return "expected a card ending \(lastFour) to be accepted, got one ending \(acceptedLastFour)" }
+            guard case .accepted(let acceptedNetwork, let acceptedLastFour, _, _) = lastSubmit else {
+                return "expected the last submit to be accepted, got \(describe(lastSubmit))"
+            }
+            if let network, acceptedNetwork != network {
+                return "expected a \(network) card to be accepted, got \(acceptedNetwork)"
+            }
+            if let lastFour, acceptedLastFour != lastFour {
+                return "expected a card ending \(lastFour) to be accepted, got one ending \(acceptedLastFour)"
+            }
             return nil
         case .failed(let fields):
             guard case .failed(let actual) = lastSubmit, Set(actual) == fields else {
-                return "expected the last submit to fail on \(Field.allCases.filter(fields.contains).map(\.rawValue).joined(separator: ",")), got \(describe(lastSubmit))"
+                return
+                    "expected the last submit to fail on \(Field.allCases.filter(fields.contains).map(\.rawValue).joined(separator: ",")), got \(describe(lastSubmit))"
             }
             return nil
         case .cards(let count):
-            return engine.tray.count == count ? nil : "expected \(count) card\(count == 1 ? "" : "s") in the tray, got \(engine.tray.count)"
+            return engine.tray.count == count
+                ? nil : "expected \(count) card\(count == 1 ? "" : "s") in the tray, got \(engine.tray.count)"
         case .logo(let logo):
             return view.logo == logo ? nil : "expected logo \(logo), got \(view.logo)"
         case .entry(let entry, let chip):
-            guard case .accepted(_, _, let actual, let actualChip) = lastSubmit else { return "expected the last submit to be accepted, got \(describe(lastSubmit))" }
+            guard case .accepted(_, _, let actual, let actualChip) = lastSubmit else {
+                return "expected the last submit to be accepted, got \(describe(lastSubmit))"
+            }
             if actual != entry { return "expected entry \(entry.rawValue), got \(actual.rawValue)" }
-            if let chip, actualChip != chip { return "expected a card \(chip ? "with" : "without") a chip, got one \(actualChip == true ? "with" : "without")" }
+            if let chip, actualChip != chip {
+                return
+                    "expected a card \(chip ? "with" : "without") a chip, got one \(actualChip == true ? "with" : "without")"
+            }
             return nil
         }
     }

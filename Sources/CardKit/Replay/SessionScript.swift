@@ -120,7 +120,9 @@ public struct SessionScript: Equatable, Sendable {
             // <Enter> ends nearly every card: known without making a string to look up.
             var isEnter = close - index == 6
             if isEnter {
-                for (offset, letter) in "enter".utf8.enumerated() where bytes[index + 1 + offset] | 0x20 != letter { isEnter = false }
+                for (offset, letter) in "enter".utf8.enumerated() where bytes[index + 1 + offset] | 0x20 != letter {
+                    isEnter = false
+                }
             }
             let key: Key
             if isEnter {
@@ -182,7 +184,8 @@ public struct SessionScript: Equatable, Sendable {
         /// Parses the next line from its UTF-8 bytes (without the "\n"). A line of plain ASCII
         /// keys, the bulk of a generated script, is read straight from the bytes; any other
         /// line as by `next(_:)`.
-        public mutating func next(bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> Step? {  // unsafe: `replay` reads script lines into a raw buffer
+        // unsafe: `replay` reads script lines into a raw buffer
+        public mutating func next(bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> Step? {
             var end = bytes.count
             if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             var plain = end > 0 && bytes[0] != UInt8(ascii: "@") && bytes[0] != UInt8(ascii: "#")
@@ -194,7 +197,9 @@ public struct SessionScript: Equatable, Sendable {
                 if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { blank = false }
                 index += 1
             }
-            guard plain && !blank, let keys = SessionScript.asciiKeys(bytes.span.extracting(0..<end), keeping: keepingKeys) else {
+            guard plain && !blank,
+                let keys = SessionScript.asciiKeys(bytes.span.extracting(0..<end), keeping: keepingKeys)
+            else {
                 // Anything else, and every malformed line (for its exact message), as text.
                 return try next(Substring(String(decoding: bytes, as: UTF8.self)))
             }
@@ -209,9 +214,15 @@ public struct SessionScript: Equatable, Sendable {
             lineNumber += 1
             let number = lineNumber
             var rawLine = rawLine
-            if number == 1 && rawLine.unicodeScalars.first == "\u{FEFF}" { rawLine = Substring(rawLine.unicodeScalars.dropFirst()) }
+            if number == 1 && rawLine.unicodeScalars.first == "\u{FEFF}" {
+                rawLine = Substring(rawLine.unicodeScalars.dropFirst())
+            }
             let line = rawLine.utf8.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
-            if line.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) || line.utf8.first == UInt8(ascii: "#") { return nil }
+            if line.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+                || line.utf8.first == UInt8(ascii: "#")
+            {
+                return nil
+            }
             guard line.utf8.first == UInt8(ascii: "@") else {
                 sawKeys = true
                 return Step(line: number, kind: .keys(try keys(in: line, line: number, keeping: keepingKeys)))
@@ -220,26 +231,40 @@ public struct SessionScript: Equatable, Sendable {
             let directive = words.first.map(String.init) ?? ""
             let argument = words.count > 1 ? String(words[1]).trimmingBlanks : ""
             // Where the argument starts: after `@`, the directive, a space and any more blanks.
-            let argumentColumn = directive.unicodeScalars.count + 3
+            let argumentColumn =
+                directive.unicodeScalars.count + 3
                 + (words.count > 1 ? words[1].unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count : 0)
             switch directive {
             case "today":
                 guard let month = YearMonth(iso: argument) else {
-                    throw SyntaxError(line: number, column: argumentColumn,
-                                      message: "@today takes a date as YYYY-MM, like 2026-11; got '\(argument.escapingControlCharacters)'")
+                    throw SyntaxError(
+                        line: number, column: argumentColumn,
+                        message:
+                            "@today takes a date as YYYY-MM, like 2026-11; got '\(argument.escapingControlCharacters)'")
                 }
                 if sawKeys { return Step(line: number, kind: .today(month)) }
                 header.today = month
             case "rules":
-                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@rules takes a folder, relative to the script") }
-                guard !sawKeys else { throw SyntaxError(line: number, message: "@rules must come before the first line of keys") }
+                guard !argument.isEmpty else {
+                    throw SyntaxError(line: number, message: "@rules takes a folder, relative to the script")
+                }
+                guard !sawKeys else {
+                    throw SyntaxError(line: number, message: "@rules must come before the first line of keys")
+                }
                 header.ruleFolders.append(argument)
                 header.ruleFolderLines.append(number)
                 header.ruleFolderColumns.append(argumentColumn)
             case "networks":
-                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@networks takes network ids separated by commas, like visa,mastercard") }
-                guard !sawKeys else { throw SyntaxError(line: number, message: "@networks must come before the first line of keys") }
-                guard header.acceptedNetworks == nil else { throw SyntaxError(line: number, message: "@networks is given twice (line \(header.networksLine))") }
+                guard !argument.isEmpty else {
+                    throw SyntaxError(
+                        line: number, message: "@networks takes network ids separated by commas, like visa,mastercard")
+                }
+                guard !sawKeys else {
+                    throw SyntaxError(line: number, message: "@networks must come before the first line of keys")
+                }
+                guard header.acceptedNetworks == nil else {
+                    throw SyntaxError(line: number, message: "@networks is given twice (line \(header.networksLine))")
+                }
                 header.acceptedNetworks = (argument, number)
                 header.networksColumn = argumentColumn
             case "expect":
@@ -248,7 +273,12 @@ public struct SessionScript: Equatable, Sendable {
                 try formDirective(directive, argument, line: number, column: argumentColumn)
             case "swipe":
                 // A card swiped (`Key.swipe`): the track data as a reader types it, read here.
-                guard !argument.isEmpty else { throw SyntaxError(line: number, message: "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both") }
+                guard !argument.isEmpty else {
+                    throw SyntaxError(
+                        line: number,
+                        message:
+                            "@swipe takes the track data as a reader types it: %B…? (track 1), ;…? (track 2), or both")
+                }
                 sawKeys = true
                 guard keepingKeys else { return Step(line: number, kind: .keys([])) }
                 var bytes = Array(argument.utf8)
@@ -256,8 +286,16 @@ public struct SessionScript: Equatable, Sendable {
                 return Step(line: number, kind: .keys([.swipe(try? TrackData.read(bytes).get())]))
             default:
                 var message = "unknown directive `@\(directive)`"
-                if let guess = closest(to: directive, in: ["today", "rules", "networks", "expect", "name", "postal-code", "cvv-only", "swipe"]) { message += "; did you mean `@\(guess)`?" }
-                throw SyntaxError(line: number, message: message + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)")
+                if let guess = closest(
+                    to: directive,
+                    in: ["today", "rules", "networks", "expect", "name", "postal-code", "cvv-only", "swipe"])
+                {
+                    message += "; did you mean `@\(guess)`?"
+                }
+                throw SyntaxError(
+                    line: number,
+                    message: message
+                        + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)")
             }
             return nil
         }
@@ -296,11 +334,17 @@ public struct SessionScript: Equatable, Sendable {
                 let nameStart = utf8.index(after: index)
                 let column = line.unicodeScalars[..<index].count + 1
                 guard let close = utf8[nameStart...].firstIndex(of: UInt8(ascii: ">")) else {
-                    throw SyntaxError(line: number, column: column, message: "unterminated key name after '<'; write <lt> for a literal '<'")
+                    throw SyntaxError(
+                        line: number, column: column,
+                        message: "unterminated key name after '<'; write <lt> for a literal '<'")
                 }
                 let name = String(line[nameStart..<close]).escapingControlCharacters
                 guard let key = namedKeys[name.lowercased()] else {
-                    throw SyntaxError(line: number, column: column, message: "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)")
+                    throw SyntaxError(
+                        line: number, column: column,
+                        message:
+                            "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"
+                    )
                 }
                 if keeping { keys.append(key) }
                 index = utf8.index(after: close)
@@ -316,7 +360,10 @@ public struct SessionScript: Equatable, Sendable {
         let words = rest.split(separator: " ").map(String.init)
         func field(_ name: String) throws(SyntaxError) -> Field {
             guard let field = Field(rawValue: name) else {
-                throw SyntaxError(line: line, message: "unknown field `\(name)` (fields: \(Field.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw SyntaxError(
+                    line: line,
+                    message:
+                        "unknown field `\(name)` (fields: \(Field.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             return field
         }
@@ -328,40 +375,63 @@ public struct SessionScript: Equatable, Sendable {
         }
         switch what {
         case "field":
-            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect field takes one of \(Field.allCases.map(\.rawValue).joined(separator: ", "))") }
+            guard words.count == 1 else {
+                throw SyntaxError(
+                    line: line,
+                    message: "@expect field takes one of \(Field.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
             return .field(try field(words[0]))
         case "text": return .text(try quoted(rest, line: line))
         case "message": return .message(try quoted(rest, line: line))
         case "network":
-            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect network takes a network id or `none`") }
+            guard words.count == 1 else {
+                throw SyntaxError(line: line, message: "@expect network takes a network id or `none`")
+            }
             return .network(words[0] == "none" ? nil : words[0])
         case "logo":
-            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect logo takes a logo name, like VISA") }
+            guard words.count == 1 else {
+                throw SyntaxError(line: line, message: "@expect logo takes a logo name, like VISA")
+            }
             return .logo(words[0])
         case "entry":
             let chip: [String: Bool] = ["chip": true, "no-chip": false]
             guard (1...2).contains(words.count), let entry = PaymentCard.Entry(rawValue: words[0]),
-                  words.count == 1 || chip[words[1]] != nil else {
-                throw SyntaxError(line: line, message: "@expect entry takes keyed or swipe, then chip or no-chip if it matters, like `@expect entry swipe chip`")
+                words.count == 1 || chip[words[1]] != nil
+            else {
+                throw SyntaxError(
+                    line: line,
+                    message:
+                        "@expect entry takes keyed or swipe, then chip or no-chip if it matters, like `@expect entry swipe chip`"
+                )
             }
             return .entry(entry, chip: words.count == 2 ? chip[words[1]] : nil)
         case "refused": return .refused(try count())
         case "cards": return .cards(try count())
         case "accepted":
-            guard words.count <= 2 else { throw SyntaxError(line: line, message: "@expect accepted takes at most a network id and the last four digits") }
-            var network: String?, lastFour: String?
+            guard words.count <= 2 else {
+                throw SyntaxError(
+                    line: line, message: "@expect accepted takes at most a network id and the last four digits")
+            }
+            var network: String?
+            var lastFour: String?
             for word in words {
                 if word.count == 4 && word.allSatisfy(\.isASCIIDigit) { lastFour = word } else { network = word }
             }
             return .accepted(network: network, lastFour: lastFour)
         case "failed":
-            guard words.count == 1 else { throw SyntaxError(line: line, message: "@expect failed takes fields separated by commas, like `@expect failed expiry,cvv`") }
+            guard words.count == 1 else {
+                throw SyntaxError(
+                    line: line,
+                    message: "@expect failed takes fields separated by commas, like `@expect failed expiry,cvv`")
+            }
             var fields = Set<Field>()
             for name in words[0].split(separator: ",") { fields.insert(try field(String(name))) }
             return .failed(fields)
         default:
             var message = "unknown expectation `\(what)`"
-            let known = ["field", "text", "network", "refused", "message", "accepted", "failed", "cards", "logo", "entry"]
+            let known = [
+                "field", "text", "network", "refused", "message", "accepted", "failed", "cards", "logo", "entry",
+            ]
             if let guess = closest(to: what, in: known) { message += "; did you mean `\(guess)`?" }
             throw SyntaxError(line: line, message: message)
         }
@@ -369,7 +439,9 @@ public struct SessionScript: Equatable, Sendable {
 
     /// A double-quoted string with `\"` and `\\` escapes, and nothing after it.
     static func quoted(_ text: String, line: Int) throws(SyntaxError) -> String {
-        guard text.first == "\"" else { throw SyntaxError(line: line, message: "expected a double-quoted string, like \"12/30\"") }
+        guard text.first == "\"" else {
+            throw SyntaxError(line: line, message: "expected a double-quoted string, like \"12/30\"")
+        }
         var value = ""
         var escaped = false
         var rest = text.dropFirst()
@@ -396,19 +468,30 @@ public struct SessionScript: Equatable, Sendable {
 extension SessionScript.LineParser {
     /// `@name`, `@postal-code COUNTRY`, `@cvv-only ID`: the fields asked for (`EntryForm`), as
     /// `--name`, `--postal-code` and `--cvv-only --network` set them; before the first keys.
-    mutating func formDirective(_ directive: String, _ argument: String, line number: Int, column: Int) throws(SessionScript.SyntaxError) {
-        guard !sawKeys else { throw SessionScript.SyntaxError(line: number, message: "@\(directive) must come before the first line of keys") }
+    mutating func formDirective(_ directive: String, _ argument: String, line number: Int, column: Int)
+        throws(SessionScript.SyntaxError)
+    {
+        guard !sawKeys else {
+            throw SessionScript.SyntaxError(
+                line: number, message: "@\(directive) must come before the first line of keys")
+        }
         switch directive {
         case "name":
-            guard argument.isEmpty else { throw SessionScript.SyntaxError(line: number, message: "@name takes nothing after it") }
+            guard argument.isEmpty else {
+                throw SessionScript.SyntaxError(line: number, message: "@name takes nothing after it")
+            }
             header.asksName = true
         case "postal-code":
             guard PostalCodeFormats.bundled.format(for: argument) != nil else {
-                throw SessionScript.SyntaxError(line: number, column: column, message: "@postal-code: " + PostalCodeFormats.bundled.unknownCountryMessage(argument))
+                throw SessionScript.SyntaxError(
+                    line: number, column: column,
+                    message: "@postal-code: " + PostalCodeFormats.bundled.unknownCountryMessage(argument))
             }
             header.postalCodeCountry = argument.uppercased()
         default:
-            guard !argument.isEmpty else { throw SessionScript.SyntaxError(line: number, message: "@cvv-only takes the card's network, like amex") }
+            guard !argument.isEmpty else {
+                throw SessionScript.SyntaxError(line: number, message: "@cvv-only takes the card's network, like amex")
+            }
             header.securityCodeOnlyNetwork = argument
             header.securityCodeOnlyLine = number
             header.securityCodeOnlyColumn = column

@@ -32,7 +32,8 @@ public struct AcceptedNetworks: Equatable, Sendable {
                 if !ids.contains(name) { ids.append(name) }
                 continue
             }
-            guard let network = rules.network(id: name) ?? rules.networks.first(where: { $0.logo.lowercased() == name }) else {
+            guard let network = rules.network(id: name) ?? rules.networks.first(where: { $0.logo.lowercased() == name })
+            else {
                 var message = "unknown network `\(name.escapingControlCharacters)`"
                 if let guess = NetworkNames.suggestion(for: name, among: rules.networks) {
                     message += "; did you mean `\(guess)`?"
@@ -59,7 +60,9 @@ public struct AcceptedNetworks: Equatable, Sendable {
     func mayBeAccepted(_ network: CardNetwork, _ digits: [UInt8], _ rules: RuleSet) -> Bool {
         if accepts(network) { return true }
         return network.patternTerms.contains { terms in
-            guard let entry = terms.coBadge, network.patterns[terms.pattern].match(digits) != .none else { return false }
+            guard let entry = terms.coBadge, network.patterns[terms.pattern].match(digits) != .none else {
+                return false
+            }
             return network.coBadges[entry].with.contains { rules.network(id: $0).map(accepts) ?? false }
         }
     }
@@ -70,21 +73,31 @@ public struct AcceptedNetworks: Equatable, Sendable {
 
     /// "Visa, Mastercard and American Express", for help and refusals (a family no network
     /// heads by its id).
-    public func names(in rules: RuleSet, and word: String = "and") -> String { listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: word) }
+    public func names(in rules: RuleSet, and word: String = "and") -> String {
+        listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: word)
+    }
 
     /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
     /// accepted network or could still grow into one. A co-badged card is taken when one of
     /// its networks is (`Detection.networks`); while the number is undecided, so may be a
     /// number that can still grow into a co-badged pattern naming an accepted network.
-    func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet, messages: MessageCatalog = .english) -> String? {
+    func refusal(for digits: [UInt8], detection: Detection, rules: RuleSet, messages: MessageCatalog = .english)
+        -> String?
+    {
         let and = messages.text(.listAnd)
         if let network = detection.network {
             guard !detection.isCoBadged else {
                 let all = detection.networks
-                return all.contains(where: accepts) ? nil
-                    : messages.text(.acceptedNoneOf, ("networks", listing(all.map(\.name), joinedBy: and)), ("accepted", names(in: rules, and: and)))
+                return all.contains(where: accepts)
+                    ? nil
+                    : messages.text(
+                        .acceptedNoneOf, ("networks", listing(all.map(\.name), joinedBy: and)),
+                        ("accepted", names(in: rules, and: and)))
             }
-            return accepts(network) ? nil : messages.text(.networkNotAccepted, ("network", network.name), ("accepted", names(in: rules, and: and)))
+            return accepts(network)
+                ? nil
+                : messages.text(
+                    .networkNotAccepted, ("network", network.name), ("accepted", names(in: rules, and: and)))
         }
         let candidates = rules.candidates(digits)
         guard !candidates.isEmpty, !candidates.contains(where: { mayBeAccepted($0, digits, rules) }) else { return nil }
@@ -92,7 +105,10 @@ public struct AcceptedNetworks: Equatable, Sendable {
         let prefix = CardNumber.string(CardPolicy.leadingShownDigits(of: digits))
         switch candidates.count {
         case 1: return messages.text(.networkNotAccepted, ("network", candidates[0].name), ("accepted", accepted))
-        case 2...3: return messages.text(.acceptedStarting, ("digits", prefix), ("networks", messages.orList(candidates.map(\.name))), ("accepted", accepted))
+        case 2...3:
+            return messages.text(
+                .acceptedStarting, ("digits", prefix), ("networks", messages.orList(candidates.map(\.name))),
+                ("accepted", accepted))
         default: return messages.text(.acceptedNoneStarts, ("digits", prefix), ("accepted", accepted))
         }
     }

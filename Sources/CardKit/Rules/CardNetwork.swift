@@ -112,28 +112,36 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// them here. `patternLengths` gives each pattern's own lengths (missing entries: `lengths`).
     /// `family` nil: the network is its own family. `patternTerms` (by ascending pattern index)
     /// give patterns a Luhn check other than `luhn` or a `coBadges` entry.
-    public convenience init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
-                            groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
-                            idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
-                            patternLengths: [[Int]] = [], status: Status = .active,
-                            family: String? = nil, familyLocation: SourceLocation? = nil,
-                            coBadges: [CoBadge] = [], patternTerms: [PatternTerms] = []) {
-        let perPattern = patternLengths.count == patterns.count
-            ? patternLengths : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
-        self.init(id: id, name: name, logo: logo, patterns: patterns, lengths: lengths, groups: groups, cvv: cvv, luhn: luhn,
-                  file: file, idLocation: idLocation, patternLocations: patternLocations,
-                  lengthsOfPatterns: PatternLengths(perPattern), status: status, family: family, familyLocation: familyLocation,
-                  coBadges: coBadges, patternTerms: patternTerms)
+    public convenience init(
+        id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
+        groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+        idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
+        patternLengths: [[Int]] = [], status: Status = .active,
+        family: String? = nil, familyLocation: SourceLocation? = nil,
+        coBadges: [CoBadge] = [], patternTerms: [PatternTerms] = []
+    ) {
+        let perPattern =
+            patternLengths.count == patterns.count
+            ? patternLengths
+            : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
+        self.init(
+            id: id, name: name, logo: logo, patterns: patterns, lengths: lengths, groups: groups, cvv: cvv, luhn: luhn,
+            file: file, idLocation: idLocation, patternLocations: patternLocations,
+            lengthsOfPatterns: PatternLengths(perPattern), status: status, family: family,
+            familyLocation: familyLocation,
+            coBadges: coBadges, patternTerms: patternTerms)
     }
 
     /// The same, with each pattern's lengths given whole (`RuleFile`: the top-level patterns
     /// sharing the network's one array, with no array a pattern).
-    init(id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
-         groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
-         idLocation: SourceLocation, patternLocations: [SourceLocation],
-         lengthsOfPatterns perPattern: PatternLengths, status: Status,
-         family: String?, familyLocation: SourceLocation?,
-         coBadges: [CoBadge], patternTerms: [PatternTerms]) {
+    init(
+        id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
+        groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+        idLocation: SourceLocation, patternLocations: [SourceLocation],
+        lengthsOfPatterns perPattern: PatternLengths, status: Status,
+        family: String?, familyLocation: SourceLocation?,
+        coBadges: [CoBadge], patternTerms: [PatternTerms]
+    ) {
         precondition(perPattern.count == patterns.count, "one entry of lengths a pattern")
         self.id = id
         self.name = name
@@ -164,10 +172,11 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
 
     /// The same network: the same object, or the same definition from the same file.
     public static func == (a: CardNetwork, b: CardNetwork) -> Bool {
-        a === b || (a.id == b.id && a.file == b.file && a.patterns == b.patterns && a.lengths == b.lengths
-                    && a.patternLengths == b.patternLengths && a.status == b.status && a.family == b.family
-                    && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo
-                    && a.coBadges == b.coBadges && a.patternTerms == b.patternTerms)
+        a === b
+            || (a.id == b.id && a.file == b.file && a.patterns == b.patterns && a.lengths == b.lengths
+                && a.patternLengths == b.patternLengths && a.status == b.status && a.family == b.family
+                && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo
+                && a.coBadges == b.coBadges && a.patternTerms == b.patternTerms)
     }
 
     /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits", for the top-level lengths.
@@ -176,7 +185,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// The same phrase for the given lengths (a pattern's own, say): "a Visa number has 16 or 19 digits".
     public func lengthPhrase(_ lengths: [Int]) -> String {
         let words = lengths.map(String.init)
-        let list = words.count <= 1 ? (words.first ?? "no") : words.dropLast().joined(separator: ", ") + " or " + words.last!
+        let list =
+            words.count <= 1 ? (words.first ?? "no") : words.dropLast().joined(separator: ", ") + " or " + words.last!
         return "\(article(for: name)) \(name) number has \(list) digits"
     }
 
@@ -193,7 +203,9 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     }
 
     private func findTerms(of digits: some Collection<UInt8>, decidingLength: Int) -> PatternTerms? {
-        patternTerms.first { patterns[$0.pattern].length == decidingLength && patterns[$0.pattern].match(digits) == .full }
+        patternTerms.first {
+            patterns[$0.pattern].length == decidingLength && patterns[$0.pattern].match(digits) == .full
+        }
     }
 
     /// Whether a number decided by this network's pattern of `decidingLength` digits must pass

@@ -26,8 +26,10 @@ public struct Detection: Equatable, Sendable {
     public var isCoBadged: Bool { coBadgedNetworks != nil }
 
     /// A detection from its parts.
-    public init(network: CardNetwork?, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet,
-                coBadged: [CardNetwork] = []) {
+    public init(
+        network: CardNetwork?, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet,
+        coBadged: [CardNetwork] = []
+    ) {
         self.network = network
         self.hasCandidates = hasCandidates
         self.maxLength = maxLength

@@ -28,7 +28,11 @@ struct Fields {
         /// Puts byte `k` (0–15) of a key into its two little-endian words.
         @inline(__always)
         static func put(_ byte: UInt8, at k: Int, in words: inout (UInt64, UInt64)) {
-            if k < 8 { words.0 |= UInt64(byte) << UInt64(8 * k) } else { words.1 |= UInt64(byte) << UInt64(8 * (k - 8)) }
+            if k < 8 {
+                words.0 |= UInt64(byte) << UInt64(8 * k)
+            } else {
+                words.1 |= UInt64(byte) << UInt64(8 * (k - 8))
+            }
         }
 
         func slot(_ key: String) -> Int? {
@@ -49,7 +53,9 @@ struct Fields {
         /// end); nil when none is. (The count too: a key that ends in NUL bytes has the words
         /// of a shorter one.)
         func slot(low: UInt64, high: UInt64, count: Int) -> Int? {
-            for slot in words.indices where words[slot].0 == low && words[slot].1 == high && counts[slot] == count { return slot }
+            for slot in words.indices where words[slot].0 == low && words[slot].1 == high && counts[slot] == count {
+                return slot
+            }
             return nil
         }
     }
@@ -72,7 +78,8 @@ struct Fields {
 
     static func shape(_ key: String) -> UInt32 {
         var bytes = key.utf8.makeIterator()
-        let first = bytes.next() ?? 0, second = bytes.next() ?? 0
+        let first = bytes.next() ?? 0
+        let second = bytes.next() ?? 0
         return UInt32(truncatingIfNeeded: key.utf8.count) << 16 | UInt32(first) << 8 | UInt32(second)
     }
 

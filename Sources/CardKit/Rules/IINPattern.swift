@@ -23,7 +23,8 @@ public struct IINPattern: Equatable, Hashable, Sendable, CustomStringConvertible
     /// length (at most 19), `low` ≤ `high`.
     public init?(low: String, high: String) {
         guard let (l, count) = Self.value(low), let (h, highCount) = Self.value(high),
-              count == highCount, l <= h else { return nil }
+            count == highCount, l <= h
+        else { return nil }
         self.lowValue = l
         self.highValue = h
         self.length = count

@@ -26,7 +26,8 @@ public struct RuleError: Error, Equatable, Sendable, CustomStringConvertible {
     /// from inside the file already is, where the message is worded).
     public var description: String {
         let file = file.escapingControlCharacters
-        return location.line > 0 ? "\(file):\(location): \(severity.rawValue): \(message)" : "\(file): \(severity.rawValue): \(message)"
+        return location.line > 0
+            ? "\(file):\(location): \(severity.rawValue): \(message)" : "\(file): \(severity.rawValue): \(message)"
     }
 }
 

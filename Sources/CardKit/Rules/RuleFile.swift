@@ -1,14 +1,16 @@
 /// Turns one rule file's JSON into a `CardNetwork`, collecting every problem with the line
 /// and column of the value at fault rather than stopping at the first.
 struct RuleFile {
-    static let knownFields = ["$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
-                              "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled",
-                              "lengthsFor", "status", "family", "coBadged"]
+    static let knownFields = [
+        "$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
+        "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled",
+        "lengthsFor", "status", "family", "coBadged",
+    ]
     /// The fields of a rule file, in the order of `knownFields` (a key's raw value is its
     /// place there): a field is looked up by its place, not by comparing its name.
     enum Key: Int, CaseIterable {
         case schema, id, name, logo, prefixes, ranges, lengths, autoAdvance, groups, cvv, luhn, source, note, disabled,
-             lengthsFor, status, family, coBadged
+            lengthsFor, status, family, coBadged
         /// The key as a rule file writes it.
         var name: String { RuleFile.knownFields[rawValue] }
     }
@@ -61,8 +63,12 @@ struct RuleFile {
             }
             if disabled {
                 let id = requiredString(.id, fields, objectStart)
-                for member in members where !Self.disablingFields.contains(member.key) && Self.knownFields.contains(member.key) {
-                    fail(member.keyLocation, "a file that disables a network holds only `id` and `disabled` (and `source`, `note`); remove `\(member.key)`")
+                for member in members
+                where !Self.disablingFields.contains(member.key) && Self.knownFields.contains(member.key) {
+                    fail(
+                        member.keyLocation,
+                        "a file that disables a network holds only `id` and `disabled` (and `source`, `note`); remove `\(member.key)`"
+                    )
                 }
                 guard problems.isEmpty, let id else { return nil }
                 return .disable(id: id.value, location: id.location)
@@ -71,7 +77,10 @@ struct RuleFile {
 
         let id = requiredString(.id, fields, objectStart)
         if let id, !isValidID(id.value) {
-            fail(id.location, "id `\(id.value.escapingControlCharacters)` must be lower-case letters, digits and '-', starting with a letter or digit")
+            fail(
+                id.location,
+                "id `\(id.value.escapingControlCharacters)` must be lower-case letters, digits and '-', starting with a letter or digit"
+            )
         }
         let name = requiredString(.name, fields, objectStart)
         let logo = fields[.logo].flatMap { string($0, "logo") }
@@ -82,14 +91,17 @@ struct RuleFile {
         var patternLocations: [SourceLocation] = []
         let patternCount = readPatterns(fields, into: &patterns, &patternLocations)
         if patternCount == 0 && !Self.hasMalformedPatterns(fields) {
-            fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
-                 "a network needs at least one IIN pattern in `prefixes` or `ranges`")
+            fail(
+                fields["prefixes"]?.location ?? fields["ranges"]?.location ?? objectStart,
+                "a network needs at least one IIN pattern in `prefixes` or `ranges`")
         }
 
         var lengths: [Int] = []
         if let value = fields[.lengths] {
             lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
-            if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
+            if case .array(let items, _) = value, items.isEmpty {
+                fail(value.location, "`lengths` must list at least one length")
+            }
         } else {
             fail(objectStart, "missing required field `lengths`")
         }
@@ -97,13 +109,20 @@ struct RuleFile {
         let maxLength = lengths.last ?? 16
         var luhn = true
         if let value = fields[.luhn] {
-            if case .bool(let flag, _) = value { luhn = flag } else { fail(value.location, "`luhn` must be true or false, found \(value.kindName)") }
+            if case .bool(let flag, _) = value {
+                luhn = flag
+            } else {
+                fail(value.location, "`luhn` must be true or false, found \(value.kindName)")
+            }
         }
         // The top-level patterns share `lengths` (counted, not an array each); entries' follow.
-        var read = EntryPatterns(patterns: patterns, locations: patternLocations, topCount: patterns.count, topLengths: lengths)
+        var read = EntryPatterns(
+            patterns: patterns, locations: patternLocations, topCount: patterns.count, topLengths: lengths)
         (patterns, patternLocations) = ([], [])  // (one reference each: appending does not copy)
         if let value = fields[.lengthsFor] { readLengthsFor(value, networkLengths: lengths, luhn: luhn, &read) }
-        if let value = fields[.coBadged] { readCoBadged(value, networkLengths: lengths, luhn: luhn, id: id?.value, &read) }
+        if let value = fields[.coBadged] {
+            readCoBadged(value, networkLengths: lengths, luhn: luhn, id: id?.value, &read)
+        }
         if !read.terms.isEmpty { checkTermsOverlap(read, id: id?.value.escapingControlCharacters) }
         (patterns, patternLocations) = (read.patterns, read.locations)
         let patternLengths = PatternLengths(shared: lengths, count: read.topCount, then: read.entryLengths)
@@ -116,7 +135,9 @@ struct RuleFile {
             if let known = CardNetwork.Status(rawValue: text.value) {
                 status = known
             } else {
-                fail(text.location, "`status` must be \"active\" or \"retired\", found \"\(text.value.escapingControlCharacters)\"")
+                fail(
+                    text.location,
+                    "`status` must be \"active\" or \"retired\", found \"\(text.value.escapingControlCharacters)\"")
             }
         }
 
@@ -126,20 +147,28 @@ struct RuleFile {
         // old file keeps loading and a wrong one stays wrong; a warning says to use `lengthsFor`.
         if let value = fields[.autoAdvance], let listed = integers(value, "autoAdvance", allowed: Self.validLengths) {
             var wrong = false
-            for (item, length) in zip(arrayItems(value), listed) where !allLengths.contains(length) && !lengths.isEmpty {
+            for (item, length) in zip(arrayItems(value), listed) where !allLengths.contains(length) && !lengths.isEmpty
+            {
                 fail(item.location, "autoAdvance length \(length) is not one of the network's lengths")
                 wrong = true
             }
             if !wrong {
-                warnings.append(RuleError(file: file, location: value.location, severity: .warning,
-                                          message: "`autoAdvance` has no effect: a number moves on by itself only once no longer length of its pattern is possible, and Enter takes a shorter valid one; give ranges their own lengths with `lengthsFor`"))
+                warnings.append(
+                    RuleError(
+                        file: file, location: value.location, severity: .warning,
+                        message:
+                            "`autoAdvance` has no effect: a number moves on by itself only once no longer length of its pattern is possible, and Enter takes a shorter valid one; give ranges their own lengths with `lengthsFor`"
+                    ))
             }
         }
 
         var family: (value: String, location: SourceLocation)?
         if let value = fields[.family], let text = string(value, "family") {
             if !isValidID(text.value) {
-                fail(text.location, "family `\(text.value.escapingControlCharacters)` must be a network id: lower-case letters, digits and '-', starting with a letter or digit")
+                fail(
+                    text.location,
+                    "family `\(text.value.escapingControlCharacters)` must be a network id: lower-case letters, digits and '-', starting with a letter or digit"
+                )
             } else if text.value == id?.value {
                 fail(text.location, "`family` names the network itself; leave it out (a network is its own family)")
             } else {
@@ -153,7 +182,10 @@ struct RuleFile {
             if listed.isEmpty {
                 fail(value.location, "`groups` must list at least one group size")
             } else if !lengths.isEmpty && !lengths.contains(total) {
-                fail(value.location, "groups add up to \(total) digits, which is not one of the lengths \(lengths.map(String.init).joined(separator: ", "))")
+                fail(
+                    value.location,
+                    "groups add up to \(total) digits, which is not one of the lengths \(lengths.map(String.init).joined(separator: ", "))"
+                )
             } else {
                 groups = listed
             }
@@ -171,32 +203,41 @@ struct RuleFile {
         if let value = fields[.schema] { _ = string(value, "$schema") }
 
         guard problems.isEmpty, let id, let name, let cvv else { return nil }
-        return .network(CardNetwork(id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
-                                    patterns: patterns, lengths: lengths,
-                                    groups: groups, cvv: cvv, luhn: luhn, file: file,
-                                    idLocation: id.location, patternLocations: patternLocations,
-                                    lengthsOfPatterns: patternLengths, status: status,
-                                    family: family?.value, familyLocation: family?.location,
-                                    coBadges: read.coBadges, patternTerms: read.terms))
+        return .network(
+            CardNetwork(
+                id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
+                patterns: patterns, lengths: lengths,
+                groups: groups, cvv: cvv, luhn: luhn, file: file,
+                idLocation: id.location, patternLocations: patternLocations,
+                lengthsOfPatterns: patternLengths, status: status,
+                family: family?.value, familyLocation: family?.location,
+                coBadges: read.coBadges, patternTerms: read.terms))
     }
 
     // MARK: - Patterns
 
     /// Reads `prefixes` and `ranges` of an object (the file, or a `lengthsFor` entry) into
     /// `patterns`; returns how many items they list.
-    private mutating func readPatterns(_ fields: Fields, into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation]) -> Int {
+    private mutating func readPatterns(
+        _ fields: Fields, into patterns: inout [IINPattern], _ patternLocations: inout [SourceLocation]
+    ) -> Int {
         var patternCount = 0
         if let value = fields["prefixes"], let items = array(value, "prefixes") {
             patternCount += items.count
             for item in items {
                 guard let text = string(item, "each prefix") else { continue }
                 if Self.isTooLong(text.value) {
-                    fail(item.location, "prefix \"\(text.value.escapingControlCharacters)\" is longer than \(Self.maxPatternLength) digits")
+                    fail(
+                        item.location,
+                        "prefix \"\(text.value.escapingControlCharacters)\" is longer than \(Self.maxPatternLength) digits"
+                    )
                 } else if let pattern = IINPattern(prefix: text.value) {
                     patterns.append(pattern)
                     patternLocations.append(item.location)
                 } else {
-                    fail(item.location, "prefix \"\(text.value.escapingControlCharacters)\" must be one or more digits 0-9")
+                    fail(
+                        item.location,
+                        "prefix \"\(text.value.escapingControlCharacters)\" must be one or more digits 0-9")
                 }
             }
         }
@@ -207,20 +248,31 @@ struct RuleFile {
                     fail(item.location, "each range is an array of two digit strings, like [\"2221\", \"2720\"]")
                     continue
                 }
-                guard let low = string(ends[0], "a range's low end"), let high = string(ends[1], "a range's high end") else { continue }
+                guard let low = string(ends[0], "a range's low end"), let high = string(ends[1], "a range's high end")
+                else { continue }
                 if Self.isTooLong(low.value) || Self.isTooLong(high.value) {
                     fail(item.location, "range ends are longer than \(Self.maxPatternLength) digits")
                 } else if let pattern = IINPattern(low: low.value, high: high.value) {
                     patterns.append(pattern)
                     patternLocations.append(item.location)
                 } else if digitValues(low.value) == nil || low.value.isEmpty {
-                    fail(ends[0].location, "range end \"\(low.value.escapingControlCharacters)\" must be one or more digits 0-9")
+                    fail(
+                        ends[0].location,
+                        "range end \"\(low.value.escapingControlCharacters)\" must be one or more digits 0-9")
                 } else if digitValues(high.value) == nil || high.value.isEmpty {
-                    fail(ends[1].location, "range end \"\(high.value.escapingControlCharacters)\" must be one or more digits 0-9")
+                    fail(
+                        ends[1].location,
+                        "range end \"\(high.value.escapingControlCharacters)\" must be one or more digits 0-9")
                 } else if low.value.count != high.value.count {
-                    fail(item.location, "range ends \"\(low.value.escapingControlCharacters)\" and \"\(high.value.escapingControlCharacters)\" must have the same number of digits")
+                    fail(
+                        item.location,
+                        "range ends \"\(low.value.escapingControlCharacters)\" and \"\(high.value.escapingControlCharacters)\" must have the same number of digits"
+                    )
                 } else {
-                    fail(item.location, "range low end \"\(low.value.escapingControlCharacters)\" is above its high end \"\(high.value.escapingControlCharacters)\"")
+                    fail(
+                        item.location,
+                        "range low end \"\(low.value.escapingControlCharacters)\" is above its high end \"\(high.value.escapingControlCharacters)\""
+                    )
                 }
             }
         }
@@ -246,11 +298,16 @@ struct RuleFile {
 
     /// Reads `lengthsFor`: extra patterns of this network, each entry with its own lengths
     /// and, if it says so, its own `luhn`.
-    private mutating func readLengthsFor(_ value: JSONValue, networkLengths: [Int], luhn: Bool, _ read: inout EntryPatterns) {
+    private mutating func readLengthsFor(
+        _ value: JSONValue, networkLengths: [Int], luhn: Bool, _ read: inout EntryPatterns
+    ) {
         guard let entries = array(value, "lengthsFor") else { return }
         for entry in entries {
-            guard let (fields, location) = entryFields(entry, "lengthsFor", Fields.lengthsForEntry, Self.entryFields,
-                                                       example: #"{"prefixes": ["4026"], "lengths": [13, 16, 19]}"#) else { continue }
+            guard
+                let (fields, location) = entryFields(
+                    entry, "lengthsFor", Fields.lengthsForEntry, Self.entryFields,
+                    example: #"{"prefixes": ["4026"], "lengths": [13, 16, 19]}"#)
+            else { continue }
             let first = read.patterns.count
             readEntryPatterns(fields, "lengthsFor", location, &read)
             let ownLuhn = entryLuhn(fields, "lengthsFor")
@@ -258,8 +315,12 @@ struct RuleFile {
             if let value = fields["lengths"] {
                 lengths = entryLengths(value)
                 if !lengths.isEmpty && lengths == networkLengths && (ownLuhn ?? luhn) == luhn {
-                    warnings.append(RuleError(file: file, location: value.location, severity: .warning,
-                                              message: "this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"))
+                    warnings.append(
+                        RuleError(
+                            file: file, location: value.location, severity: .warning,
+                            message:
+                                "this `lengthsFor` entry has the network's own lengths; move its patterns to `prefixes` or `ranges`"
+                        ))
                 }
             } else {
                 fail(location, "missing required field `lengthsFor.lengths`")
@@ -273,23 +334,41 @@ struct RuleFile {
 
     /// Reads `coBadged`: patterns whose cards are also cards of the networks `with` names,
     /// each entry with the file's lengths and `luhn` unless it gives its own.
-    private mutating func readCoBadged(_ value: JSONValue, networkLengths: [Int], luhn: Bool, id: String?, _ read: inout EntryPatterns) {
+    private mutating func readCoBadged(
+        _ value: JSONValue, networkLengths: [Int], luhn: Bool, id: String?, _ read: inout EntryPatterns
+    ) {
         guard let entries = array(value, "coBadged") else { return }
         for entry in entries {
-            guard let (fields, location) = entryFields(entry, "coBadged", Fields.coBadgedEntry, Self.coBadgedFields,
-                                                       example: #"{"with": ["visa"], "prefixes": ["4571"]}"#) else { continue }
-            var with: [String] = [], locations: [SourceLocation] = []
+            guard
+                let (fields, location) = entryFields(
+                    entry, "coBadged", Fields.coBadgedEntry, Self.coBadgedFields,
+                    example: #"{"with": ["visa"], "prefixes": ["4571"]}"#)
+            else { continue }
+            var with: [String] = []
+            var locations: [SourceLocation] = []
             if let value = fields["with"] {
                 if let items = array(value, "coBadged.with") {
-                    if items.isEmpty { fail(value.location, "`coBadged.with` must name at least one network, the other network on these cards (like \"visa\")") }
+                    if items.isEmpty {
+                        fail(
+                            value.location,
+                            "`coBadged.with` must name at least one network, the other network on these cards (like \"visa\")"
+                        )
+                    }
                     for item in items {
                         guard let text = string(item, "each network of `coBadged.with`") else { continue }
                         if !isValidID(text.value) {
-                            fail(text.location, "`coBadged.with` entry `\(text.value.escapingControlCharacters)` must be a network id: lower-case letters, digits and '-', starting with a letter or digit")
+                            fail(
+                                text.location,
+                                "`coBadged.with` entry `\(text.value.escapingControlCharacters)` must be a network id: lower-case letters, digits and '-', starting with a letter or digit"
+                            )
                         } else if text.value == id {
-                            fail(text.location, "`coBadged.with` names the network itself; list the other networks on these cards")
+                            fail(
+                                text.location,
+                                "`coBadged.with` names the network itself; list the other networks on these cards")
                         } else if let earlier = with.firstIndex(of: text.value) {
-                            fail(text.location, "`coBadged.with` lists `\(text.value)` twice (first at \(locations[earlier]))")
+                            fail(
+                                text.location,
+                                "`coBadged.with` lists `\(text.value)` twice (first at \(locations[earlier]))")
                         } else {
                             with.append(text.value)
                             locations.append(text.location)
@@ -307,14 +386,18 @@ struct RuleFile {
             read.entryLengths += Array(repeating: lengths, count: read.patterns.count - first)
             let coBadge = read.coBadges.count
             read.coBadges.append(CardNetwork.CoBadge(with: with, locations: locations))
-            read.terms += (first..<read.patterns.count).map { CardNetwork.PatternTerms(pattern: $0, luhn: ownLuhn ?? luhn, coBadge: coBadge) }
+            read.terms += (first..<read.patterns.count).map {
+                CardNetwork.PatternTerms(pattern: $0, luhn: ownLuhn ?? luhn, coBadge: coBadge)
+            }
         }
     }
 
     /// An entry of `lengthsFor` or `coBadged` as an object's fields, each key checked (known,
     /// not repeated); nil, with the error, when it is not an object.
-    private mutating func entryFields(_ entry: JSONValue, _ list: String, _ keys: Fields.Keys, _ known: [String],
-                                      example: String) -> (Fields, SourceLocation)? {
+    private mutating func entryFields(
+        _ entry: JSONValue, _ list: String, _ keys: Fields.Keys, _ known: [String],
+        example: String
+    ) -> (Fields, SourceLocation)? {
         guard case .object(let members, let location) = entry else {
             fail(entry.location, "each `\(list)` entry is an object like \(example), found \(entry.kindName)")
             return nil
@@ -325,13 +408,16 @@ struct RuleFile {
     /// `members` taken as the fields of an object whose keys are `keys` (names `known`): each
     /// repeated or unknown key an error (with the closest known name), named after `prefix`
     /// (`""` at the top, `"lengthsFor."` in an entry).
-    private mutating func takeFields(_ keys: Fields.Keys, _ members: [JSONValue.Member], _ known: [String], named prefix: String) -> Fields {
+    private mutating func takeFields(
+        _ keys: Fields.Keys, _ members: [JSONValue.Member], _ known: [String], named prefix: String
+    ) -> Fields {
         var fields = Fields(keys, members)
         for index in members.indices {
             let member = members[index]
             switch fields.take(index) {
             case .first: break
-            case .repeated: fail(member.keyLocation, "field `\(prefix)\(member.key.escapingControlCharacters)` appears twice")
+            case .repeated:
+                fail(member.keyLocation, "field `\(prefix)\(member.key.escapingControlCharacters)` appears twice")
             case .unknown:
                 var message = "unknown field `\(prefix)\(member.key.escapingControlCharacters)`"
                 if let guess = closest(to: member.key, in: known) { message += "; did you mean `\(guess)`?" }
@@ -342,11 +428,14 @@ struct RuleFile {
     }
 
     /// An entry's `prefixes` and `ranges`, appended to `read` (at least one is required).
-    private mutating func readEntryPatterns(_ fields: Fields, _ list: String, _ location: SourceLocation, _ read: inout EntryPatterns) {
+    private mutating func readEntryPatterns(
+        _ fields: Fields, _ list: String, _ location: SourceLocation, _ read: inout EntryPatterns
+    ) {
         let count = readPatterns(fields, into: &read.patterns, &read.locations)
         if count == 0 && !Self.hasMalformedPatterns(fields) {
-            fail(fields["prefixes"]?.location ?? fields["ranges"]?.location ?? location,
-                 "a `\(list)` entry needs at least one IIN pattern in `prefixes` or `ranges`")
+            fail(
+                fields["prefixes"]?.location ?? fields["ranges"]?.location ?? location,
+                "a `\(list)` entry needs at least one IIN pattern in `prefixes` or `ranges`")
         }
     }
 
@@ -363,7 +452,9 @@ struct RuleFile {
     /// An entry's `lengths`: ascending, without repeats; empty after an error.
     private mutating func entryLengths(_ value: JSONValue) -> [Int] {
         let lengths = integers(value, "lengths", allowed: Self.validLengths) ?? []
-        if case .array(let items, _) = value, items.isEmpty { fail(value.location, "`lengths` must list at least one length") }
+        if case .array(let items, _) = value, items.isEmpty {
+            fail(value.location, "`lengths` must list at least one length")
+        }
         return Self.ascending(lengths)
     }
 
@@ -405,7 +496,10 @@ struct RuleFile {
                 if let current = reach, pattern.lowValue <= read.patterns[current].highValue {
                     if kindOf[current] != kindOf[index] && read.lengths(of: current) == read.lengths(of: index) {
                         let (earlier, later) = (min(current, index), max(current, index))
-                        fail(read.locations[later], "pattern \(read.patterns[later]) of `\(id ?? "")` overlaps its pattern \(read.patterns[earlier]) (\(read.locations[earlier])) with other terms (co-badged or not, or another `luhn`); make one of them more specific")
+                        fail(
+                            read.locations[later],
+                            "pattern \(read.patterns[later]) of `\(id ?? "")` overlaps its pattern \(read.patterns[earlier]) (\(read.locations[earlier])) with other terms (co-badged or not, or another `luhn`); make one of them more specific"
+                        )
                     }
                 }
                 if reach.map({ read.patterns[$0].highValue < pattern.highValue }) ?? true { reach = index }
@@ -427,7 +521,9 @@ struct RuleFile {
         problems.append(RuleError(file: file, location: location, message: message))
     }
 
-    private mutating func requiredString(_ field: Key, _ fields: Fields, _ objectStart: SourceLocation) -> (value: String, location: SourceLocation)? {
+    private mutating func requiredString(_ field: Key, _ fields: Fields, _ objectStart: SourceLocation) -> (
+        value: String, location: SourceLocation
+    )? {
         let key = field.name
         guard let value = fields[field] else {
             fail(objectStart, "missing required field `\(key)`")
@@ -443,7 +539,10 @@ struct RuleFile {
 
     private mutating func string(_ value: JSONValue, _ what: String) -> (value: String, location: SourceLocation)? {
         guard case .string(let text, let location) = value else {
-            fail(value.location, "\(what.first == "`" || what.contains(" ") ? what : "`\(what)`") must be a string, found \(value.kindName)")
+            fail(
+                value.location,
+                "\(what.first == "`" || what.contains(" ") ? what : "`\(what)`") must be a string, found \(value.kindName)"
+            )
             return nil
         }
         return (text, location)
@@ -476,12 +575,18 @@ struct RuleFile {
         var ok = true
         for item in items {
             guard case .number(let text, let location) = item, let number = Int(text) else {
-                fail(item.location, "each entry of `\(key)` must be a whole number, found \(item.kindName == "a number" ? "\(item)" : item.kindName)")
+                fail(
+                    item.location,
+                    "each entry of `\(key)` must be a whole number, found \(item.kindName == "a number" ? "\(item)" : item.kindName)"
+                )
                 ok = false
                 continue
             }
             guard allowed.contains(number) else {
-                fail(location, "\(key == "lengths" ? "length" : "`\(key)` entry") \(number) is outside \(allowed.lowerBound)-\(allowed.upperBound)")
+                fail(
+                    location,
+                    "\(key == "lengths" ? "length" : "`\(key)` entry") \(number) is outside \(allowed.lowerBound)-\(allowed.upperBound)"
+                )
                 ok = false
                 continue
             }
@@ -495,7 +600,9 @@ struct RuleFile {
 
     private mutating func securityCode(_ value: JSONValue) -> CardNetwork.SecurityCode? {
         guard case .object(let members, let location) = value else {
-            fail(value.location, "`cvv` must be an object like {\"name\": \"CVV\", \"length\": 3}, found \(value.kindName)")
+            fail(
+                value.location,
+                "`cvv` must be an object like {\"name\": \"CVV\", \"length\": 3}, found \(value.kindName)")
             return nil
         }
         var name: String?
@@ -504,25 +611,44 @@ struct RuleFile {
         for member in members {
             switch member.key {
             case "name":
-                if let text = string(member.value, "cvv.name") { name = text.value; checkShown(text, "cvv.name") }
+                if let text = string(member.value, "cvv.name") {
+                    name = text.value
+                    checkShown(text, "cvv.name")
+                }
             case "length":
                 if case .number(let text, let at) = member.value, let number = Int(text) {
-                    if CardPolicy.securityCodeLengths.contains(number) { length = number } else { fail(at, "cvv length \(number) must be \(Self.securityCodeLengthWords)") }
+                    if CardPolicy.securityCodeLengths.contains(number) {
+                        length = number
+                    } else {
+                        fail(at, "cvv length \(number) must be \(Self.securityCodeLengthWords)")
+                    }
                 } else {
-                    fail(member.value.location, "`cvv.length` must be \(Self.securityCodeLengthWords), found \(member.value.kindName)")
+                    fail(
+                        member.value.location,
+                        "`cvv.length` must be \(Self.securityCodeLengthWords), found \(member.value.kindName)")
                 }
             case "side":
                 if let text = string(member.value, "cvv.side") {
-                    if text.value == "back" || text.value == "front" { side = text.value } else { fail(text.location, "`cvv.side` must be \"back\" or \"front\"") }
+                    if text.value == "back" || text.value == "front" {
+                        side = text.value
+                    } else {
+                        fail(text.location, "`cvv.side` must be \"back\" or \"front\"")
+                    }
                 }
             default:
                 var message = "unknown field `cvv.\(member.key.escapingControlCharacters)`"
-                if let guess = closest(to: member.key, in: ["name", "length", "side"]) { message += "; did you mean `\(guess)`?" }
+                if let guess = closest(to: member.key, in: ["name", "length", "side"]) {
+                    message += "; did you mean `\(guess)`?"
+                }
                 fail(member.keyLocation, message)
             }
         }
-        if name == nil && !members.contains(where: { $0.key == "name" }) { fail(location, "missing required field `cvv.name`") }
-        if length == nil && !members.contains(where: { $0.key == "length" }) { fail(location, "missing required field `cvv.length`") }
+        if name == nil && !members.contains(where: { $0.key == "name" }) {
+            fail(location, "missing required field `cvv.name`")
+        }
+        if length == nil && !members.contains(where: { $0.key == "length" }) {
+            fail(location, "missing required field `cvv.length`")
+        }
         guard let name, let length else { return nil }
         return .init(name: name, length: length, side: side)
     }

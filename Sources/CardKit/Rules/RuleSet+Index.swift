@@ -5,10 +5,14 @@ extension RuleSet {
     /// the one reaching highest so far (a tie between networks, or one network's patterns
     /// overlapping with other lengths, is a problem), and merged into the last one when both
     /// are the same network's with the same lengths (overlapping or adjacent).
-    static func level(_ length: Int, _ run: SortedRun, _ networks: [CardNetwork],
-                                  _ problems: inout [RuleError]) -> IntervalLevel {
-        var lows: [UInt64] = [], highs: [UInt64] = []
-        var owners: [Int32] = [], masks: [UInt32] = []
+    static func level(
+        _ length: Int, _ run: SortedRun, _ networks: [CardNetwork],
+        _ problems: inout [RuleError]
+    ) -> IntervalLevel {
+        var lows: [UInt64] = []
+        var highs: [UInt64] = []
+        var owners: [Int32] = []
+        var masks: [UInt32] = []
         lows.reserveCapacity(run.count)
         highs.reserveCapacity(run.count)
         owners.reserveCapacity(run.count)
@@ -26,7 +30,9 @@ extension RuleSet {
             } else {
                 (reaching, reachHigh) = (item, item.high)
             }
-            if let last = lows.indices.last, owners[last] == item.owner, masks[last] == item.mask, item.low <= highs[last] &+ 1 {
+            if let last = lows.indices.last, owners[last] == item.owner, masks[last] == item.mask,
+                item.low <= highs[last] &+ 1
+            {
                 highs[last] = max(highs[last], item.high)
             } else {
                 lows.append(item.low)
@@ -40,7 +46,9 @@ extension RuleSet {
 
     /// The problem with pattern `later` overlapping `current` (the one reaching highest before
     /// it): one network's patterns with other lengths, or two networks' tie.
-    private static func conflict(_ current: PatternList.Item, _ later: PatternList.Item, _ networks: [CardNetwork]) -> RuleError {
+    private static func conflict(_ current: PatternList.Item, _ later: PatternList.Item, _ networks: [CardNetwork])
+        -> RuleError
+    {
         let (currentOwner, owner) = (Int(current.owner), Int(later.owner))
         let (currentPattern, pattern) = (Int(current.pattern), Int(later.pattern))
         if currentOwner == owner {
@@ -49,14 +57,21 @@ extension RuleSet {
             let (earlier, later) = (min(currentPattern, pattern), max(currentPattern, pattern))
             return RuleError(
                 file: network.file, location: network.location(ofPattern: later),
-                message: "pattern \(network.patterns[later]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier]) (\(network.location(ofPattern: earlier))) with other lengths; make one of them more specific")
+                message:
+                    "pattern \(network.patterns[later]) of `\(network.id)` overlaps its pattern \(network.patterns[earlier]) (\(network.location(ofPattern: earlier))) with other lengths; make one of them more specific"
+            )
         }
         // Reported at the network loaded later (usually the file just added).
-        let (earlier, later) = currentOwner < owner ? ((currentOwner, currentPattern), (owner, pattern)) : ((owner, pattern), (currentOwner, currentPattern))
-        let a = networks[earlier.0], b = networks[later.0]
+        let (earlier, later) =
+            currentOwner < owner
+            ? ((currentOwner, currentPattern), (owner, pattern)) : ((owner, pattern), (currentOwner, currentPattern))
+        let a = networks[earlier.0]
+        let b = networks[later.0]
         return RuleError(
             file: b.file, location: b.location(ofPattern: later.1),
-            message: "pattern \(b.patterns[later.1]) of `\(b.id)` ties with pattern \(a.patterns[earlier.1]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.1))); make one of them more specific")
+            message:
+                "pattern \(b.patterns[later.1]) of `\(b.id)` ties with pattern \(a.patterns[earlier.1]) of `\(a.id)` (\(a.file.escapingControlCharacters):\(a.location(ofPattern: earlier.1))); make one of them more specific"
+        )
     }
 }
 
@@ -104,7 +119,8 @@ func sortWords(_ words: inout [UInt64], bits: Range<Int>) {
     let count = words.count
     guard !bits.isEmpty, count > 1 else { return }
     guard count > 1024 else { return words.sort() }
-    let passes = (bits.count + 15) / 16, width = (bits.count + passes - 1) / passes
+    let passes = (bits.count + 15) / 16
+    let width = (bits.count + passes - 1) / passes
     let digitMask = UInt64(1) << UInt64(width) - 1
     var scratch = [UInt64](repeating: 0, count: count)
     var starts = [Int](repeating: 0, count: 1 << width)
@@ -119,7 +135,8 @@ func sortWords(_ words: inout [UInt64], bits: Range<Int>) {
             for digit in 0..<starts.count { (starts[digit], total) = (total, total + starts[digit]) }
             var to = scratch.mutableSpan
             for i in 0..<count {
-                let word = from[i], digit = Int(truncatingIfNeeded: word &>> shift & digitMask)
+                let word = from[i]
+                let digit = Int(truncatingIfNeeded: word &>> shift & digitMask)
                 to[starts[digit]] = word
                 starts[digit] += 1
             }
@@ -134,7 +151,8 @@ func sortWords(_ words: inout [UInt64], bits: Range<Int>) {
 func stableOrder(ofKeys keys: [UInt64]) -> [Int32] {
     let count = keys.count
     guard count > 1 else { return count == 1 ? [0] : [] }
-    var smallest = keys[0], largest = keys[0]
+    var smallest = keys[0]
+    var largest = keys[0]
     for key in keys { (smallest, largest) = (min(smallest, key), max(largest, key)) }
     let indexBits = Int.bitWidth - (count - 1).leadingZeroBitCount
     let keyBits = UInt64.bitWidth - (largest - smallest).leadingZeroBitCount
@@ -172,7 +190,8 @@ final class IntervalLevel: Sendable {
         lengthMasks = masks
         var whole = SpanSummary(owner: owners[0], lengths: masks[0])
         do {
-            let owners = owners.span, masks = masks.span
+            let owners = owners.span
+            let masks = masks.span
             for i in 1..<owners.count { whole = whole.combined(with: SpanSummary(owner: owners[i], lengths: masks[i])) }
         }
         self.whole = whole
@@ -210,7 +229,8 @@ final class IntervalLevel: Sendable {
     @inline(__always)
     private func firstIndex(in array: [UInt64], where isAfter: (UInt64) -> Bool) -> Int {
         let array = array.span
-        var low = 0, high = array.count
+        var low = 0
+        var high = array.count
         while low < high {
             let middle = (low + high) / 2
             if isAfter(array[middle]) { high = middle } else { low = middle + 1 }
@@ -260,16 +280,21 @@ final class RangeTables: Sendable {
     init(owners: [Int32], masks: [UInt32]) {
         self.owners = owners
         self.masks = masks
-        let count = owners.count, size = Self.blockSize
+        let count = owners.count
+        let size = Self.blockSize
         let blockCount = (count + size - 1) / size
         var rows = 1
         while 1 << rows <= blockCount { rows += 1 }
         let empty = SpanSummary(owner: 0, lengths: 0)
-        var fromStart = [SpanSummary](repeating: empty, count: count), toEnd = fromStart
+        var fromStart = [SpanSummary](repeating: empty, count: count)
+        var toEnd = fromStart
         var blocks = [SpanSummary](repeating: empty, count: rows * blockCount)
         do {
-            let owners = owners.span, masks = masks.span
-            var fromStart = fromStart.mutableSpan, toEnd = toEnd.mutableSpan, blocks = blocks.mutableSpan
+            let owners = owners.span
+            let masks = masks.span
+            var fromStart = fromStart.mutableSpan
+            var toEnd = toEnd.mutableSpan
+            var blocks = blocks.mutableSpan
             for blockStart in stride(from: 0, to: count, by: size) {
                 let blockEnd = min(blockStart + size, count)
                 var running = SpanSummary(owner: owners[blockStart], lengths: masks[blockStart])
@@ -287,9 +312,13 @@ final class RangeTables: Sendable {
                 }
             }
             for row in 1..<rows {
-                let width = 1 << (row - 1), previous = (row - 1) * blockCount, base = row * blockCount
+                let width = 1 << (row - 1)
+                let previous = (row - 1) * blockCount
+                let base = row * blockCount
                 for i in 0..<blockCount {
-                    blocks[base + i] = i + width < blockCount ? blocks[previous + i].combined(with: blocks[previous + i + width]) : blocks[previous + i]
+                    blocks[base + i] =
+                        i + width < blockCount
+                        ? blocks[previous + i].combined(with: blocks[previous + i + width]) : blocks[previous + i]
                 }
             }
         }
@@ -297,11 +326,15 @@ final class RangeTables: Sendable {
     }
 
     func query(_ range: Range<Int>) -> SpanSummary {
-        let first = range.lowerBound, last = range.upperBound - 1
-        let firstBlock = first >> Self.blockShift, lastBlock = last >> Self.blockShift
+        let first = range.lowerBound
+        let last = range.upperBound - 1
+        let firstBlock = first >> Self.blockShift
+        let lastBlock = last >> Self.blockShift
         if firstBlock == lastBlock {
             var result = SpanSummary(owner: owners[first], lengths: masks[first])
-            for i in first + 1..<range.upperBound { result = result.combined(with: SpanSummary(owner: owners[i], lengths: masks[i])) }
+            for i in first + 1..<range.upperBound {
+                result = result.combined(with: SpanSummary(owner: owners[i], lengths: masks[i]))
+            }
             return result
         }
         var result = toBlockEnd[first].combined(with: fromBlockStart[last])
@@ -309,7 +342,8 @@ final class RangeTables: Sendable {
         if between > 0 {
             let row = Int.bitWidth - 1 - between.leadingZeroBitCount
             let base = row * blockCount
-            result = result.combined(with: blocks[base + firstBlock + 1]).combined(with: blocks[base + lastBlock - (1 << row)])
+            result = result.combined(with: blocks[base + firstBlock + 1]).combined(
+                with: blocks[base + lastBlock - (1 << row)])
         }
         return result
     }

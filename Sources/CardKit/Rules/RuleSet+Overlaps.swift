@@ -22,7 +22,8 @@ extension RuleSet {
         let lowered = networks.map { (notes[$0.file] ?? "").lowercased() }
         func explained(_ a: Int, _ b: Int) -> Bool {
             lowered[a].contains(networks[b].id.lowercased()) || lowered[a].contains(networks[b].name.lowercased())
-                || lowered[b].contains(networks[a].id.lowercased()) || lowered[b].contains(networks[a].name.lowercased())
+                || lowered[b].contains(networks[a].id.lowercased())
+                || lowered[b].contains(networks[a].name.lowercased())
         }
         var warnings: [RuleError] = []
         for (a, network) in networks.enumerated() {
@@ -31,19 +32,28 @@ extension RuleSet {
                 var longest = 0
                 var under: [(network: Int, pattern: Int)] = []
                 for (b, other) in networks.enumerated() where b != a {
-                    for (j, q) in other.patterns.enumerated() where q.length < pattern.length && q.length >= longest && Self.cover(pattern, q) {
-                        if q.length > longest { longest = q.length; under.removeAll() }
+                    for (j, q) in other.patterns.enumerated()
+                    where q.length < pattern.length && q.length >= longest && Self.cover(pattern, q) {
+                        if q.length > longest {
+                            longest = q.length
+                            under.removeAll()
+                        }
                         under.append((b, j))
                     }
                 }
                 // A co-badged pattern's partners are explained by the entry itself.
-                let partners = network.patternTerms.first { $0.pattern == index }?.coBadge.map { network.coBadges[$0].with } ?? []
+                let partners =
+                    network.patternTerms.first { $0.pattern == index }?.coBadge.map { network.coBadges[$0].with } ?? []
                 var named: Set<Int> = []
-                for (b, j) in under where !partners.contains(networks[b].id) && !explained(a, b) && named.insert(b).inserted {
+                for (b, j) in under
+                where !partners.contains(networks[b].id) && !explained(a, b) && named.insert(b).inserted {
                     let other = networks[b]
-                    warnings.append(RuleError(
-                        file: network.file, location: network.location(ofPattern: index), severity: .warning,
-                        message: "pattern \(pattern) of `\(network.id)` lies inside pattern \(other.patterns[j]) of `\(other.id)` (\(other.file.escapingControlCharacters):\(other.location(ofPattern: j))), and neither file's `note` names the other network; say in a `note` why these numbers are `\(network.id)`'s (or list them as co-badged)"))
+                    warnings.append(
+                        RuleError(
+                            file: network.file, location: network.location(ofPattern: index), severity: .warning,
+                            message:
+                                "pattern \(pattern) of `\(network.id)` lies inside pattern \(other.patterns[j]) of `\(other.id)` (\(other.file.escapingControlCharacters):\(other.location(ofPattern: j))), and neither file's `note` names the other network; say in a `note` why these numbers are `\(network.id)`'s (or list them as co-badged)"
+                        ))
                 }
             }
         }

@@ -34,13 +34,17 @@ extension RuleSet {
     /// One number decided by pattern `patternIndex` of `network`, of the length `round` picks
     /// among the pattern's lengths (the next ones when that one cannot be reached); nil when
     /// the pattern can decide no number of any of its lengths.
-    public func sampleNumber(of network: CardNetwork, pattern patternIndex: Int, round: Int, _ random: inout SeededRandom) -> [UInt8]? {
+    public func sampleNumber(
+        of network: CardNetwork, pattern patternIndex: Int, round: Int, _ random: inout SeededRandom
+    ) -> [UInt8]? {
         guard let owner = networks.firstIndex(where: { $0 === network }) else { return nil }
         let lengths = network.patternLengths[patternIndex]
         guard !lengths.isEmpty else { return nil }
         for step in 0..<lengths.count {
             let length = lengths[(round + step) % lengths.count]
-            if let number = sampleNumber(owner: owner, patternIndex: patternIndex, length: length, &random) { return number }
+            if let number = sampleNumber(owner: owner, patternIndex: patternIndex, length: length, &random) {
+                return number
+            }
         }
         return nil
     }
@@ -54,13 +58,19 @@ extension RuleSet {
         for (owner, network) in networks.enumerated() {
             var random = SeededRandom(seed: 1)
             let unreachable = network.patterns.indices.filter { index in
-                !network.patternLengths[index].contains { sampleNumber(owner: owner, patternIndex: index, length: $0, &random) != nil }
+                !network.patternLengths[index].contains {
+                    sampleNumber(owner: owner, patternIndex: index, length: $0, &random) != nil
+                }
             }
             guard includingHiddenNetworks || unreachable.count < network.patterns.count else { continue }
             for index in unreachable {
                 let pattern = network.patterns[index]
-                warnings.append(RuleError(file: network.file, location: network.location(ofPattern: index), severity: .warning,
-                                          message: "pattern \(pattern) of `\(network.id)` can never decide a number: more specific patterns of other networks (or of its own with other lengths) cover it at every length it allows"))
+                warnings.append(
+                    RuleError(
+                        file: network.file, location: network.location(ofPattern: index), severity: .warning,
+                        message:
+                            "pattern \(pattern) of `\(network.id)` can never decide a number: more specific patterns of other networks (or of its own with other lengths) cover it at every length it allows"
+                    ))
             }
         }
         return warnings
@@ -77,7 +87,8 @@ extension RuleSet {
         var gaps: [(low: UInt64, high: UInt64)] = []
         var next = pattern.lowValue * scale
         let last = (pattern.highValue + 1) * scale - 1
-        for taken in numbersTakenFrom(owner: owner, patternIndex: patternIndex, length: length) where taken.high >= next {
+        for taken in numbersTakenFrom(owner: owner, patternIndex: patternIndex, length: length) where taken.high >= next
+        {
             if taken.low > last { break }
             if taken.low > next { gaps.append((next, taken.low - 1)) }
             next = taken.high + 1
@@ -97,13 +108,16 @@ extension RuleSet {
 
     /// A random number in `gap` (values of `length` digits), Luhn-valid when `luhn`; nil when
     /// the gap holds no Luhn-valid number.
-    private func number(in gap: (low: UInt64, high: UInt64), length: Int, luhn: Bool, _ random: inout SeededRandom) -> [UInt8]? {
+    private func number(in gap: (low: UInt64, high: UInt64), length: Int, luhn: Bool, _ random: inout SeededRandom)
+        -> [UInt8]?
+    {
         let width = gap.high - gap.low
         let start = gap.low + (width == UInt64.max ? random.next() : random.next() % (width + 1))
         guard luhn else { return IINPattern.digits(start, count: length) }
         // Each run of ten numbers holds exactly one Luhn-valid one: look from the start's run
         // up to the gap's end, then from the gap's start.
-        let firstBody = start / 10, lastBody = gap.high / 10
+        let firstBody = start / 10
+        let lastBody = gap.high / 10
         for body in Array((firstBody...lastBody).prefix(2)) + Array(((gap.low / 10)...firstBody).prefix(2)) {
             var candidate = IINPattern.digits(body * 10, count: length)
             candidate[length - 1] = CardNumber.luhnCheckDigit(for: candidate[..<(length - 1)])

@@ -64,7 +64,9 @@ public struct RuleSet: Sendable {
 
     /// `load(folders:)` of files already decoded (`decode(_:)`), in the same order: the same
     /// rule set, problems and warnings.
-    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false) throws(RuleErrors) -> RuleSet {
+    public static func load(decoded folders: [[DecodedFile]], includeRetired: Bool = false) throws(RuleErrors)
+        -> RuleSet
+    {
         var problems: [RuleError] = []
         var warnings: [RuleError] = []
         var networks: [CardNetwork] = []
@@ -89,7 +91,12 @@ public struct RuleSet: Sendable {
                 if fresh {
                     named.append(NamedID(network: nil, folder: folderIndex, file: file.path))
                 } else if named[place].folder == folderIndex {
-                    problems.append(RuleError(file: file.path, location: location, message: "network id `\(id.escapingControlCharacters)` is also defined in \(named[place].file.escapingControlCharacters)"))
+                    problems.append(
+                        RuleError(
+                            file: file.path, location: location,
+                            message:
+                                "network id `\(id.escapingControlCharacters)` is also defined in \(named[place].file.escapingControlCharacters)"
+                        ))
                     continue
                 } else {
                     (named[place].folder, named[place].file) = (folderIndex, file.path)
@@ -109,8 +116,11 @@ public struct RuleSet: Sendable {
                         named[place].network = nil
                         for later in existing..<networks.count { named[places[networks[later].id]!].network = later }
                     } else {
-                        warnings.append(RuleError(file: file.path, location: location, severity: .warning,
-                                                  message: "disables `\(id.escapingControlCharacters)`, which no earlier rule folder defines"))
+                        warnings.append(
+                            RuleError(
+                                file: file.path, location: location, severity: .warning,
+                                message:
+                                    "disables `\(id.escapingControlCharacters)`, which no earlier rule folder defines"))
                     }
                 case nil:
                     break
@@ -156,13 +166,19 @@ public struct RuleSet: Sendable {
             guard let head = networks.first(where: { $0.id == family }) else {
                 var message = "family `\(family)` names no network loaded"
                 if let guess = closest(to: family, in: networks.map(\.id)) { message += "; did you mean `\(guess)`?" }
-                warnings.append(RuleError(file: network.file, location: network.familyLocation, severity: .warning,
-                                          message: message + " (`--networks \(family)` still takes `\(network.id)`)"))
+                warnings.append(
+                    RuleError(
+                        file: network.file, location: network.familyLocation, severity: .warning,
+                        message: message + " (`--networks \(family)` still takes `\(network.id)`)"))
                 continue
             }
             if head.hasFamily {
-                warnings.append(RuleError(file: network.file, location: network.familyLocation, severity: .warning,
-                                          message: "family `\(family)` is itself in family `\(head.family)`; families do not nest, so `--networks \(head.family)` does not take `\(network.id)`"))
+                warnings.append(
+                    RuleError(
+                        file: network.file, location: network.familyLocation, severity: .warning,
+                        message:
+                            "family `\(family)` is itself in family `\(head.family)`; families do not nest, so `--networks \(head.family)` does not take `\(network.id)`"
+                    ))
             }
         }
         return warnings
@@ -175,11 +191,14 @@ public struct RuleSet: Sendable {
         var warnings: [RuleError] = []
         for network in networks {
             for entry in network.coBadges {
-                for (id, location) in zip(entry.with, entry.locations) where !networks.contains(where: { $0.id == id }) {
+                for (id, location) in zip(entry.with, entry.locations) where !networks.contains(where: { $0.id == id })
+                {
                     var message = "`coBadged.with` names `\(id)`, which no network loaded has"
                     if let guess = closest(to: id, in: networks.map(\.id)) { message += "; did you mean `\(guess)`?" }
-                    warnings.append(RuleError(file: network.file, location: location, severity: .warning,
-                                              message: message + " (these cards are then of `\(network.id)` alone)"))
+                    warnings.append(
+                        RuleError(
+                            file: network.file, location: location, severity: .warning,
+                            message: message + " (these cards are then of `\(network.id)` alone)"))
                 }
             }
         }
@@ -236,7 +255,8 @@ public struct RuleSet: Sendable {
         let topMasks = networks.map { LengthSet($0.lengths).mask }
         // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
         var counts = InlineArray<20, Int>(repeating: 0)
-        var lowest = InlineArray<20, UInt64>(repeating: .max), highest = InlineArray<20, UInt64>(repeating: 0)
+        var lowest = InlineArray<20, UInt64>(repeating: .max)
+        var highest = InlineArray<20, UInt64>(repeating: 0)
         for network in networks {
             for pattern in network.patterns {
                 counts[pattern.length] += 1
@@ -254,12 +274,15 @@ public struct RuleSet: Sendable {
         }
         // One record a pattern, not five arrays: a level visits them in sorted order, which is
         // random in the gathered order, and then reads one cache line a pattern.
-        var gathered = [PatternList.Item](repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total)
+        var gathered = [PatternList.Item](
+            repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total)
         var next = firsts
         for (owner, network) in networks.enumerated() {
-            let own = network.patternLengths, topMask = topMasks[owner]
+            let own = network.patternLengths
+            let topMask = topMasks[owner]
             // The leading patterns share one array (usually `lengths` itself: one mask).
-            let sharedMask = own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMask : LengthSet(own.shared).mask
+            let sharedMask =
+                own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMask : LengthSet(own.shared).mask
             for (number, pattern) in network.patterns.enumerated() {
                 let at = next[pattern.length]
                 next[pattern.length] = at + 1
@@ -270,13 +293,15 @@ public struct RuleSet: Sendable {
                     let lengths = own.rest[number - own.sharedCount]
                     mask = lengths == network.lengths ? topMask : LengthSet(lengths).mask
                 }
-                gathered[at] = PatternList.Item(low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
-                                                pattern: Int32(truncatingIfNeeded: number), mask: mask)
+                gathered[at] = PatternList.Item(
+                    low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
+                    pattern: Int32(truncatingIfNeeded: number), mask: mask)
             }
         }
         var runs = [SortedRun?](repeating: nil, count: 20)
         for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
-            let first = firsts[length], count = counts[length]
+            let first = firsts[length]
+            let count = counts[length]
             // The length's patterns by low end, equal ones in load order: each as one word, its
             // low end less the lowest above its place, sorted.
             let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
@@ -285,7 +310,8 @@ public struct RuleSet: Sendable {
                 let base = lowest[length]
                 var words = (0..<count).map { (gathered[first + $0].low - base) << UInt64(indexBits) | UInt64($0) }
                 sortWords(&words, bits: indexBits..<indexBits + keyBits)
-                runs[length] = SortedRun(items: gathered, first: first, order: words, indexMask: UInt64(1) << UInt64(indexBits) - 1)
+                runs[length] = SortedRun(
+                    items: gathered, first: first, order: words, indexMask: UInt64(1) << UInt64(indexBits) - 1)
             } else {
                 // Retired networks to yield to, or patterns too far apart to share a word with
                 // their place: a list of them, and the stable order of their low ends.
@@ -321,7 +347,9 @@ public struct RuleSet: Sendable {
                 }
             }
             for piece in pieces {
-                result.items.append(PatternList.Item(low: piece.low, high: piece.high, owner: item.owner, pattern: item.pattern, mask: item.mask))
+                result.items.append(
+                    PatternList.Item(
+                        low: piece.low, high: piece.high, owner: item.owner, pattern: item.pattern, mask: item.mask))
             }
         }
         return result
@@ -334,7 +362,10 @@ public struct RuleSet: Sendable {
     /// lengths mask): for the tests that two ways of making the index make the same one.
     var levelsDescription: String {
         levels.map { level in
-            "\(level.length): " + level.lows.indices.map { "\(level.lows[$0])-\(level.highs[$0]) \(level.owners[$0]) \(level.lengthMasks[$0])" }.joined(separator: ", ")
+            "\(level.length): "
+                + level.lows.indices.map {
+                    "\(level.lows[$0])-\(level.highs[$0]) \(level.owners[$0]) \(level.lengthMasks[$0])"
+                }.joined(separator: ", ")
         }.joined(separator: "\n")
     }
 
@@ -346,8 +377,9 @@ public struct RuleSet: Sendable {
         if digits.isEmpty, let emptyDetection { return emptyDetection }
         let found = match(digits.span)
         let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
-        var detection = Detection(network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
-                                  decidingLength: found.decidingLength, lengths: found.lengths)
+        var detection = Detection(
+            network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
+            decidingLength: found.decidingLength, lengths: found.lengths)
         if let decided, decided.hasCoBadges {
             detection.coBadged = coBadged(digits, owner: Int(found.owner), decidingLength: found.decidingLength)
         }
@@ -359,7 +391,8 @@ public struct RuleSet: Sendable {
     /// `with` order; empty when the pattern is not co-badged.
     public func coBadged(_ digits: some Collection<UInt8>, owner: Int, decidingLength: Int) -> [CardNetwork] {
         guard coBadgePartners.indices.contains(owner),
-              let entry = networks[owner].terms(of: digits, decidingLength: decidingLength)?.coBadge else { return [] }
+            let entry = networks[owner].terms(of: digits, decidingLength: decidingLength)?.coBadge
+        else { return [] }
         return coBadgePartners[owner][entry]
     }
 
@@ -367,12 +400,16 @@ public struct RuleSet: Sendable {
     /// any network can still match, the longest length they allow, the deciding pattern's
     /// length, and the lengths the patterns still possible allow (once no longer pattern can
     /// match, the deciding pattern's own). Digits past the 19th are not looked at.
-    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {  // unsafe: `check` reads records into a raw buffer
+    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (
+        owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet
+    ) {  // unsafe: `check` reads records into a raw buffer
         match(typed.span)  // unsafe: a view of that buffer, no copy per record
     }
 
     /// `match(_:)` over digits in any contiguous memory.
-    func match(_ typed: Span<UInt8>) -> (owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet) {
+    func match(_ typed: Span<UInt8>) -> (
+        owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet
+    ) {
         // The value of each prefix of the digits, made in one pass: no division per level.
         var prefix = InlineArray<20, UInt64>(repeating: 0)
         var typedValue: UInt64 = 0
@@ -393,8 +430,12 @@ public struct RuleSet: Sendable {
             }
             return (-1, false, 0, 0, LengthSet(mask: 0))
         }
-        var bestOwner: Int32 = -1, bestLength = 0, bestLengths: UInt32 = 0
-        var minOwner = Int32.max, maxOwner = Int32.min, lengths: UInt32 = 0
+        var bestOwner: Int32 = -1
+        var bestLength = 0
+        var bestLengths: UInt32 = 0
+        var minOwner = Int32.max
+        var maxOwner = Int32.min
+        var lengths: UInt32 = 0
         // Walked by index through a span: a `for … in` over the array copied (retained) each
         // level, once per level per record or keystroke.
         for index in levels.indices {
@@ -432,7 +473,9 @@ public struct RuleSet: Sendable {
         var best: (owner: Int32, length: Int)?
         for level in levels {
             if level.length <= typed.count {
-                if let index = level.index(containing: value(typed.prefix(level.length))) { best = (level.owners[index], level.length) }
+                if let index = level.index(containing: value(typed.prefix(level.length))) {
+                    best = (level.owners[index], level.length)
+                }
             } else if let span = level.span(prefix: value(typed), digits: typed.count) {
                 owners.formUnion(level.owners[span])
             }
@@ -448,8 +491,10 @@ public struct RuleSet: Sendable {
 
     /// The index in its network's `patterns` of the pattern that decided `detection`.
     public func decidingPatternIndex(_ detection: Detection, _ digits: some Collection<UInt8>) -> Int? {
-        detection.network?.patterns.indices.first { detection.network!.patterns[$0].length == detection.decidingLength
-            && detection.network!.patterns[$0].match(digits) == .full }
+        detection.network?.patterns.indices.first {
+            detection.network!.patterns[$0].length == detection.decidingLength
+                && detection.network!.patterns[$0].match(digits) == .full
+        }
     }
 
     /// The `length`-digit numbers (as values) that a pattern of `networks[owner]` cannot decide
@@ -463,7 +508,8 @@ public struct RuleSet: Sendable {
         var taken: [(low: UInt64, high: UInt64)] = []
         for level in levels where level.length > pattern.length {
             let factor = pow10[level.length - pattern.length]
-            guard let span = level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1) else { continue }
+            guard let span = level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1)
+            else { continue }
             for i in span {
                 let own = level.owners[i] == Int32(owner)
                 if own && (level.lengthMasks[i] == mask || level.length > length) { continue }
@@ -496,7 +542,11 @@ public struct RuleSet: Sendable {
                 // that no longer pattern of another network takes, and are not hidden.
                 func takenByOthers(_ number: UInt64) -> Bool {
                     for level in levels where level.length > pattern.length {
-                        if let i = level.index(containing: number / pow10[deepest - level.length]), level.owners[i] != Int32(index) { return true }
+                        if let i = level.index(containing: number / pow10[deepest - level.length]),
+                            level.owners[i] != Int32(index)
+                        {
+                            return true
+                        }
                     }
                     return false
                 }
@@ -504,7 +554,9 @@ public struct RuleSet: Sendable {
                 let spans = levels.compactMap { level -> (IntervalLevel, Range<Int>)? in
                     guard level.length > pattern.length else { return nil }
                     let factor = pow10[level.length - pattern.length]
-                    return level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1).map { (level, $0) }
+                    return level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1).map {
+                        (level, $0)
+                    }
                 }
                 if spans.count == 1, let (level, span) = spans.first {
                     // One level's intervals, already in order: the first gap answers.
@@ -527,8 +579,12 @@ public struct RuleSet: Sendable {
                 return next >= end
             }
             if hidden {
-                warnings.append(RuleError(file: network.file, location: network.idLocation, severity: .warning,
-                                          message: "network `\(network.id)` can never be detected: more specific patterns of other networks cover all of its own"))
+                warnings.append(
+                    RuleError(
+                        file: network.file, location: network.idLocation, severity: .warning,
+                        message:
+                            "network `\(network.id)` can never be detected: more specific patterns of other networks cover all of its own"
+                    ))
             }
         }
         return warnings

@@ -24,7 +24,9 @@ func editDistance(_ a: [Character], _ b: [Character]) -> Int {
         for j in 1...b.count {
             let change = a[i - 1] == b[j - 1] ? 0 : 1
             row[j] = Swift.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + change)
-            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { row[j] = Swift.min(row[j], before[j - 2] + 1) }
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                row[j] = Swift.min(row[j], before[j - 2] + 1)
+            }
         }
         (before, previous) = (previous, row)
     }

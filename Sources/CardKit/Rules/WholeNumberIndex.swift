@@ -29,21 +29,35 @@ struct WholeNumberIndex: Sendable {
             var next = Segments()
             next.reserve(painted.count + 2 * level.lows.count)
             // The old segment being laid down, perhaps with its start cut off.
-            var current: (start: UInt64, end: UInt64, index: Int)? = painted.count > 0 ? (painted.starts[0], painted.ends[0], 0) : nil
+            var current: (start: UInt64, end: UInt64, index: Int)? =
+                painted.count > 0 ? (painted.starts[0], painted.ends[0], 0) : nil
             func advance(_ index: Int) -> (start: UInt64, end: UInt64, index: Int)? {
                 index + 1 < painted.count ? (painted.starts[index + 1], painted.ends[index + 1], index + 1) : nil
             }
             for i in level.lows.indices {
-                let start = level.lows[i] * scale, end = (level.highs[i] + 1) * scale - 1
+                let start = level.lows[i] * scale
+                let end = (level.highs[i] + 1) * scale - 1
                 // The old segments before this interval, the last perhaps cut short.
                 while let c = current, c.start < start {
                     next.append(painted, c.index, start: c.start, end: min(c.end, start - 1))
-                    if c.end < start { current = advance(c.index) } else { current = (start, c.end, c.index); break }
+                    if c.end < start {
+                        current = advance(c.index)
+                    } else {
+                        current = (start, c.end, c.index)
+                        break
+                    }
                 }
-                next.append(start: start, end: end, owner: level.owners[i], mask: level.lengthMasks[i], length: UInt8(level.length))
+                next.append(
+                    start: start, end: end, owner: level.owners[i], mask: level.lengthMasks[i],
+                    length: UInt8(level.length))
                 // Those it covers dropped, the last perhaps cut.
                 while let c = current, c.start <= end {
-                    if c.end <= end { current = advance(c.index) } else { current = (end + 1, c.end, c.index); break }
+                    if c.end <= end {
+                        current = advance(c.index)
+                    } else {
+                        current = (end + 1, c.end, c.index)
+                        break
+                    }
                 }
             }
             while let c = current {
@@ -53,7 +67,9 @@ struct WholeNumberIndex: Sendable {
             painted = next
         }
         self.length = length
-        (starts, ends, owners, masks, patternLengths) = (painted.starts, painted.ends, painted.owners, painted.masks, painted.lengths)
+        (starts, ends, owners, masks, patternLengths) = (
+            painted.starts, painted.ends, painted.owners, painted.masks, painted.lengths
+        )
         // The largest prefix's bits, less those that make about two buckets a segment (at
         // most 2^16 buckets).
         let largest = length > 0 ? pow10[length] - 1 : 0
@@ -80,7 +96,8 @@ struct WholeNumberIndex: Sendable {
         // The first segment past the prefix is among its bucket's, or the next bucket's first.
         let bucket = Int(truncatingIfNeeded: prefix &>> bucketShift)
         guard bucket &+ 1 < buckets.count else { return (-1, LengthSet(mask: 0), 0) }
-        var low = Int(buckets[bucket]), high = Int(buckets[bucket &+ 1])
+        var low = Int(buckets[bucket])
+        var high = Int(buckets[bucket &+ 1])
         while low < high {
             let middle = (low &+ high) &>> 1
             if starts[middle] > prefix { high = middle } else { low = middle &+ 1 }
@@ -92,7 +109,8 @@ struct WholeNumberIndex: Sendable {
 
     /// Segments as parallel arrays, while painting.
     private struct Segments {
-        var starts: [UInt64] = [], ends: [UInt64] = [], owners: [Int32] = [], masks: [UInt32] = [], lengths: [UInt8] = []
+        var starts: [UInt64] = [], ends: [UInt64] = [], owners: [Int32] = [], masks: [UInt32] = [],
+            lengths: [UInt8] = []
         var count: Int { starts.count }
 
         mutating func reserve(_ count: Int) {
@@ -113,7 +131,9 @@ struct WholeNumberIndex: Sendable {
 
         /// `other`'s segment `index`, from `start` to `end`.
         mutating func append(_ other: Segments, _ index: Int, start: UInt64, end: UInt64) {
-            append(start: start, end: end, owner: other.owners[index], mask: other.masks[index], length: other.lengths[index])
+            append(
+                start: start, end: end, owner: other.owners[index], mask: other.masks[index],
+                length: other.lengths[index])
         }
     }
 }

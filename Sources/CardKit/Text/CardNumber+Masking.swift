@@ -46,7 +46,9 @@ extension CardNumber {
     }
 
     /// Appends `masked(digits, mask:)`'s bytes.
-    public static func appendMasked(_ digits: some Collection<UInt8>, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]) {
+    public static func appendMasked(
+        _ digits: some Collection<UInt8>, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]
+    ) {
         let shown = CardPolicy.shownDigits(count: digits.count)
         for (index, digit) in digits.enumerated() {
             if shown.shows(index) { out.append(digit + 48) } else { appendMark(mask, to: &out) }
@@ -62,7 +64,9 @@ extension CardNumber {
     }
 
     /// Appends `maskingNumber(in:)`'s bytes.
-    public static func appendMaskingNumber(_ text: String, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]) {
+    public static func appendMaskingNumber(
+        _ text: String, mask: Unicode.Scalar = CardPolicy.mask, to out: inout [UInt8]
+    ) {
         var text = text
         // unsafe: the text's bytes read in place (a card number: no copy of its digits is made).
         text.withUTF8 { bytes in
@@ -71,7 +75,8 @@ extension CardNumber {
             out.reserveCapacity(out.count + bytes.count + 2 * count)  // one growth at most, not one per mark
             let hidden = CardPolicy.shownDigits(count: count).hidden
             // The shown start and end are copied whole; only the hidden stretch byte by byte.
-            var seen = 0, index = 0
+            var seen = 0
+            var index = 0
             while index < bytes.count && (bytes[index] &- 48 >= 10 || seen < hidden.lowerBound) {
                 if bytes[index] &- 48 < 10 { seen += 1 }
                 index += 1
@@ -108,8 +113,10 @@ extension CardNumber {
     }
 
     /// Appends the UTF-8 `bytes` with every card-number run masked.
-    static func appendMasking<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, mask: Unicode.Scalar = CardPolicy.mask,
-                                                                    to out: inout [UInt8]) where Bytes.Index == Int {
+    static func appendMasking<Bytes: RandomAccessCollection<UInt8>>(
+        _ bytes: Bytes, mask: Unicode.Scalar = CardPolicy.mask,
+        to out: inout [UInt8]
+    ) where Bytes.Index == Int {
         var total = 0
         for byte in bytes where byte &- 48 < 10 { total += 1 }
         guard total >= shortestNumberInText else { return out.append(contentsOf: bytes) }
@@ -138,14 +145,18 @@ extension CardNumber {
                 digits = groups.reduce(0) { $0 + $1.count }
             }
             // A date (2026-11-25, 25/11/2026) is not a number, unless it follows one.
-            let isDate = groups.count == 3 && groups[1].count == 2
+            let isDate =
+                groups.count == 3 && groups[1].count == 2
                 && (groups[0].count == 4 && groups[2].count == 2 || groups[0].count == 2 && groups[2].count == 4)
             if digits < shortestNumberInText || isDate && !afterNumber {
                 // Not a number: kept, unless it follows one (its expiry or code).
-                for i in index..<end { bytes[i] &- 48 < 10 && afterNumber ? appendMark(mask, to: &out) : out.append(bytes[i]) }
+                for i in index..<end {
+                    bytes[i] &- 48 < 10 && afterNumber ? appendMark(mask, to: &out) : out.append(bytes[i])
+                }
             } else {
                 // Digit positions (counted across the run) that are shown.
-                var shown = 0..<0, shownEnd = 0..<0
+                var shown = 0..<0
+                var shownEnd = 0..<0
                 if let span = numberSpan(bytes, groups) {
                     let offset = groups[..<span.lowerBound].reduce(0) { $0 + $1.count }
                     let count = groups[span].reduce(0) { $0 + $1.count }
@@ -153,7 +164,9 @@ extension CardNumber {
                     shown = offset..<(offset + policy.first)
                     shownEnd = (offset + count - policy.last)..<(offset + count)
                     // A location before the number, set apart by a colon (`line 12: 4111…`): kept.
-                    if span.lowerBound > 0 && groups[span.lowerBound].afterColon && !afterNumber && offset < shortestNumberInText {
+                    if span.lowerBound > 0 && groups[span.lowerBound].afterColon && !afterNumber
+                        && offset < shortestNumberInText
+                    {
                         shown = 0..<shown.upperBound
                     }
                 } else if groups[0].count >= 4 {
@@ -164,7 +177,8 @@ extension CardNumber {
                 for i in index..<end {
                     let byte = bytes[i]
                     if byte &- 48 < 10 {
-                        shown.contains(position) || shownEnd.contains(position) ? out.append(byte) : appendMark(mask, to: &out)
+                        shown.contains(position) || shownEnd.contains(position)
+                            ? out.append(byte) : appendMark(mask, to: &out)
                         position += 1
                     } else {
                         out.append(byte)
@@ -213,7 +227,9 @@ extension CardNumber {
     /// letter in it (`4256  9674`, `4256,9674`, `4256967b4185`; not `4111 line 12`); returns
     /// where the last group ends. (Not `•` or any other character beyond ASCII: text masked
     /// already reads the same again.)
-    static func looselyJoinedGroups<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, from start: Int, into groups: inout [Group]) -> Int
+    static func looselyJoinedGroups<Bytes: RandomAccessCollection<UInt8>>(
+        _ bytes: Bytes, from start: Int, into groups: inout [Group]
+    ) -> Int
     where Bytes.Index == Int {
         var end = start
         var group = Group(start: start, count: 0)
@@ -221,7 +237,9 @@ extension CardNumber {
             while end < bytes.count && bytes[end] &- 48 < 10 { end += 1 }
             group.count = end - group.start
             groups.append(group)
-            var next = end, letters = 0, colon = false
+            var next = end
+            var letters = 0
+            var colon = false
             while next < bytes.count, bytes[next] &- 48 >= 10, bytes[next] == 0x09 || bytes[next] &- 0x20 < 0x5F {
                 if (bytes[next] | 0x20) &- 0x61 < 26 {
                     letters += 1

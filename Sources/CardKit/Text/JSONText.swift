@@ -18,7 +18,9 @@ extension String {
         return out + "\""
     }
 
-    fileprivate func padding(to width: Int) -> String { count >= width ? self : self + String(repeating: "0", count: width - count) }
+    fileprivate func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: "0", count: width - count)
+    }
 }
 
 extension String {
@@ -34,7 +36,9 @@ extension String {
     /// (a message of several lines, like argument-parser's errors).
     public func escapingControlCharacters(keepingLineBreaks: Bool) -> String {
         let text = CardNumber.maskingDigits(in: self)
-        guard text.unicodeScalars.contains(where: { $0.isControl && !(keepingLineBreaks && $0 == "\n") }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.isControl && !(keepingLineBreaks && $0 == "\n") }) else {
+            return text
+        }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

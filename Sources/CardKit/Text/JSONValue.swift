@@ -30,7 +30,7 @@ public enum JSONValue: Sendable {
     public var location: SourceLocation {
         switch self {
         case .object(_, let l), .array(_, let l), .string(_, let l), .number(_, let l),
-             .bool(_, let l), .null(let l):
+            .bool(_, let l), .null(let l):
             return l
         }
     }
@@ -78,7 +78,10 @@ struct JSONReader {
     init(bytes: [UInt8]) {
         self.bytes = bytes
         // A UTF-8 byte order mark is allowed and skipped.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
     }
 
     /// The whole text as one JSON value, with nothing but whitespace after it.
@@ -149,7 +152,9 @@ struct JSONReader {
         case UInt8(ascii: "\""): return .string(try readString(), start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try readNumber(), start)
         default:
-            for (word, value) in [("true", JSONValue.bool(true, start)), ("false", .bool(false, start)), ("null", .null(start))]
+            for (word, value) in [
+                ("true", JSONValue.bool(true, start)), ("false", .bool(false, start)), ("null", .null(start)),
+            ]
             where bytes[index...].starts(with: word.utf8) {
                 index += word.utf8.count
                 return value
@@ -163,7 +168,10 @@ struct JSONReader {
         index += 1
         var members: [JSONValue.Member] = []
         skipWhitespace()
-        if current == UInt8(ascii: "}") { index += 1; return .object(members, start) }
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(members, start)
+        }
         members.reserveCapacity(8)
         while true {
             skipWhitespace()
@@ -173,7 +181,9 @@ struct JSONReader {
             let keyLocation = location
             let key = try readString()
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key.escapingControlCharacters)\", found \(describe(current))") }
+            guard current == UInt8(ascii: ":") else {
+                throw error("expected ':' after \"\(key.escapingControlCharacters)\", found \(describe(current))")
+            }
             index += 1
             skipWhitespace()
             let value = try readValue(depth: depth + 1)
@@ -181,7 +191,9 @@ struct JSONReader {
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members, start)
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(members, start)
             default: throw error("expected ',' or '}' in an object, found \(describe(current))")
             }
         }
@@ -192,7 +204,10 @@ struct JSONReader {
         index += 1
         var elements: [JSONValue] = []
         skipWhitespace()
-        if current == UInt8(ascii: "]") { index += 1; return .array(elements, start) }
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements, start)
+        }
         elements.reserveCapacity(2)  // a range: one allocation, not two
         while true {
             skipWhitespace()
@@ -200,7 +215,9 @@ struct JSONReader {
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements, start)
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements, start)
             default: throw error("expected ',' or ']' in an array, found \(describe(current))")
             }
         }
@@ -225,7 +242,8 @@ struct JSONReader {
             guard run < upTo else { return true }
             let slice = bytes[run..<upTo]  // contiguous: both initializers read it in place
             // ASCII is valid UTF-8 as it is: the decoding initializer's fast path.
-            let piece: String? = ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+            let piece: String? =
+                ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
             guard let piece else { return false }
             if text.isEmpty { text = piece } else { text += piece }
             return true
@@ -235,11 +253,15 @@ struct JSONReader {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard flush(index, into: &text) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
+                guard flush(index, into: &text) else {
+                    throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8")
+                }
                 index += 1
                 return text
             case UInt8(ascii: "\\"):
-                guard flush(index, into: &text) else { throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8") }
+                guard flush(index, into: &text) else {
+                    throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8")
+                }
                 let escapeStart = location  // an unknown escape is reported at its backslash
                 index += 1
                 guard let escaped = current else { throw error("unterminated string") }
@@ -256,16 +278,20 @@ struct JSONReader {
                 case UInt8(ascii: "u"):
                     var code: UInt32 = 0
                     for _ in 0..<4 {
-                        guard let h = current, let digit = hexValue(h) else { throw error("expected four hex digits after \\u") }
+                        guard let h = current, let digit = hexValue(h) else {
+                            throw error("expected four hex digits after \\u")
+                        }
                         code = code * 16 + digit
                         index += 1
                     }
                     // Surrogates are not needed by rule files; a lone one is replaced.
                     text.unicodeScalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 case 0x21..<0x7F:
-                    throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
+                    throw JSONSyntaxError(
+                        location: escapeStart, message: "unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
                 default:
-                    throw JSONSyntaxError(location: escapeStart, message: "unknown escape '\\' followed by \(describe(escaped))")
+                    throw JSONSyntaxError(
+                        location: escapeStart, message: "unknown escape '\\' followed by \(describe(escaped))")
                 }
                 run = index
                 ascii = true
@@ -330,7 +356,7 @@ struct JSONReader {
     static func isNumberByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "e"), UInt8(ascii: "E"):
+            UInt8(ascii: "e"), UInt8(ascii: "E"):
             return true
         default:
             return false

@@ -23,7 +23,8 @@ public struct MessageCatalog: Sendable {
             numberLabel = texts[MessageID.labelNumber.rawValue] ?? ""
             expiryLabel = texts[MessageID.labelExpiry.rawValue] ?? ""
             expiryHint = texts[MessageID.hintExpiry.rawValue] ?? ""
-            let note = Array((texts[MessageID.progressValid.rawValue] ?? "").utf8), placeholder = Array("{count}".utf8)
+            let note = Array((texts[MessageID.progressValid.rawValue] ?? "").utf8)
+            let placeholder = Array("{count}".utf8)
             if let at = note.indices.first(where: { note[$0...].starts(with: placeholder) }) {
                 validNoteBefore = Array(note[..<at])
                 validNoteAfter = Array(note[(at + placeholder.count)...])
@@ -111,7 +112,8 @@ public struct MessageCatalog: Sendable {
         while let open = rest.firstIndex(of: "{") {
             result += rest[..<open]
             guard let close = rest[open...].firstIndex(of: "}"),
-                  let value = values.first(where: { $0.0 == rest[rest.index(after: open)..<close] })?.1 else {
+                let value = values.first(where: { $0.0 == rest[rest.index(after: open)..<close] })?.1
+            else {
                 result += rest[open...open]
                 rest = rest[rest.index(after: open)...]
                 continue
@@ -148,7 +150,9 @@ public struct MessageCatalog: Sendable {
         var rest = text[...]
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             let name = rest[rest.index(after: open)..<close]
-            if !name.isEmpty && name.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" }) { names.append(String(name)) }
+            if !name.isEmpty && name.allSatisfy({ ("a"..."z").contains($0) || $0 == "-" }) {
+                names.append(String(name))
+            }
             rest = rest[rest.index(after: open)...]
         }
         return names
@@ -165,8 +169,10 @@ extension MessageCatalog {
     /// speaks English, without a warning. Read from the variables, not from the C library's
     /// locale (a desk's `fr_FR.UTF-8` need not be installed).
     public static func languageCode(locale: String?, environment: (String) -> String?) -> String {
-        let candidates = [locale, environment("LC_ALL"), environment("LC_MESSAGES"), environment("LANG"),
-                          environment("LANGUAGE").map { String($0.split(separator: ":").first ?? "") }]
+        let candidates = [
+            locale, environment("LC_ALL"), environment("LC_MESSAGES"), environment("LANG"),
+            environment("LANGUAGE").map { String($0.split(separator: ":").first ?? "") },
+        ]
         guard let name = candidates.lazy.compactMap({ $0 }).first(where: { !$0.isEmpty }) else { return "en" }
         return languageCode(of: name)
     }
@@ -210,7 +216,9 @@ extension MessageCatalog {
             return contents
         }
         guard case .object(let members, let start) = document else {
-            problem(document.location, "a message catalog is an object, {\"language\": …, \"messages\": {…}}, not \(document.kindName)")
+            problem(
+                document.location,
+                "a message catalog is an object, {\"language\": …, \"messages\": {…}}, not \(document.kindName)")
             return contents
         }
         var sawMessages = false
@@ -218,7 +226,9 @@ extension MessageCatalog {
             switch member.key {
             case "language":
                 guard case .string(let language, _) = member.value else {
-                    problem(member.value.location, "\"language\" is a language code like \"fr\", not \(member.value.kindName)")
+                    problem(
+                        member.value.location,
+                        "\"language\" is a language code like \"fr\", not \(member.value.kindName)")
                     continue
                 }
                 contents.language = language
@@ -228,7 +238,10 @@ extension MessageCatalog {
             case "$comment", "$schema":
                 continue
             default:
-                problem(member.keyLocation, "unknown member \"\(member.key.escapingControlCharacters)\" (a catalog has \"language\" and \"messages\"); it is ignored", .warning)
+                problem(
+                    member.keyLocation,
+                    "unknown member \"\(member.key.escapingControlCharacters)\" (a catalog has \"language\" and \"messages\"); it is ignored",
+                    .warning)
             }
         }
         if !sawMessages { problem(start, "a message catalog needs \"messages\": {\"id\": \"text\", …}") }
@@ -250,7 +263,9 @@ extension MessageCatalog {
                 continue
             }
             guard case .string(let text, let location) = member.value else {
-                problem(member.value.location, "the text of \"\(id)\" must be a string, not \(member.value.kindName)", .error)
+                problem(
+                    member.value.location, "the text of \"\(id)\" must be a string, not \(member.value.kindName)",
+                    .error)
                 continue
             }
             if contents.texts[member.key] != nil {
@@ -258,13 +273,18 @@ extension MessageCatalog {
                 continue
             }
             if text.unicodeScalars.contains(where: isControl) {
-                problem(location, "the text of \"\(id)\" holds a control character (a text is one line of plain text)", .error)
+                problem(
+                    location, "the text of \"\(id)\" holds a control character (a text is one line of plain text)",
+                    .error)
                 continue
             }
             let allowed = Set(placeholders(in: englishText))
             if let extra = placeholders(in: text).first(where: { !allowed.contains($0) }) {
                 let known = allowed.isEmpty ? "none" : allowed.sorted().map { "{\($0)}" }.joined(separator: ", ")
-                problem(location, "the text of \"\(id)\" uses {\(extra)}, which the English text does not have (it has \(known))", .error)
+                problem(
+                    location,
+                    "the text of \"\(id)\" uses {\(extra)}, which the English text does not have (it has \(known))",
+                    .error)
                 continue
             }
             contents.texts[member.key] = text

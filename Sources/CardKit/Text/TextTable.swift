@@ -22,7 +22,9 @@ public struct TextTable {
     /// The width of each column once the table is fitted into `width` characters.
     public func columnWidths(fitting width: Int) -> [Int] {
         let count = rows.map(\.count).max() ?? 0
-        var widths = (0..<count).map { column in rows.map { column < $0.count ? $0[column].unicodeScalars.count : 0 }.max() ?? 0 }
+        var widths = (0..<count).map { column in
+            rows.map { column < $0.count ? $0[column].unicodeScalars.count : 0 }.max() ?? 0
+        }
         var excess = widths.reduce(0, +) + Self.gap * max(0, count - 1) - width
         let columns = shrinking.filter { $0 < count }
         // Down to each column's narrowest; then, on a very narrow terminal, further (to a
@@ -51,7 +53,9 @@ public struct TextTable {
             for (column, cell) in row.enumerated() {
                 let fitted = Self.cut(cell, to: widths[column], atStart: cutAtStart.contains(column))
                 line += fitted
-                if column < row.count - 1 { line += String(repeating: " ", count: widths[column] - fitted.unicodeScalars.count + Self.gap) }
+                if column < row.count - 1 {
+                    line += String(repeating: " ", count: widths[column] - fitted.unicodeScalars.count + Self.gap)
+                }
             }
             while line.last == " " { line.removeLast() }
             return line

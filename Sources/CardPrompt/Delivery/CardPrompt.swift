@@ -1,8 +1,8 @@
-@_exported import CardKit
 import CEditLine
+@_exported import CardKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Asks a person at the terminal for payment cards: cardline's prompt, for any Swift program.
@@ -93,13 +93,15 @@ public final class CardPrompt {
         public var accessible: Bool?
 
         /// Options; every one has the default `cardline` uses.
-        public init(ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
-                    today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
-                    commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
-                    protectsProcess: Bool = true, retiredNetworks: Bool = false,
-                    timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil,
-                    asksName: Bool = false, postalCode: PostalCodeFormat? = nil, securityCodeOnlyNetwork: String? = nil,
-                    accessible: Bool? = nil) {
+        public init(
+            ruleFolders: [String] = [], bundledRules: Bool = true, acceptedNetworks: [String]? = nil,
+            today: YearMonth? = nil, colour: Bool? = nil, title: String? = nil,
+            commandHistory: [String] = [], onCommand: ((String) -> Void)? = nil,
+            protectsProcess: Bool = true, retiredNetworks: Bool = false,
+            timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil,
+            asksName: Bool = false, postalCode: PostalCodeFormat? = nil, securityCodeOnlyNetwork: String? = nil,
+            accessible: Bool? = nil
+        ) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
             self.retiredNetworks = retiredNetworks
@@ -219,8 +221,9 @@ public final class CardPrompt {
         }
         self.form = form
         do throws(RuleSources.LoadError) {
-            messages = try MessageSources.load(language: MessageSources.language(locale: options.locale),
-                                               folders: MessageSources.folders(extra: options.messageFolders), overrides: options.messages)
+            messages = try MessageSources.load(
+                language: MessageSources.language(locale: options.locale),
+                folders: MessageSources.folders(extra: options.messageFolders), overrides: options.messages)
         } catch {
             // (A catalog, like a rule file, is a file read with located errors, exit 65; one
             // that cannot be read, exit 66.)
@@ -262,18 +265,21 @@ public final class CardPrompt {
         var style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
         style.messages = messages
         if options.accessible ?? AccessiblePrompt.environmentAsks() {
-            let prompt = AccessiblePrompt(engine: makeEngine(), style: style, device: device, title: options.title,
-                                          onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
-                                          reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
-                                          timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+            let prompt = AccessiblePrompt(
+                engine: makeEngine(), style: style, device: device, title: options.title,
+                onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+                reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
+                timeout: options.timeout, endsOnCancel: options.endsOnCancel)
             accessiblePrompt = prompt
             defer { accessiblePrompt = nil }
             return try ending(prompt.run())
         }
-        let editor = InteractiveEditor(engine: makeEngine(), style: style,
-                                       device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
-                                       onAccepted: receive, reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
-                                       timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+        let editor = InteractiveEditor(
+            engine: makeEngine(), style: style,
+            device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
+            onAccepted: receive,
+            reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
+            timeout: options.timeout, endsOnCancel: options.endsOnCancel)
         self.editor = editor
         defer { self.editor = nil }
         return try ending(editor.run())
@@ -314,9 +320,11 @@ public final class CardPrompt {
 
     /// Reads the lines of `fd` as `readLines(from:style:write:receive:stop:)` does, handing
     /// `receive` each card as `askForCardsAsJSON(receipts:)` does.
-    public func readLinesAsJSON(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
-                                receive: @escaping ([UInt8]) -> Receipt,
-                                stop: @escaping () -> Bool = { false }) -> PlainLineReader.Result {
+    public func readLinesAsJSON(
+        from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
+        receive: @escaping ([UInt8]) -> Receipt,
+        stop: @escaping () -> Bool = { false }
+    ) -> PlainLineReader.Result {
         readLines(from: fd, style: style, write: write, receive: asJSON(receive), stop: stop)
     }
 
@@ -358,29 +366,36 @@ public final class CardPrompt {
     /// Types each line into the engine, as `cardline` does when standard input is not a
     /// terminal: messages (never a full number or code) go to `write`, each accepted card to
     /// `receive`, which returns false to stop reading.
-    public func readLines(_ lines: some Sequence<String>, style: Style, write: @escaping (String) -> Void,
-                          receive: @escaping (PaymentCard) -> Receipt = { _ in .more }) -> PlainLineReader.Result {
-        var reader = PlainLineReader(engine: makeEngine(), style: style, write: write, title: options.title,
-                                     onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
-                                     reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
+    public func readLines(
+        _ lines: some Sequence<String>, style: Style, write: @escaping (String) -> Void,
+        receive: @escaping (PaymentCard) -> Receipt = { _ in .more }
+    ) -> PlainLineReader.Result {
+        var reader = PlainLineReader(
+            engine: makeEngine(), style: style, write: write, title: options.title,
+            onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+            reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
         return reader.run(lines: lines)
     }
 
     /// Reads the lines of `fd` (standard input unless said) as `readLines(_:style:write:receive:)`
     /// does, ending with `.timedOut` when no input comes for `Options.timeout`; `stop` ends the
     /// reading when it returns true (asked before each line).
-    public func readLines(from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
-                          receive: @escaping (PaymentCard) -> Receipt = { _ in .more },
-                          stop: @escaping () -> Bool = { false }) -> PlainLineReader.Result {
-        var reader = PlainLineReader(engine: makeEngine(), style: style, write: write, title: options.title,
-                                     onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
-                                     reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
+    public func readLines(
+        from fd: Int32 = 0, style: Style, write: @escaping (String) -> Void,
+        receive: @escaping (PaymentCard) -> Receipt = { _ in .more },
+        stop: @escaping () -> Bool = { false }
+    ) -> PlainLineReader.Result {
+        var reader = PlainLineReader(
+            engine: makeEngine(), style: style, write: write, title: options.title,
+            onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
+            reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks))
         return reader.run(input: DescriptorLines(fd: fd, idleTimeout: options.timeout, stop: stop))
     }
 
     private func makeEngine() -> EntryEngine {
-        var engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: options.today ?? YearMonth.current()),
-                                 commandHistory: options.commandHistory, acceptedNetworks: acceptedNetworks, form: form)
+        var engine = EntryEngine(
+            rules: rules, expiryPolicy: ExpiryPolicy(today: options.today ?? YearMonth.current()),
+            commandHistory: options.commandHistory, acceptedNetworks: acceptedNetworks, form: form)
         engine.messages = messages
         return engine
     }

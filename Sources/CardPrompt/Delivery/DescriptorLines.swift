@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The lines of a file descriptor (standard input unless said), for `PlainLineReader`: each
@@ -52,7 +52,10 @@ public final class DescriptorLines: Sequence, IteratorProtocol {
                 ended = true
                 continue
             }
-            if count == 0 { ended = true; continue }
+            if count == 0 {
+                ended = true
+                continue
+            }
             pending.append(contentsOf: chunk[0..<count])
             explicit_bzero(&chunk, count)
         }

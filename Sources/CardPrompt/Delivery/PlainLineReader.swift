@@ -34,10 +34,12 @@ public struct PlainLineReader {
 
     /// A reader that writes its messages with `write`; `title` is shown first; `onAccepted`
     /// receives each accepted card whole and says whether to go on reading.
-    public init(engine: EntryEngine, style: Style, write: @escaping (String) -> Void, title: String? = nil,
-                onCommand: @escaping (String) -> Void = { _ in },
-                onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
-                reloadingWith loader: EntryEngine.RuleLoader? = nil) {
+    public init(
+        engine: EntryEngine, style: Style, write: @escaping (String) -> Void, title: String? = nil,
+        onCommand: @escaping (String) -> Void = { _ in },
+        onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
+        reloadingWith loader: EntryEngine.RuleLoader? = nil
+    ) {
         self.engine = engine
         self.style = style
         self.write = write
@@ -60,7 +62,8 @@ public struct PlainLineReader {
     }
 
     private mutating func run(_ lines: some Sequence<String>, timedOut: () -> Bool) -> Result {
-        var accepted = 0, failed = 0
+        var accepted = 0
+        var failed = 0
         var lineNumber = 0
         if let title { write(style.title(title) + "\n") }
         // (No hint on keys and `:help`: nobody is typing at a terminal.)
@@ -83,9 +86,14 @@ public struct PlainLineReader {
             // a space does; at the prompt it is a key of its own.
             let keys = Key.typing(typed.contains("\t") ? typed.replacing("\t", with: " ") : typed)
             for key in keys + [swipeStart == nil ? .enter : .swipe(nil)] {
-                let fieldBefore = engine.field, inCommand = engine.command != nil
+                let fieldBefore = engine.field
+                let inCommand = engine.command != nil
                 let digit: Bool
-                if case .character(let character) = key, let byte = character.asciiValue, byte &- 48 < 10 { digit = true } else { digit = false }
+                if case .character(let character) = key, let byte = character.asciiValue, byte &- 48 < 10 {
+                    digit = true
+                } else {
+                    digit = false
+                }
                 if digit, let full = filledByDigit {
                     // A digit straight after a full field is one too many for it, not the first
                     // of the next field: taken so, `41111111111111111 2/30` would hand over a
@@ -162,8 +170,11 @@ public struct PlainLineReader {
             let failedSubmit: Bool
             if case .submitFailed = outcome.event { failedSubmit = true } else { failedSubmit = false }
             // `.ignored`: Enter on an empty field; a change of field: it moved on or submitted.
-            guard failedSubmit || outcome.refusal != nil || (outcome.disposition == .accepted && !outcome.fieldChanged) else { return nil }
-            let problem = engine.problem(in: engine.field) ?? outcome.refusal ?? outcome.messages.first { $0.kind == .error }?.text ?? "refused"
+            guard failedSubmit || outcome.refusal != nil || (outcome.disposition == .accepted && !outcome.fieldChanged)
+            else { return nil }
+            let problem =
+                engine.problem(in: engine.field) ?? outcome.refusal ?? outcome.messages.first { $0.kind == .error }?
+                .text ?? "refused"
             return "\(engine.fieldName(engine.field)): \(problem)"
         }
         guard let reason = outcome.refusal else { return nil }
@@ -175,7 +186,10 @@ public struct PlainLineReader {
     private mutating func abandon(line: Int, saying problem: String) {
         let started = !engine.cardIsEmpty
         abandon()
-        write(style.refusal(engine.messages.text(started ? .plainRefused : .plainSkipped, ("line", String(line)), ("problem", problem))) + "\n")
+        write(
+            style.refusal(
+                engine.messages.text(
+                    started ? .plainRefused : .plainSkipped, ("line", String(line)), ("problem", problem))) + "\n")
     }
 
     /// Clears the card being entered through the engine's cancel key, which overwrites its
@@ -187,7 +201,10 @@ public struct PlainLineReader {
     private mutating func result(accepted: Int, failed: Int) -> Result {
         let unfinished = !engine.cardIsEmpty
         if unfinished {
-            write(style.message(Message(.error, engine.messages.text(.plainEnded, ("field", engine.fieldName(engine.field))))) + "\n")
+            write(
+                style.message(
+                    Message(.error, engine.messages.text(.plainEnded, ("field", engine.fieldName(engine.field)))))
+                    + "\n")
             abandon()
         }
         if failed == 0 && !unfinished { return .allAccepted(count: accepted) }
@@ -199,11 +216,15 @@ extension Outcome {
     /// Hands the card this outcome accepted, if any, to `onAccepted` at the moment it is
     /// accepted, then overwrites this copy; a failed delivery replaces the messages with one
     /// that says so (the person must not read a success line). nil when no card was accepted.
-    mutating func deliverAcceptedCard(to onAccepted: (PaymentCard) -> CardPrompt.Receipt, messages catalog: MessageCatalog) -> CardPrompt.Receipt? {
+    mutating func deliverAcceptedCard(
+        to onAccepted: (PaymentCard) -> CardPrompt.Receipt, messages catalog: MessageCatalog
+    ) -> CardPrompt.Receipt? {
         guard var card = takeAcceptedCard() else { return nil }
         let receipt = onAccepted(card)
         card.wipe()
-        if case .failed(let reason) = receipt { messages = [Message(.error, catalog.text(.cardNotDelivered, ("reason", reason)))] }
+        if case .failed(let reason) = receipt {
+            messages = [Message(.error, catalog.text(.cardNotDelivered, ("reason", reason)))]
+        }
         return receipt
     }
 }

@@ -1,7 +1,7 @@
 import CEditLine
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Keeps card data out of core dumps, swap and other processes' reach, as pinentry does:
@@ -41,7 +41,8 @@ public enum ProcessProtection {
         }
         let lockLimit = cl_memlock_limit()
         guard lockLimit < 0 || canLockWithoutLimit() else {
-            report.memoryNote = "not locked: RLIMIT_MEMLOCK is \(lockLimit / 1024) KiB and the process lacks CAP_IPC_LOCK"
+            report.memoryNote =
+                "not locked: RLIMIT_MEMLOCK is \(lockLimit / 1024) KiB and the process lacks CAP_IPC_LOCK"
             return report
         }
         if cl_lock_memory() == 0 {
@@ -72,7 +73,9 @@ public enum ProcessProtection {
                 var at = lineStart + key.count
                 while at < lineEnd && (buffer[at] == UInt8(ascii: "\t") || buffer[at] == UInt8(ascii: " ")) { at += 1 }
                 // The rest of the line, all of it hexadecimal: the effective capability mask.
-                guard let value = UInt64(String(decoding: buffer[at..<lineEnd], as: UTF8.self), radix: 16) else { return false }
+                guard let value = UInt64(String(decoding: buffer[at..<lineEnd], as: UTF8.self), radix: 16) else {
+                    return false
+                }
                 return value & (1 << 14) != 0
             }
             lineStart = lineEnd + 1

@@ -2,7 +2,7 @@ import CEditLine
 import CardKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Accessible mode's front end (`CardPrompt.Options.accessible`, `cardline --accessible`,
@@ -39,9 +39,11 @@ final class AccessiblePrompt {
     /// The field the question on screen asks for (the one `line` is typed into).
     private var asked: Field = .number
 
-    init(engine: EntryEngine, style: Style, device: TerminalDevice, title: String?,
-         onCommand: @escaping (String) -> Void, onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt,
-         reloadingWith loader: EntryEngine.RuleLoader?, timeout: Duration?, endsOnCancel: Bool) {
+    init(
+        engine: EntryEngine, style: Style, device: TerminalDevice, title: String?,
+        onCommand: @escaping (String) -> Void, onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt,
+        reloadingWith loader: EntryEngine.RuleLoader?, timeout: Duration?, endsOnCancel: Bool
+    ) {
         self.engine = engine
         self.engine.cancelEndsEntry = endsOnCancel
         // No colour, whatever was asked: a screen reader reads the escape codes out.
@@ -91,7 +93,10 @@ final class AccessiblePrompt {
             // A card reader's swipe is read whole and unechoed, wherever it comes in an answer.
             let status = reader.wait(on: input)
             if reader.timedOut {
-                return end(.timedOut, saying: AccessibleSentences.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0, engine.messages))
+                return end(
+                    .timedOut,
+                    saying: AccessibleSentences.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0, engine.messages)
+                )
             }
             if status <= 0 {
                 // The terminal closed, or cannot be read.
@@ -190,7 +195,8 @@ final class AccessiblePrompt {
         let shows = character.unicodeScalars.allSatisfy { scalar in
             if scalar.isASCII { return scalar.value >= 0x20 && scalar.value < 0x7F }
             switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: return false
+            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned:
+                return false
             default: return true
             }
         }
@@ -215,7 +221,9 @@ final class AccessiblePrompt {
             let wasCommand = engine.command != nil
             outcome = engine.handle(.enter, reloadingWith: loader)
             if let command = outcome.command { onCommand(command) }
-            if !wasCommand && engine.field == field && outcome.event == nil && outcome.messages.contains(where: { $0.kind == .error }) {
+            if !wasCommand && engine.field == field && outcome.event == nil
+                && outcome.messages.contains(where: { $0.kind == .error })
+            {
                 // Not complete, or not valid: said, emptied, asked again.
                 say(problemSentence(field, outcome))
                 rewind(to: field)
@@ -237,8 +245,10 @@ final class AccessiblePrompt {
             return nil
         }
         if field == .number && engine.field > .number {
-            say(AccessibleSentences.numberTaken(network: engine.network, count: engine.numberDigits.count,
-                                                ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits)), engine.messages))
+            say(
+                AccessibleSentences.numberTaken(
+                    network: engine.network, count: engine.numberDigits.count,
+                    ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits)), engine.messages))
         }
         let receipt = outcome.deliverAcceptedCard(to: onAccepted, messages: engine.messages)
         show(messages + outcome.messages)
@@ -263,8 +273,11 @@ final class AccessiblePrompt {
             say(reason)
         } else {
             if field == .number && engine.field > .number {
-                say(AccessibleSentences.numberTaken(network: engine.network, count: engine.numberDigits.count,
-                                                    ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits)), engine.messages))
+                say(
+                    AccessibleSentences.numberTaken(
+                        network: engine.network, count: engine.numberDigits.count,
+                        ending: CardNumber.string(CardPolicy.lastShownDigits(of: engine.numberDigits)), engine.messages)
+                )
             }
             show(outcome.messages)
         }
@@ -275,8 +288,11 @@ final class AccessiblePrompt {
     /// The sentence for a field Enter did not take: for a number of a right length whose check
     /// digit fails, in words; else the engine's problem with the field (or its message).
     private func problemSentence(_ field: Field, _ outcome: Outcome) -> String {
-        if field == .number, let network = engine.detection.network, case .failsLuhn = engine.detection.verdict(engine.numberDigits) {
-            return AccessibleSentences.checkDigitFails(count: engine.numberDigits.count, network: network, engine.messages)
+        if field == .number, let network = engine.detection.network,
+            case .failsLuhn = engine.detection.verdict(engine.numberDigits)
+        {
+            return AccessibleSentences.checkDigitFails(
+                count: engine.numberDigits.count, network: network, engine.messages)
         }
         let problem = engine.problem(in: field) ?? outcome.messages.first { $0.kind == .error }?.text ?? ""
         return AccessibleSentences.sentence(problem)

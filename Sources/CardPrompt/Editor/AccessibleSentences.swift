@@ -23,7 +23,8 @@ enum AccessibleSentences {
         case .postalCode:
             // "ZIP code, like 12345: ", from the country's format.
             let view = engine.view(of: .postalCode)
-            return view.hint.isEmpty ? messages.text(.a11yQuestionPlain, ("label", view.label))
+            return view.hint.isEmpty
+                ? messages.text(.a11yQuestionPlain, ("label", view.label))
                 : messages.text(.a11yQuestionLike, ("label", view.label), ("example", view.hint))
         }
     }
@@ -34,7 +35,10 @@ enum AccessibleSentences {
         let messages = engine.messages
         let how = messages.text(.a11yIntroduction)
         guard let accepted = engine.acceptedNetworks else { return [how] }
-        return [how, messages.text(.rulesAccepted, ("networks", accepted.names(in: engine.rules, and: messages.text(.listAnd))))]
+        return [
+            how,
+            messages.text(.rulesAccepted, ("networks", accepted.names(in: engine.rules, and: messages.text(.listAnd)))),
+        ]
     }
 
     /// `reason` (an engine's refusal or problem, like "only digits go in the card number, not
@@ -56,14 +60,20 @@ enum AccessibleSentences {
     /// "That number has 16 digits, as a Visa card number does, but the last digit doesn't match
     /// the others; please check it."
     static func checkDigitFails(count: Int, network: CardNetwork, _ messages: MessageCatalog) -> String {
-        messages.text(.a11yCheckDigit, ("count", String(count)), ("a", article(for: network.name)), ("network", network.name))
+        messages.text(
+            .a11yCheckDigit, ("count", String(count)), ("a", article(for: network.name)), ("network", network.name))
     }
 
     /// Said once the number is taken, the network in words and the number masked as everywhere
     /// else (its last shown digits only): "Visa card number, 16 digits, ending in 1111."
-    static func numberTaken(network: CardNetwork?, count: Int, ending lastDigits: String, _ messages: MessageCatalog) -> String {
-        guard let network else { return messages.text(.a11yNumberTakenUnknown, ("count", String(count)), ("last", lastDigits)) }
-        return messages.text(.a11yNumberTaken, ("network", network.name), ("count", String(count)), ("last", lastDigits))
+    static func numberTaken(network: CardNetwork?, count: Int, ending lastDigits: String, _ messages: MessageCatalog)
+        -> String
+    {
+        guard let network else {
+            return messages.text(.a11yNumberTakenUnknown, ("count", String(count)), ("last", lastDigits))
+        }
+        return messages.text(
+            .a11yNumberTaken, ("network", network.name), ("count", String(count)), ("last", lastDigits))
     }
 
     /// The prompt ended because no key came for `milliseconds`: the prompt's own words, as a

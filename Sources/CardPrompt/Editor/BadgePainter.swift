@@ -73,11 +73,14 @@ struct BadgePainter {
     /// `progress` is ASCII and as long as the counter there (every digit but the one that widens
     /// it): true then. (Cheaper than removing the counter and appending it again.)
     private mutating func replaceCounter(with progress: String) -> Bool {
-        let start = logoBytes, length = wanted.count - logoBytes
+        let start = logoBytes
+        let length = wanted.count - logoBytes
         // The counter drawn is compared as the new one is written, when `changedCounter`
         // could compare them (the same length, short enough, ASCII: checked as it goes).
         let comparable = textOnScreen.count == wanted.count && length <= ShortBytes.capacity - 20
-        var first = -1, last = -1, ascii = true
+        var first = -1
+        var last = -1
+        var ascii = true
         // pointer: the counter's bytes read in place, every digit (no copy of the string).
         let replaced: Bool? = progress.utf8.withContiguousStorageIfAvailable { bytes in
             guard bytes.count + 1 == length else { return false }
@@ -86,7 +89,9 @@ struct BadgePainter {
                 wanted[start + index] = bytes[index]
                 guard comparable else { continue }
                 let drawn = textOnScreen[start + index]
-                if drawn >= 0x80 { ascii = false } else if drawn != bytes[index] {
+                if drawn >= 0x80 {
+                    ascii = false
+                } else if drawn != bytes[index] {
                     if first < 0 { first = start + index }
                     last = start + index
                 }
@@ -97,8 +102,11 @@ struct BadgePainter {
         wantedCells = logoCells + length  // ASCII: a cell a byte
         if comparable {
             // The counter's last character (its space) was not written.
-            let end = wanted.count - 1, drawn = textOnScreen[end]
-            if drawn >= 0x80 || wanted[end] >= 0x80 { ascii = false } else if drawn != wanted[end] {
+            let end = wanted.count - 1
+            let drawn = textOnScreen[end]
+            if drawn >= 0x80 || wanted[end] >= 0x80 {
+                ascii = false
+            } else if drawn != wanted[end] {
                 if first < 0 { first = end }
                 last = end
             }
@@ -128,8 +136,10 @@ struct BadgePainter {
             return false
         }
         let start = wanted.isEmpty ? columns : columns - wantedCells - 2
-        if !logoRebuilt, let shown = onScreen, shown.start == start, shown.cells == wantedCells, logoBytesOnScreen == logoBytes,
-           let changed = knownChange ?? changedCounter() {
+        if !logoRebuilt, let shown = onScreen, shown.start == start, shown.cells == wantedCells,
+            logoBytesOnScreen == logoBytes,
+            let changed = knownChange ?? changedCounter()
+        {
             knownChange = .some(nil)  // (the screen's counter is brought up to date below)
             guard let changed else { return false }
             // Only the counter's characters that changed (ASCII: a byte a cell).
@@ -214,8 +224,11 @@ struct BadgePainter {
     /// updated in place (the badge is then drawn whole).
     private func changedCounter() -> Range<Int>?? {
         // (A counter too long for `counterBytes`, with the moves, is drawn whole.)
-        guard textOnScreen.count == wanted.count, wanted.count - logoBytes <= ShortBytes.capacity - 20 else { return nil }
-        var first = -1, last = -1
+        guard textOnScreen.count == wanted.count, wanted.count - logoBytes <= ShortBytes.capacity - 20 else {
+            return nil
+        }
+        var first = -1
+        var last = -1
         for index in logoBytes..<wanted.count {
             let byte = wanted[index]
             guard byte < 0x80, textOnScreen[index] < 0x80 else { return nil }

@@ -1,7 +1,8 @@
 import CEditLine
 import CardKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The editor's key input: libedit's character reader. Every key goes through libedit's

@@ -2,7 +2,7 @@ import CEditLine
 import CardKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension InteractiveEditor {
@@ -28,7 +28,9 @@ extension InteractiveEditor {
         let filler = shown.fillerLength(promptWidth: promptWidth)
         guard filler > 0 else { return nil }
         let rowsUp = rows(text: shown.text) - 1
-        let canRedraw = terminal.escapes && cl_terminal_string(el, "ce") != nil && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
+        let canRedraw =
+            terminal.escapes && cl_terminal_string(el, "ce") != nil
+            && (rowsUp == 0 || cl_terminal_string(el, "up") != nil)
         // (From bytes: `String(repeating: " ", count:)` costs some 280 instructions a space.)
         replaceBuffer(el, with: String(decoding: [UInt8](repeating: 0x20, count: filler), as: UTF8.self))
         var rowsAbove: Int?

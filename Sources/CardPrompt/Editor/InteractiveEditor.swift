@@ -2,7 +2,7 @@ import CEditLine
 import CardKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The REPL at a real terminal. cardline reads the terminal itself (libedit's EL_GETCFN) and
@@ -99,13 +99,16 @@ final class InteractiveEditor {
         case drawnMasked(MaskedStep)
     }
 
-    init(engine: EntryEngine, style: Style, device: TerminalDevice, title: String? = nil,
-         onCommand: @escaping (String) -> Void = { _ in },
-         onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
-         reloadingWith loader: EntryEngine.RuleLoader? = nil,
-         timeout: Duration? = nil, endsOnCancel: Bool = false) {
+    init(
+        engine: EntryEngine, style: Style, device: TerminalDevice, title: String? = nil,
+        onCommand: @escaping (String) -> Void = { _ in },
+        onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
+        reloadingWith loader: EntryEngine.RuleLoader? = nil,
+        timeout: Duration? = nil, endsOnCancel: Bool = false
+    ) {
         reader = KeyReader(timeout: timeout)
-        settings = Settings(title: title, onCommand: onCommand, onAccepted: onAccepted, loader: loader, endsOnCancel: endsOnCancel)
+        settings = Settings(
+            title: title, onCommand: onCommand, onAccepted: onAccepted, loader: loader, endsOnCancel: endsOnCancel)
         self.engine = engine
         // `:help` and the Ctrl-D refusal name what Ctrl-C and Esc do here.
         self.engine.cancelEndsEntry = endsOnCancel
@@ -144,7 +147,8 @@ final class InteractiveEditor {
         defer { if let previousLocale { setlocale(LC_CTYPE, previousLocale) } }
         cl_signals_begin(fileno(device.input), fileno(device.output))
         defer { cl_signals_end() }
-        guard let el = device.isStandard ? cl_init("cardline") : cl_init_files("cardline", device.input, device.output) else {
+        guard let el = device.isStandard ? cl_init("cardline") : cl_init_files("cardline", device.input, device.output)
+        else {
             return .noEditor
         }
         editLine = el
@@ -161,12 +165,16 @@ final class InteractiveEditor {
         cl_set_editor(el, "emacs")
         // Not EL_SIGNAL: cl_signals_begin handles signals for this process only.
         cl_set_tty_flag(el, "-d", "-isig")
-        cl_set_prompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.prompts.leftText } }, PromptTexts.invisible)
+        cl_set_prompt(
+            el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.prompts.leftText } },
+            PromptTexts.invisible)
         // cardline draws the badge, and the changed cells of a one-row line, where libedit can
         // be told the screen without drawing (`cl_refresh_silently`).
         drawsBadge = terminal.escapes && cl_terminal_string(el, "ce") != nil && cl_silent_refresh_ready() == 0
         if !drawsBadge {
-            cl_set_rprompt(el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.prompts.rightText } }, PromptTexts.invisible)
+            cl_set_rprompt(
+                el, { el in InteractiveEditor.with(el, nil) { editor, _ in editor.prompts.rightText } },
+                PromptTexts.invisible)
         }
         installBindings(el)
         cl_set_getcfn(el) { el, character in
@@ -217,8 +225,10 @@ final class InteractiveEditor {
         /// The C function libedit calls; it cannot capture, so it finds the editor by client data.
         var function: cl_key_fn {
             switch self {
-            case .input: return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.nextInput(el) } }
-            case .flush: return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.flush(el) } }
+            case .input:
+                return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.nextInput(el) } }
+            case .flush:
+                return { el, _ in InteractiveEditor.with(el, UInt8(CC_ERROR)) { editor, el in editor.flush(el) } }
             }
         }
     }
@@ -254,7 +264,8 @@ final class InteractiveEditor {
             }
         }
         if reader.timedOut {
-            return end(.timedOut, saying: engine.messages.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0), on: el)
+            return end(
+                .timedOut, saying: engine.messages.timedOut(milliseconds: reader.timeoutMilliseconds ?? 0), on: el)
         }
         if reader.resized {
             reader.resized = false
@@ -385,8 +396,10 @@ final class InteractiveEditor {
     /// none. The editor is not retained and released around the call (170 instructions a call):
     /// it outlives its EditLine (`run` ends it).
     @inline(__always)
-    private static func with<Result>(_ el: OpaquePointer?, _ fallback: Result,
-                                     _ body: (InteractiveEditor, OpaquePointer) -> Result) -> Result {
+    private static func with<Result>(
+        _ el: OpaquePointer?, _ fallback: Result,
+        _ body: (InteractiveEditor, OpaquePointer) -> Result
+    ) -> Result {
         guard let el else { return fallback }
         // pointer: the editor from libedit's client data (set in `run`), unretained.
         let editor: Unmanaged<InteractiveEditor>
@@ -447,7 +460,9 @@ final class InteractiveEditor {
         swap(&view, &currentView)
         let viewBefore = consume view
         if let command = outcome.command { settings.onCommand(command) }
-        if let receipt = outcome.deliverAcceptedCard(to: settings.onAccepted, messages: engine.messages), receipt != .more {
+        if let receipt = outcome.deliverAcceptedCard(to: settings.onAccepted, messages: engine.messages),
+            receipt != .more
+        {
             ending = .finished
         }
         if outcome.event == .quit {
@@ -470,7 +485,8 @@ final class InteractiveEditor {
         if currentView.text.isEmpty { _ = wipeEntry(el) }
 
         guard reason != nil || !outcome.messages.isEmpty || !warnings.isEmpty else {
-            let promptBefore = prompts.left, textBefore = shown.text
+            let promptBefore = prompts.left
+            let textBefore = shown.text
             let promptChanged = updatePrompts()
             if let drawn = redrawInPlace(promptBefore: promptBefore, textBefore: textBefore, el) { return drawn }
             replaceBuffer(el)
@@ -495,8 +511,9 @@ final class InteractiveEditor {
         // libedit redraws from the first row of the line it drew; when a long command wrapped
         // that line over several rows, as many blank rows keep it off the output.
         let extraRows = String(repeating: "\r\n", count: max(0, rows(text: finished.maskedText) - 1))
-        step = .printing((outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows,
-                         wipingName: wipingName)
+        step = .printing(
+            (outcome.refusal != nil ? "\u{7}" : "") + "\r\n" + lines.joined(separator: "\r\n") + "\r\n" + extraRows,
+            wipingName: wipingName)
         el_push(el, Action.flushKey)
         return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
     }
@@ -509,11 +526,15 @@ final class InteractiveEditor {
     /// not one cell wide, or the badge's place is not known: libedit then redraws.
     private func redrawInPlace(promptBefore: String, textBefore: String, _ el: OpaquePointer) -> UInt8? {
         guard drawsBadge else { return nil }
-        let columns = terminal.columns, text = style.drawn(currentView.text)
-        var before = LineCells(columns: columns), after = LineCells(columns: columns)
-        guard before.put(prompt: promptBefore, text: textBefore, before: columns - 1), painter.putOnScreen(into: &before),
-              after.put(prompt: prompts.left, text: text, before: columns - 1),
-              painter.putWanted(into: &after, end: after.end, columns: columns) else { return nil }
+        let columns = terminal.columns
+        let text = style.drawn(currentView.text)
+        var before = LineCells(columns: columns)
+        var after = LineCells(columns: columns)
+        guard before.put(prompt: promptBefore, text: textBefore, before: columns - 1),
+            painter.putOnScreen(into: &before),
+            after.put(prompt: prompts.left, text: text, before: columns - 1),
+            painter.putWanted(into: &after, end: after.end, columns: columns)
+        else { return nil }
         replaceBuffer(el)
         // Through the output stream (the row holds the field): wiped with it as the next key is read.
         device.write(bytes: after.bytes(from: before))

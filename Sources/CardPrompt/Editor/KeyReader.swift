@@ -2,7 +2,7 @@ import CEditLine
 import CardKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Key input for `InteractiveEditor`: reads the terminal's bytes and turns them into whole keys
@@ -46,7 +46,9 @@ final class KeyReader {
     private var swipe = SwipeCollector()
 
     init(timeout: Duration?) {
-        timeoutMilliseconds = timeout.map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+        timeoutMilliseconds = timeout.map {
+            $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000
+        }
     }
 
     /// Starts the idle clock (when the prompt first waits for a key).
@@ -66,8 +68,12 @@ final class KeyReader {
             while keys.popLast() != nil {}
             keyIndex = 0
             if inputEnded { return 0 }
-            var timeout = swipe.isCollecting ? SwipeCollector.gapTimeout : decoder.isInPaste ? Self.pasteTimeout
-                : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
+            var timeout =
+                swipe.isCollecting
+                ? SwipeCollector.gapTimeout
+                : decoder.isInPaste
+                    ? Self.pasteTimeout
+                    : decoder.isPending ? Self.escapeTimeout : decoder.isHoldingCutShort ? Self.cutShortTimeout : -1
             if timeoutMilliseconds != nil {
                 // Idle time: the wait is cut at the deadline, which every read that brings bytes
                 // moves on; a sequence or paste in progress is finished first.
@@ -79,7 +85,10 @@ final class KeyReader {
                 timeout = timeout < 0 ? Int32(clamping: left) : min(timeout, Int32(clamping: left))
             }
             let ready = cl_wait_input(fd, timeout)
-            if ready == 2 { resized = true; break }
+            if ready == 2 {
+                resized = true
+                break
+            }
             if ready < 0 {
                 if errno == EINTR { continue }
                 return -1
@@ -121,8 +130,10 @@ final class KeyReader {
         // A swipe takes the bytes up to its Enter; the decoder reads the rest where they were
         // read (no copy is left unwiped).
         var start = 0
-        if swipe.isCollecting || (keyIndex == keys.count && !decoder.isPending && !decoder.isInPaste
-                                  && !decoder.isHoldingCutShort && TrackData.isStartSentinel(readBuffer[0])) {
+        if swipe.isCollecting
+            || (keyIndex == keys.count && !decoder.isPending && !decoder.isInPaste
+                && !decoder.isHoldingCutShort && TrackData.isStartSentinel(readBuffer[0]))
+        {
             start = swipe.collect(readBuffer, count: count)
         }
         if start < count {

@@ -27,7 +27,8 @@ struct LineCells: Equatable {
     /// first column; false when they do not fit before `limit`, or hold a character that does not take
     /// exactly one cell (the row is then left to libedit).
     mutating func put(prompt: String, text: String, before limit: Int) -> Bool {
-        var column = 0, sgr = ""
+        var column = 0
+        var sgr = ""
         var scalars = prompt.unicodeScalars.makeIterator()
         while let scalar = scalars.next() {
             if scalar == "\u{1B}" {
@@ -69,7 +70,8 @@ struct LineCells: Equatable {
 
     private mutating func put(_ scalar: Unicode.Scalar, sgr: String, at column: Int, before limit: Int) -> Bool {
         guard column < limit, scalar.value >= 0x20, scalar.value != 0x7F,
-              scalar.isASCII || cl_wcwidth(Int32(bitPattern: scalar.value)) == 1 else { return false }
+            scalar.isASCII || cl_wcwidth(Int32(bitPattern: scalar.value)) == 1
+        else { return false }
         cells[column] = Cell(scalar: scalar, sgr: sgr)
         return true
     }
@@ -79,7 +81,8 @@ struct LineCells: Equatable {
     /// attributes reset.
     func bytes(from old: LineCells) -> [UInt8] {
         var bytes: [UInt8] = []
-        var cursor = old.end, sgr = ""
+        var cursor = old.end
+        var sgr = ""
         for column in cells.indices where cells[column] != old.cells[column] {
             BadgePainter.appendMove(from: cursor, to: column, into: &bytes)
             let cell = cells[column]

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The prompts libedit draws for `InteractiveEditor`: the left one (label and hint, with its
@@ -41,9 +41,15 @@ final class PromptTexts {
         var result = ""
         var inEscape = false
         for scalar in text.unicodeScalars {
-            if scalar == "\u{1B}" { result.unicodeScalars.append("\u{1}"); inEscape = true }
+            if scalar == "\u{1B}" {
+                result.unicodeScalars.append("\u{1}")
+                inEscape = true
+            }
             result.unicodeScalars.append(scalar)
-            if inEscape && scalar == "m" { result.unicodeScalars.append("\u{1}"); inEscape = false }
+            if inEscape && scalar == "m" {
+                result.unicodeScalars.append("\u{1}")
+                inEscape = false
+            }
         }
         return result
     }

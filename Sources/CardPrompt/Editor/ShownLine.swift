@@ -28,7 +28,8 @@ struct ShownLine {
             scalars += appending
             return
         }
-        var width = 0, scalars = 0
+        var width = 0
+        var scalars = 0
         // pointer: the line's bytes counted in place (no copy of the digits to wipe).
         let ascii: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 >= 0x7F }) else { return false }

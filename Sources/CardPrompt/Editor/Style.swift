@@ -73,7 +73,8 @@ public struct Style: Sendable {
         }
     }
 
-    private static let latinBases = Array("AAAAAAACEEEEIIIIDNOOOOO_OUUUUYTsaaaaaaaceeeeiiiidnooooo_ouuuuyty".unicodeScalars)
+    private static let latinBases = Array(
+        "AAAAAAACEEEEIIIIDNOOOOO_OUUUUYTsaaaaaaaceeeeiiiidnooooo_ouuuuyty".unicodeScalars)
 
     /// A message line as shown above the prompt.
     public func message(_ message: Message) -> String {
@@ -95,10 +96,12 @@ public struct Style: Sendable {
     /// `12/16 ` plain (as cardline draws it, `BadgePainter`), then one plain space.
     public func badge(_ view: EntryView) -> String {
         // The two parts as the painter writes them (`appendBadgeLogo`, `appendBadgeCounter`).
-        var logo: [UInt8] = [], counter: [UInt8] = []
+        var logo: [UInt8] = []
+        var counter: [UInt8] = []
         _ = Self.appendBadgeLogo(view.logo, to: &logo)
         _ = Self.appendBadgeCounter(progress: view.progress, to: &counter)
-        return paint(String(decoding: logo, as: UTF8.self), Self.badgeColour(view.logo, securityCode: view.field == .cvv))
+        return paint(
+            String(decoding: logo, as: UTF8.self), Self.badgeColour(view.logo, securityCode: view.field == .cvv))
             + drawn(String(decoding: counter, as: UTF8.self)) + " "
     }
 
@@ -172,7 +175,8 @@ public struct Style: Sendable {
         }
         // From the fullest to the barest.
         if fits(hint: true, progress: progressWidth) {
-            return LayoutChoice(label: view.label, hint: view.hint, progress: progress, promptWidth: labelWidth + 5 + hintWidth)
+            return LayoutChoice(
+                label: view.label, hint: view.hint, progress: progress, promptWidth: labelWidth + 5 + hintWidth)
         }
         let plain = labelWidth + 2
         if fits(hint: false, progress: progressWidth) {
@@ -182,8 +186,12 @@ public struct Style: Sendable {
         if fits(hint: false, progress: withoutNote.unicodeScalars.count) {
             return LayoutChoice(label: view.label, hint: nil, progress: withoutNote, promptWidth: plain)
         }
-        if fits(hint: false, progress: 0) { return LayoutChoice(label: view.label, hint: nil, progress: "", promptWidth: plain) }
-        if fits(hint: false, progress: nil) { return LayoutChoice(label: view.label, hint: nil, progress: nil, promptWidth: plain) }
+        if fits(hint: false, progress: 0) {
+            return LayoutChoice(label: view.label, hint: nil, progress: "", promptWidth: plain)
+        }
+        if fits(hint: false, progress: nil) {
+            return LayoutChoice(label: view.label, hint: nil, progress: nil, promptWidth: plain)
+        }
         let short = view.field == .number ? messages.text(.labelNumberShort) : view.label
         return LayoutChoice(label: short, hint: nil, progress: nil, promptWidth: short.scalarCount + 2)
     }

@@ -1,7 +1,7 @@
 import CEditLine
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The terminal the prompt reads keys from and draws on. When standard input and output are
@@ -28,7 +28,8 @@ final class TerminalDevice {
         return buffer
     }()
 
-    private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {  // unsafe: C stdio streams
+    // unsafe: C stdio streams
+    private init(input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, isStandard: Bool) {
         self.input = input
         self.output = output
         self.isStandard = isStandard

@@ -1,7 +1,8 @@
 import CardKit
 import FoundationEssentials
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the prompt's words come from, for one language, in priority order (later overrides
@@ -36,7 +37,9 @@ public enum MessageSources {
     /// English, without a warning. Throws `.rules` with every problem of a file that is refused
     /// (errors located `file:line:column`), `.unreadable` for a file that cannot be read: not a
     /// regular file (a FIFO, `/dev/zero`, a folder) or larger than `largestFile` (`Paths.read`).
-    public static func load(language: String, folders: [String], overrides: [String: String] = [:]) throws(RuleSources.LoadError) -> MessageCatalog {
+    public static func load(language: String, folders: [String], overrides: [String: String] = [:]) throws(RuleSources
+        .LoadError) -> MessageCatalog
+    {
         var texts: [String: String] = [:]
         var problems: [RuleError] = []
         var found = MessageCatalog.bundledLanguages.contains(language)

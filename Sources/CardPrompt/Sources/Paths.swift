@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// File-system paths, without Foundation's NSString (cardline links only
@@ -29,7 +29,9 @@ public enum Paths {
         let length = readlink("/proc/self/exe", &buffer, 4096)
         guard length > 0 else { return nil }
         let directory = directory(of: String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        return [directory + "/" + name, directory + "/../share/cardline/" + name].first { isDirectory($0 + "/" + marker) == false }
+        return [directory + "/" + name, directory + "/../share/cardline/" + name].first {
+            isDirectory($0 + "/" + marker) == false
+        }
     }
 
     /// An XDG base folder: `$variable` when it is set to an absolute path, else `fallback`
@@ -65,7 +67,9 @@ public enum Paths {
         var offset = 0
         while offset < bytes.count {
             // unsafe: write(2) takes the bytes' address; the pointer does not outlive the call.
-            let written = bytes.extracting(offset...).withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count) }
+            let written = bytes.extracting(offset...).withUnsafeBufferPointer {
+                Glibc.write(fd, $0.baseAddress, $0.count)
+            }
             if written < 0 && errno == EINTR { continue }
             if written <= 0 { return false }
             offset += written
@@ -98,9 +102,13 @@ public enum Paths {
     ///
     /// A relative `path` is taken from the open folder `folder` (a descriptor; by default the
     /// working folder). The caller closes the descriptor.
-    public static func openForReading(_ path: String, in folder: Int32 = AT_FDCWD, allowingFIFO: Bool = false) throws(Unreadable) -> Int32 {
+    public static func openForReading(_ path: String, in folder: Int32 = AT_FDCWD, allowingFIFO: Bool = false)
+        throws(Unreadable) -> Int32
+    {
         var fd: Int32
-        repeat { fd = openat(folder, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        repeat {
+            fd = openat(folder, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        } while fd < 0 && errno == EINTR
         guard fd >= 0 else { throw Unreadable() }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -137,7 +145,8 @@ public enum Paths {
 
     /// The whole of a file, read straight into bytes (no Foundation `Data` to copy from):
     /// `read(_:in:into:limit:)` into a new array.
-    public static func contents(of path: String, in folder: Int32 = AT_FDCWD, limit: Int) throws(Unreadable) -> [UInt8] {
+    public static func contents(of path: String, in folder: Int32 = AT_FDCWD, limit: Int) throws(Unreadable) -> [UInt8]
+    {
         var bytes: [UInt8] = []
         try read(path, in: folder, into: &bytes, limit: limit)
         return bytes
@@ -150,7 +159,9 @@ public enum Paths {
     /// MiB"), before anything is read when its size says so, else once it has given more: no
     /// file, however large or endless (a /proc file), makes an allocation fail. On a throw,
     /// `bytes` holds anything.
-    public static func read(_ path: String, in folder: Int32 = AT_FDCWD, into bytes: inout [UInt8], limit: Int) throws(Unreadable) {
+    public static func read(_ path: String, in folder: Int32 = AT_FDCWD, into bytes: inout [UInt8], limit: Int)
+        throws(Unreadable)
+    {
         bytes.removeAll(keepingCapacity: true)
         let fd = try openForReading(path, in: folder)
         defer { close(fd) }

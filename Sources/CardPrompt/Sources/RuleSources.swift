@@ -1,7 +1,8 @@
 import CardKit
 import FoundationEssentials
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where rule files come from, in priority order (later overrides earlier by id): the bundled
@@ -46,7 +47,10 @@ public enum RuleSources {
         /// The same problem as rule errors, for `:reload` and `rules lint`.
         public var ruleErrors: RuleErrors {
             switch self {
-            case .unreadable(let reason): return RuleErrors(errors: [RuleError(file: "cardline", location: .init(line: 0, column: 0), message: reason)])
+            case .unreadable(let reason):
+                return RuleErrors(errors: [
+                    RuleError(file: "cardline", location: .init(line: 0, column: 0), message: reason)
+                ])
             case .rules(let errors): return errors
             }
         }
@@ -179,7 +183,9 @@ public enum RuleSources {
         if folder == compiledIn { return compiledInTexts() }
         let files = try ruleFiles(folder)
         defer { if files.folder != AT_FDCWD { close(files.folder) } }
-        return try files.names.map { name throws(UnreadableFolder) in try readRuleFile(files.prefix + name, name: name, in: files.folder) }
+        return try files.names.map { name throws(UnreadableFolder) in
+            try readRuleFile(files.prefix + name, name: name, in: files.folder)
+        }
     }
 
     /// The compiled-in rule files, named `<bundled>/visa.json` and so on.
@@ -195,7 +201,9 @@ public enum RuleSources {
     /// opened: then each file is opened by its whole path), for the caller to close. A file
     /// opened by its name in an open folder has one name for the kernel to look up rather
     /// than every folder on its path (a bank's thousand files: about a tenth of their start).
-    private static func ruleFiles(_ folder: String) throws(UnreadableFolder) -> (names: [String], prefix: String, folder: Int32) {
+    private static func ruleFiles(_ folder: String) throws(UnreadableFolder) -> (
+        names: [String], prefix: String, folder: Int32
+    ) {
         guard Paths.isDirectory(folder) == true else {
             throw UnreadableFolder(path: folder, reason: "no such folder")
         }
@@ -212,7 +220,9 @@ public enum RuleSources {
 
     /// One rule file's text: `name` in the open `folder` (`ruleFiles`), or `path` when the
     /// folder is `AT_FDCWD`; `path` is the name messages give it.
-    private static func readRuleFile(_ path: String, name: String, in folder: Int32) throws(UnreadableFolder) -> RuleSet.FileText {
+    private static func readRuleFile(_ path: String, name: String, in folder: Int32) throws(UnreadableFolder)
+        -> RuleSet.FileText
+    {
         var bytes: [UInt8] = []
         try readRuleFile(path, name: name, in: folder, into: &bytes)
         return RuleSet.FileText(path: path, bytes: bytes)
@@ -223,9 +233,12 @@ public enum RuleSources {
     /// and a copy, reading 100,000 ranges cost 8 million instructions more.
     /// A file that is not a regular file (a FIFO, `/dev/zero`, a folder named `x.json`), or
     /// larger than `largestFile`, is refused with what it is (`Paths.read`).
-    private static func readRuleFile(_ path: String, name: String, in folder: Int32, into buffer: inout [UInt8]) throws(UnreadableFolder) {
+    private static func readRuleFile(_ path: String, name: String, in folder: Int32, into buffer: inout [UInt8])
+        throws(UnreadableFolder)
+    {
         do throws(Paths.Unreadable) {
-            try folder == AT_FDCWD ? Paths.read(path, into: &buffer, limit: largestFile)
+            try folder == AT_FDCWD
+                ? Paths.read(path, into: &buffer, limit: largestFile)
                 : Paths.read(name, in: folder, into: &buffer, limit: largestFile)
         } catch {
             throw UnreadableFolder(path: path, reason: error.reason)
