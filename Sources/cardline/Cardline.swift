@@ -74,11 +74,59 @@ struct Cardline: ParsableCommand {
         // Held to under 1 GiB: threads (`check`'s, Dispatch's) made with 2 MiB stacks, not 8.
         if limit >= 0 && limit < 1 << 30 { cl_small_thread_stacks() }
         guard limit >= 0 && limit < smallestAddressSpace else { return }
-        let option = isData != 0 ? "-d" : "-v"
-        let shown = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
-        Complaint.write(
-            "the \(option == "-v" ? "address-space" : "data-segment") limit (ulimit \(option)) is \(shown); cardline needs \(smallestAddressSpace >> 20) MiB or more",
-            hint: "raise it, as with `ulimit \(option) \(smallestAddressSpace >> 10)`")
+        // Written without the heap (near the loader's floor even the message's strings may not
+        // find room): `Complaint`'s two lines, put together in a buffer on the stack.
+        var line = InlineArray<256, UInt8>(repeating: 0)
+        var count = 0
+        func add(_ text: StaticString) {
+            text.withUTF8Buffer {
+                for byte in $0 where count < 256 {
+                    line[count] = byte
+                    count += 1
+                }
+            }
+        }
+        func add(_ number: Int64) {
+            var digits = InlineArray<20, UInt8>(repeating: 0)
+            var value = number
+            var used = 0
+            repeat {
+                digits[used] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
+                used += 1
+            } while value > 0 && used < 20
+            while used > 0 && count < 256 {
+                used -= 1
+                line[count] = digits[used]
+                count += 1
+            }
+        }
+        add(
+            isData != 0
+                ? "cardline: error: the data-segment limit (ulimit -d) is "
+                : "cardline: error: the address-space limit (ulimit -v) is ")
+        if limit % (1 << 20) == 0 {
+            add(Int64(limit >> 20))
+            add(" MiB")
+        } else {
+            add(Int64(limit >> 10))
+            add(" KiB")
+        }
+        add("; cardline needs ")
+        add(Int64(smallestAddressSpace >> 20))
+        add(" MiB or more\ncardline: hint: raise it, as with `ulimit ")
+        add(isData != 0 ? "-d " : "-v ")
+        add(Int64(smallestAddressSpace >> 10))
+        add("`\n")
+        var written = 0
+        while written < count {
+            // unsafe: write(2) of the stack buffer
+            let result = line.span.extracting(written..<count).withUnsafeBufferPointer {
+                Glibc.write(2, $0.baseAddress, $0.count)
+            }
+            guard result > 0 else { break }
+            written += result
+        }
         Glibc.exit(ExitStatus.tooLittleMemory.rawValue)
     }
 
