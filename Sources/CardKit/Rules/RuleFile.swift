@@ -33,7 +33,7 @@ struct RuleFile {
 
     let file: String
     /// Errors: the file is refused when there is one.
-    internal(set) var problems: [RuleError] = []
+    var problems: [RuleError] = []
     /// Problems worth a word that do not stop the file from loading.
     private(set) var warnings: [RuleError] = []
 
