@@ -27,6 +27,21 @@ import Testing
         #expect(!(run.output + run.errors).contains("\u{1B}"), "no raw escape reaches the terminal")
     }
 
+    /// Issue 36: a key line holding track data after other keys (here a `:` command) was typed
+    /// key by key, and the transcript kept the cardholder's name and the masked number's track
+    /// around it. As at the prompt and on a pipe, the track is one swipe, refused there with the
+    /// swipe's own message, and nothing of it is shown.
+    @Test func trackDataInAKeyLineIsASwipeNeverTyped() throws {
+        let script = home.path + "/swipe-in-command.session"
+        let tracks = "%B4256967418518869^QUIXOTE/ZEBULON^30121010000000000000?;4256967418518869=30121010000000000000?"
+        try "@today 2026-11\n@name\n:\(tracks)\n@expect refused 1\n<C-u>\n\(tracks)\n@expect field cvv\n"
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try replay([script])
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        #expect(!run.output.contains("QUIXOTE") && !run.output.contains("ZEBULON"), "\(run.output)")
+        #expect(!run.output.contains("%B") && !run.output.contains("=3012"), "\(run.output)")
+    }
+
     @Test func everyExampleScriptPasses() throws {
         let run = try replay([Self.examples])
         let count = try FileManager.default.subpathsOfDirectory(atPath: Self.examples).filter {

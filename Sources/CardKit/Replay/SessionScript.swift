@@ -197,7 +197,8 @@ public struct SessionScript: Equatable, Sendable {
                 if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { blank = false }
                 index += 1
             }
-            guard plain && !blank,
+            // (Track data in a key line is a swipe: read by `next(_:)`, as any other line.)
+            guard plain && !blank, TrackData.swipeStart(in: bytes[0..<end]) == nil,
                 let keys = SessionScript.asciiKeys(bytes.span.extracting(0..<end), keeping: keepingKeys)
             else {
                 // Anything else, and every malformed line (for its exact message), as text.
@@ -225,7 +226,17 @@ public struct SessionScript: Equatable, Sendable {
             }
             guard line.utf8.first == UInt8(ascii: "@") else {
                 sawKeys = true
-                return Step(line: number, kind: .keys(try keys(in: line, line: number, keeping: keepingKeys)))
+                // Track data in a key line (`TrackData.swipeStart`) is one swipe after the keys
+                // before it, as at the prompt and on a pipe: never typed key by key.
+                guard let start = TrackData.swipeStart(in: line.utf8) else {
+                    return Step(line: number, kind: .keys(try keys(in: line, line: number, keeping: keepingKeys)))
+                }
+                var keys = try keys(in: line[..<start], line: number, keeping: keepingKeys)
+                guard keepingKeys else { return Step(line: number, kind: .keys([])) }
+                var bytes = Array(line.utf8[start...])
+                defer { bytes.overwriteAndEmpty() }
+                keys.append(.swipe(try? TrackData.read(bytes).get()))
+                return Step(line: number, kind: .keys(keys))
             }
             let words = line.dropFirst().split(separator: " ", maxSplits: 1)
             let directive = words.first.map(String.init) ?? ""
