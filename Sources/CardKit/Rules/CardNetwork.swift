@@ -203,8 +203,14 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     }
 
     private func findTerms(of digits: some Collection<UInt8>, decidingLength: Int) -> PatternTerms? {
-        patternTerms.first {
-            patterns[$0.pattern].length == decidingLength && patterns[$0.pattern].match(digits) == .full
+        // A pattern matches in full when the number's first `decidingLength` digits, read once
+        // as a number, lie in its range (`IINPattern.match`'s test, without reading them again
+        // for each pattern: a network such as Visa has many co-badged patterns).
+        guard digits.count >= decidingLength else { return nil }
+        let prefix = digits.prefix(decidingLength).reduce(UInt64(0)) { $0 * 10 + UInt64($1) }
+        return patternTerms.first {
+            let pattern = patterns[$0.pattern]
+            return pattern.length == decidingLength && pattern.lowValue <= prefix && prefix <= pattern.highValue
         }
     }
 

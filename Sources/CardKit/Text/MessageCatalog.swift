@@ -104,24 +104,27 @@ public struct MessageCatalog: Sendable {
         Self.fill(text(id), values)
     }
 
-    /// `template` with each `{name}` replaced by the value given for it.
+    /// `template` with each `{name}` replaced by the value given for it (read as UTF-8 bytes:
+    /// a brace is never part of another character's bytes).
     static func fill(_ template: String, _ values: [(String, String)]) -> String {
-        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
-        var result = ""
-        var rest = template[...]
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}"),
-                let value = values.first(where: { $0.0 == rest[rest.index(after: open)..<close] })?.1
-            else {
-                result += rest[open...open]
-                rest = rest[rest.index(after: open)...]
-                continue
+        let text = template.utf8
+        guard text.contains(UInt8(ascii: "{")) else { return template }
+        var result: [UInt8] = []
+        result.reserveCapacity(text.count + 32)
+        var index = text.startIndex
+        while index != text.endIndex {
+            let byte = text[index]
+            if byte == UInt8(ascii: "{"), let close = text[index...].firstIndex(of: UInt8(ascii: "}")),
+                let value = values.first(where: { $0.0.utf8.elementsEqual(text[text.index(after: index)..<close]) })?.1
+            {
+                result += value.utf8
+                index = text.index(after: close)
+            } else {
+                result.append(byte)
+                index = text.index(after: index)
             }
-            result += value
-            rest = rest[rest.index(after: close)...]
         }
-        return result + rest
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Said when the prompt ends because no key came for `milliseconds` (the idle timeout):
