@@ -155,8 +155,7 @@ struct CardMemoryTests {
         let t = try start()
         t.send(Self.partial)
         t.expectBadge("VISA 15/16")
-        // cardline echoes ordinary digits itself; libedit's line takes the field when libedit
-        // next draws it (Ctrl-L redraws it whole).
+        // (Ctrl-L redraws the line whole: libedit's line and screen buffers hold the field.)
         t.send("\u{0C}")
         t.expect("VISA 15/16")
         let found = copies(in: t.pid)
