@@ -348,3 +348,181 @@ final class RangeTables: Sendable {
         return result
     }
 }
+
+extension RuleSet {
+
+    /// The networks' patterns gathered by length, each length's in order of low end (equal
+    /// ones in load order): what `init(networks:)` makes levels of. With `anyRetired`, an
+    /// active pattern yields the numbers a retired one of its length covers
+    /// (`yieldingToRetired`).
+    static func patternRuns(_ networks: [CardNetwork], anyRetired: Bool) -> [SortedRun?] {
+        // Each network's top-level lengths as a mask: most patterns have them.
+        let topMasks = networks.map { LengthSet($0.lengths).mask }
+        // By pattern length (1–19), in arrays rather than a dictionary: no hashing per pattern.
+        var counts = InlineArray<20, Int>(repeating: 0)
+        var lowest = InlineArray<20, UInt64>(repeating: .max)
+        var highest = InlineArray<20, UInt64>(repeating: 0)
+        for network in networks {
+            for pattern in network.patterns {
+                counts[pattern.length] += 1
+                lowest[pattern.length] = min(lowest[pattern.length], pattern.lowValue)
+                highest[pattern.length] = max(highest[pattern.length], pattern.lowValue)
+            }
+        }
+        // Every pattern once, gathered by length into flat arrays in load order (one pass over
+        // the networks; sorting then touches no network or pattern array again).
+        var firsts = InlineArray<20, Int>(repeating: 0)  // where each length's patterns start
+        var total = 0
+        for length in 0..<20 {
+            firsts[length] = total
+            total += counts[length]
+        }
+        // One record a pattern, not five arrays: a level visits them in sorted order, which is
+        // random in the gathered order, and then reads one cache line a pattern.
+        var gathered = [PatternList.Item](
+            repeating: PatternList.Item(low: 0, high: 0, owner: 0, pattern: 0, mask: 0), count: total)
+        var next = firsts
+        for (owner, network) in networks.enumerated() {
+            let own = network.patternLengths
+            let topMask = topMasks[owner]
+            // The leading patterns share one array (usually `lengths` itself: one mask).
+            let sharedMask =
+                own.sharedCount == 0 ? 0 : own.shared == network.lengths ? topMask : LengthSet(own.shared).mask
+            for (number, pattern) in network.patterns.enumerated() {
+                let at = next[pattern.length]
+                next[pattern.length] = at + 1
+                let mask: UInt32
+                if number < own.sharedCount {
+                    mask = sharedMask
+                } else {
+                    let lengths = own.rest[number - own.sharedCount]
+                    mask = lengths == network.lengths ? topMask : LengthSet(lengths).mask
+                }
+                gathered[at] = PatternList.Item(
+                    low: pattern.lowValue, high: pattern.highValue, owner: Int32(truncatingIfNeeded: owner),
+                    pattern: Int32(truncatingIfNeeded: number), mask: mask)
+            }
+        }
+        var runs = [SortedRun?](repeating: nil, count: 20)
+        for length in 1...CardPolicy.longestNumber where counts[length] > 0 {
+            let first = firsts[length]
+            let count = counts[length]
+            // The length's patterns by low end, equal ones in load order: each as one word, its
+            // low end less the lowest above its place, sorted.
+            let indexBits = Int.bitWidth - max(count - 1, 1).leadingZeroBitCount
+            let keyBits = UInt64.bitWidth - (highest[length] - lowest[length]).leadingZeroBitCount
+            if !anyRetired && keyBits + indexBits <= UInt64.bitWidth {
+                let base = lowest[length]
+                var words = (0..<count).map { (gathered[first + $0].low - base) << UInt64(indexBits) | UInt64($0) }
+                sortWords(&words, bits: indexBits..<indexBits + keyBits)
+                runs[length] = SortedRun(
+                    items: gathered, first: first, order: words, indexMask: UInt64(1) << UInt64(indexBits) - 1)
+            } else {
+                // Retired networks to yield to, or patterns too far apart to share a word with
+                // their place: a list of them, and the stable order of their low ends.
+                var list = PatternList(items: Array(gathered[first..<(first + count)]))
+                if anyRetired { list = RuleSet.yieldingToRetired(list, networks) }
+                let order = stableOrder(ofKeys: list.items.map(\.low)).map { UInt64(truncatingIfNeeded: $0) }
+                runs[length] = SortedRun(items: list.items, first: 0, order: order, indexMask: UInt64(UInt32.max))
+            }
+        }
+        return runs
+    }
+
+    /// With retired networks matched (`--retired`), a retired network's pattern wins over an
+    /// active one of the same length that covers the same numbers (Laser's `6304` is also a
+    /// Maestro prefix today): the active intervals lose the parts retired ones cover, so only
+    /// two retired networks can tie.
+    fileprivate static func yieldingToRetired(_ list: PatternList, _ networks: [CardNetwork]) -> PatternList {
+        let isRetired = list.items.map { networks[Int($0.owner)].status == .retired }
+        var result = PatternList()
+        for i in 0..<list.count where isRetired[i] { result.append(list, i) }
+        let retired = result
+        guard retired.count > 0 else { return list }
+        for i in 0..<list.count where !isRetired[i] {
+            let item = list.items[i]
+            var pieces = [(low: item.low, high: item.high)]
+            for cut in retired.items where cut.low <= item.high && item.low <= cut.high {
+                pieces = pieces.flatMap { piece -> [(low: UInt64, high: UInt64)] in
+                    guard cut.low <= piece.high && piece.low <= cut.high else { return [piece] }
+                    var kept: [(low: UInt64, high: UInt64)] = []
+                    if piece.low < cut.low { kept.append((piece.low, cut.low - 1)) }
+                    if piece.high > cut.high { kept.append((cut.high + 1, piece.high)) }
+                    return kept
+                }
+            }
+            for piece in pieces {
+                result.items.append(
+                    PatternList.Item(
+                        low: piece.low, high: piece.high, owner: item.owner, pattern: item.pattern, mask: item.mask))
+            }
+        }
+        return result
+    }
+}
+
+extension RuleSet {
+    /// Networks every one of whose patterns lies under more specific patterns of others.
+    static func hiddenNetworks(_ networks: [CardNetwork], _ levels: [IntervalLevel]) -> [RuleError] {
+        guard let deepest = levels.last?.length else { return [] }
+        var warnings: [RuleError] = []
+        for index in networks.indices where !networks[index].patterns.isEmpty {
+            let network = networks[index]
+            let hidden = network.patterns.allSatisfy { pattern in
+                // The pattern's numbers at the deepest length, and what longer levels of
+                // other networks cover of them, all at that length.
+                let scale = pow10[deepest - pattern.length]
+                var next = pattern.lowValue * scale
+                let end = (pattern.highValue + 1) * scale
+                // Its first and last numbers first, with no list made: most patterns have one
+                // that no longer pattern of another network takes, and are not hidden.
+                func takenByOthers(_ number: UInt64) -> Bool {
+                    for level in levels where level.length > pattern.length {
+                        if let i = level.index(containing: number / pow10[deepest - level.length]),
+                            level.owners[i] != Int32(index)
+                        {
+                            return true
+                        }
+                    }
+                    return false
+                }
+                guard takenByOthers(next), takenByOthers(end - 1) else { return false }
+                let spans = levels.compactMap { level -> (IntervalLevel, Range<Int>)? in
+                    guard level.length > pattern.length else { return nil }
+                    let factor = pow10[level.length - pattern.length]
+                    return level.span(low: pattern.lowValue * factor, high: (pattern.highValue + 1) * factor - 1).map {
+                        (level, $0)
+                    }
+                }
+                if spans.count == 1, let (level, span) = spans.first {
+                    // One level's intervals, already in order: the first gap answers.
+                    let fill = pow10[deepest - level.length]
+                    for i in span where level.owners[i] != Int32(index) {
+                        guard level.lows[i] * fill <= next else { return false }
+                        next = max(next, (level.highs[i] + 1) * fill)
+                    }
+                    return next >= end
+                }
+                var pieces: [(UInt64, UInt64)] = []
+                for (level, span) in spans {
+                    let fill = pow10[deepest - level.length]
+                    for i in span where level.owners[i] != Int32(index) {
+                        pieces.append((level.lows[i] * fill, (level.highs[i] + 1) * fill))
+                    }
+                }
+                pieces.sort { $0.0 < $1.0 }
+                for piece in pieces where piece.0 <= next { next = max(next, piece.1) }
+                return next >= end
+            }
+            if hidden {
+                warnings.append(
+                    RuleError(
+                        file: network.file, location: network.idLocation, severity: .warning,
+                        message:
+                            "network `\(network.id)` can never be detected: more specific patterns of other networks cover all of its own"
+                    ))
+            }
+        }
+        return warnings
+    }
+}
