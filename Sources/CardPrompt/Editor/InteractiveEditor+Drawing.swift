@@ -77,8 +77,8 @@ extension InteractiveEditor {
 
     /// Notes that libedit's buffer holds `text` (`ShownLine.hold`), and tells the signal
     /// handlers how many rows the line now takes.
-    func show(_ text: String, appending: Int? = nil) {
-        shown.hold(text, appending: appending, promptWidth: choice?.promptWidth ?? 0)
+    func show(_ text: String) {
+        shown.hold(text, promptWidth: choice?.promptWidth ?? 0)
         terminal.lineTakes(rowsAboveCursor: rowsAboveCursor())
     }
 

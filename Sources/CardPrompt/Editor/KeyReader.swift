@@ -149,16 +149,6 @@ final class KeyReader {
     /// the engine has taken it.
     func takeSwipe() -> TrackData?? { swipe.take() }
 
-    /// A key is queued and nothing comes before it (a timeout, a resize, a swipe): `next()` is
-    /// what the editor takes next.
-    var keyIsNext: Bool { keyIndex < keys.count && !timedOut && !resized && !swipe.isRead }
-
-    /// Nothing is waiting to be taken: no key, timeout, resize or swipe.
-    var isEmpty: Bool { keyIndex == keys.count && !timedOut && !resized && !swipe.isRead }
-
-    /// The next queued key, left in the queue; nil when none is.
-    func peek() -> TerminalKey? { keyIndex < keys.count ? keys[keyIndex] : nil }
-
     /// The next queued key, taken (its text is not kept in the queue); nil when none is.
     func next() -> TerminalKey? {
         guard keyIndex < keys.count else { return nil }

@@ -14,19 +14,12 @@ struct ShownLine {
     private var mostScalars = 0
     private var mostCells = 0
 
-    /// The line holds `text` after a prompt `promptWidth` wide. `appending`: `text` is what it
-    /// held with that many printable ASCII characters added (`pushAppendedText`), which are all
-    /// that need counting.
-    mutating func hold(_ text: String, appending: Int? = nil, promptWidth: Int) {
+    /// The line holds `text` after a prompt `promptWidth` wide.
+    mutating func hold(_ text: String, promptWidth: Int) {
         self.text = text
         defer {
             mostScalars = max(mostScalars, scalars)
             mostCells = max(mostCells, promptWidth + scalars)
-        }
-        if let appending {
-            width += appending
-            scalars += appending
-            return
         }
         var width = 0
         var scalars = 0
