@@ -99,9 +99,8 @@ public struct KeyDecoder: Sendable {
     /// Feeds bytes, appending the keys they complete to `keys`, in order: `feed(_:)` without
     /// an array made per call (the prompt reads the terminal into one buffer and keeps one
     /// array of keys).
-    // unsafe: the prompt's read buffer, lent for this call only (no array made per read).
-    public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>, into keys: inout [TerminalKey]) {
-        for byte in bytes { feed(byte, into: &keys) }
+    public mutating func feed(_ bytes: Span<UInt8>, into keys: inout [TerminalKey]) {
+        for index in bytes.indices { feed(bytes[index], into: &keys) }
     }
 
     private mutating func feed(_ byte: UInt8, into keys: inout [TerminalKey]) {

@@ -137,8 +137,8 @@ final class KeyReader {
             start = swipe.collect(readBuffer, count: count)
         }
         if start < count {
-            // pointer: the bytes read decoded in place (the buffer is wiped just after).
-            readBuffer.withContiguousStorageIfAvailable { decoder.feed($0.extracting(start..<count), into: &keys) }
+            // (The bytes read decoded in place; the buffer is wiped just after.)
+            decoder.feed(readBuffer.span.extracting(start..<count), into: &keys)
         }
         explicit_bzero(&readBuffer, count)
         return count
