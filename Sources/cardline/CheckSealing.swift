@@ -27,7 +27,6 @@ extension Check {
     static func seal(_ paths: [String], with records: RecordWriter, sealer: CardSealer) -> Tally {
         var output = BufferedOutput(fd: 1)
         var tally = Tally()
-        var checkLine: [UInt8] = []
         for path in paths where !Terminal.outputFailed {
             guard let fd = Check.openInput(path, tally: &tally) else { continue }
             defer { if fd != 0 { close(fd) } }
@@ -43,7 +42,7 @@ extension Check {
                     let line = block.span.extracting(start..<min(end, start + LineReader.longestLine))
                     seal(
                         line, truncated: cut, number: lineNumber, records: records, sealer: sealer,
-                        tally: &tally, output: &output, checkLine: &checkLine)
+                        tally: &tally, output: &output)
                     start = end + 1
                 }
                 Check.scrubStack()  // (the records' digits left on the stack by checking them)
@@ -55,25 +54,25 @@ extension Check {
         return tally
     }
 
-    /// One line: checked and counted by `records`, then sealed when valid.
+    /// One line: checked and counted once by `records` (`RecordWriter.check`), then sealed when
+    /// valid, else written as `check` writes it.
     private static func seal(
         _ line: Span<UInt8>, truncated: Bool, number: Int, records: RecordWriter, sealer: CardSealer,
-        tally: inout Tally, output: inout BufferedOutput, checkLine: inout [UInt8]
+        tally: inout Tally, output: inout BufferedOutput
     ) {
         var counts = Tally()
-        checkLine.removeAll(keepingCapacity: true)
-        records.check(line: line, truncated: truncated, number: number, tally: &counts, to: &checkLine)
+        let checked = records.check(line: line, truncated: truncated, number: number, tally: &counts)
         output.messages += counts.messages
         defer {
             tally.add(counts)
             output.flushIfFull()
         }
-        guard counts.valid == 1 else {
-            output.pending += checkLine
+        guard let result = checked else { return }  // (a blank or comment line)
+        guard result.valid else {
+            records.write(result, line: number, to: &output.pending)
             return
         }
         let checker = records.checker
-        let result = CardCheck.isJSONRecord(line) ? checker.checkJSON(line).result : checker.check(line)
         guard var card = checker.card(of: result, line: line) else {
             // (Valid with no expiry: the one way `card(of:)` gives none.)
             counts.valid = 0
@@ -88,7 +87,7 @@ extension Check {
         } catch {
             counts.valid = 0
             output.messages += "cardline: line \(number): not encrypted: the encryption failed\n".utf8
-            output.pending += checkLine
+            records.write(result, line: number, to: &output.pending)
             return
         }
         output.pending += #"{"line":"#.utf8
