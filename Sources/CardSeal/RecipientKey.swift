@@ -329,8 +329,17 @@ public struct RecipientKey: @unchecked Sendable {
 extension Sequence<UInt8> {
     /// base64url (RFC 4648 section 5) without padding, as JOSE writes every part of a JWE.
     var base64URL: String {
-        var text = Data(self).base64EncodedString()
-        while text.last == "=" { text.removeLast() }
-        return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        // Base64's own alphabet changed over its bytes (mapping its Characters was most of a
+        // record's sealing time).
+        var bytes = Array(Data(self).base64EncodedString().utf8)
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        for index in bytes.indices {
+            if bytes[index] == UInt8(ascii: "+") {
+                bytes[index] = UInt8(ascii: "-")
+            } else if bytes[index] == UInt8(ascii: "/") {
+                bytes[index] = UInt8(ascii: "_")
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
