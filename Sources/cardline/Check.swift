@@ -94,15 +94,13 @@ struct Check: ParsableCommand {
         let checker = CardCheck(rules: rules, expiryPolicy: options.expiryPolicy, accepted: accepted)
         let sealer = try Sealing.sealer(keyFile: encryptTo, format: encryptFormat)
         // Read once: property-wrapper getters inside the loop showed up in the profile.
-        let records = RecordWriter(checker: checker, format: format, unmasked: unmasked)
+        let records = RecordWriter(checker: checker, format: format, unmasked: unmasked, sealer: sealer)
         let paths = files.isEmpty ? ["-"] : files
         // Two cores when there are two (the process's affinity: `taskset -c 0` gives one).
         let parallel = ProcessInfo.processInfo.activeProcessorCount >= 2
-        // --encrypt-to: a path of its own (CheckSealing.swift).
-        let tally =
-            if let sealer { Self.seal(paths, with: records, sealer: sealer) } else {
-                runToCompletion { await Self.check(paths, with: records, parallel: parallel) }
-            }
+        // One loop for every format, --encrypt-to included (its valid records sealed as they are
+        // written: `RecordWriter.seal`), on two cores where there are two.
+        let tally = runToCompletion { await Self.check(paths, with: records, parallel: parallel) }
         // Output failed: the counts are of an interrupted run; `Cardline.main` reports it (74).
         if Terminal.outputFailed { return }
         let invalid = tally.records - tally.valid
@@ -299,6 +297,8 @@ struct Check: ParsableCommand {
         let checker: CardCheck
         let format: Format
         let unmasked: Bool
+        /// With `--encrypt-to`: each valid record written sealed (`seal`, CheckSealing.swift).
+        var sealer: CardSealer?
 
         /// Checks each line of `lines` (whole lines, each ending in a line break but perhaps the
         /// last of the input), numbered from `after + 1`; returns the last line's number. A line
@@ -326,7 +326,9 @@ struct Check: ParsableCommand {
                     let line = UnsafeBufferPointer(
                         start: base + start, count: truncated ? LineReader.longestLine : length)
                     if let result = check(line: line.span, truncated: truncated, number: number, tally: &tally) {
-                        if json {
+                        if let sealer {
+                            seal(result, line: line.span, number: number, sealer: sealer, tally: &tally, to: &out)
+                        } else if json {
                             batch.append(result, line: number)
                             if batch.isFull { batch.flush(to: &out) }
                         } else {
@@ -343,7 +345,10 @@ struct Check: ParsableCommand {
 
         /// One line (`check(line:truncated:number:tally:)`), its result appended to `out`.
         func check(line: Span<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
-            if let result = check(line: line, truncated: truncated, number: number, tally: &tally) {
+            guard let result = check(line: line, truncated: truncated, number: number, tally: &tally) else { return }
+            if let sealer {
+                seal(result, line: line, number: number, sealer: sealer, tally: &tally, to: &out)
+            } else {
                 write(result, line: number, to: &out)
             }
         }

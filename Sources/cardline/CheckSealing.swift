@@ -6,12 +6,9 @@ import CardSeal
 #endif
 
 /// `check --encrypt-to`: each valid record sealed for the recipient's key, streaming, so that a
-/// legacy card file can go to a processor without a clear copy on the way. A path of its own
-/// beside `check`'s JSON Lines loop, which stays as it is: every record is checked and counted
-/// by the same `RecordWriter`; a valid one is then written as
-/// `{"line":N,` followed by the sealed card's members (`CardSealer`), an invalid one as
-/// `check` writes it (masked). A record with no expiry cannot be sealed: it is invalid, its
-/// `check` line says so (`"valid":false`, `"errors":["expiry_missing"]`), and stderr says why.
+/// legacy card file can go to a processor without a clear copy on the way. The same loop as
+/// every `check` (on two cores where there are two): the `RecordWriter` seals a valid record as
+/// it writes it (`seal`).
 extension Check {
     /// What is wrong with `--encrypt-to` and `--encrypt-format` beside the other options.
     var sealingProblem: String? {
@@ -22,62 +19,24 @@ extension Check {
         }
         return nil
     }
+}
 
-    /// Checks and seals the records of the files in turn, one at a time, in input order.
-    static func seal(_ paths: [String], with records: RecordWriter, sealer: CardSealer) -> Tally {
-        var output = BufferedOutput(fd: 1)
-        var tally = Tally()
-        for path in paths where !Terminal.outputFailed {
-            guard let fd = Check.openInput(path, tally: &tally) else { continue }
-            defer { if fd != 0 { close(fd) } }
-            var reader = LineReader(fd: fd)
-            var lineNumber = 0
-            while !Terminal.outputFailed, let (block, truncated) = reader.next() {
-                var start = 0
-                while start < block.count && !Terminal.outputFailed {
-                    var end = start
-                    while end < block.count && block[end] != UInt8(ascii: "\n") { end += 1 }
-                    lineNumber += 1
-                    let cut = truncated || end - start >= LineReader.longestLine
-                    let line = block.span.extracting(start..<min(end, start + LineReader.longestLine))
-                    seal(
-                        line, truncated: cut, number: lineNumber, records: records, sealer: sealer,
-                        tally: &tally, output: &output)
-                    start = end + 1
-                }
-                Check.scrubStack()  // (the records' digits left on the stack by checking them)
-                reader.recycle(block)
-            }
-            Check.reportFailure(of: reader, path, tally: &tally)
-        }
-        output.flush()
-        return tally
-    }
-
-    /// One line: checked and counted once by `records` (`RecordWriter.check`), then sealed when
-    /// valid, else written as `check` writes it.
-    private static func seal(
-        _ line: Span<UInt8>, truncated: Bool, number: Int, records: RecordWriter, sealer: CardSealer,
-        tally: inout Tally, output: inout BufferedOutput
+extension Check.RecordWriter {
+    /// A record checked with `--encrypt-to` (`check(lines:…)`, the one loop of every format): a
+    /// valid one written as `{"line":N,` followed by the sealed card's members (`CardSealer`),
+    /// an invalid one as `check` writes it (masked). A valid record with no expiry cannot be
+    /// sealed: it is counted invalid, its line says so (`"valid":false`,
+    /// `"errors":["expiry_missing"]`), and stderr says why; so is one whose sealing fails.
+    func seal(
+        _ result: CardCheck.Result, line: Span<UInt8>, number: Int, sealer: CardSealer, tally: inout Check.Tally,
+        to out: inout [UInt8]
     ) {
-        var counts = Tally()
-        let checked = records.check(line: line, truncated: truncated, number: number, tally: &counts)
-        output.messages += counts.messages
-        defer {
-            tally.add(counts)
-            output.flushIfFull()
-        }
-        guard let result = checked else { return }  // (a blank or comment line)
-        guard result.valid else {
-            records.write(result, line: number, to: &output.pending)
-            return
-        }
-        let checker = records.checker
+        guard result.valid else { return write(result, line: number, to: &out) }
         guard var card = checker.card(of: result, line: line) else {
             // (Valid with no expiry: the one way `card(of:)` gives none.)
-            counts.valid = 0
-            output.messages += "cardline: line \(number): not encrypted: the record has no expiry\n".utf8
-            checker.appendJSON(result.requiringExpiry(), line: number, unmasked: false, to: &output.pending)
+            tally.valid -= 1
+            tally.messages += "cardline: line \(number): not encrypted: the record has no expiry\n".utf8
+            checker.appendJSON(result.requiringExpiry(), line: number, unmasked: false, to: &out)
             return
         }
         defer { card.wipe() }
@@ -85,15 +44,15 @@ extension Check {
         do {
             try sealer.appendSealed(card, to: &sealed)
         } catch {
-            counts.valid = 0
-            output.messages += "cardline: line \(number): not encrypted: the encryption failed\n".utf8
-            records.write(result, line: number, to: &output.pending)
+            tally.valid -= 1
+            tally.messages += "cardline: line \(number): not encrypted: the encryption failed\n".utf8
+            write(result, line: number, to: &out)
             return
         }
-        output.pending += #"{"line":"#.utf8
-        output.pending += String(number).utf8
-        output.pending += ",".utf8
-        output.pending += sealed.dropFirst()
-        output.pending.append(UInt8(ascii: "\n"))
+        out += #"{"line":"#.utf8
+        out += String(number).utf8
+        out += ",".utf8
+        out += sealed.dropFirst()
+        out.append(UInt8(ascii: "\n"))
     }
 }
