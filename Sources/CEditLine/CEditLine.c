@@ -194,6 +194,14 @@ static void cl_on_ending(int sig, siginfo_t *info, void *context) {
     errno = saved;
 }
 
+// The stop signals blocked while one of them is handled: the handler's own tcsetattr from the
+// background (a read after `bg` raises SIGTTIN) would otherwise raise SIGTTOU inside it, and
+// the process would stop twice; blocked, the change is made.
+static void cl_stops_blocked(sigset_t *set) {
+    sigemptyset(set);
+    for (size_t i = 0; i < CL_STOP_COUNT; i++) sigaddset(set, cl_stops[i]);
+}
+
 // SIGTSTP (Ctrl-Z), SIGTTIN and SIGTTOU: the live field cleared and the terminal put back before
 // the shell's prompt appears; after `fg`, the prompt's mode again and a full redraw.
 static void cl_on_stop(int sig) {
@@ -216,6 +224,7 @@ static void cl_on_stop(int sig) {
     memset(&again, 0, sizeof again);
     again.sa_handler = cl_on_stop;
     again.sa_flags = SA_RESTART;
+    cl_stops_blocked(&again.sa_mask);
     sigaction(sig, &again, NULL);
     if (cl_tty >= 0) tcsetattr(cl_tty, TCSANOW, &cl_editing);
     cl_write_tty(cl_enter);
@@ -280,8 +289,10 @@ int cl_signals_begin(int tty, int tty_out) {
         cl_stop_kept[i] = sigaction(cl_stops[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN;
         if (cl_stops[i] == SIGTSTP) cl_stop_ignored = cl_stop_kept[i];
         if (cl_stop_kept[i]) continue;
-        action.sa_handler = cl_on_stop;
-        sigaction(cl_stops[i], &action, &cl_previous_stops[i]);
+        struct sigaction stopping = action;
+        stopping.sa_handler = cl_on_stop;
+        cl_stops_blocked(&stopping.sa_mask);
+        sigaction(cl_stops[i], &stopping, &cl_previous_stops[i]);
     }
     action.sa_handler = cl_on_winch;
     sigaction(SIGWINCH, &action, &cl_previous_winch);
