@@ -22,15 +22,7 @@ extension EntryEngine {
             command = nil
             return .accepted
         case .cancel:
-            resetCard()
-            return Outcome(
-                messages: [
-                    .init(
-                        .info,
-                        messages.text(
-                            form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode,
-                            ("code", securityCode.name)))
-                ], fieldChanged: true)
+            return cancelCard()
         case .endOfInput:
             return .refused(messages.text(.keyCtrlDField))
         case .historyPrevious, .historyNext, .nextNetwork:

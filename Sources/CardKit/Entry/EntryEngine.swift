@@ -163,15 +163,7 @@ public struct EntryEngine: Sendable {
             clearActive()
             return .accepted
         case .cancel:
-            resetCard()
-            return Outcome(
-                messages: [
-                    .init(
-                        .info,
-                        messages.text(
-                            form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode,
-                            ("code", securityCode.name)))
-                ], fieldChanged: true)
+            return cancelCard()
         case .endOfInput:
             guard activeIsEmpty else { return .refused(messages.text(.keyCtrlDField)) }
             guard cardIsEmpty else {
@@ -291,6 +283,14 @@ public struct EntryEngine: Sendable {
     var coBadgedMessage: Message? {
         guard cardNetworks.count > 1, let network else { return nil }
         return Message(.info, chosenNetworkLine(network, also: alsoNetworks, changing: true))
+    }
+
+    /// Ctrl-C: the card being entered is cancelled (every field overwritten), and said so.
+    mutating func cancelCard() -> Outcome {
+        resetCard()
+        let text = messages.text(
+            form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode, ("code", securityCode.name))
+        return Outcome(messages: [.init(.info, text)], fieldChanged: true)
     }
 
     /// Ends the session, saying what happens to the cards in the tray.
