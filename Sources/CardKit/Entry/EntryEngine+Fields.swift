@@ -55,14 +55,7 @@ extension EntryEngine {
         field = .cvv  // the first field still empty: a track never holds the security code
         var messages: [Message] = []
         if let message = coBadgedMessage { messages.append(message) }
-        if let network {
-            messages.append(
-                Message(
-                    .success,
-                    card: CardLine(
-                        prefix: "", expires: self.messages.text(.cardExpires), network: network,
-                        lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
-        }
+        if let network { messages.append(cardSummary(network, expiry: expiry)) }
         messages.append(.init(.help, help))
         return Outcome(messages: messages, fieldChanged: true)
     }

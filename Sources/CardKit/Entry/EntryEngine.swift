@@ -285,6 +285,15 @@ public struct EntryEngine: Sendable {
         return Message(.info, chosenNetworkLine(network, also: alsoNetworks, changing: true))
     }
 
+    /// "✓ Visa •••• 1111, expires 12/30": the card's summary once its number and expiry are in.
+    func cardSummary(_ network: CardNetwork, expiry: YearMonth) -> Message {
+        Message(
+            .success,
+            card: CardLine(
+                prefix: "", expires: messages.text(.cardExpires), network: network,
+                lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry))
+    }
+
     /// Ctrl-C: the card being entered is cancelled (every field overwritten), and said so.
     mutating func cancelCard() -> Outcome {
         resetCard()
@@ -380,14 +389,7 @@ public struct EntryEngine: Sendable {
             remember(expiryText, in: .expiry)
             field = .cvv
             // The summary, worded only if it is read (a replay writes its bytes straight out).
-            if let network, let expiry {
-                messages.append(
-                    Message(
-                        .success,
-                        card: CardLine(
-                            prefix: "", expires: self.messages.text(.cardExpires), network: network,
-                            lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry)))
-            }
+            if let network, let expiry { messages.append(cardSummary(network, expiry: expiry)) }
         case .cvv, .name, .postalCode:
             guard let next = form.field(after: field) else { return submit() }
             field = next
