@@ -294,8 +294,6 @@ extension EnterSettings {
         // takes SIGPIPE instead: a `kill -PIPE` from outside ends it with the field cleared and
         // the terminal put back, as SIGTERM does, while a delivery's write to a closed pipe
         // (a SIGPIPE the process raised itself) only fails with EPIPE, reported as before.
-        if isatty(0) == 1 { signal(SIGPIPE, SIG_DFL) }
-        defer { Terminal.reportBrokenPipes() }
         var delivery = Delivery(fd: deliveryFD)
         // Each card as the JSON line the caller receives: clear, or sealed with --encrypt-to
         // (`Options.sealing`).
@@ -309,7 +307,11 @@ extension EnterSettings {
                 if let prompt { prompt.warn(text) } else { Terminal.writeError(text + "\n") }
             }
             let ending: CardPrompt.Ending
+            signal(SIGPIPE, SIG_DFL)
             do {
+                // (Ignored again as soon as the prompt has let go: a write after it, to a
+                // closed stderr say, is an error to report, not a death by SIGPIPE.)
+                defer { Terminal.reportBrokenPipes() }
                 ending = try prompt.askForCardsAsJSON(receipts: receive)
             } catch {
                 Terminal.writeError("cardline: error: \(error.description)\n")
