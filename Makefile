@@ -126,6 +126,8 @@ test: test-deps
 	@$(MAKE) --no-print-directory hostile-config
 	$(HOSTILE_ENV) python3 Tests/check_schema.py
 	$(HOSTILE_ENV) python3 Tests/check_readme.py .build/debug/cardline
+	@# Issue 38: every JSON output of every command against schema/*.schema.json.
+	$(HOSTILE_ENV) python3 Tests/check_json_outputs.py .build/debug/cardline
 	$(HOSTILE_ENV) $(SWIFT) run --skip-build cardline replay examples/
 	$(HOSTILE_ENV) $(SWIFT) test --skip-build --disable-xctest
 	Tests/install-check.sh
@@ -178,6 +180,7 @@ CONFIG ?= release
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 RULESDIR = $(DESTDIR)$(PREFIX)/share/cardline/rules
 MESSAGESDIR = $(DESTDIR)$(PREFIX)/share/cardline/messages
+SCHEMADIR = $(DESTDIR)$(PREFIX)/share/cardline/schema
 MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
 MAN5DIR = $(DESTDIR)$(PREFIX)/share/man/man5
 BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -185,10 +188,11 @@ ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 BUILT = $(if $(filter debug,$(CONFIG)),$(DEBUG_BINARY),$(RELEASE_BINARY))
 install: $(BUILT)
-	install -d $(BINDIR) $(RULESDIR) $(MESSAGESDIR) $(MANDIR) $(MAN5DIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -d $(BINDIR) $(RULESDIR) $(MESSAGESDIR) $(SCHEMADIR) $(MANDIR) $(MAN5DIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -s -m 0755 $(BUILT) $(BINDIR)/cardline
 	install -m 0644 rules/*.json $(RULESDIR)/
 	install -m 0644 messages/*.json $(MESSAGESDIR)/
+	install -m 0644 schema/*.schema.json $(SCHEMADIR)/
 	install -m 0644 man/cardline.1 $(MANDIR)/cardline.1
 	install -m 0644 man/cardline-session.5 man/cardline-rules.5 $(MAN5DIR)/
 	{ $(BUILT) --generate-completion-script bash && cat packaging/completions/default-command.bash; } > $(BASHDIR)/cardline
@@ -202,7 +206,8 @@ uninstall:
 	rm -f $(BINDIR)/cardline $(MANDIR)/cardline.1 $(MAN5DIR)/cardline-session.5 $(MAN5DIR)/cardline-rules.5 $(BASHDIR)/cardline $(ZSHDIR)/_cardline $(FISHDIR)/cardline.fish
 	rm -f $(addprefix $(RULESDIR)/,$(notdir $(wildcard rules/*.json)))
 	rm -f $(addprefix $(MESSAGESDIR)/,$(notdir $(wildcard messages/*.json)))
-	-rmdir $(RULESDIR) $(MESSAGESDIR) $(DESTDIR)$(PREFIX)/share/cardline 2>/dev/null
+	rm -f $(addprefix $(SCHEMADIR)/,$(notdir $(wildcard schema/*.schema.json)))
+	-rmdir $(RULESDIR) $(MESSAGESDIR) $(SCHEMADIR) $(DESTDIR)$(PREFIX)/share/cardline 2>/dev/null
 
 # A Debian package of what `make install PREFIX=/usr` installs (the man pages gzipped, as
 # Debian does), built with dpkg-deb alone: .build/cardline_VERSION_ARCH.deb.

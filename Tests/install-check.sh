@@ -30,6 +30,10 @@ example="$PWD/examples/auto-advance.session"
     || { echo "install-check: the installed cardline failed to replay $example"; exit 1; }
   printf '4111 1111 1111 1111 12/30 123\n' | env -i HOME="$home" PATH=/usr/bin:/bin "$bin" --today 2026-11 \
     | grep -q 'Success! Visa' || { echo "install-check: the installed cardline did not take a card from a pipe"; exit 1; }
+  # The JSON Schemas of its output are installed beside the manuals' data (issue 38).
+  [ -f "$root/usr/local/share/cardline/schema/card.schema.json" ] && [ -f "$root/usr/local/share/cardline/schema/check.schema.json" ] \
+    && [ -f "$root/usr/local/share/cardline/schema/replay.schema.json" ] \
+    || { echo "install-check: make install did not install the JSON Schemas"; exit 1; }
   # Its message catalogs are installed beside the rules, read from there, and lint clean.
   [ -f "$root/usr/local/share/cardline/messages/fr.json" ] \
     || { echo "install-check: make install did not install the message catalogs"; exit 1; }

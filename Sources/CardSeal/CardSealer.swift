@@ -7,7 +7,7 @@ import CardKit
 /// Encrypts accepted cards for a payment processor's public key, so that whoever receives
 /// them (the calling script, its pipes and logs) holds only ciphertext:
 ///
-/// - `.jwe`: `{"network":"visa","family":"visa","expiry":{"month":12,"year":2030},"last4":"1111","entry":"keyed","jwe":"eyJ…"}`
+/// - `.jwe`: `{"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"last4":"1111","expiry":{"month":12,"year":2030},"entry":"keyed","jwe":"eyJ…"}`
 ///   (a swiped card: `"entry":"swipe","chip":true` or `false`),
 ///   the JWE (RSA-OAEP-256 or, for a P-256 key, ECDH-ES+A256KW; A256GCM; the key's `kid`)
 ///   holding exactly the JSON `--print`
@@ -16,8 +16,8 @@ import CardKit
 /// - `.adyen`: `{"type":"scheme","encryptedCardNumber":"eyJ…","encryptedExpiryMonth":"eyJ…","encryptedExpiryYear":"eyJ…","encryptedSecurityCode":"eyJ…"}`,
 ///   Adyen's card fields, each its own JWE (RSA-OAEP-256, A256CBC-HS512, `"version":"1"`)
 ///   of `{"number":"…","generationtime":"2026-11-25T10:42:07.123Z"}` (`expiryMonth` as two
-///   digits, `expiryYear` as four, `cvc`), ready for `paymentMethod` in Adyen's `/payments`
-///   (nothing of how the card was entered: Adyen's fields have no place for it).
+///   digits, `expiryYear` as four, `cvc`), ready for `paymentMethod` in Adyen's `/payments`,
+///   followed by the same clear members as the `.jwe` form's (Adyen's own names untouched).
 ///
 /// Every JWE has a content key and IV of its own. The buffers that hold a clear card on the way
 /// are wiped before `appendSealed` returns.
@@ -78,7 +78,8 @@ public struct CardSealer: CardSealing {
         let jwe = try JWE.compact(
             plaintext, encryption: .a256gcm, for: key,
             moreHeader: key.keyID.map { #","kid":"# + $0.jsonQuoted } ?? "")
-        // The clear members, written by `--print`'s writer in its order (`PaymentCard.JSONMembers.clear`; for a security code alone, `network` and `family`, which `--print` does not write together).
+        // The clear members, written by the card record's writer in its order
+        // (`PaymentCard.JSONMembers.clear`).
         out.append(UInt8(ascii: "{"))
         card.appendJSONMembers(.clear, to: &out)
         out += #","jwe":""#.utf8
@@ -130,6 +131,8 @@ public struct CardSealer: CardSealing {
             out += jwe.utf8
             out += #"""#.utf8
         }
+        // The clear members beside Adyen's fields, as beside a JWE: a receipt without decrypting.
+        card.appendJSONMembers(.clear, to: &out, comma: true)
         out += "}".utf8
     }
 

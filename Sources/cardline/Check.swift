@@ -104,7 +104,8 @@ struct Check: ParsableCommand {
         // Output failed: the counts are of an interrupted run; `Cardline.main` reports it (74).
         if Terminal.outputFailed { return }
         let invalid = tally.records - tally.valid
-        Terminal.writeError("\(tally.records) records, \(tally.valid) valid, \(invalid) invalid\n")
+        Terminal.writeError(
+            "\(tally.records) \(tally.records == 1 ? "record" : "records"), \(tally.valid) valid, \(invalid) invalid\n")
         if tally.unreadable > 0 { throw ExitStatus.unreadable }
         if tally.malformed > 0 { throw ExitStatus.badRules }
         if invalid > 0 { throw ExitStatus.rejected }
@@ -153,6 +154,8 @@ struct Check: ParsableCommand {
         let progress = isatty(2) == 1 ? Progress() : nil
         for path in paths where !Terminal.outputFailed {
             guard let fd = openInput(path, tally: &tally) else { continue }
+            // With several inputs each record, and each note about one, names its file.
+            let records = paths.count > 1 ? records.naming(path) : records
             defer { if fd != 0 { close(fd) } }
             progress?.start(size: fileSize(fd))
             var lineNumber = 0
@@ -299,6 +302,21 @@ struct Check: ParsableCommand {
         let unmasked: Bool
         /// With `--encrypt-to`: each valid record written sealed (`seal`, CheckSealing.swift).
         var sealer: CardSealer?
+        /// The file being read, when there are several: its name as given, and as a JSON string.
+        var file: (name: String, json: [UInt8])?
+
+        /// This writer for the records of `path`, which each name it.
+        func naming(_ path: String) -> RecordWriter {
+            var writer = self
+            writer.file = (path, Array(path.jsonQuoted.utf8))
+            return writer
+        }
+
+        /// What starts a note on standard error about the record on line `number`:
+        /// `cardline: cards.txt, line 3: ` (its file named when there are several).
+        func notePrefix(line number: Int) -> String {
+            "cardline: " + (file.map { $0.name.escapingControlCharacters + ", " } ?? "") + "line \(number): "
+        }
 
         /// Checks each line of `lines` (whole lines, each ending in a line break but perhaps the
         /// last of the input), numbered from `after + 1`; returns the last line's number. A line
@@ -333,8 +351,8 @@ struct Check: ParsableCommand {
         @inline(__always)
         func write(_ result: CardCheck.Result, line number: Int, to out: inout [UInt8]) {
             switch format {
-            case .json: checker.appendJSON(result, line: number, unmasked: unmasked, to: &out)
-            case .text: checker.appendText(result, line: number, unmasked: unmasked, to: &out)
+            case .json: checker.appendJSON(result, line: number, file: file?.json, unmasked: unmasked, to: &out)
+            case .text: checker.appendText(result, line: number, file: file?.name, unmasked: unmasked, to: &out)
             case .summary: break
             }
         }
@@ -353,7 +371,7 @@ struct Check: ParsableCommand {
             if first == UInt8(ascii: "{") && !truncated {
                 // A JSON record, as `cardline --print` writes it (rare: not the plain records' loop).
                 let (checked, problem) = checker.checkJSON(line)
-                if let problem { tally.messages += "cardline: line \(number): \(problem)\n".utf8 }
+                if let problem { tally.messages += (notePrefix(line: number) + problem + "\n").utf8 }
                 result = checked
             } else {
                 result = checker.check(line, truncated: truncated)

@@ -35,8 +35,8 @@ extension Check.RecordWriter {
         guard var card = checker.card(of: result, line: line) else {
             // (Valid with no expiry: the one way `card(of:)` gives none.)
             tally.valid -= 1
-            tally.messages += "cardline: line \(number): not encrypted: the record has no expiry\n".utf8
-            checker.appendJSON(result.requiringExpiry(), line: number, unmasked: false, to: &out)
+            tally.messages += (notePrefix(line: number) + "not encrypted: the record has no expiry\n").utf8
+            checker.appendJSON(result.requiringExpiry(), line: number, file: file?.json, unmasked: false, to: &out)
             return
         }
         defer { card.wipe() }
@@ -45,12 +45,16 @@ extension Check.RecordWriter {
             try sealer.appendSealed(card, to: &sealed)
         } catch {
             tally.valid -= 1
-            tally.messages += "cardline: line \(number): not encrypted: the encryption failed\n".utf8
+            tally.messages += (notePrefix(line: number) + "not encrypted: the encryption failed\n").utf8
             write(result, line: number, to: &out)
             return
         }
         out += #"{"line":"#.utf8
         out += String(number).utf8
+        if let file {
+            out += #","file":"#.utf8
+            out += file.json
+        }
         out += ",".utf8
         out += sealed.dropFirst()
         out.append(UInt8(ascii: "\n"))

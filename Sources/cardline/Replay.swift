@@ -155,10 +155,12 @@ struct Replay: ParsableCommand {
             let loader = RuleSources.loader(folders: folders, includeRetired: options.rules.retired)
             /// One replay of the script, each transcript line handed to `transcript`.
             /// `complete`: the whole script ran (not stopped by a read or syntax problem or failed output).
-            func replay(_ transcript: (Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool) {
+            func replay(_ transcript: (Span<UInt8>) -> Void) -> (failures: [String], cards: [UInt8], complete: Bool) {
                 var replayer = Replayer(
                     script: script, rules: rules, today: today, accepted: accepted,
                     reloadingWith: loader, messageChecks: messageChecks, securityCodeOnly: securityCodeOnly)
+                // The accepted cards' records, kept only for --json.
+                if json { replayer.cardRecords = [] }
                 var parser = SessionScript.LineParser()
                 var problem: String?
                 do throws(Files.Failure) {
@@ -184,7 +186,7 @@ struct Replay: ParsableCommand {
                 // (A problem here means the file changed since the first pass.)
                 return (
                     replayer.failures.map { "\(path.escapingControlCharacters):\($0.line): \($0.message)" }
-                        + (problem.map { [$0] } ?? []), replayer.engine.tray,
+                        + (problem.map { [$0] } ?? []), replayer.cardRecords ?? [],
                     problem == nil && !Terminal.outputFailed
                 )
             }
@@ -192,7 +194,7 @@ struct Replay: ParsableCommand {
             let printer = TranscriptPrinter(path: path)
             let printing: (Span<UInt8>) -> Void = { printer.write($0) }
             let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
-            var result: (failures: [String], tray: CardTray, complete: Bool)?
+            var result: (failures: [String], cards: [UInt8], complete: Bool)?
             var goldenFailures: [String] = []
             // A golden that cannot be read or rewritten: said on standard error (`Complaint`).
             var goldenErrors: [String] = []
@@ -231,7 +233,7 @@ struct Replay: ParsableCommand {
             printer.flush()
             guard let result else { continue }  // (every path above has replayed)
             let failures = result.failures + goldenFailures
-            report(path, failures: failures, errors: goldenErrors, cards: result.tray)
+            report(path, failures: failures, errors: goldenErrors, cards: result.cards)
             if failures.isEmpty && goldenErrors.isEmpty { tally.passed += 1 } else { tally.failed += 1 }
         }
         // Output failed: the run was cut short; `Cardline.main` reports it (74).
@@ -286,7 +288,7 @@ struct Replay: ParsableCommand {
     /// standard error, the reason returned for the script's result).
     /// A golden --update cannot rewrite fails the script and the run (74).
     func rewrite(
-        _ golden: String, with replay: ((Span<UInt8>) -> Void) -> (failures: [String], tray: CardTray, complete: Bool),
+        _ golden: String, with replay: ((Span<UInt8>) -> Void) -> (failures: [String], cards: [UInt8], complete: Bool),
         tally: inout Tally
     ) -> [String] {
         let lineBreak: [UInt8] = [UInt8(ascii: "\n")]
@@ -322,7 +324,7 @@ struct Replay: ParsableCommand {
     /// lists the error too).
     func reportMalformed(_ path: String, _ failure: String) {
         Terminal.writeError(failure + "\n")
-        report(path, failures: [], errors: [failure], cards: nil)
+        report(path, failures: [], errors: [failure], cards: [])
     }
 
     /// The column of the first entry of `@networks`' `list` that `rules` do not know (the list
@@ -340,26 +342,18 @@ struct Replay: ParsableCommand {
         return start
     }
 
-    /// Prints a script's result: with --json one object (its cards written straight from the
-    /// tray, however many), otherwise each failure and PASS or FAIL. `errors` (said already on
-    /// standard error) fail the script too, and are listed in its object.
-    func report(_ path: String, failures: [String], errors: [String] = [], cards tray: CardTray?) {
+    /// Prints a script's result: with --json one object (its cards the card records the
+    /// replayer kept, `Replayer.cardRecords`: masked with `*`, no number or code), otherwise
+    /// each failure and PASS or FAIL. `errors` (said already on standard error) fail the script
+    /// too, and are listed in its object.
+    func report(_ path: String, failures: [String], errors: [String] = [], cards: [UInt8]) {
         if json {
-            // Numbers masked with `•`, not check's `*`: the failures quote transcript lines and
-            // the cards are the tray's, screen text both (README, "Security: what is kept, and where").
             var output = BufferedOutput(fd: 1)
             let failureObjects = (errors + failures).map { "{\"message\":\($0.jsonQuoted)}" }.joined(separator: ",")
             output.pending +=
                 "{\"file\":\(path.jsonQuoted),\"passed\":\(failures.isEmpty && errors.isEmpty),\"failures\":[\(failureObjects)],\"cards\":["
                 .utf8
-            for index in 0..<(tray?.count ?? 0) {
-                let card = tray![index]
-                if index > 0 { output.pending.append(UInt8(ascii: ",")) }
-                output.pending +=
-                    "{\"network\":\(card.networkID.jsonQuoted),\"number\":\(card.maskedNumber.jsonQuoted),\"expiry\":\(card.expiry.cardText.jsonQuoted)}"
-                    .utf8
-                output.flushIfFull()
-            }
+            output.write(cards, messages: [])
             output.pending += "]}\n".utf8
             output.flush()
         } else {

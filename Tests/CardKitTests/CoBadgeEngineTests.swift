@@ -46,7 +46,7 @@ import Testing
         #expect(card.network.id == "visa")
         #expect(
             Self.json(card).hasPrefix(
-                #"{"network":"visa","alsoNetworks":["dankort"],"family":"visa","name":"Visa","number":"\#(Self.visaDankort)""#
+                #"{"network":"visa","network_name":"Visa","family":"visa","also_networks":["dankort"],"number":"\#(Self.visaDankort)""#
             ))
         card.wipe()
     }
@@ -73,7 +73,7 @@ import Testing
         var card = try #require(taken)
         #expect(
             Self.json(card).hasPrefix(
-                #"{"network":"dankort","alsoNetworks":["visa","mastercard"],"family":"dankort","name":"Dankort""#))
+                #"{"network":"dankort","network_name":"Dankort","family":"dankort","also_networks":["visa","mastercard"]"#))
         card.wipe()
         // The next card starts from the default again.
         engine.type(Self.visaDankort)
@@ -135,7 +135,7 @@ import Testing
         #expect(engine.handle(.nextNetwork).refusal == "only Dankort of this card's networks is accepted here")
         _ = engine.handle(.enter)
         var card = try #require(Self.submit(&engine))
-        #expect(Self.json(card).hasPrefix(#"{"network":"dankort","alsoNetworks":["visa"],"family":"dankort""#))
+        #expect(Self.json(card).hasPrefix(#"{"network":"dankort","network_name":"Dankort","family":"dankort","also_networks":["visa"]"#))
         card.wipe()
     }
 

@@ -15,7 +15,10 @@ import Testing
         Self.card().appendJSON(to: &bytes)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(object["network"] as? String == "visa")
-        #expect(object["name"] as? String == "Visa")
+        #expect(object["network_name"] as? String == "Visa")
+        #expect(object["family"] as? String == "visa")
+        #expect(object["also_networks"] as? [String] == [])
+        #expect(object["entry"] as? String == "keyed")
         #expect(object["number"] as? String == "4111111111111111")
         #expect(object["cvv"] as? String == "987")
         #expect(object["last4"] as? String == "1111")
@@ -24,6 +27,34 @@ import Testing
         #expect(expiry == ["month": 12, "year": 2030])
         #expect(!bytes.contains(UInt8(ascii: "\n")), "one line")
         #expect(bytes.count == Self.card().jsonLength, "the buffer is sized once, exactly")
+    }
+
+    /// The card record's members in their one order (`CardRecord`), for `--print`, for the
+    /// clear members beside a sealed card and for `replay --json`'s cards.
+    @Test func membersComeInTheRecordsOrder() {
+        var card = Self.card()
+        card.holderName = "Jane Doe"
+        card.postalCode = "94105"
+        func members(_ which: PaymentCard.JSONMembers) -> String {
+            var bytes: [UInt8] = []
+            card.appendJSONMembers(which, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let networks = #""network":"visa","network_name":"Visa","family":"visa","also_networks":[]"#
+        #expect(
+            members(.all)
+                == networks
+                + #","number":"4111111111111111","masked":"411111******1111","last4":"1111","expiry":{"month":12,"year":2030},"cvv":"987","entry":"keyed","holder_name":"Jane Doe","postal_code":"94105""#
+        )
+        #expect(
+            members(.masked)
+                == networks
+                + #","masked":"411111******1111","last4":"1111","expiry":{"month":12,"year":2030},"entry":"keyed","holder_name":"Jane Doe","postal_code":"94105""#
+        )
+        #expect(members(.clear) == networks + #","last4":"1111","expiry":{"month":12,"year":2030},"entry":"keyed""#)
+        card.isSecurityCodeOnly = true
+        #expect(members(.all) == networks + #","cvv":"987","holder_name":"Jane Doe","postal_code":"94105""#)
+        #expect(members(.clear) == networks)
     }
 
     @Test func everyDescriptionIsMasked() {

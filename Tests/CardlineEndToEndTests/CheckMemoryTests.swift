@@ -126,7 +126,7 @@ extension CardMemoryTests {
         #expect(lines.count == records.count(where: { $0 == UInt8(ascii: "\n") }) - 4 + 1)
         #expect(
             lines.dropLast().allSatisfy {
-                $0.contains(#""number":"497368******3570""#) && $0.hasSuffix(#""errors":[]}"#)
+                $0.contains(#""masked":"497368******3570""#) && $0.hasSuffix(#""errors":[]}"#)
             })
     }
 }

@@ -64,9 +64,9 @@ import Testing
         #expect(t.waitForExit() == 0)
         let card = try delivered(t.pipedText(1))
         #expect(card["network"] as? String == "dankort")
-        #expect(card["alsoNetworks"] as? [String] == ["visa"])
+        #expect(card["also_networks"] as? [String] == ["visa"])
         #expect(card["family"] as? String == "dankort")
-        #expect(card["name"] as? String == "Dankort")
+        #expect(card["network_name"] as? String == "Dankort")
         #expect(card["number"] as? String == Self.visaDankort)
         #expect(
             t.screen.lines.contains { $0.hasSuffix("Success! Dankort •••• 0001, expires 12/30") }, "\(t.screen.lines)")
@@ -85,7 +85,7 @@ import Testing
         #expect(t.waitForExit() == 0)
         let card = try delivered(t.pipedText(1))
         #expect(card["network"] as? String == "visa")
-        #expect(card["alsoNetworks"] as? [String] == ["dankort"])
+        #expect(card["also_networks"] as? [String] == ["dankort"])
         #expect(card["family"] as? String == "visa")
     }
 
@@ -109,11 +109,11 @@ import Testing
         #expect(t.waitForExit() == 0)
         let card = try delivered(t.pipedText(1))
         #expect(card["network"] as? String == "visa")
-        #expect(card["alsoNetworks"] as? [String] == ["dankort"])
+        #expect(card["also_networks"] as? [String] == ["dankort"])
     }
 
     /// On a pipe, `:network ID` on its own line after the number chooses; a card with one
-    /// network says `"alsoNetworks":[]`.
+    /// network says `"also_networks":[]`.
     @Test func pipedInputChoosesWithTheNetworkCommand() throws {
         let input = "\(Self.visaDankort)\n:network dankort\n12/30 123\n\(Self.dankortOnly) 12/30 123\n"
         let run = try runPiped(
@@ -123,7 +123,7 @@ import Testing
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
         #expect(records.map { $0["network"] as? String } == ["dankort", "dankort"], "\(run.output)")
-        #expect(records.map { $0["alsoNetworks"] as? [String] } == [["visa"], []])
+        #expect(records.map { $0["also_networks"] as? [String] } == [["visa"], []])
         #expect(run.errors.contains("Network: Dankort (also Visa)."), "\(run.errors)")
     }
 

@@ -25,7 +25,7 @@ import Testing
             ["--rules", folder, "--today", "2026-11", "check", "--format", "summary"],
             input: "7000000000000001,12/30,555\n", environment: home.environment)
         #expect(check.status == 0, "\(check.errors)")
-        #expect(check.errors.contains("1 records, 1 valid, 0 invalid"), "\(check.errors)")
+        #expect(check.errors.contains("1 record, 1 valid, 0 invalid"), "\(check.errors)")
     }
 
     /// An option the subcommand does not take is reported with that subcommand's usage, which

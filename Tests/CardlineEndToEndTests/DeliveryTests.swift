@@ -52,7 +52,7 @@ import Testing
         #expect(lines.count == 1)
         let card = try json(try #require(lines.first))
         #expect(card["network"] as? String == "visa")
-        #expect(card["name"] as? String == "Visa")
+        #expect(card["network_name"] as? String == "Visa")
         #expect(card["number"] as? String == Self.number)
         #expect(card["cvv"] as? String == Self.code)
         #expect(card["last4"] as? String == "1111")

@@ -75,7 +75,8 @@ import Testing
         try #require(lines.count == 1)
         let line = lines[0]
         // Clear members for the caller's bookkeeping, and nothing else.
-        #expect(Set(line.keys) == ["network", "family", "last4", "expiry", "entry", "jwe"])
+        #expect(
+            Set(line.keys) == ["network", "network_name", "family", "also_networks", "last4", "expiry", "entry", "jwe"])
         #expect(line["entry"] as? String == "keyed")
         #expect(line["network"] as? String == "visa")
         #expect(line["family"] as? String == "visa")
@@ -123,14 +124,17 @@ import Testing
         let code = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"] + onFile, input: "4321\n")
         #expect(code.status == 0, "\(code.errors)")
         let codeLine = try #require(try decrypted(code.output).first)
-        #expect(Set(codeLine.keys) == ["network", "family", "jwe"])
+        #expect(Set(codeLine.keys) == ["network", "network_name", "family", "also_networks", "jwe"])
         #expect(
-            (codeLine["jwe"] as? [String: Any])?["text"] as? String == #"{"network":"american-express","cvv":"4321"}"#)
+            (codeLine["jwe"] as? [String: Any])?["text"] as? String
+                == #"{"network":"american-express","network_name":"American Express","family":"american-express","also_networks":[],"cvv":"4321"}"#
+        )
         let adyenCode = try run(
             ["--print", "--once", "--encrypt-to", "\(keys)/adyen.txt", "--encrypt-format", "adyen"] + onFile,
             input: "4321\n")
         let adyenLine = try #require(try decrypted(adyenCode.output).first)
-        #expect(Set(adyenLine.keys) == ["type", "encryptedSecurityCode"])
+        #expect(
+            Set(adyenLine.keys) == ["type", "encryptedSecurityCode", "network", "network_name", "family", "also_networks"])
         #expect(
             ((adyenLine["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"]
                 == "4321")
@@ -144,7 +148,10 @@ import Testing
         let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"], input: swipe)
         #expect(sealed.status == 0, "\(sealed.errors)")
         let line = try #require(try decrypted(sealed.output).first)
-        #expect(Set(line.keys) == ["network", "family", "last4", "expiry", "entry", "chip", "jwe"])
+        #expect(
+            Set(line.keys) == [
+                "network", "network_name", "family", "also_networks", "last4", "expiry", "entry", "chip", "jwe",
+            ])
         #expect(line["entry"] as? String == "swipe")
         #expect(line["chip"] as? Bool == true)
         let jwe = try #require(line["jwe"] as? [String: Any])
@@ -192,12 +199,12 @@ import Testing
     }
 
     /// The clear members beside a JWE are written by `--print`'s writer: the same members, as
-    /// bytes, in `--print`'s order (network, family, expiry, last4, entry, chip), for a keyed
+    /// bytes, in `--print`'s order (the network's members, last4, expiry, entry, chip), for a keyed
     /// card and a swiped one, at the prompt's pipe and from `check --encrypt-to`.
     @Test func theClearMembersAreThoseOfPrintInItsOrder() throws {
         let swipe =
             "%B4111111111111111^LOVELACE/ADA^3012201000000000000?;4111111111111111=30122010000000000?\n\(Self.code)\n"
-        let secret = ["\"alsoNetworks\"", "\"name\"", "\"number\"", "\"cvv\"", "\"masked\""]
+        let secret = ["\"number\"", "\"cvv\"", "\"masked\""]
         for input in [Self.card, swipe] {
             let sealed = try run(["--print", "--once", "--encrypt-to", "\(keys)/public.pem"], input: input)
             #expect(sealed.status == 0, "\(sealed.errors)")
@@ -206,7 +213,7 @@ import Testing
                 !secret.contains { member.hasPrefix($0 + ":") }
             }
             #expect(clear == printed)
-            #expect(clear.count == (input == swipe ? 6 : 5), "\(clear)")
+            #expect(clear.count == (input == swipe ? 8 : 7), "\(clear)")
         }
         let file = home.path + "/cards.txt"
         try "\(Self.number),12/30,\(Self.code)\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -237,7 +244,13 @@ import Testing
             "encryptedCardNumber": ("number", "5555555555554444"), "encryptedExpiryMonth": ("expiryMonth", "03"),
             "encryptedExpiryYear": ("expiryYear", "2031"), "encryptedSecurityCode": ("cvc", "123"),
         ]
-        #expect(Set(line.keys) == Set(expected.keys).union(["type"]))
+        // Adyen's fields under Adyen's names, and the clear members beside them (issue 38).
+        #expect(
+            Set(line.keys)
+                == Set(expected.keys).union([
+                    "type", "network", "network_name", "family", "also_networks", "last4", "expiry", "entry",
+                ]))
+        #expect(line["last4"] as? String == "4444" && line["expiry"] as? [String: Int] == ["month": 3, "year": 2031])
         let format = DateFormatter()
         format.locale = Locale(identifier: "en_US_POSIX")
         format.timeZone = TimeZone(identifier: "UTC")
@@ -426,9 +439,9 @@ import Testing
         try #require(lines.count == 6)
         #expect(lines.map { $0["line"] as? Int } == [1, 3, 4, 5, 6, 7])
         // Invalid: check's own line, masked.
-        #expect(lines[2]["number"] as? String == "411111******1112")
+        #expect(lines[2]["masked"] as? String == "411111******1112")
         #expect(lines[2]["errors"] as? [String] == ["luhn"])
-        #expect(lines[5]["number"] as? String == "411111******1111")
+        #expect(lines[5]["masked"] as? String == "411111******1111")
         // Counted invalid, and said so on its line too (issue 36, item 10).
         #expect(lines[5]["valid"] as? Bool == false)
         #expect(lines[5]["errors"] as? [String] == ["expiry_missing"])

@@ -175,8 +175,13 @@ import Testing
         #expect(lines.count == 2)
         let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
         #expect(first?["passed"] as? Bool == true)
-        let cards = first?["cards"] as? [[String: String]]
-        #expect(cards == [["network": "visa", "number": "411111••••••1111", "expiry": "12/30"]])
+        // The cards are card records without number and code, masked with `*` (issue 38).
+        let cards = try #require(first?["cards"] as? [[String: Any]])
+        #expect(cards.count == 1)
+        #expect(cards.first?["masked"] as? String == "411111******1111" && cards.first?["last4"] as? String == "1111")
+        #expect(cards.first?["expiry"] as? [String: Int] == ["month": 12, "year": 2030])
+        #expect(cards.first?["network_name"] as? String == "Visa" && cards.first?["entry"] as? String == "keyed")
+        #expect(cards.first?["number"] == nil && cards.first?["cvv"] == nil && !lines[0].contains("•"))
         let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
         #expect(second?["passed"] as? Bool == false)
         #expect(

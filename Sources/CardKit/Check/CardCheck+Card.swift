@@ -3,7 +3,7 @@ extension CardCheck {
     /// (`cardline check --encrypt-to`): nil when `result` is not valid or has no expiry. The
     /// caller wipes it (`PaymentCard.wipe()`) once used.
     ///
-    /// The number, network and expiry are the checker's own (`result`). The security code is
+    /// The number, networks and expiry are the checker's own (`result`). The security code is
     /// taken from the record, relying on the checker's verdict on it: in a valid record the code
     /// is the third comma field, or (a record without commas) the word after the expiry, the
     /// first word holding a `/`; in a JSON record, `"cvv"`. No code: an empty one.
@@ -13,9 +13,10 @@ extension CardCheck {
         defer { number.overwriteAndEmpty() }
         var code = Self.isJSONRecord(line) ? Self.jsonCode(line) : Self.plainCode(line)
         defer { code.overwriteAndEmpty() }
+        let record = records[Int(result.record)]
         return PaymentCard(
-            network: rules.networks[Int(result.networkIndex)], numberDigits: number, expiry: expiry,
-            securityCodeDigits: code)
+            network: rules.networks[Int(record.network)], numberDigits: number, expiry: expiry,
+            securityCodeDigits: code, alsoNetworks: record.also)
     }
 
     /// The digits of a valid plain record's code field (see `card(of:line:)`).

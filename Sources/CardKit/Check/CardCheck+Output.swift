@@ -1,63 +1,95 @@
 extension CardCheck {
     // MARK: - Output
 
-    /// Appends one JSON Lines object:
-    /// `{"line":3,"network":"visa","valid":false,"number":"411111******1111","expiry":"2030-12","errors":["luhn"]}`.
-    /// The number is masked to first six and last four with `*` unless `unmasked`; the code
-    /// never appears. The one writer of `check`'s JSON record.
-    public func appendJSON(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
-        out.append(#"{"line":"# as StaticString)
-        out.appendDecimal(max(line, 0))
-        if result.networkIndex >= 0 {
-            out.append(#","network":""# as StaticString)
-            out.append(contentsOf: ids[Int(result.networkIndex)])
-            out.append(UInt8(ascii: "\""))
-        } else {
-            out.append(#","network":null"# as StaticString)
-        }
-        out.append(result.valid ? #","valid":true,"number":""# as StaticString : #","valid":false,"number":""#)
-        appendNumber(result, unmasked: unmasked, to: &out)
-        if let expiry = result.expiry {
-            out.append(#"","expiry":""# as StaticString)
-            out.appendDecimal(max(expiry.year, 0))
-            out.append(expiry.month < 10 ? "-0" as StaticString : "-")
-            out.appendDecimal(max(expiry.month, 0))
-        }
-        out.append(#"","errors":["# as StaticString)
-        var first = true
-        for problem in Problem.allCases where result.has(problem) {
-            out.append(first ? #"""# as StaticString : #",""#)
-            out.append(contentsOf: problem.rawValue.utf8)
-            out.append(UInt8(ascii: "\""))
-            first = false
-        }
-        out.append("]}\n" as StaticString)
-    }
-
-    /// Appends a line for people: `line 3: 411111******1111  visa  invalid (luhn)`. Masked with
-    /// `*` as in the JSON: `check`'s lines are records, in every format (README, "Security: what is kept, and where").
-    public func appendText(_ result: Result, line: Int, unmasked: Bool, to out: inout [UInt8]) {
-        out.append(contentsOf: "line ".utf8)
-        out.appendDecimal(line)
-        out.append(contentsOf: ": ".utf8)
-        appendNumber(result, unmasked: unmasked, to: &out)
-        out.append(contentsOf: "  ".utf8)
-        out.append(contentsOf: result.networkIndex >= 0 ? ids[Int(result.networkIndex)] : Array("no network".utf8))
-        out.append(contentsOf: result.valid ? "  valid\n".utf8 : "  invalid (".utf8)
-        if !result.valid {
-            out.append(contentsOf: result.problems.map(\.rawValue).joined(separator: ", ").utf8)
-            out.append(contentsOf: ")\n".utf8)
+    /// Appends one JSON Lines object: the record's `line` (and its `file`, JSON-quoted, when
+    /// the caller reads several), the card members it gives written by the card record's one
+    /// writer (`CardRecord.appendMembers`: the networks as the prompt would deliver the card,
+    /// `masked`, `last4`, `expiry`; `number` too when `unmasked`; never the code), then `valid`
+    /// and `errors`:
+    /// `{"line":3,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111******1111","last4":"1111","valid":false,"errors":["luhn"]}`.
+    public func appendJSON(
+        _ result: Result, line: Int, file: [UInt8]? = nil, unmasked: Bool, to out: inout [UInt8]
+    ) {
+        let networks = result.record >= 0 ? records[Int(result.record)].members : nil
+        let room = 64 + (file?.count ?? 0) + (networks?.count ?? 0) + CardRecord.roomForTheRest + 20 * Problem.allCases.count
+        out.append(addingCapacity: room) { out in
+            out.append(#"{"line":"#)
+            out.writeDecimal(line)
+            if let file {
+                out.append(#","file":"#)
+                out.append(file)
+            }
+            CardRecord.write(
+                networks: networks, digits: result.digitCount > 0 ? result.shownDigits : nil,
+                number: unmasked ? .full : .masked, expiry: result.expiry, code: nil, entry: nil, chip: nil,
+                holderName: nil, postalCode: nil, comma: true, to: &out)
+            out.append(result.valid ? #","valid":true,"errors":["# : #","valid":false,"errors":["#)
+            // The problems in declaration order: the bits set, lowest first.
+            var bits = result.problemBits
+            while bits != 0 {
+                out.append(UInt8(ascii: "\""))
+                for byte in Problem.allCases[bits.trailingZeroBitCount].rawValue.utf8 { out.append(byte) }
+                out.append(UInt8(ascii: "\""))
+                bits &= bits - 1
+                if bits != 0 { out.append(UInt8(ascii: ",")) }
+            }
+            out.append("]}\n")
         }
     }
 
-    /// The number's (first 19) digits, masked to first six and last four with `*` unless
-    /// `unmasked`.
-    private func appendNumber(_ result: Result, unmasked: Bool, to out: inout [UInt8]) {
-        let digits = (0..<min(result.digitCount, CardPolicy.longestNumber)).lazy.map { result.storedDigits[$0] }
-        if unmasked {
-            out.append(contentsOf: digits.map { $0 + 48 })
-        } else {
-            CardNumber.appendMasked(digits, mask: CardPolicy.machineMask, to: &out)
+    /// Appends a line for people, the problems in words, the file named when there are several:
+    /// `cards.txt, line 3: 411111******1111 Visa: invalid: the number's check digit is wrong`.
+    /// Masked with `*` as in the JSON: `check`'s lines are records, in every format (README,
+    /// "Security: what is kept, and where").
+    public func appendText(_ result: Result, line: Int, file: String? = nil, unmasked: Bool, to out: inout [UInt8]) {
+        if let file { out += "\(file.escapingControlCharacters), ".utf8 }
+        out += "line \(line):".utf8
+        if result.digitCount > 0 {
+            out.append(UInt8(ascii: " "))
+            if unmasked {
+                for digit in result.shownDigits { out.append(digit + 48) }
+            } else {
+                CardNumber.appendMasked(result.shownDigits, mask: CardPolicy.machineMask, to: &out)
+            }
+        }
+        if result.record >= 0 {
+            let record = records[Int(result.record)]
+            out += " \(rules.networks[Int(record.network)].name)".utf8
+            if !record.also.isEmpty { out += " (also \(record.also.map(\.name).joined(separator: ", ")))".utf8 }
+        }
+        if result.digitCount > 0 || result.record >= 0 { out.append(UInt8(ascii: ":")) }
+        out += (result.valid ? " valid\n" : " invalid: " + problemWords(result).joined(separator: "; ") + "\n").utf8
+    }
+
+    /// Each of a record's problems in words, in output order.
+    func problemWords(_ result: Result) -> [String] {
+        let network = result.networkIndex >= 0 ? rules.networks[Int(result.networkIndex)] : nil
+        let count = result.digitCount
+        return result.problems.map { problem in
+            switch problem {
+            case .recordFormat:
+                return count == 0 ? "not a card record: no card number" : "not a card record: more fields than number, expiry and code"
+            case .numberFormat: return "the number holds something other than digits, spaces and dashes"
+            case .unknownNetwork: return "no card network has a number like this"
+            case .length:
+                guard let network else { return "the number has \(count) \(count == 1 ? "digit" : "digits"), too few to tell its network" }
+                let lengths = network.lengths.map(String.init)
+                let listed =
+                    lengths.count == 1 ? lengths[0] : lengths.dropLast().joined(separator: ", ") + " or " + lengths.last!
+                return "the number has \(count) digits; \(network.name)'s have \(listed)"
+            case .luhn: return "the number's check digit is wrong (it fails the Luhn check)"
+            case .expiryFormat: return "the expiry is not MM/YY or MM/YYYY with a month from 01 to 12"
+            case .expired: return "the expiry \(result.expiry.map(\.cardText) ?? "") is in the past"
+            case .expiryTooFar:
+                return "the expiry \(result.expiry.map(\.cardText) ?? "") is more than \(expiryPolicy.maxYearsAhead) years ahead"
+            case .cvvFormat: return "the code holds something other than digits"
+            case .cvvLength:
+                let words = CardPolicy.securityCode(for: network).lengthWords
+                let has = "the code has \(result.codeLength) \(result.codeLength == 1 ? "digit" : "digits")"
+                return network.map { "\(has); \($0.name)'s has \(words)" } ?? "\(has); a code has \(words)"
+            case .networkNotAccepted: return "\(network?.name ?? "its network") is not accepted here"
+            case .expiryMissing: return "no expiry, and an encrypted card needs one"
+            }
         }
     }
 }

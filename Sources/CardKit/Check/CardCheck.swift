@@ -17,7 +17,7 @@ public struct CardCheck: Sendable {
     /// Whether each network (by index) is taken; all are without an accepted set.
     private let taken: [Bool]
     /// Whether some network has `coBadged` entries (then a number it decides may be reported
-    /// as another network: `reportedNetwork`).
+    /// as another network, with others beside it).
     private let anyCoBadges: Bool
     /// The rules' patterns on one list, for numbers at least as long as the longest pattern.
     private let wholeNumbers: WholeNumberIndex
@@ -25,24 +25,34 @@ public struct CardCheck: Sendable {
     /// `lengthsFor` Luhn check or a `coBadged` entry), network after network, each network's
     /// in `patternTerms` order from `termedStarts[index]` to `termedStarts[index + 1]` (none
     /// for most): a whole number finds its deciding pattern's terms here by comparing
-    /// integers, where `CardNetwork.terms(of:)` matched the patterns' digits twice a record
-    /// (for the reported network and for Luhn: about 700 instructions a record on the bench's
-    /// file). One flat list: an array per network was retained and released on every record.
+    /// integers, once per checker rather than matching the patterns' digits per record.
     private let termedPatterns: [TermedPattern]
     private let termedStarts: [Int32]
     /// Whether each network (by index) checks Luhn where no pattern's terms say otherwise.
     private let luhns: [Bool]
+    /// The card networks a record can be reported with: first each network alone (at its
+    /// index), then each `coBadged` entry's, as the prompt delivers such a card (`record`).
+    let records: [NetworkRecord]
+    /// For each network, its `coBadged` entries' indices in `records`.
+    private let coBadgeRecords: [[Int: Int32]]
+
+    /// The networks a card is reported with: the one it is delivered as (by index) and its
+    /// others, and the card record's members that say so (`CardRecord.networkMembers`).
+    struct NetworkRecord: Sendable {
+        let network: Int32
+        let also: [CardNetwork]
+        let members: [UInt8]
+    }
 
     /// A pattern with terms of its own and what they decide for the numbers it decides: the
-    /// network reported (`reportedNetwork`, asked once of the lowest prefix of a pattern with
-    /// the same `coBadged` entry) and whether Luhn is checked (the terms' `luhn`, which
-    /// `CardNetwork.requiresLuhn` gives for them: a rule file whose patterns of one length
-    /// overlap with other terms is refused).
+    /// networks reported (`record`, asked once per `coBadged` entry) and whether Luhn is
+    /// checked (the terms' `luhn`, which `CardNetwork.requiresLuhn` gives for them: a rule
+    /// file whose patterns of one length overlap with other terms is refused).
     private struct TermedPattern: Sendable {
         /// The pattern's length, and its range widened to the whole-number index's length
         /// (compared with a whole number's prefix without a division).
         let length: Int, low: UInt64, high: UInt64
-        let reported: Int32
+        let record: Int32
         let luhn: Bool
     }
 
@@ -57,89 +67,93 @@ public struct CardCheck: Sendable {
         anyCoBadges = rules.networks.contains(where: \.hasCoBadges)
         wholeNumbers = rules.wholeNumberIndex()
         luhns = rules.networks.map(\.luhn)
+        var records = rules.networks.indices.map {
+            NetworkRecord(
+                network: Int32($0), also: [], members: CardRecord.networkMembers(rules.networks[$0], also: []))
+        }
+        var coBadgeRecords: [[Int: Int32]] = []
         var termed: [TermedPattern] = []
         var starts: [Int32] = [0]
         for (index, network) in rules.networks.enumerated() {
-            // The network reported for each `coBadged` entry, asked once per entry (asking per
-            // pattern matched every termed pattern against every other: 5M instructions at start).
-            var reportedFor: [Int: Int32] = [:]
+            // The networks of each `coBadged` entry, asked once per entry.
+            var recordFor: [Int: Int32] = [:]
             for terms in network.patternTerms {
                 let pattern = network.patterns[terms.pattern]
-                var reported = Int32(index)
+                var record = Int32(index)
                 if let entry = terms.coBadge {
-                    reported =
-                        reportedFor[entry]
-                        ?? Self.reportedNetwork(
-                            pattern.low, owner: Int32(index), decidingLength: pattern.length,
-                            rules: rules, taken: taken)
-                    reportedFor[entry] = reported
+                    if let known = recordFor[entry] {
+                        record = known
+                    } else {
+                        records.append(
+                            Self.networkRecord(
+                                pattern.low, owner: index, decidingLength: pattern.length, rules: rules, taken: taken))
+                        record = Int32(records.count - 1)
+                        recordFor[entry] = record
+                    }
                 }
                 let scale = pow10[max(wholeNumbers.length - pattern.length, 0)]
                 termed.append(
                     TermedPattern(
                         length: pattern.length, low: pattern.lowValue &* scale,
-                        high: (pattern.highValue &+ 1) &* scale &- 1,
-                        reported: reported, luhn: terms.luhn))
+                        high: (pattern.highValue &+ 1) &* scale &- 1, record: record, luhn: terms.luhn))
             }
+            coBadgeRecords.append(recordFor)
             starts.append(Int32(termed.count))
         }
+        self.records = records
+        self.coBadgeRecords = coBadgeRecords
         termedPatterns = termed
         termedStarts = starts
     }
 
-    /// The network a whole number that `owner` decides by its pattern of `decidingLength`
-    /// digits is reported as, and whether Luhn is checked: the terms of that pattern when it
-    /// has some (`termedPatterns`), else `owner` itself and its own `luhn`. `prefix` is the
-    /// number's first `wholeNumbers.length` digits, at least as many as any pattern has.
+    /// The networks a whole number that `owner` decides by its pattern of `decidingLength`
+    /// digits is reported with (`records`), and whether Luhn is checked: the terms of that
+    /// pattern when it has some (`termedPatterns`), else `owner` itself and its own `luhn`.
+    /// `prefix` is the number's first `wholeNumbers.length` digits, at least as many as any
+    /// pattern has.
     @inline(__always)
-    private func terms(owner: Int32, decidingLength: Int, prefix: UInt64) -> (reported: Int32, luhn: Bool) {
-        let first = Int(termedStarts[Int(owner)])
-        let end = Int(termedStarts[Int(owner) &+ 1])
-        if first == end { return (owner, luhns[Int(owner)]) }
-        return termsOfTermedPattern(first..<end, owner: owner, decidingLength: decidingLength, prefix: prefix)
-    }
-
-    /// `terms` for a network some of whose patterns have terms: the first such pattern of
-    /// `decidingLength` digits that holds the number, as `CardNetwork.terms(of:)` finds it.
-    private func termsOfTermedPattern(_ range: Range<Int>, owner: Int32, decidingLength: Int, prefix: UInt64) -> (
-        reported: Int32, luhn: Bool
-    ) {
-        for index in range {
+    private func terms(owner: Int32, decidingLength: Int, prefix: UInt64) -> (record: Int32, luhn: Bool) {
+        for index in Int(termedStarts[Int(owner)])..<Int(termedStarts[Int(owner) + 1]) {
             let pattern = termedPatterns[index]
             if pattern.length == decidingLength && pattern.low <= prefix && prefix <= pattern.high {
-                return (pattern.reported, pattern.luhn)
+                return (pattern.record, pattern.luhn)
             }
         }
         return (owner, luhns[Int(owner)])
     }
 
-    /// The network (by index) a number that `networks[owner]` decides is reported as: for a
-    /// co-badged card, the first of its networks taken here (`Detection.networks(takenBy:)`),
-    /// as the prompt delivers it; else `owner`.
-    private static func reportedNetwork(
-        _ digits: some Collection<UInt8>, owner: Int32, decidingLength: Int, rules: RuleSet, taken: [Bool]
-    ) -> Int32 {
-        let partners = rules.coBadged(digits, owner: Int(owner), decidingLength: decidingLength)
-        guard !partners.isEmpty else { return owner }
+    /// The networks of a number that `networks[owner]` decides by its pattern of
+    /// `decidingLength` digits, a co-badged one, as the prompt delivers the card: the first of
+    /// them taken here (`Detection.networks(takenBy:)`), and the others (`EntryEngine.network`,
+    /// `alsoNetworks`).
+    private static func networkRecord(
+        _ digits: some Collection<UInt8>, owner: Int, decidingLength: Int, rules: RuleSet, taken: [Bool]
+    ) -> NetworkRecord {
         let detection = Detection(
-            network: rules.networks[Int(owner)], hasCandidates: true, maxLength: 0, decidingLength: decidingLength,
-            lengths: LengthSet(mask: 0), coBadged: partners)
+            network: rules.networks[owner], hasCandidates: true, maxLength: 0, decidingLength: decidingLength,
+            lengths: LengthSet(mask: 0),
+            coBadged: rules.coBadged(digits, owner: owner, decidingLength: decidingLength))
         let index = { (network: CardNetwork) in rules.networks.firstIndex { $0 === network } }
-        guard let first = detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first,
-            let at = index(first)
-        else { return owner }
-        return Int32(at)
+        let reported = detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first.flatMap(index) ?? owner
+        let also = detection.networks.filter { $0 !== rules.networks[reported] }
+        return NetworkRecord(
+            network: Int32(reported), also: also, members: CardRecord.networkMembers(rules.networks[reported], also: also))
     }
 
     /// The verdict on one record. Holds the number (for masked output), never the code.
     public struct Result: Sendable {
         /// Index into the rule set's networks, or -1.
         public var networkIndex: Int32 = -1
+        /// Index into the checker's `records` (the networks reported, the card's others beside
+        /// it), or -1.
+        var record: Int32 = -1
         var problemBits: UInt16 = 0
         /// The number's first 19 digits (0–9), as many as `digitCount` says (or 19).
         var storedDigits = InlineArray<19, UInt8>(repeating: 0)
         /// How many digits the number had, counting any past the 19th.
         public var digitCount = 0
+        /// How many digits the security code had (for the words of `cvv_length`).
+        var codeLength = 0
         /// The expiry as read, with a four-digit year; nil when there is none or it is malformed.
         public var expiry: YearMonth?
         /// Whether the number was decided by the whole-number index (one look-up), as every
@@ -166,7 +180,19 @@ public struct CardCheck: Sendable {
         }
 
         /// The (first 19) digits of the number.
-        public var digits: [UInt8] { (0..<min(digitCount, CardPolicy.longestNumber)).map { storedDigits[$0] } }
+        public var digits: [UInt8] { Array(shownDigits) }
+
+        /// The (first 19) digits of the number, read in place.
+        var shownDigits: Digits { Digits(stored: storedDigits, endIndex: min(digitCount, CardPolicy.longestNumber)) }
+    }
+
+    /// The (first 19) digits of a record's number, each 0–9, as a collection that is a copy of
+    /// the result's own (no array made per record).
+    struct Digits: RandomAccessCollection {
+        let stored: InlineArray<19, UInt8>
+        var startIndex: Int { 0 }
+        let endIndex: Int
+        subscript(index: Int) -> UInt8 { stored[index] }
     }
 
     /// Checks one record (a line without its line break). A `truncated` line (one too long to
@@ -254,6 +280,7 @@ public struct CardCheck: Sendable {
                     digitsOnly = false
                 }
             }
+            result.codeLength = length
             if !digitsOnly {
                 result.add(.cvvFormat)
             } else if !CardPolicy.securityCodeLengths(
@@ -282,18 +309,19 @@ public struct CardCheck: Sendable {
             result.decidedWhole = true
             guard whole.owner >= 0 else { return result.add(.unknownNetwork) }
             let terms = terms(owner: whole.owner, decidingLength: whole.decidingLength, prefix: prefix)
-            result.networkIndex = terms.reported
+            result.record = terms.record
+            result.networkIndex = records[Int(terms.record)].network
             verdict = CardPolicy.verdict(
                 count: count, lengths: whole.lengths, requiresLuhn: terms.luhn, passesLuhn: luhn.passes)
         } else {
             let typed = result.digits
             let found = rules.match(typed.span)
             if found.owner >= 0 {
-                result.networkIndex =
-                    anyCoBadges
-                    ? Self.reportedNetwork(
-                        typed, owner: found.owner, decidingLength: found.decidingLength, rules: rules, taken: taken)
-                    : found.owner
+                let owner = Int(found.owner)
+                let entry =
+                    anyCoBadges ? rules.networks[owner].terms(of: typed, decidingLength: found.decidingLength)?.coBadge : nil
+                result.record = entry.flatMap { coBadgeRecords[owner][$0] } ?? found.owner
+                result.networkIndex = records[Int(result.record)].network
             }
             verdict = CardPolicy.verdict(
                 typed, count: count, network: found.owner >= 0 ? rules.networks[Int(found.owner)] : nil,

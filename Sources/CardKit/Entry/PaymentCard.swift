@@ -93,17 +93,15 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
             displayStyle: .struct)
     }
 
-    /// Appends the card as one JSON object, full number and code included, no line break:
-    /// `{"network":"visa","alsoNetworks":[],"family":"visa","name":"Visa","number":"4111111111111111","expiry":{"month":12,"year":2030},"cvv":"123","last4":"1111","masked":"411111******1111","entry":"keyed"}`.
-    /// The masked form uses `*`, as `cardline check` does. `network` is the network chosen (a
-    /// co-badged card's international scheme unless the person chose another),
-    /// `alsoNetworks` the card's other networks' ids (`["dankort"]`; `[]` for most cards),
-    /// `family` and `name` the chosen network's (`family`: `visa` for `visa-electron`, its own
-    /// id when it names none). Then `"entry":"keyed"` or `"entry":"swipe"`, and for a swiped
-    /// card `"chip":true` or `false` (the service code's word on a chip).
-    /// A card with a name or postal code asked for ends with `"holder_name"` and
-    /// `"postal_code"`; the security code alone (`isSecurityCodeOnly`) is `{"network":"amex","cvv":"1234"}`
-    /// (with those two when asked for).
+    /// Appends the card as one JSON object, full number and code included, no line break: the
+    /// card record (`CardRecord`) with every member,
+    /// `{"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"number":"4111111111111111","masked":"411111******1111","last4":"1111","expiry":{"month":12,"year":2030},"cvv":"123","entry":"keyed"}`.
+    /// `network` is the network chosen (a co-badged card's international scheme unless the
+    /// person chose another), `also_networks` the card's other networks' ids (`["dankort"]`;
+    /// `[]` for most cards). A swiped card adds `"chip":true` or `false` after
+    /// `"entry":"swipe"`; a card with a name or postal code asked for ends with `"holder_name"`
+    /// and `"postal_code"`; the security code alone (`isSecurityCodeOnly`) is the network's
+    /// members and `"cvv"` (with those two when asked for).
     public func appendJSON(to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         appendJSONMembers(.all, to: &out)
@@ -114,90 +112,27 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     public enum JSONMembers: Sendable {
         /// Every member: `appendJSON`'s object (`--print`).
         case all
+        /// Every member but the number and the code (`replay --json`'s cards).
+        case masked
         /// Only those that may travel in clear beside a sealed card (`CardSealer`), for the
-        /// caller's bookkeeping: `network`, `family`, `expiry`, `last4`, `entry` (and `chip`),
-        /// in `appendJSON`'s order; the security code alone: `network` and `family` (a pair `--print` does not write: it writes the code). Never
-        /// more of the number than its last four, never the code, name or postal code.
+        /// caller's bookkeeping: the network's members, `last4`, `expiry`, `entry` (and `chip`);
+        /// for the security code alone, the network's members. Never more of the number than
+        /// its last four, never the code, name or postal code.
         case clear
     }
 
     /// Appends the card's JSON members (`members` of them), comma-separated, without the
-    /// braces: the one writer of the delivered card's members, in one order, for `--print`
-    /// and for the clear part of a sealed card.
-    public func appendJSONMembers(_ members: JSONMembers, to out: inout [UInt8]) {
-        let all = members == .all
-        out += #""network":"#.utf8
-        out += network.id.jsonQuoted.utf8
-        if isSecurityCodeOnly {
-            guard all else {
-                out += #","family":"#.utf8
-                out += network.family.jsonQuoted.utf8
-                return
-            }
-            out += #","cvv":""#.utf8
-            for digit in securityCodeDigits { out.append(digit + 48) }
-            out.append(UInt8(ascii: "\""))
-            appendFormFields(to: &out)
-            return
-        }
-        if all {
-            out += #","alsoNetworks":["#.utf8
-            for (index, other) in alsoNetworks.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                out += other.id.jsonQuoted.utf8
-            }
-            out.append(UInt8(ascii: "]"))
-        }
-        out += #","family":"#.utf8
-        out += network.family.jsonQuoted.utf8
-        if all {
-            out += #","name":"#.utf8
-            out += network.name.jsonQuoted.utf8
-            out += #","number":""#.utf8
-            for digit in numberDigits { out.append(digit + 48) }
-            out.append(UInt8(ascii: "\""))
-        }
-        out += #","expiry":{"month":"#.utf8
-        out += String(expiry.month).utf8
-        out += #","year":"#.utf8
-        out += String(expiry.year).utf8
-        out.append(UInt8(ascii: "}"))
-        if all {
-            out += #","cvv":""#.utf8
-            for digit in securityCodeDigits { out.append(digit + 48) }
-            out.append(UInt8(ascii: "\""))
-        }
-        out += #","last4":""#.utf8
-        for digit in CardPolicy.lastShownDigits(of: numberDigits) { out.append(digit + 48) }
-        out.append(UInt8(ascii: "\""))
-        if all {
-            out += #","masked":""#.utf8
-            CardNumber.appendMasked(numberDigits, mask: CardPolicy.machineMask, to: &out)
-            out.append(UInt8(ascii: "\""))
-        }
-        out.append(UInt8(ascii: ","))
-        appendEntryMembers(to: &out)
-        if all { appendFormFields(to: &out) }
-    }
-
-    /// `,"holder_name":"…","postal_code":"…"`, each when asked for.
-    private func appendFormFields(to out: inout [UInt8]) {
-        if let holderName {
-            out += #","holder_name":"#.utf8
-            out += holderName.jsonQuoted.utf8
-        }
-        if let postalCode {
-            out += #","postal_code":"#.utf8
-            out += postalCode.jsonQuoted.utf8
-        }
-    }
-
-    /// Appends the members that say how the card was entered, without a comma before them:
-    /// `"entry":"keyed"`, or for a swiped card `"entry":"swipe","chip":true` (or `false`).
-    private func appendEntryMembers(to out: inout [UInt8]) {
-        out += #""entry":"#.utf8
-        out += entry.rawValue.jsonQuoted.utf8
-        if let chip { out += (chip ? #","chip":true"# : #","chip":false"#).utf8 }
+    /// braces (with `comma`, a comma before them), through the one writer of the card record
+    /// (`CardRecord.appendMembers`).
+    public func appendJSONMembers(_ members: JSONMembers, to out: inout [UInt8], comma: Bool = false) {
+        let clear = members == .clear
+        CardRecord.appendMembers(
+            networks: CardRecord.networkMembers(network, also: alsoNetworks),
+            digits: isSecurityCodeOnly ? nil : numberDigits,
+            number: members == .all ? .full : clear ? .lastFour : .masked,
+            expiry: isSecurityCodeOnly ? nil : expiry, code: members == .all ? securityCodeDigits : nil,
+            entry: isSecurityCodeOnly ? nil : entry, chip: chip, holderName: clear ? nil : holderName,
+            postalCode: clear ? nil : postalCode, comma: comma, to: &out)
     }
 
     /// How many bytes `appendJSON` appends, to size a buffer once.

@@ -67,6 +67,10 @@ public struct Replayer {
     public private(set) var engine: EntryEngine
     /// The expectations that did not hold so far, in script order.
     public private(set) var failures: [Replay.Failure] = []
+    /// The cards accepted so far as card records without number or code (`CardRecord`,
+    /// `PaymentCard.JSONMembers.masked`), comma-separated, for `replay --json`; kept only when
+    /// the caller sets it (to `[]`), as a long script accepts millions of cards.
+    public var cardRecords: [UInt8]?
     /// A burst of refusals prints one reason, as in the REPL.
     private var refusals = RefusalBurst()
     /// Keys refused since the previous expectation.
@@ -224,6 +228,11 @@ public struct Replayer {
         if var card = outcome.takeAcceptedCard() {
             lastSubmit = .accepted(
                 network: card.network.id, lastFour: card.lastFour, entry: card.entry, chip: card.chip)
+            if cardRecords != nil {
+                cardRecords!.append(contentsOf: (cardRecords!.isEmpty ? "{" : ",{").utf8)
+                card.appendJSONMembers(.masked, to: &cardRecords!)
+                cardRecords!.append(UInt8(ascii: "}"))
+            }
             card.wipe()
         } else if case .submitFailed(let fields) = outcome.event {
             lastSubmit = .failed(fields)

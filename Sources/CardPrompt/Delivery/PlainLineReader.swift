@@ -82,10 +82,17 @@ public struct PlainLineReader {
             // its reason once (`show(_:restatedBy:)`).
             var messages: [Message] = []
             defer { show(messages) }
-            // A Tab between fields (a tab-separated line, as a spreadsheet writes) separates as
-            // a space does; at the prompt it is a key of its own.
-            let keys = Key.typing(typed.contains("\t") ? typed.replacing("\t", with: " ") : typed)
-            for key in keys + [swipeStart == nil ? .enter : .swipe(nil)] {
+            for typedKey in Key.typing(typed) + [swipeStart == nil ? .enter : .swipe(nil)] {
+                // The one field splitter of a piped line (`endsField`): a key that ends the
+                // field is an Enter on it, unless the field already moved on by itself.
+                var key = typedKey
+                if endsField(key) {
+                    if filledByDigit != nil && engine.activeIsEmpty {
+                        filledByDigit = nil
+                        continue
+                    }
+                    (key, filledByDigit) = (.enter, nil)
+                }
                 let fieldBefore = engine.field
                 let inCommand = engine.command != nil
                 let digit: Bool
@@ -150,6 +157,16 @@ public struct PlainLineReader {
             return .timedOut(accepted: accepted)
         }
         return result(accepted: accepted, failed: failed)
+    }
+
+    /// Whether `key`, typed on a piped line, ends the field being typed: a Tab always (so a
+    /// tab-separated line carries every field of the form, a name with spaces among them), and
+    /// a space after a whole expiry, whatever the length of its year (`12/20 123` is the expiry
+    /// 12/20, then the code, not the start of a year 201…). Other spaces end fields as the
+    /// engine says (after a number, a whole code; never inside a name).
+    private func endsField(_ key: Key) -> Bool {
+        guard case .character(let character) = key, engine.command == nil else { return false }
+        return character == "\t" || (character == " " && engine.field == .expiry && engine.expiryDigits.count >= 4)
     }
 
     /// Writes a line's `messages`; with `problem`, the reason a refusal abandons the card for,

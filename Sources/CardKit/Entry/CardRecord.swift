@@ -1,0 +1,147 @@
+/// The card record: a card as programs read it, in JSON, written here and nowhere else (issue
+/// 38). `--print`, `--print-fd`, the library's JSON calls, the clear members beside an
+/// encrypted card (`PaymentCard.appendJSONMembers`), `check`'s records (`CardCheck.appendJSON`)
+/// and `replay --json` all write their cards through `appendMembers`, so the same card has the
+/// same members with the same values wherever it comes out. Members, in this order:
+/// `network`, `network_name`, `family`, `also_networks` (always, `[]` for one network),
+/// `number` (full, only where the caller asked for it), `masked` (`*`), `last4`, `expiry`
+/// (`{"month":12,"year":2030}`), `cvv` (only where asked), `entry`, `chip`, `holder_name`,
+/// `postal_code`; members that do not apply are left out. `schema/card.schema.json` describes
+/// them.
+public enum CardRecord {
+    /// `"network":"visa","network_name":"Visa","family":"visa","also_networks":["dankort"]`: the
+    /// members that name a card's networks, the first of `appendMembers`. Made once per network
+    /// (and co-badged pair) by a caller that writes many records (`check`).
+    public static func networkMembers(_ network: CardNetwork, also: [CardNetwork]) -> [UInt8] {
+        var out: [UInt8] = []
+        out += #""network":"#.utf8
+        out += network.id.jsonQuoted.utf8
+        out += #","network_name":"#.utf8
+        out += network.name.jsonQuoted.utf8
+        out += #","family":"#.utf8
+        out += network.family.jsonQuoted.utf8
+        out += #","also_networks":["#.utf8
+        for (index, other) in also.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += other.id.jsonQuoted.utf8
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    /// What of the number `appendMembers` writes.
+    public enum Number: Sendable {
+        /// `number`, `masked` and `last4`.
+        case full
+        /// `masked` and `last4`.
+        case masked
+        /// `last4` alone (beside an encrypted card).
+        case lastFour
+    }
+
+    /// Appends a card's members, comma-separated, without braces; with `comma`, a comma before
+    /// the first. `networks` is `networkMembers`' (nil: no network known, `check`'s record of a
+    /// number no network has); `digits` the number's (each 0–9; nil: a security code alone);
+    /// `code` the security code's (written only when given).
+    public static func appendMembers(
+        networks: [UInt8]?, digits: (some Collection<UInt8>)?, number: Number, expiry: YearMonth?,
+        code: [UInt8]? = nil, entry: PaymentCard.Entry? = nil, chip: Bool? = nil, holderName: String? = nil,
+        postalCode: String? = nil, comma: Bool = false, to out: inout [UInt8]
+    ) {
+        let holder = holderName.map { Array($0.jsonQuoted.utf8) }
+        let postal = postalCode.map { Array($0.jsonQuoted.utf8) }
+        let room = (networks?.count ?? 0) + (holder?.count ?? 0) + (postal?.count ?? 0) + Self.roomForTheRest
+        out.append(addingCapacity: room) { span in
+            write(
+                networks: networks, digits: digits, number: number, expiry: expiry, code: code, entry: entry,
+                chip: chip, holderName: holder, postalCode: postal, comma: comma, to: &span)
+        }
+    }
+
+    /// The most bytes `write` writes besides the networks, name and postal code: the
+    /// members' names and the number's three forms, the code and the expiry.
+    static let roomForTheRest = 240
+
+    /// `appendMembers` into room the caller has made (`networks`' bytes, `holderName`'s and
+    /// `postalCode`'s as JSON strings, and `roomForTheRest`): the one writer of the members.
+    /// (An output span: no check of the array's storage per byte, as `check` writes millions.)
+    @inline(__always)
+    static func write(
+        networks: [UInt8]?, digits: (some Collection<UInt8>)?, number: Number, expiry: YearMonth?, code: [UInt8]?,
+        entry: PaymentCard.Entry?, chip: Bool?, holderName: [UInt8]?, postalCode: [UInt8]?, comma: Bool,
+        to out: inout OutputSpan<UInt8>
+    ) {
+        var separator: UInt8? = comma ? UInt8(ascii: ",") : nil
+        if let networks {
+            out.appendMember("", after: &separator)
+            out.append(networks)
+        }
+        if let digits {
+            if number == .full {
+                out.appendMember(#""number":""#, after: &separator)
+                for digit in digits { out.append(digit + 48) }
+                out.append(UInt8(ascii: "\""))
+            }
+            // Masked with `*` as `CardPolicy.shownDigits` says (`CardNumber.masked`'s policy).
+            let shown = CardPolicy.shownDigits(count: digits.count)
+            if number != .lastFour {
+                out.appendMember(#""masked":""#, after: &separator)
+                var index = 0
+                for digit in digits {
+                    out.append(shown.shows(index) ? digit + 48 : UInt8(ascii: "*"))
+                    index += 1
+                }
+                out.append(UInt8(ascii: "\""))
+            }
+            out.appendMember(#""last4":""#, after: &separator)
+            for digit in digits.suffix(shown.last) { out.append(digit + 48) }
+            out.append(UInt8(ascii: "\""))
+        }
+        if let expiry {
+            out.appendMember(#""expiry":{"month":"#, after: &separator)
+            out.writeDecimal(expiry.month)
+            out.append(#","year":"#)
+            out.writeDecimal(expiry.year)
+            out.append(UInt8(ascii: "}"))
+        }
+        if let code {
+            out.appendMember(#""cvv":""#, after: &separator)
+            for digit in code { out.append(digit + 48) }
+            out.append(UInt8(ascii: "\""))
+        }
+        if let entry {
+            out.appendMember(entry == .swipe ? #""entry":"swipe""# : #""entry":"keyed""#, after: &separator)
+            if let chip { out.append(chip ? #","chip":true"# : #","chip":false"#) }
+        }
+        if let holderName {
+            out.appendMember(#""holder_name":"#, after: &separator)
+            out.append(holderName)
+        }
+        if let postalCode {
+            out.appendMember(#""postal_code":"#, after: &separator)
+            out.append(postalCode)
+        }
+    }
+}
+
+extension OutputSpan: ByteSink where Element == UInt8 {
+    @inline(__always) mutating func write(_ byte: UInt8) { append(byte) }
+
+    /// Appends a literal's UTF-8 bytes.
+    @inline(__always) mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { for byte in $0 { append(byte) } }
+    }
+
+    /// Appends a member's name (`"cvv":`, with what opens its value), after a comma when one is
+    /// due (`separator`: nil before the first member).
+    @inline(__always) mutating func appendMember(_ name: StaticString, after separator: inout UInt8?) {
+        if let separator { append(separator) }
+        separator = UInt8(ascii: ",")
+        append(name)
+    }
+
+    /// Appends bytes.
+    @inline(__always) mutating func append(_ bytes: [UInt8]) {
+        for byte in bytes { append(byte) }
+    }
+}
