@@ -20,7 +20,10 @@ import Testing
             "4111 1111 1111 1111,12/30,123",
             #"{"line":7,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111******1111","last4":"1111","expiry":{"month":12,"year":2030},"valid":true,"errors":[]}"#
         ),
-        ("4111-1111-1111-1111", #"{"line":7,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111******1111","last4":"1111","valid":true,"errors":[]}"#),
+        (
+            "4111-1111-1111-1111",
+            #"{"line":7,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111******1111","last4":"1111","valid":true,"errors":[]}"#
+        ),
         (
             "378282246310005,01/2029,1234",
             #"{"line":7,"network":"american-express","network_name":"American Express","family":"american-express","also_networks":[],"masked":"378282*****0005","last4":"0005","expiry":{"month":1,"year":2029},"valid":true,"errors":[]}"#
@@ -39,7 +42,10 @@ import Testing
             "7000 0000 0000 0000",
             #"{"line":7,"masked":"700000******0000","last4":"0000","valid":false,"errors":["unknown_network"]}"#
         ),
-        ("4111 1111 1111", #"{"line":7,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"41******1111","last4":"1111","valid":false,"errors":["length"]}"#),
+        (
+            "4111 1111 1111",
+            #"{"line":7,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"41******1111","last4":"1111","valid":false,"errors":["length"]}"#
+        ),
         ("3", #"{"line":7,"masked":"*","last4":"","valid":false,"errors":["length"]}"#),
         (
             "4111111111111112",
@@ -122,11 +128,15 @@ import Testing
         }
         #expect(
             text("4111111111111112,12/30")
-                == "line 3: 411111******1112 Visa: invalid: the number's check digit is wrong (it fails the Luhn check)\n")
+                == "line 3: 411111******1112 Visa: invalid: the number's check digit is wrong (it fails the Luhn check)\n"
+        )
         #expect(
             text("378282246310005,12/30,12", file: "cards.txt")
-                == "cards.txt, line 3: 378282*****0005 American Express: invalid: the code has 2 digits; American Express's has 4\n")
-        #expect(text("4111111111111111 12/30 1") == "line 3: 411111******1111 Visa: invalid: the code has 1 digit; Visa's has 3\n")
+                == "cards.txt, line 3: 378282*****0005 American Express: invalid: the code has 2 digits; American Express's has 4\n"
+        )
+        #expect(
+            text("4111111111111111 12/30 1")
+                == "line 3: 411111******1111 Visa: invalid: the code has 1 digit; Visa's has 3\n")
         #expect(text("4571000000000001,12/30,123") == "line 3: 457100******0001 Visa (also Dankort): valid\n")
         #expect(
             text("4111 1111 1111,12/30")

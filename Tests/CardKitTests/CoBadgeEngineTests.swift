@@ -73,7 +73,8 @@ import Testing
         var card = try #require(taken)
         #expect(
             Self.json(card).hasPrefix(
-                #"{"network":"dankort","network_name":"Dankort","family":"dankort","also_networks":["visa","mastercard"]"#))
+                #"{"network":"dankort","network_name":"Dankort","family":"dankort","also_networks":["visa","mastercard"]"#
+            ))
         card.wipe()
         // The next card starts from the default again.
         engine.type(Self.visaDankort)
@@ -135,7 +136,9 @@ import Testing
         #expect(engine.handle(.nextNetwork).refusal == "only Dankort of this card's networks is accepted here")
         _ = engine.handle(.enter)
         var card = try #require(Self.submit(&engine))
-        #expect(Self.json(card).hasPrefix(#"{"network":"dankort","network_name":"Dankort","family":"dankort","also_networks":["visa"]"#))
+        #expect(
+            Self.json(card).hasPrefix(
+                #"{"network":"dankort","network_name":"Dankort","family":"dankort","also_networks":["visa"]"#))
         card.wipe()
     }
 

@@ -32,7 +32,8 @@ import Testing
             description: "plain", keys: [("Card number", "4111111111111111"), ("Expiry", "1230"), ("CVV", "123\r")],
             piped: "4111111111111111 12/30 123\n", session: "4111111111111111 12/30 123<Enter>\n", members: common),
         Card(
-            description: "co-badged", keys: [("Card number", "4571000000000001"), ("Expiry", "1230"), ("CVV", "123\r")],
+            description: "co-badged",
+            keys: [("Card number", "4571000000000001"), ("Expiry", "1230"), ("CVV", "123\r")],
             piped: "4571000000000001 12/30 123\n", session: "4571000000000001 12/30 123<Enter>\n", members: common),
         Card(
             description: "swiped", keys: [("Card number", swipe + "\r"), ("CVV", "123\r")], piped: swipe + "\n123\n",
@@ -85,11 +86,13 @@ import Testing
 
         let script = home.path + "/card.session"
         try ("@today 2026-11\n" + card.session).write(toFile: script, atomically: true, encoding: .utf8)
-        let report = try Self.only(try runPiped(["replay", "--json", script], input: "", environment: home.environment).output)
+        let report = try Self.only(
+            try runPiped(["replay", "--json", script], input: "", environment: home.environment).output)
         let replayed = try #require((report["cards"] as? [[String: Any]])?.first, "\(report)")
 
         let records = home.path + "/records.txt"
-        try (card.piped.hasPrefix("%") || card.options.contains("--name")
+        try
+            (card.piped.hasPrefix("%") || card.options.contains("--name")
             ? try piped(["--print"] + card.options, card.piped) : card.piped)
             .write(toFile: records, atomically: true, encoding: .utf8)
         let run = try runPiped(["check", "--today", "2026-11", records], input: "", environment: home.environment)
@@ -119,7 +122,9 @@ import Testing
                 "\(card) \(surface.name): \(surface.record.keys.sorted())")
             for member in surface.members {
                 let same = (surface.record[member] as? NSObject) == (typed[member] as? NSObject)
-                #expect(same, "\(card) \(surface.name) \(member): \(surface.record[member] ?? "-") ≠ \(typed[member] ?? "-")")
+                #expect(
+                    same,
+                    "\(card) \(surface.name) \(member): \(surface.record[member] ?? "-") ≠ \(typed[member] ?? "-")")
             }
         }
         if card.description == "co-badged" {

@@ -134,7 +134,10 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         #expect(run.errors == "2 records, 2 valid, 0 invalid\n")
         let lines = run.output.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix(#"{"line":3,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111******1111""#))
+        #expect(
+            lines[0].hasPrefix(
+                #"{"line":3,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111******1111""#
+            ))
         #expect(lines[1].hasPrefix(#"{"line":4,"network":"american-express""#))
     }
 
@@ -162,7 +165,8 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         let text = try check(["--format", "text"], input: "4111111111111112,12/30\n")
         #expect(
             text.output
-                == "line 1: 411111******1112 Visa: invalid: the number's check digit is wrong (it fails the Luhn check)\n")
+                == "line 1: 411111******1112 Visa: invalid: the number's check digit is wrong (it fails the Luhn check)\n"
+        )
         let summary = try check(["--format", "summary"], input: "4111111111111111\n4111111111111112\n")
         #expect(summary.output.isEmpty)
         #expect(summary.errors == "2 records, 1 valid, 1 invalid\n")
@@ -186,7 +190,10 @@ func runMeasuringMemory(_ arguments: [String], environment: [String: String], fe
         #expect(run.status == 65)
         #expect(lines.count == 3)
         #expect(lines[1].hasPrefix(#"{"line":2,"#) && lines[1].contains(#""record_format""#))
-        #expect(lines[2].hasPrefix(#"{"line":3,"network":"american-express","network_name":"American Express","family":"american-express","also_networks":[],"masked""#) && lines[2].contains(#""valid":true"#))
+        #expect(
+            lines[2].hasPrefix(
+                #"{"line":3,"network":"american-express","network_name":"American Express","family":"american-express","also_networks":[],"masked""#
+            ) && lines[2].contains(#""valid":true"#))
         #expect(run.errors == "3 records, 2 valid, 1 invalid\n")
     }
 

@@ -36,7 +36,8 @@ import Testing
                     lines[1].hasPrefix(
                         #"{"line":2,"network":"american-express","network_name":"American Express","family":"american-express","also_networks":[],"masked":"378282*****0005","last4":"0005","expiry":{"month":1,"year":2031}"#
                     ))
-                #expect(lines[2].hasPrefix(#"{"line":3,"network":"mastercard","#) && lines[2].contains(#""valid":true"#))
+                #expect(
+                    lines[2].hasPrefix(#"{"line":3,"network":"mastercard","#) && lines[2].contains(#""valid":true"#))
             }
         }
     }
@@ -51,8 +52,12 @@ import Testing
         #expect(run.status == 1)
         let lines = run.output.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.first?.hasSuffix(#""expiry":{"month":12,"year":2030},"valid":false,"errors":["cvv_length"]}"#) == true, "\(run.output)")
-        #expect(lines.last?.hasSuffix(#""expiry":{"month":1,"year":2020},"valid":false,"errors":["expired"]}"#) == true, "\(run.output)")
+        #expect(
+            lines.first?.hasSuffix(#""expiry":{"month":12,"year":2030},"valid":false,"errors":["cvv_length"]}"#)
+                == true, "\(run.output)")
+        #expect(
+            lines.last?.hasSuffix(#""expiry":{"month":1,"year":2020},"valid":false,"errors":["expired"]}"#) == true,
+            "\(run.output)")
     }
 
     /// A line that starts with `{` but is not a card record is a `record_format` record with a

@@ -134,7 +134,9 @@ import Testing
             input: "4321\n")
         let adyenLine = try #require(try decrypted(adyenCode.output).first)
         #expect(
-            Set(adyenLine.keys) == ["type", "encryptedSecurityCode", "network", "network_name", "family", "also_networks"])
+            Set(adyenLine.keys) == [
+                "type", "encryptedSecurityCode", "network", "network_name", "family", "also_networks",
+            ])
         #expect(
             ((adyenLine["encryptedSecurityCode"] as? [String: Any])?["plaintext"] as? [String: String])?["cvc"]
                 == "4321")

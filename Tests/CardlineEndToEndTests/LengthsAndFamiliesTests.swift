@@ -68,7 +68,8 @@ import Testing
         let middle = String(number.dropFirst(6).dropLast(4))
         #expect(
             t.screen.lines.contains {
-                $0.hasSuffix("Success! \(card["network_name"] as? String ?? "?") •••• \(number.suffix(4)), expires 12/30")
+                $0.hasSuffix(
+                    "Success! \(card["network_name"] as? String ?? "?") •••• \(number.suffix(4)), expires 12/30")
             }, "\(t.screen.lines)")
         #expect(!t.screen.lines.contains { $0.filter(\.isNumber).contains(middle) }, "\(t.screen.lines)")
     }

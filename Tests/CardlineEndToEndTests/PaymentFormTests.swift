@@ -203,6 +203,9 @@ import Testing
         #expect(unknown.errors.contains("--network: unknown network `nosuch`"), "\(unknown.errors)")
         let piped = try piped(["--cvv-only", "--network", "amex", "--print"], input: "1234\n")
         #expect(piped.status == 0, "\(piped.errors)")
-        #expect(piped.output == #"{"network":"american-express","network_name":"American Express","family":"american-express","also_networks":[],"cvv":"1234"}"# + "\n")
+        #expect(
+            piped.output
+                == #"{"network":"american-express","network_name":"American Express","family":"american-express","also_networks":[],"cvv":"1234"}"#
+                + "\n")
     }
 }

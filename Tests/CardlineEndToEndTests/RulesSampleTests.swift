@@ -40,7 +40,9 @@ import Testing
         let check = try cardline(["check", "--today", "2026-11"], input: first.output)
         #expect(check.status == 0, "\(check.output)")
         #expect(
-            check.output.split(separator: "\n").filter { $0.contains(#""network":"mastercard","#) && $0.contains(#""valid":true"#) }.count
+            check.output.split(separator: "\n").filter {
+                $0.contains(#""network":"mastercard","#) && $0.contains(#""valid":true"#)
+            }.count
                 == 6)
     }
 
@@ -89,11 +91,14 @@ import Testing
             input: "4026000000001\n4111111111113\n")
         #expect(run.status == 1)
         #expect(
-            run.output.contains(#"{"line":1,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"402600***0001","last4":"0001","valid":true,"errors":[]}"#),
+            run.output.contains(
+                #"{"line":1,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"402600***0001","last4":"0001","valid":true,"errors":[]}"#
+            ),
             "\(run.output)")
         #expect(
             run.output.contains(
-                #"{"line":2,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111***1113","last4":"1113","valid":false,"errors":["length"]}"#),
+                #"{"line":2,"network":"visa","network_name":"Visa","family":"visa","also_networks":[],"masked":"411111***1113","last4":"1113","valid":false,"errors":["length"]}"#
+            ),
             "\(run.output)")
     }
 

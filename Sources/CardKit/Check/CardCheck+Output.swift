@@ -11,7 +11,8 @@ extension CardCheck {
         _ result: Result, line: Int, file: [UInt8]? = nil, unmasked: Bool, to out: inout [UInt8]
     ) {
         let networks = result.record >= 0 ? records[Int(result.record)].members : nil
-        let room = 64 + (file?.count ?? 0) + (networks?.count ?? 0) + CardRecord.roomForTheRest + 20 * Problem.allCases.count
+        let room =
+            64 + (file?.count ?? 0) + (networks?.count ?? 0) + CardRecord.roomForTheRest + 20 * Problem.allCases.count
         out.append(addingCapacity: room) { out in
             out.append(#"{"line":"#)
             out.writeDecimal(line)
@@ -68,20 +69,26 @@ extension CardCheck {
         return result.problems.map { problem in
             switch problem {
             case .recordFormat:
-                return count == 0 ? "not a card record: no card number" : "not a card record: more fields than number, expiry and code"
+                return count == 0
+                    ? "not a card record: no card number"
+                    : "not a card record: more fields than number, expiry and code"
             case .numberFormat: return "the number holds something other than digits, spaces and dashes"
             case .unknownNetwork: return "no card network has a number like this"
             case .length:
-                guard let network else { return "the number has \(count) \(count == 1 ? "digit" : "digits"), too few to tell its network" }
+                guard let network else {
+                    return "the number has \(count) \(count == 1 ? "digit" : "digits"), too few to tell its network"
+                }
                 let lengths = network.lengths.map(String.init)
                 let listed =
-                    lengths.count == 1 ? lengths[0] : lengths.dropLast().joined(separator: ", ") + " or " + lengths.last!
+                    lengths.count == 1
+                    ? lengths[0] : lengths.dropLast().joined(separator: ", ") + " or " + lengths.last!
                 return "the number has \(count) digits; \(network.name)'s have \(listed)"
             case .luhn: return "the number's check digit is wrong (it fails the Luhn check)"
             case .expiryFormat: return "the expiry is not MM/YY or MM/YYYY with a month from 01 to 12"
             case .expired: return "the expiry \(result.expiry.map(\.cardText) ?? "") is in the past"
             case .expiryTooFar:
-                return "the expiry \(result.expiry.map(\.cardText) ?? "") is more than \(expiryPolicy.maxYearsAhead) years ahead"
+                return
+                    "the expiry \(result.expiry.map(\.cardText) ?? "") is more than \(expiryPolicy.maxYearsAhead) years ahead"
             case .cvvFormat: return "the code holds something other than digits"
             case .cvvLength:
                 let words = CardPolicy.securityCode(for: network).lengthWords

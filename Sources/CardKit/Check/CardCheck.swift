@@ -134,10 +134,12 @@ public struct CardCheck: Sendable {
             lengths: LengthSet(mask: 0),
             coBadged: rules.coBadged(digits, owner: owner, decidingLength: decidingLength))
         let index = { (network: CardNetwork) in rules.networks.firstIndex { $0 === network } }
-        let reported = detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first.flatMap(index) ?? owner
+        let reported =
+            detection.networks(takenBy: { index($0).map { taken[$0] } ?? false }).first.flatMap(index) ?? owner
         let also = detection.networks.filter { $0 !== rules.networks[reported] }
         return NetworkRecord(
-            network: Int32(reported), also: also, members: CardRecord.networkMembers(rules.networks[reported], also: also))
+            network: Int32(reported), also: also,
+            members: CardRecord.networkMembers(rules.networks[reported], also: also))
     }
 
     /// The verdict on one record. Holds the number (for masked output), never the code.
@@ -319,7 +321,8 @@ public struct CardCheck: Sendable {
             if found.owner >= 0 {
                 let owner = Int(found.owner)
                 let entry =
-                    anyCoBadges ? rules.networks[owner].terms(of: typed, decidingLength: found.decidingLength)?.coBadge : nil
+                    anyCoBadges
+                    ? rules.networks[owner].terms(of: typed, decidingLength: found.decidingLength)?.coBadge : nil
                 result.record = entry.flatMap { coBadgeRecords[owner][$0] } ?? found.owner
                 result.networkIndex = records[Int(result.record)].network
             }
