@@ -111,7 +111,7 @@ public struct MessageCatalog: Sendable {
         var result: [UInt8] = []
         result.reserveCapacity(template.utf8.count + 32)
         fill(template, into: &result) { name, bytes in
-            guard let value = values.first(where: { $0.0.utf8.elementsEqual(name) })?.1 else { return false }
+            guard let value = values.first(where: { equal($0.0, name) })?.1 else { return false }
             bytes.appendUTF8(value)
             return true
         }
@@ -122,10 +122,10 @@ public struct MessageCatalog: Sendable {
     /// made where they are shown).
     func write(_ id: MessageID, _ arguments: [Message.Argument], to bytes: inout [UInt8]) {
         Self.fill(text(id), into: &bytes) { name, bytes in
-            guard let argument = arguments.first(where: { $0.name.utf8.elementsEqual(name) }) else { return false }
+            guard let argument = arguments.first(where: { Self.equal($0.name, name) }) else { return false }
             switch argument.value {
             case .text(let text): bytes.appendUTF8(text)
-            case .number(let number): bytes.appendUTF8(String(number))
+            case .number(let number): bytes.appendDecimal(number)
             case .word(let id): bytes.appendUTF8(text(id))
             case .list(let items, let word): bytes.appendUTF8(listing(items, joinedBy: text(word)))
             }
@@ -137,25 +137,33 @@ public struct MessageCatalog: Sendable {
     /// true, or returns false for a name it has no value for: the placeholder stays as
     /// written). Read as UTF-8 bytes: a brace is never part of another character's bytes.
     private static func fill(
-        _ template: String, into result: inout [UInt8],
-        value: (Substring.UTF8View, inout [UInt8]) -> Bool
+        _ template: String, into result: inout [UInt8], value: (Span<UInt8>, inout [UInt8]) -> Bool
     ) {
-        let text = template[...].utf8
-        var index = text.startIndex
-        while let open = text[index...].firstIndex(of: UInt8(ascii: "{")) {
-            result.append(contentsOf: text[index..<open])
-            guard let close = text[open...].firstIndex(of: UInt8(ascii: "}")) else {
-                index = open
-                break
+        let text = template.utf8.span
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
+            index += 1
+            guard byte == UInt8(ascii: "{") else {
+                result.append(byte)
+                continue
             }
-            if value(text[text.index(after: open)..<close], &result) {
-                index = text.index(after: close)
+            var close = index
+            while close < text.count && text[close] != UInt8(ascii: "}") { close += 1 }
+            if close < text.count && value(text.extracting(index..<close), &result) {
+                index = close + 1
             } else {
-                result.append(UInt8(ascii: "{"))
-                index = text.index(after: open)
+                result.append(byte)
             }
         }
-        result.append(contentsOf: text[index...])
+    }
+
+    /// Whether `name` has the bytes `bytes` has.
+    private static func equal(_ name: String, _ bytes: Span<UInt8>) -> Bool {
+        let utf8 = name.utf8.span
+        guard utf8.count == bytes.count else { return false }
+        for index in 0..<utf8.count where utf8[index] != bytes[index] { return false }
+        return true
     }
 
     /// Said when the prompt ends because no key came for `milliseconds` (the idle timeout):
