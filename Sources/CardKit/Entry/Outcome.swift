@@ -7,7 +7,7 @@ public struct Outcome: Equatable, Sendable {
         /// The key is allowed but does nothing (a space in a pasted number).
         case ignored
         /// The key is not allowed here; the front end rings the bell and shows the reason.
-        case refused(reason: Message)
+        indirect case refused(reason: Message)
     }
 
     /// Something the front end must act on beyond redrawing the field. (Boxed: an outcome

@@ -40,7 +40,7 @@ public struct Message: Equatable, Sendable {
     private enum Content: Equatable, Sendable {
         case whole(String)
         case catalog(MessageID, [Argument])
-        case card(CardLine)
+        indirect case card(CardLine)  // (boxed: a message, and every outcome holding one, stays small)
     }
 
     struct Argument: Equatable, Sendable {
