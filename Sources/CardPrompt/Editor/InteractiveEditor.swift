@@ -191,7 +191,7 @@ final class InteractiveEditor {
         defer { write(terminal.leaveModes) }
 
         if let title = settings.title { write(style.title(title) + "\n") }
-        write(style.message(Message(.help, engine.help)) + "\n")
+        write(style.message(engine.help) + "\n")
         reader.startIdleClock()
         while ending == nil {
             painter.forget()  // el_gets draws the line afresh
@@ -493,7 +493,7 @@ final class InteractiveEditor {
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
         var lines: [String] = []
-        if let reason { lines.append(style.refusal(reason)) }
+        if let reason { lines.append(style.message(reason)) }
         lines += outcome.messages.map(style.message)
         // Warnings that came while the key was handled (the command history could not be
         // written, say), above the prompt like the messages.
