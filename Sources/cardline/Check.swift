@@ -337,7 +337,9 @@ struct Check: ParsableCommand {
         }
 
         /// One line (`check(line:truncated:number:tally:)`), its result appended to `out`.
-        @inline(__always)
+        /// (Never inlined: the record's digits it leaves on the stack, in its result, are then
+        /// below its caller's frame, where the caller's `Check.scrubStack` reaches.)
+        @inline(never)
         func check(line: Span<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
             guard let result = check(line: line, truncated: truncated, number: number, tally: &tally) else { return }
             if let sealer {

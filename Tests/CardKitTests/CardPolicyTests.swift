@@ -152,13 +152,13 @@ import Testing
         card.appendJSON(to: &json)
         #expect(
             String(decoding: json, as: UTF8.self).contains(
-                #""last4":"\#(lastShown)","masked":"\#(expected.replacingOccurrences(of: "•", with: "*"))""#))
+                #""masked":"\#(expected.replacingOccurrences(of: "•", with: "*"))","last4":"\#(lastShown)""#))
         let check = CardCheck(rules: Self.rules, expiryPolicy: ExpiryPolicy(today: Self.today))
         var text: [UInt8] = []
         check.appendText(Self.check(check, CardNumber.string(number)), line: 1, unmasked: false, to: &text)
         #expect(
             String(decoding: text, as: UTF8.self).hasPrefix(
-                "line 1: \(expected.replacingOccurrences(of: "•", with: "*"))  anylength  valid"))
+                "line 1: \(expected.replacingOccurrences(of: "•", with: "*")) Anylength: valid"))
     }
 
     // MARK: - Validity

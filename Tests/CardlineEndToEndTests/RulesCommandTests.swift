@@ -308,8 +308,10 @@ func writeTestNetwork(to folder: String, id: String = "testnet", prefix: String 
             ["check", "--today", "2026-11", "--format", "text"] + rules,
             input: "7000000000000002,12/30,1234\n7000000000000002,12/30,123\n",
             environment: home.environment)
-        #expect(check.output.contains("line 1: 700000******0002  oddcard  valid"), "\(check.output)")
-        #expect(check.output.contains("line 2: 700000******0002  oddcard  invalid (cvv_length)"), "\(check.output)")
+        #expect(check.output.contains("line 1: 700000******0002 Oddcard: valid"), "\(check.output)")
+        #expect(
+            check.output.contains("line 2: 700000******0002 Oddcard: invalid: the code has 3 digits; Oddcard's has 4"),
+            "\(check.output)")
         let short3 = try runPiped(
             ["--today", "2026-11"] + rules, input: "7000 0000 0000 0002 12/30 123\n", environment: home.environment)
         #expect(

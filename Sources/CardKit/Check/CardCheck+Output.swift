@@ -10,20 +10,24 @@ extension CardCheck {
     public func appendJSON(
         _ result: Result, line: Int, file: [UInt8]? = nil, unmasked: Bool, to out: inout [UInt8]
     ) {
-        let networks = result.record >= 0 ? records[Int(result.record)].members : nil
-        let room =
-            64 + (file?.count ?? 0) + (networks?.count ?? 0) + CardRecord.roomForTheRest + 20 * Problem.allCases.count
-        out.append(addingCapacity: room) { out in
+        out.append(addingCapacity: 32 + (file?.count ?? 0)) { out in
             out.append(#"{"line":"#)
             out.writeDecimal(line)
             if let file {
                 out.append(#","file":"#)
                 out.append(file)
             }
-            CardRecord.write(
-                networks: networks, digits: result.digitCount > 0 ? result.shownDigits : nil,
-                number: unmasked ? .full : .masked, expiry: result.expiry, code: nil, entry: nil, chip: nil,
-                holderName: nil, postalCode: nil, comma: true, to: &out)
+        }
+        // The digits read through a span over a copy of them in this frame, which the caller's
+        // stack scrub reaches (a span over the result's own made a copy of the whole result
+        // that outlived the scrub: `CardMemoryTests`).
+        let digits = result.storedDigits
+        CardRecord.appendMembers(
+            networks: result.record >= 0 ? records[Int(result.record)].members : nil,
+            digits: result.digitCount > 0
+                ? digits.span.extracting(0..<min(result.digitCount, CardPolicy.longestNumber)) : nil,
+            number: unmasked ? .full : .masked, expiry: result.expiry, comma: true, to: &out)
+        out.append(addingCapacity: 32 + 20 * Problem.allCases.count) { out in
             out.append(result.valid ? #","valid":true,"errors":["# : #","valid":false,"errors":["#)
             // The problems in declaration order: the bits set, lowest first.
             var bits = result.problemBits
@@ -48,9 +52,9 @@ extension CardCheck {
         if result.digitCount > 0 {
             out.append(UInt8(ascii: " "))
             if unmasked {
-                for digit in result.shownDigits { out.append(digit + 48) }
+                for digit in result.digits { out.append(digit + 48) }
             } else {
-                CardNumber.appendMasked(result.shownDigits, mask: CardPolicy.machineMask, to: &out)
+                CardNumber.appendMasked(result.digits, mask: CardPolicy.machineMask, to: &out)
             }
         }
         if result.record >= 0 {

@@ -182,19 +182,7 @@ public struct CardCheck: Sendable {
         }
 
         /// The (first 19) digits of the number.
-        public var digits: [UInt8] { Array(shownDigits) }
-
-        /// The (first 19) digits of the number, read in place.
-        var shownDigits: Digits { Digits(stored: storedDigits, endIndex: min(digitCount, CardPolicy.longestNumber)) }
-    }
-
-    /// The (first 19) digits of a record's number, each 0–9, as a collection that is a copy of
-    /// the result's own (no array made per record).
-    struct Digits: RandomAccessCollection {
-        let stored: InlineArray<19, UInt8>
-        var startIndex: Int { 0 }
-        let endIndex: Int
-        subscript(index: Int) -> UInt8 { stored[index] }
+        public var digits: [UInt8] { (0..<min(digitCount, CardPolicy.longestNumber)).map { storedDigits[$0] } }
     }
 
     /// Checks one record (a line without its line break). A `truncated` line (one too long to

@@ -44,7 +44,7 @@ public enum CardRecord {
     /// number no network has); `digits` the number's (each 0–9; nil: a security code alone);
     /// `code` the security code's (written only when given).
     public static func appendMembers(
-        networks: [UInt8]?, digits: (some Collection<UInt8>)?, number: Number, expiry: YearMonth?,
+        networks: [UInt8]?, digits: Span<UInt8>?, number: Number, expiry: YearMonth?,
         code: [UInt8]? = nil, entry: PaymentCard.Entry? = nil, chip: Bool? = nil, holderName: String? = nil,
         postalCode: String? = nil, comma: Bool = false, to out: inout [UInt8]
     ) {
@@ -67,7 +67,7 @@ public enum CardRecord {
     /// (An output span: no check of the array's storage per byte, as `check` writes millions.)
     @inline(__always)
     static func write(
-        networks: [UInt8]?, digits: (some Collection<UInt8>)?, number: Number, expiry: YearMonth?, code: [UInt8]?,
+        networks: [UInt8]?, digits: Span<UInt8>?, number: Number, expiry: YearMonth?, code: [UInt8]?,
         entry: PaymentCard.Entry?, chip: Bool?, holderName: [UInt8]?, postalCode: [UInt8]?, comma: Bool,
         to out: inout OutputSpan<UInt8>
     ) {
@@ -79,22 +79,18 @@ public enum CardRecord {
         if let digits {
             if number == .full {
                 out.appendMember(#""number":""#, after: &separator)
-                for digit in digits { out.append(digit + 48) }
+                for index in digits.indices { out.append(digits[index] + 48) }
                 out.append(UInt8(ascii: "\""))
             }
             // Masked with `*` as `CardPolicy.shownDigits` says (`CardNumber.masked`'s policy).
             let shown = CardPolicy.shownDigits(count: digits.count)
             if number != .lastFour {
                 out.appendMember(#""masked":""#, after: &separator)
-                var index = 0
-                for digit in digits {
-                    out.append(shown.shows(index) ? digit + 48 : UInt8(ascii: "*"))
-                    index += 1
-                }
+                for index in digits.indices { out.append(shown.shows(index) ? digits[index] + 48 : UInt8(ascii: "*")) }
                 out.append(UInt8(ascii: "\""))
             }
             out.appendMember(#""last4":""#, after: &separator)
-            for digit in digits.suffix(shown.last) { out.append(digit + 48) }
+            for index in (digits.count - shown.last)..<digits.count { out.append(digits[index] + 48) }
             out.append(UInt8(ascii: "\""))
         }
         if let expiry {

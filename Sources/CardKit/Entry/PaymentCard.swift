@@ -128,7 +128,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         let clear = members == .clear
         CardRecord.appendMembers(
             networks: CardRecord.networkMembers(network, also: alsoNetworks),
-            digits: isSecurityCodeOnly ? nil : numberDigits,
+            digits: isSecurityCodeOnly ? nil : numberDigits.span,
             number: members == .all ? .full : clear ? .lastFour : .masked,
             expiry: isSecurityCodeOnly ? nil : expiry, code: members == .all ? securityCodeDigits : nil,
             entry: isSecurityCodeOnly ? nil : entry, chip: chip, holderName: clear ? nil : holderName,
