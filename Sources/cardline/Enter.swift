@@ -206,7 +206,7 @@ struct EnterSettings {
 
     /// The usage error for a timeout `timeout(from:)` refuses, from `source`.
     static func timeoutProblem(_ text: String, source: String) -> String {
-        "\(source) takes a number of seconds from 0.001 to 86400, like 60 or 2.5; got '\(text)'"
+        "\(source) takes a number of seconds from 0.001 to 86400, like 60 or 2.5; got `\(text)`"
     }
 }
 

@@ -280,7 +280,8 @@ import Testing
         #expect(card.map(Self.json) == #"{"network":"\#(network.id)","cvv":"\#(code)"}"#)
         #expect(card?.isSecurityCodeOnly == true)
         #expect(engine.field == .cvv)
-        #expect(engine.handle(.backspace).refusal != nil)
+        // Backspace on the only field, empty: nothing to delete, no field to go back to.
+        #expect(engine.handle(.backspace).refusal == "the \(engine.fieldName(.cvv)) is already empty")
         // Cancelling starts again with the code, and says so (there is no card number to type).
         _ = engine.type("1")
         let name = CardPolicy.securityCode(for: network).name

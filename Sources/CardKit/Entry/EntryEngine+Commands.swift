@@ -116,8 +116,7 @@ extension EntryEngine {
                 ?? messages.text(.commandUnknown, ("command", shown))
             outcome = Outcome(messages: [.init(.error, text)])
         }
-        outcome.command = line
-        if !outcome.fieldChanged && outcome.event == nil { outcome.messages.append(.init(.help, help)) }
+        outcome.command = line  // (no field help after it: the field's line says where typing goes)
         return outcome
     }
 
@@ -169,11 +168,11 @@ extension EntryEngine {
                 Message(.success, self.messages.text(.rulesReloaded, ("count", String(rules.networks.count))))
             ]
             messages += newRules.warnings.map { Message(.info, $0.description) }
-            return Outcome(messages: messages + [Message(.help, help)])
+            return Outcome(messages: messages)
         case .failure(let errors):
             let lines = errors.errors.map { Message(.info, $0.description) }
             return Outcome(
-                messages: [Message(.error, messages.text(.rulesNotReloaded))] + lines + [Message(.help, help)])
+                messages: [Message(.error, messages.text(.rulesNotReloaded))] + lines)
         }
     }
 }

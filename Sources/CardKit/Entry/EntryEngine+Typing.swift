@@ -34,8 +34,15 @@ extension EntryEngine {
 
     private mutating func typeNumber(_ character: Character, digit: UInt8?) -> Outcome {
         guard let digit else {
-            // Tab moves on from a complete number, as Enter does (a 16-digit Diners Club).
-            if character == "\t" && !numberDigits.isEmpty && problem(in: .number) == nil { return moveForward() }
+            // Tab moves on from a complete number, as Enter does (a 16-digit Diners Club); on one
+            // of a whole length that fails Luhn it says so, as Enter does.
+            if character == "\t" && !numberDigits.isEmpty {
+                switch (problem(in: .number), detection.verdict(numberDigits)) {
+                case (nil, _): return moveForward()
+                case (let problem?, .failsLuhn): return .refused(problem)
+                default: break
+                }
+            }
             return .refused(messages.text(.numberCharacter, ("character", quoted(character))))
         }
         guard numberDigits.count < CardPolicy.longestNumber else {

@@ -330,7 +330,7 @@ public struct EntryEngine: Sendable {
         guard case .reloadRules = outcome.event else { return outcome }
         var reloaded =
             loader.map { reload($0()) }
-            ?? Outcome(messages: [Message(.error, messages.text(.rulesNotHere)), Message(.help, help)])
+            ?? Outcome(messages: [Message(.error, messages.text(.rulesNotHere))])
         reloaded.command = outcome.command
         return reloaded
     }
@@ -359,7 +359,7 @@ public struct EntryEngine: Sendable {
             return .accepted
         }
         guard let previous = form.field(before: field) else {
-            return .refused(messages.text(.fieldEmpty, ("field", fieldName(field))))
+            return .refused(messages.text(.keyFieldEmpty, ("field", fieldName(field))))
         }
         field = previous
         return Outcome(fieldChanged: true)

@@ -442,9 +442,20 @@ final class InteractiveEditor {
     }
 
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
+    /// The line libedit leaves is the field the burst started in; each later field it leaves
+    /// (a paste's expiry) has its line put above the output, as a typed one leaves it.
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
-        let outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: settings.loader) })
-        return present(outcome, on: el)
+        var movedOn = false
+        let outcomes = keys.map { key in
+            let before = movedOn ? engine.currentView() : nil
+            var outcome = engine.handle(key, reloadingWith: settings.loader)
+            if let before, outcome.fieldChanged {
+                outcome.messages.insert(Message(.info, engine.finishedView(before: before).transcriptLine), at: 0)
+            }
+            movedOn = movedOn || outcome.fieldChanged
+            return outcome
+        }
+        return present(.combined(outcomes), on: el)
     }
 
     /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
