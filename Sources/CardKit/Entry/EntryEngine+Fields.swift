@@ -158,7 +158,7 @@ extension EntryEngine {
         case .expiry: return messages.text(.fieldExpiry)
         case .cvv: return securityCode.name
         case .name: return messages.text(.fieldName)
-        case .postalCode: return form.postalCode?.label.lowercasedFirst ?? messages.text(.fieldPostalCode)
+        case .postalCode: return form.postalCode?.fieldName(messages) ?? messages.text(.fieldPostalCode)
         }
     }
 
@@ -196,7 +196,8 @@ extension EntryEngine {
             return messages.text(.helpName)
         case .postalCode:
             guard let format = form.postalCode else { return "" }
-            return messages.text(.helpPostalCode, ("label", format.label.lowercasedFirst), ("example", format.example))
+            return messages.text(
+                .helpPostalCode, ("label", format.fieldName(messages)), ("example", format.example(messages)))
         }
     }
 }

@@ -283,8 +283,8 @@ extension EntryEngine {
         guard let raw = PostalCodeFormat.rawCharacter(character) else {
             return .refused(
                 messages.text(
-                    .postalCharacter, ("country", format.name), ("label", format.label.lowercasedFirst),
-                    ("example", format.example), ("character", quoted(character))))
+                    .postalCharacter, ("country", format.name(messages)), ("label", format.fieldName(messages)),
+                    ("example", format.example(messages)), ("character", quoted(character))))
         }
         postalCharacters.append(raw)
         guard format.canBegin(postalCharacters) else {
@@ -294,8 +294,8 @@ extension EntryEngine {
                 ? .postalTooLong : raw &- 48 < 10 ? .postalWantsLetter : .postalWantsDigit
             return .refused(
                 messages.text(
-                    id, ("country", format.name), ("label", format.label.lowercasedFirst),
-                    ("example", format.example), ("count", String(format.longest))))
+                    id, ("country", format.name(messages)), ("label", format.fieldName(messages)),
+                    ("example", format.example(messages)), ("count", String(format.longest))))
         }
         return .accepted
     }

@@ -140,6 +140,36 @@ public enum MessageID: String, CaseIterable, Sendable {
     case postalWantsDigit = "postal.wants-digit"
     case postalTooLong = "postal.too-long"
     case postalLooksLike = "postal.looks-like"
+    case postalUSName = "postal.US.name"
+    case postalUSLabel = "postal.US.label"
+    case postalUSExample = "postal.US.example"
+    case postalCAName = "postal.CA.name"
+    case postalCALabel = "postal.CA.label"
+    case postalCAExample = "postal.CA.example"
+    case postalGBName = "postal.GB.name"
+    case postalGBLabel = "postal.GB.label"
+    case postalGBExample = "postal.GB.example"
+    case postalDEName = "postal.DE.name"
+    case postalDELabel = "postal.DE.label"
+    case postalDEExample = "postal.DE.example"
+    case postalFRName = "postal.FR.name"
+    case postalFRLabel = "postal.FR.label"
+    case postalFRExample = "postal.FR.example"
+    case postalNLName = "postal.NL.name"
+    case postalNLLabel = "postal.NL.label"
+    case postalNLExample = "postal.NL.example"
+    case postalAUName = "postal.AU.name"
+    case postalAULabel = "postal.AU.label"
+    case postalAUExample = "postal.AU.example"
+    case postalJPName = "postal.JP.name"
+    case postalJPLabel = "postal.JP.label"
+    case postalJPExample = "postal.JP.example"
+    case postalBRName = "postal.BR.name"
+    case postalBRLabel = "postal.BR.label"
+    case postalBRExample = "postal.BR.example"
+    case postalINName = "postal.IN.name"
+    case postalINLabel = "postal.IN.label"
+    case postalINExample = "postal.IN.example"
     case cardCodeTaken = "card.code-taken"
     case swipeUnreadable = "swipe.unreadable"
     case swipeElsewhere = "swipe.elsewhere"
@@ -304,6 +334,36 @@ extension MessageCatalog {
             "postal.wants-digit": "die Postleitzahl hat hier eine Ziffer, etwa {example}",
             "postal.too-long": "die Postleitzahl hat höchstens {count} Buchstaben und Ziffern, etwa {example}",
             "postal.looks-like": "die Postleitzahl sieht aus wie {example}; eingegeben: {typed}",
+            "postal.US.name": "Vereinigte Staaten",
+            "postal.US.label": "ZIP-Code",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Kanada",
+            "postal.CA.label": "Postleitzahl",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "Vereinigtes Königreich",
+            "postal.GB.label": "Postcode",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Deutschland",
+            "postal.DE.label": "Postleitzahl",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "Frankreich",
+            "postal.FR.label": "Postleitzahl",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Niederlande",
+            "postal.NL.label": "Postleitzahl",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australien",
+            "postal.AU.label": "Postleitzahl",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japan",
+            "postal.JP.label": "Postleitzahl",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brasilien",
+            "postal.BR.label": "Postleitzahl",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "Indien",
+            "postal.IN.label": "PIN-Code",
+            "postal.IN.example": "110001",
             "card.code-taken": "{network}-{code} angenommen.",
             "swipe.unreadable": "Magnetstreifen nicht lesbar — Karte erneut durchziehen oder Nummer eingeben",
             "swipe.elsewhere": "eine Karte wird bei leerem Kartennummernfeld durchgezogen",
@@ -464,6 +524,36 @@ extension MessageCatalog {
             "postal.wants-digit": "a {country} {label} has a digit here, like {example}",
             "postal.too-long": "a {country} {label} has at most {count} letters and digits, like {example}",
             "postal.looks-like": "a {country} {label} looks like {example}; this is {typed}",
+            "postal.US.name": "United States",
+            "postal.US.label": "ZIP code",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Canada",
+            "postal.CA.label": "Postal code",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "United Kingdom",
+            "postal.GB.label": "Postcode",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Germany",
+            "postal.DE.label": "Postal code",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "France",
+            "postal.FR.label": "Postal code",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Netherlands",
+            "postal.NL.label": "Postcode",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australia",
+            "postal.AU.label": "Postcode",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japan",
+            "postal.JP.label": "Postal code",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brazil",
+            "postal.BR.label": "Postal code",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "India",
+            "postal.IN.label": "PIN code",
+            "postal.IN.example": "110001",
             "card.code-taken": "Success! {network} {code} taken.",
             "swipe.unreadable": "couldn't read the swipe — swipe again or type the number",
             "swipe.elsewhere": "a card is swiped at an empty card number field",
@@ -624,6 +714,36 @@ extension MessageCatalog {
             "postal.wants-digit": "el código postal lleva aquí un dígito, como {example}",
             "postal.too-long": "el código postal tiene como máximo {count} letras y dígitos, como {example}",
             "postal.looks-like": "el código postal se escribe como {example}; esto es {typed}",
+            "postal.US.name": "Estados Unidos",
+            "postal.US.label": "Código ZIP",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Canadá",
+            "postal.CA.label": "Código postal",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "Reino Unido",
+            "postal.GB.label": "Código postal",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Alemania",
+            "postal.DE.label": "Código postal",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "Francia",
+            "postal.FR.label": "Código postal",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Países Bajos",
+            "postal.NL.label": "Código postal",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australia",
+            "postal.AU.label": "Código postal",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japón",
+            "postal.JP.label": "Código postal",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brasil",
+            "postal.BR.label": "Código postal",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "India",
+            "postal.IN.label": "Código PIN",
+            "postal.IN.example": "110001",
             "card.code-taken": "{code} de {network} aceptado.",
             "swipe.unreadable": "no se pudo leer la banda — vuelva a pasar la tarjeta o escriba el número",
             "swipe.elsewhere": "la tarjeta se pasa con el campo del número vacío",
@@ -784,6 +904,36 @@ extension MessageCatalog {
             "postal.wants-digit": "le code postal a un chiffre à cet endroit, comme {example}",
             "postal.too-long": "le code postal a au plus {count} lettres et chiffres, comme {example}",
             "postal.looks-like": "le code postal s'écrit comme {example} ; ceci : {typed}",
+            "postal.US.name": "États-Unis",
+            "postal.US.label": "Code ZIP",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Canada",
+            "postal.CA.label": "Code postal",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "Royaume-Uni",
+            "postal.GB.label": "Code postal",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Allemagne",
+            "postal.DE.label": "Code postal",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "France",
+            "postal.FR.label": "Code postal",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Pays-Bas",
+            "postal.NL.label": "Code postal",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australie",
+            "postal.AU.label": "Code postal",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japon",
+            "postal.JP.label": "Code postal",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brésil",
+            "postal.BR.label": "Code postal",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "Inde",
+            "postal.IN.label": "Code PIN",
+            "postal.IN.example": "110001",
             "card.code-taken": "{code} {network} accepté.",
             "swipe.unreadable": "lecture de la piste impossible — repassez la carte ou tapez le numéro",
             "swipe.elsewhere": "une carte se passe quand le champ du numéro est vide",
