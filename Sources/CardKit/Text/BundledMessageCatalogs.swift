@@ -189,6 +189,16 @@ public enum MessageID: String, CaseIterable, Sendable {
     case a11yNumberTaken = "a11y.number-taken"
     case a11yNumberTakenUnknown = "a11y.number-taken.unknown"
     case a11yStartAgain = "a11y.start-again"
+    case a11yEndingIn = "a11y.ending-in"
+    case a11yMonths = "a11y.months"
+    case a11yHelp1 = "a11y.help.1"
+    case a11yHelp2 = "a11y.help.2"
+    case a11yHelpCancels = "a11y.help.cancels"
+    case a11yHelpEnds = "a11y.help.ends"
+    case a11yHelpCommands1 = "a11y.help.commands.1"
+    case a11yHelpCommands2 = "a11y.help.commands.2"
+    case a11yHelpCommands3 = "a11y.help.commands.3"
+    case a11yHelpCommands4 = "a11y.help.commands.4"
     case cardCancelledCode = "card.cancelled.code"
     case cardClearedCode = "card.cleared.code"
 }
@@ -383,6 +393,16 @@ extension MessageCatalog {
             "a11y.number-taken": "{network}-Kartennummer, {count} Ziffern, endet auf {last}.",
             "a11y.number-taken.unknown": "Kartennummer, {count} Ziffern, endet auf {last}.",
             "a11y.start-again": "Die Karte wurde geleert; bitte mit der Kartennummer neu beginnen.",
+            "a11y.ending-in": "endet auf {last}",
+            "a11y.months": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
+            "a11y.help.1": "Jede Antwort eingeben, dann Enter. Rücktaste löscht das letzte Zeichen.",
+            "a11y.help.2": "Strg-U verwirft die Antwort und fragt erneut.",
+            "a11y.help.cancels": "Strg-C verwirft die Karte. Strg-D bei leerer Antwort zwischen Karten beendet.",
+            "a11y.help.ends": "Strg-C oder Escape gibt auf. Strg-D bei leerer Antwort zwischen Karten beendet.",
+            "a11y.help.commands.1": "Befehle, als Antwort eingegeben: :cards listet die angenommenen Karten;",
+            "a11y.help.commands.2": ":use N wählt Karte N; :remove N entfernt sie; :clear beginnt die Karte neu;",
+            "a11y.help.commands.3": ":rules listet die Kartennetzwerke; :reload liest die Regeln neu;",
+            "a11y.help.commands.4": ":network ID liefert eine Co-Badge-Karte als Netzwerk ID; :quit beendet.",
             "card.cancelled.code": "Abgebrochen. Mit dem {code} neu beginnen.",
             "card.cleared.code": "Geleert. Mit dem {code} neu beginnen.",
         ],
@@ -573,6 +593,16 @@ extension MessageCatalog {
             "a11y.number-taken": "{network} card number, {count} digits, ending in {last}.",
             "a11y.number-taken.unknown": "Card number, {count} digits, ending in {last}.",
             "a11y.start-again": "The card was emptied; please start again with the card number.",
+            "a11y.ending-in": "ending in {last}",
+            "a11y.months": "January February March April May June July August September October November December",
+            "a11y.help.1": "Type each answer, then press Enter. Backspace deletes the last character.",
+            "a11y.help.2": "Ctrl-U drops the answer and asks again.",
+            "a11y.help.cancels": "Ctrl-C cancels the card. Ctrl-D on an empty answer between cards quits.",
+            "a11y.help.ends": "Ctrl-C or Escape gives up. Ctrl-D on an empty answer between cards quits.",
+            "a11y.help.commands.1": "Commands, typed as an answer: :cards lists the cards taken;",
+            "a11y.help.commands.2": ":use N selects card N; :remove N removes it; :clear starts this card again;",
+            "a11y.help.commands.3": ":rules lists the card networks; :reload reads the rules again;",
+            "a11y.help.commands.4": ":network ID delivers a co-badged card as network ID; :quit leaves.",
             "card.cancelled.code": "Cancelled. Start again with the {code}.",
             "card.cleared.code": "Cleared. Start again with the {code}.",
         ],
@@ -763,6 +793,16 @@ extension MessageCatalog {
             "a11y.number-taken": "Número de tarjeta {network}, {count} dígitos, terminado en {last}.",
             "a11y.number-taken.unknown": "Número de tarjeta, {count} dígitos, terminado en {last}.",
             "a11y.start-again": "La tarjeta se vació; empiece de nuevo por el número de tarjeta.",
+            "a11y.ending-in": "terminada en {last}",
+            "a11y.months": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+            "a11y.help.1": "Escriba cada respuesta y pulse Intro. Retroceso borra el último carácter.",
+            "a11y.help.2": "Ctrl-U descarta la respuesta y vuelve a preguntar.",
+            "a11y.help.cancels": "Ctrl-C cancela la tarjeta. Ctrl-D con la respuesta vacía entre tarjetas sale.",
+            "a11y.help.ends": "Ctrl-C o Escape abandona. Ctrl-D con la respuesta vacía entre tarjetas sale.",
+            "a11y.help.commands.1": "Órdenes, escritas como respuesta: :cards lista las tarjetas aceptadas;",
+            "a11y.help.commands.2": ":use N elige la tarjeta N; :remove N la quita; :clear vuelve a empezarla;",
+            "a11y.help.commands.3": ":rules lista las redes de tarjetas; :reload vuelve a leer las reglas;",
+            "a11y.help.commands.4": ":network ID entrega una tarjeta cobrandeada como red ID; :quit sale.",
             "card.cancelled.code": "Cancelado. Empiece de nuevo por el {code}.",
             "card.cleared.code": "Borrado. Empiece de nuevo por el {code}.",
         ],
@@ -953,6 +993,16 @@ extension MessageCatalog {
             "a11y.number-taken": "Numéro de carte {network}, {count} chiffres, se terminant par {last}.",
             "a11y.number-taken.unknown": "Numéro de carte, {count} chiffres, se terminant par {last}.",
             "a11y.start-again": "La carte a été vidée ; recommencez par le numéro de carte.",
+            "a11y.ending-in": "se terminant par {last}",
+            "a11y.months": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+            "a11y.help.1": "Tapez chaque réponse, puis Entrée. Retour arrière efface le dernier caractère.",
+            "a11y.help.2": "Ctrl-U abandonne la réponse et repose la question.",
+            "a11y.help.cancels": "Ctrl-C annule la carte. Ctrl-D sur une réponse vide entre deux cartes quitte.",
+            "a11y.help.ends": "Ctrl-C ou Échap abandonne. Ctrl-D sur une réponse vide entre deux cartes quitte.",
+            "a11y.help.commands.1": "Commandes, tapées comme une réponse : :cards liste les cartes prises ;",
+            "a11y.help.commands.2": ":use N choisit la carte N ; :remove N la retire ; :clear recommence la carte ;",
+            "a11y.help.commands.3": ":rules liste les réseaux de cartes ; :reload relit les règles ;",
+            "a11y.help.commands.4": ":network ID livre une carte cobadgée comme réseau ID ; :quit quitte.",
             "card.cancelled.code": "Annulé. Recommencez par le {code}.",
             "card.cleared.code": "Effacé. Recommencez par le {code}.",
         ],
