@@ -30,7 +30,11 @@ enum Complaint {
             hint = "`cardline rules list` lists the networks"
             message = String(message[..<range.lowerBound])
         }
-        return errorPrefix + message + "\n" + (hint.map { hintPrefix + $0 + "\n" } ?? "")
+        // At a terminal, each line is wrapped to its width.
+        let columns = Style.terminalColumns(of: 2)
+        return ([errorPrefix + message] + (hint.map { [hintPrefix + $0] } ?? []))
+            .flatMap { line in columns.map { Style.wrapped(line, columns: $0) } ?? [line] }
+            .map { $0 + "\n" }.joined()
     }
 
     /// Writes `message` (and its hint) to standard error.

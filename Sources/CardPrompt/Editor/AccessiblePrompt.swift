@@ -370,8 +370,13 @@ final class AccessiblePrompt {
         return ending
     }
 
-    /// Writes `text`, its masked numbers and expiry dates in words, and a line break.
-    private func say(_ text: String) { write(AccessibleSentences.spoken(text, engine.messages) + "\n") }
+    /// Writes `text`, its masked numbers and expiry dates in words, in lines that fit the
+    /// terminal, and a line break.
+    private func say(_ text: String) {
+        let spoken = AccessibleSentences.spoken(text, engine.messages)
+        let columns = Int(cl_columns(fileno(device.output)))
+        write(Style.wrapped(spoken, columns: columns).joined(separator: "\n") + "\n")
+    }
 
     /// Writes to the terminal straight, no stdio buffer left holding an echoed digit.
     private func write(_ text: String) {

@@ -45,7 +45,7 @@ import CardKit
 /// `ending`.
 final class InteractiveEditor {
     var engine: EntryEngine
-    let style: Style
+    var style: Style
     let device: TerminalDevice
     /// What the host asked for: a title, what to do with commands and accepted cards.
     private let settings: Settings
@@ -184,6 +184,7 @@ final class InteractiveEditor {
             return status
         }
         terminal.columns = Int(cl_columns(fileno(device.output)))
+        style.columns = terminal.columns
         engine.columns = terminal.columns
         updatePrompts()
         terminal.lineTakes(rowsAboveCursor: 0)
@@ -273,6 +274,7 @@ final class InteractiveEditor {
             let rowsAboveDrawn = max(0, terminal.rowsAbove)
             el_resize(el)
             terminal.columns = Int(cl_columns(fileno(device.output)))
+            style.columns = terminal.columns
             engine.columns = terminal.columns
             guard terminal.escapes else {
                 // A dumb terminal cannot clear; libedit's redraw starts a new line there.
@@ -347,7 +349,7 @@ final class InteractiveEditor {
         // A dumb terminal cannot erase: the message goes on the next line.
         write(terminal.eraseLine(rowsAbove: rowsAbove))
         replaceBuffer(el, with: "")
-        write(style.message(Message(.error, text)) + "\r\n")
+        write(style.messageLines(Message(.error, text)).joined(separator: "\r\n") + "\r\n")
         step = .none
         ending = reason
         return UInt8(CC_EOF)
@@ -504,11 +506,11 @@ final class InteractiveEditor {
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
         var lines: [String] = []
-        if let reason { lines.append(style.refusal(reason)) }
-        lines += outcome.messages.map(style.message)
+        if let reason { lines += style.messageLines(Message(.error, reason)) }
+        lines += outcome.messages.flatMap(style.messageLines)
         // Warnings that came while the key was handled (the command history could not be
         // written, say), above the prompt like the messages.
-        lines += warnings.map { style.message(Message(.info, $0)) }
+        lines += warnings.flatMap { style.messageLines(Message(.info, $0)) }
         warnings.removeAll()
         // First let libedit draw the line as it stands with this key applied (the digit that
         // completed the field), then print below it when the pushed flush key comes round. The
