@@ -7,7 +7,7 @@ struct Rules: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "List, show, test, lint and sample card-network rules.",
-        subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self])
+        subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self, Diff.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
