@@ -192,7 +192,7 @@ final class InteractiveEditor {
         defer { write(terminal.leaveModes) }
 
         if let title = settings.title { write(style.title(title) + "\n") }
-        write(style.message(Message(.help, engine.help)) + "\n")
+        write(style.message(engine.help) + "\n")
         reader.startIdleClock()
         while ending == nil {
             painter.forget()  // el_gets draws the line afresh
@@ -506,7 +506,7 @@ final class InteractiveEditor {
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
         var lines: [String] = []
-        if let reason { lines += style.messageLines(Message(.error, reason)) }
+        if let reason { lines += style.messageLines(reason) }
         lines += outcome.messages.flatMap(style.messageLines)
         // Warnings that came while the key was handled (the command history could not be
         // written, say), above the prompt like the messages.
