@@ -280,7 +280,8 @@ extension EntryEngine {
         if character == " " || character == "-" { return .ignored }
         guard let raw = PostalCodeFormat.rawCharacter(character) else {
             return refuse(
-                .postalCharacter, ("country", .text(format.name(messages))), ("label", .text(format.fieldName(messages))),
+                .postalCharacter, ("country", .text(format.name(messages))),
+                ("label", .text(format.fieldName(messages))),
                 ("example", .text(format.example(messages))), ("character", .text(quoted(character))))
         }
         postalCharacters.append(raw)
