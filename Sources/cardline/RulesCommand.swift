@@ -85,7 +85,7 @@ struct Rules: ParsableCommand {
                   status:       \(network.status.rawValue)\(network.status == .retired && set.network(id: network.id) == nil ? " (not matched; --retired matches it)" : "")
                   patterns:     \(network.patterns.enumerated().filter { network.patternLengths[$0.offset] == network.lengths }.map(\.element.description).joined(separator: ", "))
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
-                  groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
+                  groups:       \(zip(network.groupings, network.formatHints).map { "\($0.0.map(String.init).joined(separator: " "))  (\($0.1))" }.joined(separator: "; "))
                   code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
                   luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())
 
@@ -304,7 +304,7 @@ extension CardNetwork {
         func numbers(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
         return
             "{\"id\": \(id.jsonQuoted), \"name\": \(name.jsonQuoted), \"logo\": \(logo.jsonQuoted), \"patterns\": [\(patternList)], "
-            + "\"lengths\": \(numbers(lengths)), \"family\": \(family.jsonQuoted), \"groups\": \(numbers(groups)), "
+            + "\"lengths\": \(numbers(lengths)), \"family\": \(family.jsonQuoted), \"groups\": \(groupings.count == 1 ? numbers(groups) : "[" + groupings.map(numbers).joined(separator: ", ") + "]"), "
             + "\"cvv\": {\"name\": \(cvv.name.jsonQuoted), \"length\": \(cvv.length), \"side\": \(cvv.side.jsonQuoted)}, "
             + "\"lengthsFor\": ["
             + lengthsForEntries.map {
