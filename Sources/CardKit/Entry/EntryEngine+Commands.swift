@@ -172,8 +172,7 @@ extension EntryEngine {
             return Outcome(messages: [reloaded] + newRules.warnings.map { Message(.info, $0.description) })
         case .failure(let errors):
             let lines = errors.errors.map { Message(.info, $0.description) }
-            return Outcome(
-                messages: [say(.error, .rulesNotReloaded)] + lines)
+            return Outcome(messages: [say(.error, .rulesNotReloaded)] + lines)
         }
     }
 }

@@ -199,8 +199,7 @@ extension EntryEngine {
             guard let format = form.postalCode else { return Message(.help, "") }
             return say(
                 .help, .helpPostalCode, ("label", .text(format.fieldName(messages))),
-                ("example", .text(format.example(messages)))
-            )
+                ("example", .text(format.example(messages))))
         }
     }
 }
