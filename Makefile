@@ -6,8 +6,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
-	  echo "cardline: installing libedit-dev (libedit headers)"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config; }
+	  echo "cardline: installing libedit-dev (libedit headers)" >&2; \
+	  $(SUDO) apt-get update -qq >&2 && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config >&2; }
 
 # The schema check in `make test` uses Python's jsonschema; the install check renders the
 # man pages with man-db and groff and loads the bash completion with bash-completion's loader;
@@ -38,7 +38,7 @@ build: deps
 
 # The release build, as `make install` and `make deb` install it: optimised, with the Swift
 # standard library and FoundationEssentials linked in statically (--static-swift-stdlib), so
-# the binary needs only libc, libstdc++ and libedit at run time, not the Swift toolchain, and
+# the binary needs only libc, libstdc++, libgcc_s, libedit and libtinfo at run time, not the Swift toolchain, and
 # starts with less dynamic linking. Linked with the toolchain's lld: the default linker, gold,
 # warns about mktemp inside the static FoundationEssentials, which cardline never calls. Its
 # own scratch folder keeps it apart from the debug build (`make test`).
@@ -50,9 +50,11 @@ DEBUG_BINARY := .build/debug/cardline
 SOURCES := Package.swift $(shell find Sources -type f)
 
 # Each binary is rebuilt only when a source changed, so that `sudo make install` after
-# `make release` does not build as root.
+# `make release` does not build as root. The build writes to standard error, and so does
+# `deps`, so that `card=$(make run ARGS="--print --once")` captures the card alone.
 $(RELEASE_BINARY): $(SOURCES) | deps
-	$(RELEASE_BUILD)
+	@echo '$(RELEASE_BUILD)' >&2
+	@$(RELEASE_BUILD) >&2
 	@touch $@
 $(DEBUG_BINARY): $(SOURCES) | deps
 	$(SWIFT) build --product cardline
@@ -212,6 +214,9 @@ uninstall:
 # A Debian package of what `make install PREFIX=/usr` installs (the man pages gzipped, as
 # Debian does), built with dpkg-deb alone: .build/cardline_VERSION_ARCH.deb.
 deb: deps
+	@command -v dpkg-shlibdeps >/dev/null || { \
+	  echo "cardline: installing dpkg-dev (dpkg-shlibdeps works out the package's Depends)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev; }
 	packaging/build-deb.sh
 
 # The release build as it is installed (static Swift runtime, lld) with every bench target

@@ -24,11 +24,11 @@ import Testing
         (["rules", "lst"], 64, "cardline: error: unknown command `lst`\ncardline: hint: did you mean `list`?\n"),
         (
             ["--netwrks", "visa"], 64,
-            "cardline: error: unknown option '--netwrks'\ncardline: hint: did you mean '--networks'?\n"
+            "cardline: error: unknown option `--netwrks`\ncardline: hint: did you mean `--networks`?\n"
         ),
         (
             ["check", "--bogus"], 64,
-            "cardline: error: unknown option '--bogus'\ncardline: hint: `cardline check --help` lists the options\n"
+            "cardline: error: unknown option `--bogus`\ncardline: hint: `cardline check --help` lists the options\n"
         ),
         (
             ["--networks", "mc", "--print"], 64,
@@ -44,7 +44,7 @@ import Testing
         ),
         (
             ["--today", "2026-13"], 64,
-            "cardline: error: --today takes a year and month as YYYY-MM, like 2026-11; got '2026-13'\n"
+            "cardline: error: --today takes a year and month as YYYY-MM, like 2026-11; got `2026-13`\n"
         ),
     ])
     func aMistakeIsOneErrorLineAndAHint(arguments: [String], status: Int32, errors: String) throws {
@@ -66,6 +66,17 @@ import Testing
         #expect(
             lines.count <= 2 && lines.dropFirst().allSatisfy { $0.hasPrefix("cardline: hint: ") }, "\(result.errors)")
         #expect(!result.errors.contains("Error:") && !result.errors.contains("Usage:"), "\(result.errors)")
+        // One quoting style for names (issue 39): `--timeout`, as in `chek`, never '--timeout'.
+        #expect(!result.errors.contains("'"), "\(result.errors)")
+    }
+
+    /// The overview of `cardline help rules` names every one of its commands (issue 39: not `sample`).
+    @Test func theRulesOverviewNamesEachCommand() throws {
+        let help = try run(["help", "rules"])
+        let overview = help.output.split(separator: "\n").first { $0.hasPrefix("OVERVIEW:") } ?? ""
+        for command in ["list", "show", "test", "lint", "sample"] {
+            #expect(overview.lowercased().contains(command), "\(overview)")
+        }
     }
 
     /// A card number given as an argument by mistake is masked in the error.
@@ -154,9 +165,10 @@ import Testing
         #expect(result.errors == "cardline: error: cannot read \(home.path)/nope.session: no such file or folder\n")
     }
 
-    /// `rules list` fits 80 columns, or `COLUMNS`; the bundled files are named inside their
-    /// folder, another folder's normalised.
-    @Test(arguments: [nil, 60, 100, 1000])
+    /// `rules list` fits 80 columns, or `COLUMNS`; ids and names in full (issue 39: `American
+    /// Ex…`), each file by its folder's number (and its path there when not `ID.json`), each
+    /// folder named once under the table, resolved.
+    @Test(arguments: [nil, 76, 100, 1000])
     func rulesListFitsTheWidth(columns: Int?) throws {
         let folder = home.path + "/mine"
         try writeTestNetwork(to: folder)
@@ -169,11 +181,30 @@ import Testing
         #expect(
             lines.allSatisfy { $0.unicodeScalars.count <= columns ?? 80 }, "\(lines.max { $0.count < $1.count } ?? "")")
         #expect(!result.output.contains("<bundled>"))
-        if (columns ?? 80) >= 80 { #expect(lines.contains { $0.hasPrefix("visa ") && $0.hasSuffix(" visa.json") }) }
-        if (columns ?? 80) >= 1000 {
-            #expect(
-                lines.contains { $0.hasPrefix("testnet ") && $0.hasSuffix(" \(folder)/testnet.json") },
-                "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("visa ") && $0.hasSuffix(" 1") })
+        #expect(lines.contains { $0.hasPrefix("american-express     American Express  ") }, "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("testnet ") && $0.hasSuffix(" 2") }, "\(result.output)")
+        #expect(lines.suffix(2) == ["FROM 1: the rules compiled into cardline", "FROM 2: \(folder)"][...])
+        let table = lines.dropLast(2).filter { !$0.hasPrefix("retired") }
+        #expect(table.allSatisfy { !$0.prefix(42).contains("…") }, "\(result.output)")
+    }
+
+    /// Installed, the bundled folder is named by its real path, not `…/bin/../share/…`.
+    @Test func rulesListNamesAnInstalledFolderByItsRealPath() throws {
+        let prefix = home.path + "/prefix"
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: prefix + "/share/cardline/rules", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: cardlineBinary, toPath: prefix + "/bin/cardline")
+        let rules = URL(fileURLWithPath: cardlineBinary).deletingLastPathComponent()
+            .appendingPathComponent("../../../rules").standardized.path
+        for file in try FileManager.default.contentsOfDirectory(atPath: rules) where file.hasSuffix(".json") {
+            try FileManager.default.copyItem(
+                atPath: rules + "/" + file, toPath: prefix + "/share/cardline/rules/" + file)
         }
+        let result = try runPiped(
+            ["rules", "list"], input: "", environment: home.environment, executable: prefix + "/bin/cardline")
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.hasSuffix("FROM 1: \(prefix)/share/cardline/rules\n"), "\(result.output)")
     }
 }

@@ -81,6 +81,10 @@ import Testing
         let zero = try cardline(["rules", "sample", "visa", "--count", "0"])
         #expect(zero.status == 64)
         #expect(zero.errors.contains("--count takes a number from 1 to 1000000; got 0"))
+        // Issue 39: a negative count is a count refused, not a missing value.
+        let negative = try cardline(["rules", "sample", "visa", "--count", "-1"])
+        #expect(negative.status == 64)
+        #expect(negative.errors.hasPrefix("cardline: error: --count takes a number from 1 to 1000000; got -1\n"))
     }
 
     @Test func checkGivesThirteenDigitsOnlyInsideTheirRange() throws {
@@ -105,7 +109,7 @@ import Testing
     @Test func retiredNetworksAreListedButMatchedOnlyWithRetired() throws {
         let folder = try fixture()
         let list = try cardline(["rules", "list", "--no-default-rules", "--rules", folder])
-        #expect(list.output.contains("Switch (retired)"))
+        #expect(list.output.contains("retired (matched only with --retired):\nswitch "), "\(list.output)")
         let number = "4903000000000008\n"
         let plain = try cardline(
             ["check", "--today", "2026-11", "--no-default-rules", "--rules", folder], input: number)
