@@ -10,13 +10,11 @@ extension CardCheck {
     public func appendJSON(
         _ result: Result, line: Int, file: [UInt8]? = nil, unmasked: Bool, to out: inout [UInt8]
     ) {
-        out.append(addingCapacity: 32 + (file?.count ?? 0)) { out in
-            out.append(#"{"line":"#)
-            out.writeDecimal(line)
-            if let file {
-                out.append(#","file":"#)
-                out.append(file)
-            }
+        out.append(#"{"line":"#)
+        out.writeDecimal(line)
+        if let file {
+            out.append(#","file":"#)
+            out += file
         }
         // The digits read through a span over a copy of them in this frame, which the caller's
         // stack scrub reaches (a span over the result's own made a copy of the whole result
@@ -27,19 +25,17 @@ extension CardCheck {
             digits: result.digitCount > 0
                 ? digits.span.extracting(0..<min(result.digitCount, CardPolicy.longestNumber)) : nil,
             number: unmasked ? .full : .masked, expiry: result.expiry, comma: true, to: &out)
-        out.append(addingCapacity: 32 + 20 * Problem.allCases.count) { out in
-            out.append(result.valid ? #","valid":true,"errors":["# : #","valid":false,"errors":["#)
-            // The problems in declaration order: the bits set, lowest first.
-            var bits = result.problemBits
-            while bits != 0 {
-                out.append(UInt8(ascii: "\""))
-                for byte in Problem.allCases[bits.trailingZeroBitCount].rawValue.utf8 { out.append(byte) }
-                out.append(UInt8(ascii: "\""))
-                bits &= bits - 1
-                if bits != 0 { out.append(UInt8(ascii: ",")) }
-            }
-            out.append("]}\n")
+        out.append(result.valid ? #","valid":true,"errors":["# : #","valid":false,"errors":["#)
+        // The problems in declaration order: the bits set, lowest first.
+        var bits = result.problemBits
+        while bits != 0 {
+            out.append(UInt8(ascii: "\""))
+            out += Problem.allCases[bits.trailingZeroBitCount].rawValue.utf8
+            out.append(UInt8(ascii: "\""))
+            bits &= bits - 1
+            if bits != 0 { out.append(UInt8(ascii: ",")) }
         }
+        out.append("]}\n" as StaticString)
     }
 
     /// Appends a line for people, the problems in words, the file named when there are several:

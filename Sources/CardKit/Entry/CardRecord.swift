@@ -42,56 +42,43 @@ public enum CardRecord {
     /// Appends a card's members, comma-separated, without braces; with `comma`, a comma before
     /// the first. `networks` is `networkMembers`' (nil: no network known, `check`'s record of a
     /// number no network has); `digits` the number's (each 0–9; nil: a security code alone);
-    /// `code` the security code's (written only when given).
+    /// `code` the security code's (written only when given). The fixed parts are copied whole
+    /// into the array and only the digits written one by one, into room made for them
+    /// (`check` writes millions of records).
     public static func appendMembers(
         networks: [UInt8]?, digits: Span<UInt8>?, number: Number, expiry: YearMonth?,
         code: [UInt8]? = nil, entry: PaymentCard.Entry? = nil, chip: Bool? = nil, holderName: String? = nil,
         postalCode: String? = nil, comma: Bool = false, to out: inout [UInt8]
     ) {
-        let holder = holderName.map { Array($0.jsonQuoted.utf8) }
-        let postal = postalCode.map { Array($0.jsonQuoted.utf8) }
-        let room = (networks?.count ?? 0) + (holder?.count ?? 0) + (postal?.count ?? 0) + Self.roomForTheRest
-        out.append(addingCapacity: room) { span in
-            write(
-                networks: networks, digits: digits, number: number, expiry: expiry, code: code, entry: entry,
-                chip: chip, holderName: holder, postalCode: postal, comma: comma, to: &span)
-        }
-    }
-
-    /// The most bytes `write` writes besides the networks, name and postal code: the
-    /// members' names and the number's three forms, the code and the expiry.
-    static let roomForTheRest = 240
-
-    /// `appendMembers` into room the caller has made (`networks`' bytes, `holderName`'s and
-    /// `postalCode`'s as JSON strings, and `roomForTheRest`): the one writer of the members.
-    /// (An output span: no check of the array's storage per byte, as `check` writes millions.)
-    @inline(__always)
-    static func write(
-        networks: [UInt8]?, digits: Span<UInt8>?, number: Number, expiry: YearMonth?, code: [UInt8]?,
-        entry: PaymentCard.Entry?, chip: Bool?, holderName: [UInt8]?, postalCode: [UInt8]?, comma: Bool,
-        to out: inout OutputSpan<UInt8>
-    ) {
-        var separator: UInt8? = comma ? UInt8(ascii: ",") : nil
+        var separator = comma
         if let networks {
             out.appendMember("", after: &separator)
-            out.append(networks)
+            out += networks
         }
         if let digits {
-            if number == .full {
-                out.appendMember(#""number":""#, after: &separator)
-                for index in digits.indices { out.append(digits[index] + 48) }
-                out.append(UInt8(ascii: "\""))
-            }
             // Masked with `*` as `CardPolicy.shownDigits` says (`CardNumber.masked`'s policy).
             let shown = CardPolicy.shownDigits(count: digits.count)
+            if number == .full {
+                out.appendMember(#""number":""#, after: &separator)
+                out.append(addingCapacity: digits.count + 1) { out in
+                    for index in digits.indices { out.append(digits[index] &+ 48) }
+                    out.append(UInt8(ascii: "\""))
+                }
+            }
             if number != .lastFour {
                 out.appendMember(#""masked":""#, after: &separator)
-                for index in digits.indices { out.append(shown.shows(index) ? digits[index] + 48 : UInt8(ascii: "*")) }
-                out.append(UInt8(ascii: "\""))
+                out.append(addingCapacity: digits.count + 1) { out in
+                    for index in digits.indices {
+                        out.append(shown.shows(index) ? digits[index] &+ 48 : UInt8(ascii: "*"))
+                    }
+                    out.append(UInt8(ascii: "\""))
+                }
             }
             out.appendMember(#""last4":""#, after: &separator)
-            for index in (digits.count - shown.last)..<digits.count { out.append(digits[index] + 48) }
-            out.append(UInt8(ascii: "\""))
+            out.append(addingCapacity: shown.last + 1) { out in
+                for index in (digits.count - shown.last)..<digits.count { out.append(digits[index] &+ 48) }
+                out.append(UInt8(ascii: "\""))
+            }
         }
         if let expiry {
             out.appendMember(#""expiry":{"month":"#, after: &separator)
@@ -102,7 +89,7 @@ public enum CardRecord {
         }
         if let code {
             out.appendMember(#""cvv":""#, after: &separator)
-            for digit in code { out.append(digit + 48) }
+            for digit in code { out.append(digit &+ 48) }
             out.append(UInt8(ascii: "\""))
         }
         if let entry {
@@ -111,33 +98,21 @@ public enum CardRecord {
         }
         if let holderName {
             out.appendMember(#""holder_name":"#, after: &separator)
-            out.append(holderName)
+            out += holderName.jsonQuoted.utf8
         }
         if let postalCode {
             out.appendMember(#""postal_code":"#, after: &separator)
-            out.append(postalCode)
+            out += postalCode.jsonQuoted.utf8
         }
     }
 }
 
-extension OutputSpan: ByteSink where Element == UInt8 {
-    @inline(__always) mutating func write(_ byte: UInt8) { append(byte) }
-
-    /// Appends a literal's UTF-8 bytes.
-    @inline(__always) mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { for byte in $0 { append(byte) } }
-    }
-
+extension [UInt8] {
     /// Appends a member's name (`"cvv":`, with what opens its value), after a comma when one is
-    /// due (`separator`: nil before the first member).
-    @inline(__always) mutating func appendMember(_ name: StaticString, after separator: inout UInt8?) {
-        if let separator { append(separator) }
-        separator = UInt8(ascii: ",")
+    /// due (`separator`: false before the first member).
+    @inline(__always) mutating func appendMember(_ name: StaticString, after separator: inout Bool) {
+        if separator { append(UInt8(ascii: ",")) }
+        separator = true
         append(name)
-    }
-
-    /// Appends bytes.
-    @inline(__always) mutating func append(_ bytes: [UInt8]) {
-        for byte in bytes { append(byte) }
     }
 }

@@ -342,13 +342,13 @@ extension EntryEngine {
     private static let masks = (0..<8).map { String(repeating: String(CardPolicy.mask), count: $0) }
 }
 
-/// Where a view's parts are written byte by byte: a transcript's line (`[UInt8]`), a string
-/// made in place (`BufferSink`), or the room an array made for a card record (`OutputSpan`).
-protocol ByteSink: ~Copyable, ~Escapable {
+/// Where a view's parts are written byte by byte: a transcript's line (`[UInt8]`) or a
+/// string made in place (`BufferSink`).
+protocol ByteSink {
     mutating func write(_ byte: UInt8)
 }
 
-extension ByteSink where Self: ~Copyable, Self: ~Escapable {
+extension ByteSink {
     /// Writes a non-negative number's decimal digits.
     @inline(__always) mutating func writeDecimal(_ value: Int) {
         // Last digit first into a few bytes of stack, by constant divisions (multiplications:
