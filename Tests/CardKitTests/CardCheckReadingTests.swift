@@ -314,6 +314,13 @@ import Testing
         #expect(wellFormed > 1_000)
     }
 
+    /// Each problem's name as the JSON line writes it (`Problem.name(bit:)`) is its raw value.
+    @Test func everyProblemIsNamedByItsRawValue() {
+        for problem in CardCheck.Problem.allCases {
+            #expect("\(CardCheck.Problem.name(bit: problem.bit.trailingZeroBitCount))" == problem.rawValue)
+        }
+    }
+
     /// The textbook Luhn loop: from the last digit, every second one doubled, less 9 above 9.
     static func plainLuhnSum(_ digits: [UInt8], doublingLast: Bool) -> Int {
         var sum = 0

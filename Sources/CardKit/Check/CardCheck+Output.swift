@@ -20,8 +20,14 @@ extension CardCheck {
         // stack scrub reaches (a span over the result's own made a copy of the whole result
         // that outlived the scrub: `CardMemoryTests`).
         let digits = result.storedDigits
+        // The networks' members appended from the checker's own copy (passed on, the array was
+        // retained and released for each record, on both cores at once).
+        if result.record >= 0 {
+            out.append(UInt8(ascii: ","))
+            out += records[Int(result.record)].members
+        }
         CardRecord.appendMembers(
-            networks: result.record >= 0 ? records[Int(result.record)].members : nil,
+            networks: nil,
             digits: result.digitCount > 0
                 ? digits.span.extracting(0..<min(result.digitCount, CardPolicy.longestNumber)) : nil,
             number: unmasked ? .full : .masked, expiry: result.expiry, comma: true, to: &out)
@@ -30,7 +36,7 @@ extension CardCheck {
         var bits = result.problemBits
         while bits != 0 {
             out.append(UInt8(ascii: "\""))
-            out += Problem.allCases[bits.trailingZeroBitCount].rawValue.utf8
+            out.append(Problem.name(bit: bits.trailingZeroBitCount))
             out.append(UInt8(ascii: "\""))
             bits &= bits - 1
             if bits != 0 { out.append(UInt8(ascii: ",")) }

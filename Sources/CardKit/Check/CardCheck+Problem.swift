@@ -27,6 +27,25 @@ extension CardCheck {
         /// (`check --encrypt-to`) carries its expiry (`requiringExpiry`).
         case expiryMissing = "expiry_missing"
 
+        /// The raw value of the problem whose bit is `1 << bit`, as a literal (`allCases` made an
+        /// array for each problem written).
+        static func name(bit: Int) -> StaticString {
+            switch bit {
+            case 0: "record_format"
+            case 1: "number_format"
+            case 2: "unknown_network"
+            case 3: "length"
+            case 4: "luhn"
+            case 5: "expiry_format"
+            case 6: "expired"
+            case 7: "expiry_too_far"
+            case 8: "cvv_format"
+            case 9: "cvv_length"
+            case 10: "network_not_accepted"
+            default: "expiry_missing"
+            }
+        }
+
         /// The problem's bit in `Result`, in declaration (and output) order.
         var bit: UInt16 {
             switch self {
