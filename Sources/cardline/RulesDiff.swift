@@ -99,7 +99,7 @@ extension Rules {
                     "luhn":\(outcome.luhn),"code":\(outcome.code.jsonQuoted),\
                     "code_lengths":[\(outcome.codeLengths.map(String.init).joined(separator: ","))],\
                     "co_badged":[\(outcome.coBadged.map(\.jsonQuoted).joined(separator: ","))],\
-                    "groups":[\(outcome.groups.map(String.init).joined(separator: ","))],"retired":\(outcome.retired)}
+                    "groups":[\(outcome.groups.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }.joined(separator: ","))],"retired":\(outcome.retired)}
                     """
             }
             var out = ""

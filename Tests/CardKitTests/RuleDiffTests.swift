@@ -76,7 +76,8 @@ import Testing
             try Self.edited("mastercard.json") {
                 $0.replacingOccurrences(of: #""groups": [4, 4, 4, 4]"#, with: #""groups": [4, 6, 6]"#)
             })
-        #expect(groups.differences.allSatisfy { $0.before?.groups == [4, 4, 4, 4] && $0.after?.groups == [4, 6, 6] })
+        #expect(
+            groups.differences.allSatisfy { $0.before?.groups == [[4, 4, 4, 4]] && $0.after?.groups == [[4, 6, 6]] })
         #expect(!groups.differences.isEmpty)
         let luhn = RuleDiff(
             BundledRules.set,

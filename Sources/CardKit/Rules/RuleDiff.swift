@@ -19,15 +19,15 @@ public struct RuleDiff: Sendable {
         public var codeLengths: ClosedRange<Int>
         /// The other networks on a co-badged card, in order.
         public var coBadged: [String]
-        /// How the number is grouped.
-        public var groups: [Int]
+        /// How the number is grouped, for each of its lengths that is grouped differently.
+        public var groups: [[Int]]
         /// Whether the deciding network is retired.
         public var retired: Bool
 
         /// `mastercard (16; Luhn; CVC 3; 4-4-4-4)`, with `also visa` and `retired` when they apply.
         public var description: String {
             var parts = [runs(lengths), luhn ? "Luhn" : "no Luhn", "\(code) \(lengthWords(codeLengths))"]
-            parts.append(groups.map(String.init).joined(separator: "-"))
+            parts.append(groups.map { $0.map(String.init).joined(separator: "-") }.joined(separator: " or "))
             if !coBadged.isEmpty { parts.append("also " + coBadged.joined(separator: ", ")) }
             if retired { parts.append("retired") }
             return "\(network) (\(parts.joined(separator: "; ")))"
@@ -119,7 +119,11 @@ public struct RuleDiff: Sendable {
         return Outcome(
             network: network.id, lengths: detection.lengths.lengths,
             luhn: network.requiresLuhn(digits, decidingLength: detection.decidingLength), code: code.name,
-            codeLengths: code.lengths, coBadged: detection.coBadged.map(\.id), groups: network.groups,
+            codeLengths: code.lengths, coBadged: detection.coBadged.map(\.id),
+            groups: detection.lengths.lengths.reduce(into: []) { groups, length in
+                let grouping = network.groups(forCount: length)
+                if !groups.contains(grouping) { groups.append(grouping) }
+            },
             retired: network.status == .retired)
     }
 
