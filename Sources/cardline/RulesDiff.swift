@@ -83,8 +83,9 @@ extension Rules {
                 let was = difference.before?.description ?? "no network"
                 let now = difference.after?.description ?? "no network"
                 let counts = difference.numbers.map { "\($0.length) digits: ≈ \(scientific($0.count))" }
+                let only = difference.length.map { ", \($0)-digit numbers" } ?? ""
                 out +=
-                    "\(range(difference)): \(was.escapingControlCharacters) → \(now.escapingControlCharacters)"
+                    "\(range(difference))\(only): \(was.escapingControlCharacters) → \(now.escapingControlCharacters)"
                     + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")) numbers)") + "\n"
             }
             if diff.isEmpty { out += "no difference\n" }
@@ -112,7 +113,9 @@ extension Rules {
             for difference in diff.differences {
                 let numbers = difference.numbers.map { "\"\($0.length)\":\($0.count)" }
                 out +=
-                    "{\"low\":\"\(difference.low)\",\"high\":\"\(difference.high)\",\"before\":\(outcome(difference.before)),"
+                    "{\"low\":\"\(difference.low)\",\"high\":\"\(difference.high)\","
+                    + (difference.length.map { "\"length\":\($0)," } ?? "")
+                    + "\"before\":\(outcome(difference.before)),"
                     + "\"after\":\(outcome(difference.after)),\"numbers\":{\(numbers.joined(separator: ","))}}\n"
             }
             return out
