@@ -79,6 +79,10 @@ public struct MessageCatalog: Sendable {
 
     private init(storage: Storage) { self.storage = storage }
 
+    /// Whether `other` is this very catalog (the same texts, overrides included), not just
+    /// one of the same language.
+    func isSame(as other: MessageCatalog) -> Bool { storage === other.storage }
+
     /// The label of the number field ("Card number"), of the expiry ("Expiry"), and the
     /// expiry's format hint ("MM/YY"): shown on every key, so looked up once.
     public var numberLabel: String { storage.numberLabel }
