@@ -55,6 +55,15 @@ import Testing
     /// cut where the row ends (nothing else can fit it).
     @Test func rowsHangUnderTheMark() {
         #expect(Style.wrapped("✗ one two three four", columns: 10) == ["✗ one two", "  three", "  four"])
+        // Wide characters take two columns each: rows are measured in columns, not characters
+        // (four ideographs fill an 8-column row; a 40-column row holds 20).
+        let wide = "✗ 年月年月年月 年月年月年月年月 年月年月年月年月年月年月 年月年月"
+        let columnsOf = { (row: String) in row.reduce(0) { $0 + ($1.unicodeScalars.first!.value >= 0x3000 ? 2 : 1) } }
+        for columns in [8, 12, 20, 40] {
+            let rows = Style.wrapped(wide, columns: columns)
+            #expect(rows.allSatisfy { columnsOf($0) <= columns }, "\(columns): \(rows)")
+            #expect(rows.joined().filter { $0 != " " && $0 != "✗" } == wide.filter { $0 != " " && $0 != "✗" })
+        }
         #expect(Style.wrapped("cardline: error: abc", columns: 12) == ["cardline:", "  error: abc"])
         #expect(Style.wrapped("abcdefghijkl mn", columns: 8) == ["abcdefgh", "ijkl mn"])
         #expect(Style.wrapped("short", columns: 80) == ["short"])
