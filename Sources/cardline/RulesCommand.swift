@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardChip
 import CardPrompt
 import FoundationEssentials
 
@@ -76,7 +77,7 @@ struct Rules: ParsableCommand {
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
                   groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
                   code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
-                  luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())
+                  luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())\(network.aids.isEmpty ? "" : "\n  chip AIDs:    \(network.aids.map(Hex.string).joined(separator: ", "))")
 
                 """)
         }

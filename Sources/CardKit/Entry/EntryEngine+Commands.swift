@@ -31,6 +31,9 @@ extension EntryEngine {
             return .refused(messages.text(.keyDoesNothing, ("key", name)))
         case .swipe:
             return .refused(messages.text(.swipeElsewhere))
+        case .chip(var card):
+            card?.wipe()
+            return .refused(messages.text(.chipUnreadable))
         case .enter:
             command = nil
             // A command line that holds a card number (typed in the wrong place) is neither

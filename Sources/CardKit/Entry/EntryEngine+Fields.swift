@@ -1,3 +1,5 @@
+import CardChip
+
 extension EntryEngine {
     // MARK: - Swipe
 
@@ -13,34 +15,72 @@ extension EntryEngine {
     mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
         guard takesSwipe else { return .refused(messages.text(.swipeElsewhere)) }
         guard let swipe else { return .refused(messages.text(.swipeUnreadable)) }
-        numberDigits.append(contentsOf: swipe.numberDigits)  // into the storage reserved up front
+        return takeRead(
+            swipe.numberDigits, month: swipe.expiryMonth, year: swipe.expiryYear, name: swipe.holderName,
+            as: .swipe(chip: swipe.chip))
+    }
+
+    /// A chip read (`Key.chip`), taken as a swipe is (`takeSwipe`): the number and expiry of
+    /// the card's first application (its highest priority), with the same checks and
+    /// refusals; a co-badged card's network is preselected from that application's AID (the
+    /// rules' `aids`), and Ctrl-N or `:network` choose another as for any co-badged card.
+    /// The card's bytes are overwritten here, taken or not.
+    mutating func takeChip(_ card: ChipCard?) -> Outcome {
+        var card = card
+        defer { card?.wipe() }
+        guard takesSwipe else { return .refused(messages.text(.chipUnreadable)) }
+        guard let first = card?.applications.first else { return .refused(messages.text(.chipUnreadable)) }
+        let outcome = takeRead(
+            first.numberDigits, month: first.expiryMonth, year: first.expiryYear, name: first.holderName,
+            as: .chip(contactless: card?.contactless == true, panSequence: first.panSequence))
+        if outcome.refusal == nil, let preferred = rules.network(ofAID: first.aid),
+            cardNetworks.contains(where: { $0 === preferred }), preferred !== network
+        {
+            chosenNetworkID = preferred.id
+            var messages = outcome.messages
+            if let index = messages.firstIndex(where: { $0.kind == .info }), let network {
+                messages[index] = Message(.info, chosenNetworkLine(network, also: alsoNetworks, changing: true))
+            }
+            return Outcome(messages: messages, fieldChanged: true)
+        }
+        return outcome
+    }
+
+    /// A number and expiry read from a card (a swipe's tracks, a chip), checked and taken.
+    private mutating func takeRead(_ digits: [UInt8], month: Int, year: Int, name: String?, as read: CardRead)
+        -> Outcome
+    {
+        let isChip = if case .chip = read { true } else { false }
+        let unreadable = messages.text(isChip ? .chipUnreadable : .swipeUnreadable)
+        guard (1...12).contains(month), (0...99).contains(year) else { return .refused(unreadable) }
+        numberDigits.append(contentsOf: digits)  // into the storage reserved up front
         numberEnd = 0
         chosenNetworkID = nil
         detection = rules.detect(numberDigits)
-        let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
+        let expiry = YearMonth(year: expiryPolicy.fullYear(year), month: month)
         var reason: String?
         if let problem = problem(in: .number) {
             let notAccepted =
                 detection.network != nil
                 && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
-            reason = notAccepted ? problem : messages.text(.swipeUnreadable)
+            reason = notAccepted ? problem : unreadable
         } else if expiryPolicy.check(expiry) == .past {
-            reason = messages.text(.swipeExpired, ("expiry", expiry.cardText))
+            reason = messages.text(isChip ? .chipExpired : .swipeExpired, ("expiry", expiry.cardText))
         } else if expiryPolicy.check(expiry) == .tooFar {
-            reason = messages.text(.swipeUnreadable)
+            reason = unreadable
         }
         if let reason {
             clearActive()
             return .refused(reason)
         }
         expiryDigits.overwriteAndEmpty()
-        for value in [expiry.month / 10, expiry.month % 10, swipe.expiryYear / 10, swipe.expiryYear % 10] {
+        for value in [expiry.month / 10, expiry.month % 10, year / 10, year % 10] {
             expiryDigits.append(UInt8(value))
         }
-        swipedWithChip = swipe.chip
-        // The name from track 1, when the form asks for one and none is typed yet: taken as
-        // typed characters would be (`HolderName`), or not at all.
-        if form.asksName, nameBytes.isEmpty, let name = swipe.holderName {
+        cardRead = read
+        // The name from track 1 or the chip, when the form asks for one and none is typed yet:
+        // taken as typed characters would be (`HolderName`), or not at all.
+        if form.asksName, nameBytes.isEmpty, let name {
             for character in name where !HolderName.skips(character, after: holderName) {
                 guard HolderName.refusal(of: character, after: holderName) == nil else {
                     nameBytes.overwriteAndEmpty()
@@ -52,12 +92,24 @@ extension EntryEngine {
             nameBytes.overwriteLast(nameBytes.count - HolderName.finished(holderName).utf8.count)
             nameFromSwipe = !nameBytes.isEmpty
         }
-        field = .cvv  // the first field still empty: a track never holds the security code
+        field = .cvv  // the first field still empty: neither a track nor a chip gives the security code
         var messages: [Message] = []
         if let message = coBadgedMessage { messages.append(message) }
         if let network { messages.append(cardSummary(network, expiry: expiry)) }
         messages.append(.init(.help, help))
         return Outcome(messages: messages, fieldChanged: true)
+    }
+
+    /// For a swiped card, whether its service code says it has a chip; nil otherwise.
+    var swipedWithChip: Bool? {
+        if case .swipe(let chip) = cardRead { return chip }
+        return nil
+    }
+
+    /// A chip card's PAN sequence number, when it gives one.
+    var chipPANSequence: Int? {
+        if case .chip(_, let sequence) = cardRead { return sequence }
+        return nil
     }
 
     // MARK: - Field values
@@ -92,7 +144,7 @@ extension EntryEngine {
             numberDigits.overwriteAndEmpty()
             numberEnd = 0
             chosenNetworkID = nil
-            swipedWithChip = nil
+            cardRead = nil
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()

@@ -144,6 +144,8 @@ public enum MessageID: String, CaseIterable, Sendable {
     case swipeUnreadable = "swipe.unreadable"
     case swipeElsewhere = "swipe.elsewhere"
     case swipeExpired = "swipe.expired"
+    case chipUnreadable = "chip.unreadable"
+    case chipExpired = "chip.expired"
     case rulesDigits = "rules.digits"
     case rulesRowAccepted = "rules.row.accepted"
     case rulesRowNotAccepted = "rules.row.not-accepted"
@@ -308,6 +310,8 @@ extension MessageCatalog {
             "swipe.unreadable": "Magnetstreifen nicht lesbar — Karte erneut durchziehen oder Nummer eingeben",
             "swipe.elsewhere": "eine Karte wird bei leerem Kartennummernfeld durchgezogen",
             "swipe.expired": "die gelesene Karte ist {expiry} abgelaufen",
+            "chip.unreadable": "Chip nicht lesbar — Karte erneut einstecken, durchziehen oder Nummer eingeben",
+            "chip.expired": "die vom Chip gelesene Karte ist {expiry} abgelaufen",
             "rules.digits": "{lengths} Ziffern",
             "rules.row.accepted": "angenommen",
             "rules.row.not-accepted": "hier nicht angenommen",
@@ -468,6 +472,8 @@ extension MessageCatalog {
             "swipe.unreadable": "couldn't read the swipe — swipe again or type the number",
             "swipe.elsewhere": "a card is swiped at an empty card number field",
             "swipe.expired": "the swiped card expired in {expiry}",
+            "chip.unreadable": "couldn't read the chip — insert it again, swipe or type the number",
+            "chip.expired": "the card read from the chip expired in {expiry}",
             "rules.digits": "{lengths} digits",
             "rules.row.accepted": "accepted",
             "rules.row.not-accepted": "not accepted here",
@@ -628,6 +634,8 @@ extension MessageCatalog {
             "swipe.unreadable": "no se pudo leer la banda — vuelva a pasar la tarjeta o escriba el número",
             "swipe.elsewhere": "la tarjeta se pasa con el campo del número vacío",
             "swipe.expired": "la tarjeta leída caducó en {expiry}",
+            "chip.unreadable": "no se pudo leer el chip — insértela de nuevo, deslícela o escriba el número",
+            "chip.expired": "la tarjeta leída del chip venció en {expiry}",
             "rules.digits": "{lengths} dígitos",
             "rules.row.accepted": "aceptada",
             "rules.row.not-accepted": "no aceptada aquí",
@@ -788,6 +796,8 @@ extension MessageCatalog {
             "swipe.unreadable": "lecture de la piste impossible — repassez la carte ou tapez le numéro",
             "swipe.elsewhere": "une carte se passe quand le champ du numéro est vide",
             "swipe.expired": "la carte lue a expiré en {expiry}",
+            "chip.unreadable": "lecture de la puce impossible — réinsérez la carte, passez-la ou tapez le numéro",
+            "chip.expired": "la carte lue sur la puce a expiré en {expiry}",
             "rules.digits": "{lengths} chiffres",
             "rules.row.accepted": "acceptée",
             "rules.row.not-accepted": "refusée ici",
