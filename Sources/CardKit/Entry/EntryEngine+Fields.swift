@@ -28,8 +28,8 @@ extension EntryEngine {
     mutating func takeChip(_ card: ChipCard?) -> Outcome {
         var card = card
         defer { card?.wipe() }
-        guard takesSwipe else { return .refused(messages.text(.chipUnreadable)) }
         guard let first = card?.applications.first else { return .refused(messages.text(.chipUnreadable)) }
+        guard takesSwipe else { return .refused(messages.text(.chipElsewhere)) }
         let outcome = takeRead(
             first.numberDigits, month: first.expiryMonth, year: first.expiryYear, name: first.holderName,
             as: .chip(contactless: card?.contactless == true, panSequence: first.panSequence))
@@ -219,6 +219,14 @@ extension EntryEngine {
     public var help: String {
         switch field {
         case .number:
+            if chipReaderAttached {
+                if let acceptedNetworks {
+                    let names = acceptedNetworks.names(in: rules, and: messages.text(.listAnd))
+                    let long = messages.text(.helpNumberChipAccepted, ("networks", names))
+                    if long.unicodeScalars.count <= 80 { return long }
+                }
+                return messages.text(.helpNumberChip)
+            }
             if let acceptedNetworks {
                 let names = acceptedNetworks.names(in: rules, and: messages.text(.listAnd))
                 let long = messages.text(.helpNumberAccepted, ("networks", names))

@@ -127,6 +127,9 @@ public struct EntryEngine: Sendable {
     public var messages = MessageCatalog.english
     /// The terminal's width, that `:rules` fits its table into (the prompt keeps it current).
     public var columns = 80
+    /// A chip reader is attached (the prompt's watcher says so): the number's hint says a card
+    /// may be inserted or tapped too.
+    public var chipReaderAttached = false
 
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).

@@ -146,6 +146,9 @@ public enum MessageID: String, CaseIterable, Sendable {
     case swipeExpired = "swipe.expired"
     case chipUnreadable = "chip.unreadable"
     case chipExpired = "chip.expired"
+    case helpNumberChip = "help.number.chip"
+    case helpNumberChipAccepted = "help.number.chip.accepted"
+    case chipElsewhere = "chip.elsewhere"
     case rulesDigits = "rules.digits"
     case rulesRowAccepted = "rules.row.accepted"
     case rulesRowNotAccepted = "rules.row.not-accepted"
@@ -312,6 +315,9 @@ extension MessageCatalog {
             "swipe.expired": "die gelesene Karte ist {expiry} abgelaufen",
             "chip.unreadable": "Chip nicht lesbar — Karte erneut einstecken, durchziehen oder Nummer eingeben",
             "chip.expired": "die vom Chip gelesene Karte ist {expiry} abgelaufen",
+            "help.number.chip": "Karte eintippen, durchziehen, einstecken oder auflegen; :help zeigt Tasten und Befehle.",
+            "help.number.chip.accepted": "Karte eintippen, durchziehen, einstecken oder auflegen ({networks} angenommen).",
+            "chip.elsewhere": "eine Karte wird bei leerem Kartennummernfeld eingesteckt oder aufgelegt",
             "rules.digits": "{lengths} Ziffern",
             "rules.row.accepted": "angenommen",
             "rules.row.not-accepted": "hier nicht angenommen",
@@ -474,6 +480,9 @@ extension MessageCatalog {
             "swipe.expired": "the swiped card expired in {expiry}",
             "chip.unreadable": "couldn't read the chip — insert it again, swipe or type the number",
             "chip.expired": "the card read from the chip expired in {expiry}",
+            "help.number.chip": "Type, swipe, insert or tap the card; :help lists keys and commands.",
+            "help.number.chip.accepted": "Type, swipe, insert or tap the card ({networks} accepted).",
+            "chip.elsewhere": "a card is inserted or tapped at an empty card number field",
             "rules.digits": "{lengths} digits",
             "rules.row.accepted": "accepted",
             "rules.row.not-accepted": "not accepted here",
@@ -636,6 +645,9 @@ extension MessageCatalog {
             "swipe.expired": "la tarjeta leída caducó en {expiry}",
             "chip.unreadable": "no se pudo leer el chip — insértela de nuevo, deslícela o escriba el número",
             "chip.expired": "la tarjeta leída del chip venció en {expiry}",
+            "help.number.chip": "Escriba, deslice, inserte o acerque la tarjeta; :help muestra teclas y comandos.",
+            "help.number.chip.accepted": "Escriba, deslice, inserte o acerque la tarjeta ({networks} aceptadas).",
+            "chip.elsewhere": "una tarjeta se inserta o se acerca con el campo del número vacío",
             "rules.digits": "{lengths} dígitos",
             "rules.row.accepted": "aceptada",
             "rules.row.not-accepted": "no aceptada aquí",
@@ -798,6 +810,9 @@ extension MessageCatalog {
             "swipe.expired": "la carte lue a expiré en {expiry}",
             "chip.unreadable": "lecture de la puce impossible — réinsérez la carte, passez-la ou tapez le numéro",
             "chip.expired": "la carte lue sur la puce a expiré en {expiry}",
+            "help.number.chip": "Tapez, passez, insérez ou approchez la carte ; :help liste touches et commandes.",
+            "help.number.chip.accepted": "Tapez, passez, insérez ou approchez la carte ({networks} acceptées).",
+            "chip.elsewhere": "une carte s'insère ou s'approche quand le champ du numéro est vide",
             "rules.digits": "{lengths} chiffres",
             "rules.row.accepted": "acceptée",
             "rules.row.not-accepted": "refusée ici",

@@ -293,7 +293,7 @@ public final class CardPrompt {
             device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
             onAccepted: receive,
             reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
-            timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+            timeout: options.timeout, endsOnCancel: options.endsOnCancel, chipReader: options.chipReader)
         self.editor = editor
         defer { self.editor = nil }
         return try ending(editor.run())
