@@ -30,26 +30,17 @@ extension EntryEngine {
         defer { card?.wipe() }
         guard let first = card?.applications.first else { return .refused(messages.text(.chipUnreadable)) }
         guard takesSwipe else { return .refused(messages.text(.chipElsewhere)) }
-        let outcome = takeRead(
+        return takeRead(
             first.numberDigits, month: first.expiryMonth, year: first.expiryYear, name: first.holderName,
-            as: .chip(contactless: card?.contactless == true, panSequence: first.panSequence))
-        if outcome.refusal == nil, let preferred = rules.network(ofAID: first.aid),
-            cardNetworks.contains(where: { $0 === preferred }), preferred !== network
-        {
-            chosenNetworkID = preferred.id
-            var messages = outcome.messages
-            if let index = messages.firstIndex(where: { $0.kind == .info }), let network {
-                messages[index] = Message(.info, chosenNetworkLine(network, also: alsoNetworks, changing: true))
-            }
-            return Outcome(messages: messages, fieldChanged: true)
-        }
-        return outcome
+            as: .chip(contactless: card?.contactless == true, panSequence: first.panSequence),
+            preferring: rules.network(ofAID: first.aid))
     }
 
     /// A number and expiry read from a card (a swipe's tracks, a chip), checked and taken.
-    private mutating func takeRead(_ digits: [UInt8], month: Int, year: Int, name: String?, as read: CardRead)
-        -> Outcome
-    {
+    /// `preferring`: the network a chip's application names, chosen when it is one of the card's.
+    private mutating func takeRead(
+        _ digits: [UInt8], month: Int, year: Int, name: String?, as read: CardRead, preferring: CardNetwork? = nil
+    ) -> Outcome {
         let isChip = if case .chip = read { true } else { false }
         let unreadable = messages.text(isChip ? .chipUnreadable : .swipeUnreadable)
         guard (1...12).contains(month), (0...99).contains(year) else { return .refused(unreadable) }
@@ -78,6 +69,7 @@ extension EntryEngine {
             expiryDigits.append(UInt8(value))
         }
         cardRead = read
+        if let preferring, cardNetworks.contains(where: { $0 === preferring }) { chosenNetworkID = preferring.id }
         // The name from track 1 or the chip, when the form asks for one and none is typed yet:
         // taken as typed characters would be (`HolderName`), or not at all.
         if form.asksName, nameBytes.isEmpty, let name {
