@@ -304,46 +304,22 @@ struct Check: ParsableCommand {
         /// last of the input), numbered from `after + 1`; returns the last line's number. A line
         /// of 1 MiB or more is one `record_format` record, as `LineReader` hands it out.
         func check(lines: Span<UInt8>, after: Int, tally: inout Tally, to out: inout [UInt8]) -> Int {
-            // JSON Lines are gathered a batch at a time (one `append` per record cost more than
-            // writing the record). Not an optional: unwrapping it copied it on every record.
-            let json = format == .json
-            var batch = CardCheck.JSONLinesBatch(checker, unmasked: unmasked, room: json)
-            // unsafe: the per-record loop finds the line breaks with memchr (measured: a loop
-            // over the span's bytes cost 125 instructions a record, memchr 30).
-            let number = lines.withUnsafeBufferPointer { lines in
-                var number = after
-                var start = 0
-                let count = lines.count
-                guard let base = lines.baseAddress else { return number }
-                while start < count {
-                    var end = count
-                    if let found = memchr(base + start, Int32(UInt8(ascii: "\n")), count - start) {
-                        end = Int(bitPattern: found) - Int(bitPattern: base)
-                    }
-                    number += 1
-                    let length = end - start
-                    let truncated = length >= LineReader.longestLine
-                    let line = UnsafeBufferPointer(
-                        start: base + start, count: truncated ? LineReader.longestLine : length)
-                    if let result = check(line: line.span, truncated: truncated, number: number, tally: &tally) {
-                        if let sealer {
-                            seal(result, line: line.span, number: number, sealer: sealer, tally: &tally, to: &out)
-                        } else if json {
-                            batch.append(result, line: number)
-                            if batch.isFull { batch.flush(to: &out) }
-                        } else {
-                            write(result, line: number, to: &out)
-                        }
-                    }
-                    start = end + 1
-                }
-                return number
+            var number = after
+            var start = 0
+            while start < lines.count {
+                var end = start
+                while end < lines.count && lines[end] != UInt8(ascii: "\n") { end += 1 }
+                number += 1
+                let truncated = end - start >= LineReader.longestLine
+                let line = lines.extracting(start..<(truncated ? start + LineReader.longestLine : end))
+                check(line: line, truncated: truncated, number: number, tally: &tally, to: &out)
+                start = end + 1
             }
-            batch.flush(to: &out)
             return number
         }
 
         /// One line (`check(line:truncated:number:tally:)`), its result appended to `out`.
+        @inline(__always)
         func check(line: Span<UInt8>, truncated: Bool, number: Int, tally: inout Tally, to out: inout [UInt8]) {
             guard let result = check(line: line, truncated: truncated, number: number, tally: &tally) else { return }
             if let sealer {

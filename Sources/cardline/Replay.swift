@@ -75,10 +75,7 @@ struct Replay: ParsableCommand {
                         { line in
                             guard syntaxError == nil else { return }
                             do throws(SessionScript.SyntaxError) {
-                                // unsafe: SessionScript's line parser takes the line as a buffer pointer.
-                                if let step = try line.withUnsafeBufferPointer({
-                                    bytes throws(SessionScript.SyntaxError) in try parser.next(bytes: bytes)
-                                }) {
+                                if let step = try parser.next(bytes: line) {
                                     messageChecks.note(step.kind)
                                 }
                             } catch {
@@ -166,11 +163,8 @@ struct Replay: ParsableCommand {
                     let stopped = { Terminal.outputFailed || problem != nil }
                     _ = try ScriptReader.forEachLine(of: path, stop: stopped) { line in
                         do throws(SessionScript.SyntaxError) {
-                            // unsafe: SessionScript's line parser takes the line as a buffer pointer.
-                            if let step = try line.withUnsafeBufferPointer({ bytes throws(SessionScript.SyntaxError) in
-                                try parser.next(bytes: bytes)
-                            }) {
-                                replayer.perform(step) { transcript($0.span) }
+                            if let step = try parser.next(bytes: line) {
+                                replayer.perform(step, transcript: transcript)
                             }
                         } catch {
                             problem =
@@ -180,7 +174,7 @@ struct Replay: ParsableCommand {
                 } catch {
                     problem = "\(path.escapingControlCharacters): error: cannot read the file: \(error.reason)"
                 }
-                replayer.finish { transcript($0.span) }
+                replayer.finish(transcript: transcript)
                 // (A problem here means the file changed since the first pass.)
                 return (
                     replayer.failures.map { "\(path.escapingControlCharacters):\($0.line): \($0.message)" }

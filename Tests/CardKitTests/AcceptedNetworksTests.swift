@@ -37,7 +37,9 @@ import Testing
         #expect(engine.handle(.character("3")) == .accepted)
         // "36" can only be Diners Club.
         let refused = engine.handle(.character("6"))
-        #expect(refused.refusal == "Diners Club is not accepted here (accepted: Visa, Mastercard and American Express)")
+        #expect(
+            refused.refusal?.text
+                == "Diners Club is not accepted here (accepted: Visa, Mastercard and American Express)")
         #expect(engine.view.text == "3")
         // "34" is American Express: allowed, and the card goes through.
         engine.type("4")
@@ -53,23 +55,24 @@ import Testing
     @Test func aPrefixThatCanOnlyBeOthersIsRefusedWithTheirNames() {
         var engine = Self.engine("visa,mastercard")
         let outcome = engine.handle(.character("3"))
-        #expect(outcome.refusal == "no accepted network starts with 3 (accepted: Visa and Mastercard)")
+        #expect(outcome.refusal?.text == "no accepted network starts with 3 (accepted: Visa and Mastercard)")
         #expect(engine.numberDigits.isEmpty)
         // Two or three networks left are named.
         var amex = Self.engine("amex")
         #expect(amex.handle(.character("3")) == .accepted)
         #expect(
-            amex.handle(.character("5")).refusal
+            amex.handle(.character("5")).refusal?.text
                 == "a number starting 35 is JCB or LankaPay, none accepted here (accepted: American Express)")
     }
 
     @Test func aMoreSpecificNetworkInsideAnAcceptedOneDecides() {
         // Elo's 401178 lies inside Visa's 4: with only Visa taken, the sixth digit is refused.
         var visaOnly = Self.engine("visa")
-        #expect(visaOnly.type("40117").allSatisfy { $0.refusal == nil })
-        #expect(visaOnly.handle(.character("8")).refusal?.hasPrefix("Elo is not accepted here") == true)
+        #expect(visaOnly.type("40117").allSatisfy { $0.refusal?.text == nil })
+        #expect(visaOnly.handle(.character("8")).refusal?.text.hasPrefix("Elo is not accepted here") == true)
         #expect(
-            visaOnly.handle(.character("9")).refusal?.hasPrefix("Elo is not accepted here") == true, "401179 is Elo too"
+            visaOnly.handle(.character("9")).refusal?.text.hasPrefix("Elo is not accepted here") == true,
+            "401179 is Elo too"
         )
         #expect(visaOnly.handle(.character("0")) == .accepted, "401170 is Visa")
         // With only Elo taken, 4 may still become Elo; 42 can only be Visa (or eftpos or mada,
@@ -77,16 +80,16 @@ import Testing
         var eloOnly = Self.engine("elo")
         #expect(eloOnly.handle(.character("4")) == .accepted)
         #expect(
-            eloOnly.handle(.character("2")).refusal
+            eloOnly.handle(.character("2")).refusal?.text
                 == "a number starting 42 is eftpos, mada or Visa, none accepted here (accepted: Elo)")
-        #expect(eloOnly.type("01178").allSatisfy { $0.refusal == nil })
+        #expect(eloOnly.type("01178").allSatisfy { $0.refusal?.text == nil })
         #expect(eloOnly.detection.network?.id == "elo")
     }
 
     @Test func badgeHelpAndRulesShowTheAcceptedSet() {
         var engine = Self.engine("visa,mastercard")
         #expect(engine.view.logo == "VISA/MASTERCARD")
-        #expect(engine.help.contains("Visa and Mastercard accepted"))
+        #expect(engine.help.text.contains("Visa and Mastercard accepted"))
         engine.type("4211")
         #expect(engine.view.logo == "VISA")
         _ = engine.handle(.clearLine)
@@ -132,7 +135,7 @@ import Testing
                 of: ".", with: ""
             ).contains("4111111111111111"), "\(shown)")
         #expect(!shown.isEmpty)
-        #expect(engine.handle(Key.typing(":") + [.historyPrevious]).last?.refusal != nil, "nothing to recall")
+        #expect(engine.handle(Key.typing(":") + [.historyPrevious]).last?.refusal?.text != nil, "nothing to recall")
         // The line left on screen above the message is masked too.
         var typing = BundledRules.engine()
         typing.type(line)

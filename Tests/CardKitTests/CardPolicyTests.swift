@@ -78,14 +78,14 @@ import Testing
         #expect(
             view.label == code.name && view.hint == String(repeating: "#", count: code.maxLength)
                 && view.progress == "0/\(code.maxLength)")
-        #expect(engine.help == "Type the 4-digit CVX on the front of the card; Enter submits.")
+        #expect(engine.help.text == "Type the 4-digit CVX on the front of the card; Enter submits.")
         // Three digits are not a code; the fourth is taken, a fifth refused.
         _ = engine.handle(Key.typing("123"))
-        #expect(engine.problem(in: .cvv) == code.problem(count: 3))
-        #expect(engine.problem(in: .cvv)?.contains("CVX has 4 digits") == true)
-        #expect(engine.handle(.character("4")).refusal == nil)
-        #expect(engine.handle(.character("5")).refusal == "the CVX has 4 digits")
-        #expect(engine.problem(in: .cvv) == nil)
+        #expect(engine.problem(in: .cvv)?.text == code.problem(count: 3))
+        #expect(engine.problem(in: .cvv)?.text.contains("CVX has 4 digits") == true)
+        #expect(engine.handle(.character("4")).refusal?.text == nil)
+        #expect(engine.handle(.character("5")).refusal?.text == "the CVX has 4 digits")
+        #expect(engine.problem(in: .cvv)?.text == nil)
         // `:rules` lists it as the policy does.
         var listing = Self.engine()
         let rules = listing.handle(Key.typing(":rules") + [.enter]).flatMap(\.messages).map(\.text)
@@ -197,7 +197,7 @@ import Testing
                 #expect(Self.rules.verdict(for: engine.numberDigits).verdict.isValid, "\(text)")
             }
             if engine.field == .number, case .failsLuhn = verdict {
-                #expect(engine.problem(in: .number)?.contains("not valid") == true)
+                #expect(engine.problem(in: .number)?.text.contains("not valid") == true)
             }
         }
         // Every sample number of every network is valid by the verdict.

@@ -74,7 +74,7 @@ import Testing
                     let reason = refusals.reasonToShow(outcome)
                     guard reason != nil || !outcome.messages.isEmpty else { continue }
                     expected.append(engine.finishedView(before: before).transcriptLine)
-                    if let reason { expected.append(Message(.error, reason).line) }
+                    if let reason { expected.append(reason.line) }
                     expected += outcome.messages.map(\.line)
                 }
             }

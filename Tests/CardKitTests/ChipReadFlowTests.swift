@@ -272,15 +272,16 @@ import Testing
     @Test func theEngineRefusesAChipReadAsItRefusesASwipe() throws {
         var engine = BundledRules.engine()
         #expect(
-            engine.handle(.chip(nil)).refusal == "couldn't read the chip — insert it again, swipe or type the number")
+            engine.handle(.chip(nil)).refusal?.text
+                == "couldn't read the chip — insert it again, swipe or type the number")
         #expect(engine.cardIsEmpty)
         let expired = Self.chipCard(Card.visaContact(expiry: "250930"))
-        #expect(engine.handle(.chip(expired)).refusal == "the card read from the chip expired in 09/25")
+        #expect(engine.handle(.chip(expired)).refusal?.text == "the card read from the chip expired in 09/25")
         #expect(engine.cardIsEmpty)
         var mastercardOnly = EntryEngine(
             rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
             acceptedNetworks: try AcceptedNetworks.parse("mastercard", in: BundledRules.set))
-        let refusal = mastercardOnly.handle(.chip(Self.chipCard())).refusal
+        let refusal = mastercardOnly.handle(.chip(Self.chipCard())).refusal?.text
         #expect(refusal?.contains("Visa") == true, "\(refusal ?? "")")
         #expect(mastercardOnly.cardIsEmpty)
         engine.type("4")

@@ -20,7 +20,7 @@ import Testing
     static func submit(_ engine: inout EntryEngine) -> PaymentCard? {
         var outcome = Outcome.combined(engine.type("12/30123") + [engine.handle(.enter)])
         if outcome.event == nil {
-            Issue.record("not submitted: \(outcome.messages.map(\.text)) \(outcome.refusal ?? "")")
+            Issue.record("not submitted: \(outcome.messages.map(\.text)) \(outcome.refusal?.text ?? "")")
         }
         return outcome.takeAcceptedCard()
     }
@@ -107,15 +107,15 @@ import Testing
     @Test func ctrlNOnACardWithOneNetworkKeepsItsOldMeaning() {
         var engine = Self.engine()
         #expect(
-            engine.handle(.nextNetwork).refusal
+            engine.handle(.nextNetwork).refusal?.text
                 == "Ctrl-N chooses among a co-badged card's networks; no network is known yet")
         engine.type("4111111111111111")
         #expect(engine.field == .expiry)
         // In the expiry field it is Down: recall, as before.
-        #expect(engine.handle(.nextNetwork).refusal == "already at the newest entry")
+        #expect(engine.handle(.nextNetwork).refusal?.text == "already at the newest entry")
         _ = engine.handle(.backspace)
         #expect(
-            engine.handle(.nextNetwork).refusal
+            engine.handle(.nextNetwork).refusal?.text
                 == "Ctrl-N chooses among a co-badged card's networks; Visa cards have one")
         #expect(engine.network?.id == "visa" && engine.alsoNetworks.isEmpty)
         #expect(engine.view.logo == "VISA")
@@ -127,12 +127,13 @@ import Testing
         #expect(engine.field == .expiry)
         #expect(engine.network?.id == "dankort")
         #expect(engine.cardNetworks.map(\.id) == ["dankort"])
-        #expect(engine.handle(.nextNetwork).refusal == "already at the newest entry")  // in the expiry field: recall
+        // in the expiry field: recall
+        #expect(engine.handle(.nextNetwork).refusal?.text == "already at the newest entry")
         #expect(engine.network?.id == "dankort")
         let picked = Outcome.combined(engine.type(":network visa") + [engine.handle(.enter)])
         #expect(picked.messages.first?.text == "Visa is not accepted here (accepted: Dankort)")
         _ = engine.handle(.backspace)  // back to the number field
-        #expect(engine.handle(.nextNetwork).refusal == "only Dankort of this card's networks is accepted here")
+        #expect(engine.handle(.nextNetwork).refusal?.text == "only Dankort of this card's networks is accepted here")
         _ = engine.handle(.enter)
         var card = try #require(Self.submit(&engine))
         #expect(Self.json(card).hasPrefix(#"{"network":"dankort","alsoNetworks":["visa"],"family":"dankort""#))
@@ -143,13 +144,13 @@ import Testing
         // Only Visa taken: a Dankort-only number is refused, a Visa/Dankort one goes through as Visa.
         var engine = Self.engine(accepting: ["visa"])
         #expect(
-            engine.type("5").last?.refusal
+            engine.type("5").last?.refusal?.text
                 == "a number starting 5 is Mastercard or Dankort, none accepted here (accepted: Visa)")
         #expect(engine.numberDigits.isEmpty)
         // Only Dankort taken: 4… may still grow into its co-badged 4571, 41 cannot.
         var dankort = Self.engine(accepting: ["dankort"])
-        #expect(dankort.type("457").allSatisfy { $0.refusal == nil })
-        #expect(dankort.type("3").last?.refusal == "Visa is not accepted here (accepted: Dankort)")
+        #expect(dankort.type("457").allSatisfy { $0.refusal?.text == nil })
+        #expect(dankort.type("3").last?.refusal?.text == "Visa is not accepted here (accepted: Dankort)")
         engine.type(Self.visaDankort)
         #expect(engine.field == .expiry)
         #expect(engine.network?.id == "visa")
@@ -160,7 +161,9 @@ import Testing
         #expect(mastercard.alsoNetworks.map(\.id) == ["visa", "dankort"])
         var none = Self.engine(accepting: ["mastercard"])
         let outcomes = none.type(Self.visaDankort)
-        #expect(outcomes.compactMap(\.refusal).first == "Visa and Dankort are not accepted here (accepted: Mastercard)")
+        #expect(
+            outcomes.compactMap(\.refusal?.text).first
+                == "Visa and Dankort are not accepted here (accepted: Mastercard)")
         #expect(none.numberDigits.count == 3)
     }
 

@@ -76,7 +76,7 @@ import Testing
             if index < number.count - 1 {
                 try #require(engine.field == .number, "\(number): moved on after \(index + 1) digits")
             }
-            #expect(outcome.refusal == nil)
+            #expect(outcome.refusal?.text == nil)
         }
         #expect((engine.field == .expiry) == (expected == .final), "\(number): field \(engine.field)")
         if expected == .completeCanGrow {
@@ -132,7 +132,7 @@ import Testing
     func aWholeCardOnOneLineKeepsItsFieldsApart(line: String, number: String) throws {
         var engine = BundledRules.engine()
         let outcomes = engine.type(line)
-        #expect(outcomes.allSatisfy { $0.refusal == nil }, "\(outcomes.compactMap(\.refusal))")
+        #expect(outcomes.allSatisfy { $0.refusal?.text == nil }, "\(outcomes.compactMap(\.refusal?.text))")
         let outcome = engine.handle(.enter)
         guard case .accepted(let card) = outcome.event else {
             Issue.record("\(line): not accepted: \(outcome.messages.map(\.text))")

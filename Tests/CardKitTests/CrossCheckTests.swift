@@ -115,7 +115,9 @@ import Testing
             }
             try #require(engine.field == .number, "\(item.digits): moved on to the expiry after \(typed) digits")
             let outcome = engine.handle(.character(digit))
-            try #require(outcome.refusal == nil, "\(item.digits): digit \(typed + 1) refused: \(outcome.refusal ?? "")")
+            try #require(
+                outcome.refusal?.text == nil,
+                "\(item.digits): digit \(typed + 1) refused: \(outcome.refusal?.text ?? "")")
         }
         #expect(engine.numberDigits == number || engine.field != .number)
 

@@ -34,18 +34,18 @@ import Testing
     @Test func refusesDigitsNoNetworkStartsWith() {
         var engine = BundledRules.engine()
         let outcome = engine.handle(.character("0"))
-        #expect(outcome.refusal == "no card network starts with 0")
+        #expect(outcome.refusal?.text == "no card network starts with 0")
         #expect(engine.numberDigits.isEmpty)
         engine.type("9")
-        #expect(engine.handle(.character("9")).refusal == "no card network starts with 99")
+        #expect(engine.handle(.character("9")).refusal?.text == "no card network starts with 99")
         #expect(engine.view.text == "9")
     }
 
     @Test func refusesLettersWithAReasonAndIgnoresSeparators() {
         var engine = BundledRules.engine()
-        #expect(engine.handle(.character("x")).refusal == "only digits go in the card number, not 'x'")
-        #expect(engine.handle(.character("\t")).refusal == "only digits go in the card number, not Tab")
-        #expect(engine.handle(.character("é")).refusal != nil)
+        #expect(engine.handle(.character("x")).refusal?.text == "only digits go in the card number, not 'x'")
+        #expect(engine.handle(.character("\t")).refusal?.text == "only digits go in the card number, not Tab")
+        #expect(engine.handle(.character("é")).refusal?.text != nil)
         #expect(engine.handle(.character(" ")).disposition == .ignored)
         #expect(engine.handle(.character("-")).disposition == .ignored)
         #expect(engine.numberDigits.isEmpty)
@@ -56,7 +56,7 @@ import Testing
         engine.type("378282246310006")  // fails Luhn, so it stays in the number field
         #expect(engine.field == .number)
         let outcome = engine.handle(.character("1"))
-        #expect(outcome.refusal == "an American Express number has at most 15 digits")
+        #expect(outcome.refusal?.text == "an American Express number has at most 15 digits")
         #expect(engine.numberDigits.count == 15)
     }
 
@@ -122,7 +122,7 @@ import Testing
         var engine = BundledRules.engine(today: today)
         engine.type("4111111111111111")
         let outcomes = engine.type(typed)
-        #expect(outcomes.filter { $0.refusal != nil }.count == refused)
+        #expect(outcomes.filter { $0.refusal?.text != nil }.count == refused)
         if shown.isEmpty {
             #expect(engine.field == .cvv, "a complete valid expiry moves on")
         } else {
@@ -135,10 +135,10 @@ import Testing
         var engine = BundledRules.engine(today: "2026-11")
         engine.type("4111111111111111")
         engine.type("10")
-        #expect(engine.handle(.character("1")).refusal == "10/1_ would be in the past (today is 11/26)")
+        #expect(engine.handle(.character("1")).refusal?.text == "10/1_ would be in the past (today is 11/26)")
         engine.type("2")
-        #expect(engine.handle(.character("6")).refusal == "10/26 is in the past (today is 11/26)")
-        #expect(engine.handle(.character("9")).refusal == nil)
+        #expect(engine.handle(.character("6")).refusal?.text == "10/26 is in the past (today is 11/26)")
+        #expect(engine.handle(.character("9")).refusal?.text == nil)
         #expect(engine.field == .cvv)
     }
 
@@ -170,10 +170,10 @@ import Testing
         #expect(engine.view.label == name)
         // The badge says the code's name as the label does (not CVV beside a CID label).
         #expect(engine.view.logo == name)
-        #expect(engine.help.contains(help))
+        #expect(engine.help.text.contains(help))
         engine.type(String(repeating: "7", count: length))
         #expect(engine.view.text == String(repeating: "•", count: length))
-        #expect(engine.handle(.character("7")).refusal == "the \(name) has \(length) digits")
+        #expect(engine.handle(.character("7")).refusal?.text == "the \(name) has \(length) digits")
         #expect(!engine.view.text.contains("7"))
     }
 
@@ -201,7 +201,7 @@ import Testing
     @Test func pastedLineFillsAllThreeFields() {
         var engine = BundledRules.engine()
         let outcomes = engine.handle(Key.typing("4111 1111 1111 1111 12/30 123") + [.enter])
-        #expect(outcomes.allSatisfy { $0.refusal == nil })
+        #expect(outcomes.allSatisfy { $0.refusal?.text == nil })
         guard case .accepted(let card) = outcomes.last?.event else {
             Issue.record("not accepted: \(outcomes.last!)")
             return
@@ -257,7 +257,7 @@ import Testing
     @Test func endOfInputQuitsOnlyOnEmptyField() {
         var engine = BundledRules.engine()
         engine.type("4")
-        #expect(engine.handle(.endOfInput).refusal != nil)
+        #expect(engine.handle(.endOfInput).refusal?.text != nil)
         _ = engine.handle(.backspace)
         #expect(engine.handle(.endOfInput).event == .quit)
     }
@@ -295,7 +295,9 @@ import Testing
         var engine = BundledRules.engine()
         _ = engine.type("4111111111111111")
         #expect(engine.field == .expiry)
-        #expect(engine.handle(.endOfInput).refusal == "Ctrl-D quits only between cards; Ctrl-C cancels this one first")
+        #expect(
+            engine.handle(.endOfInput).refusal?.text == "Ctrl-D quits only between cards; Ctrl-C cancels this one first"
+        )
         _ = engine.handle(.cancel)
         #expect(engine.handle(.endOfInput).event == .quit)
     }
@@ -324,7 +326,7 @@ import Testing
     @Test(arguments: ["\u{9D}", "\u{85}", "\u{202E}", "\u{1B}", "\u{200B}"])
     func controlAndBidiCharactersAreNamedNotPrinted(character: String) throws {
         var engine = BundledRules.engine()
-        let reason = try #require(engine.type(character).last?.refusal)
+        let reason = try #require(engine.type(character).last?.refusal?.text)
         let scalar = character.unicodeScalars.first!.value
         #expect(
             reason.contains("U+" + String(scalar, radix: 16, uppercase: true).leftPaddedWithZeros(to: 4)), "\(reason)")
@@ -345,7 +347,7 @@ import Testing
         // Text that is not a card: the first refusal stands for the burst, every message kept.
         var other = BundledRules.engine()
         let refused = Outcome.combined(TerminalKey(.paste("4x y")).entryKeys.map { other.handle($0) })
-        #expect(refused.refusal == "only digits go in the card number, not 'x'")
+        #expect(refused.refusal?.text == "only digits go in the card number, not 'x'")
         #expect(other.numberDigits == [4])
         #expect(TerminalKey(.left, modifiers: .control).entryKeys == [.other("Ctrl-Left")])
         #expect(TerminalKey(.focusIn).entryKeys.isEmpty)
@@ -354,13 +356,13 @@ import Testing
     @Test func otherKeysAreRefusedByName() {
         var engine = BundledRules.engine()
         engine.type("4111")
-        #expect(engine.handle(.other("Ctrl-Left")).refusal == "Ctrl-Left does nothing here")
+        #expect(engine.handle(.other("Ctrl-Left")).refusal?.text == "Ctrl-Left does nothing here")
         #expect(engine.numberDigits == [4, 1, 1, 1])
         engine.type(":he")
         _ = engine.handle(.backspace)
         _ = engine.handle(.backspace)
         _ = engine.handle(.backspace)
-        #expect(engine.handle(.other("F5")).refusal == "F5 does nothing here")
+        #expect(engine.handle(.other("F5")).refusal?.text == "F5 does nothing here")
     }
 
     // MARK: Recall, tray, commands
@@ -370,14 +372,16 @@ import Testing
         _ = engine.handle(Key.typing("4111111111111111" + "1230" + "123") + [.enter])
         _ = engine.handle(Key.typing("378282246310005" + "0129" + "1234") + [.enter])
         // The last customer's number cannot be brought back by the next person.
-        #expect(engine.handle(.historyPrevious).refusal == "card numbers are never kept, so there is nothing to recall")
+        #expect(
+            engine.handle(.historyPrevious).refusal?.text
+                == "card numbers are never kept, so there is nothing to recall")
         #expect(engine.view.text == "")
         engine.type("4111111111111111")
         _ = engine.handle(.historyPrevious)
         #expect(engine.view.text == "01/29", "expiry recall is per field")
         _ = engine.handle(.historyPrevious)
         #expect(engine.view.text == "12/30")
-        #expect(engine.handle(.historyPrevious).refusal != nil)
+        #expect(engine.handle(.historyPrevious).refusal?.text != nil)
         _ = engine.handle(.historyNext)
         #expect(engine.view.text == "01/29")
         _ = engine.handle(.historyNext)
@@ -385,7 +389,7 @@ import Testing
         _ = engine.handle(.historyPrevious)
         engine.type("")
         let cvv = engine.handle([.enter, .historyPrevious]).last
-        #expect(cvv?.refusal == "a CVV is never kept, so there is nothing to recall")
+        #expect(cvv?.refusal?.text == "a CVV is never kept, so there is nothing to recall")
     }
 
     @Test func trayCommands() {
@@ -424,7 +428,7 @@ import Testing
         #expect(engine.field == .number && engine.numberDigits.isEmpty)
         // A colon in a non-empty field is just a refused character.
         engine.type("4")
-        #expect(engine.handle(.character(":")).refusal != nil)
+        #expect(engine.handle(.character(":")).refusal?.text != nil)
     }
 
     @Test func backspaceOutOfACommandReturnsToTheField() {
@@ -432,7 +436,7 @@ import Testing
         engine.type(":c")
         _ = engine.handle([.backspace, .backspace])
         #expect(engine.command == nil && engine.field == .number)
-        #expect(engine.handle(.backspace).refusal == "the card number is empty")
+        #expect(engine.handle(.backspace).refusal?.text == "the card number is empty")
     }
 }
 

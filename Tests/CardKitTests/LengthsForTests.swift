@@ -71,12 +71,12 @@ import Testing
         inside.type(Self.luhnValid("402612345678"))
         #expect(inside.field == .number)
         #expect(inside.view.progress == "13/19 (13 valid)")
-        #expect(inside.problem(in: .number) == nil)
+        #expect(inside.problem(in: .number)?.text == nil)
         // Outside: 13 digits are not a Visa number.
         var outside = Self.engine()
         outside.type(Self.luhnValid("411112345678"))
         #expect(outside.view.progress == "13/19")
-        #expect(outside.problem(in: .number) == "a Visa number has 16 or 19 digits; this has 13")
+        #expect(outside.problem(in: .number)?.text == "a Visa number has 16 or 19 digits; this has 13")
     }
 
     @Test func sixteenDigitsWaitForEnterWhereNineteenArePossible() {
@@ -104,7 +104,7 @@ import Testing
         var capped = Self.engine()
         capped.type("213100000000000")
         #expect(capped.numberDigits.count == 15)
-        #expect(capped.handle(.character("1")).refusal == "a JCB number has at most 15 digits")
+        #expect(capped.handle(.character("1")).refusal?.text == "a JCB number has at most 15 digits")
     }
 
     @Test func checkUsesThePatternsLengths() {

@@ -48,12 +48,12 @@ import Testing
         var lines =
             EntryEngine.helpText(cancelEndsEntry: false, messages: engine.messages)
             + EntryEngine.helpText(cancelEndsEntry: true, messages: engine.messages)
-        lines.append(engine.help)
+        lines.append(engine.help.text)
         engine.type("3782")
         engine.type("82246310005")
-        lines.append(engine.help)  // expiry
+        lines.append(engine.help.text)  // expiry
         engine.type("1230")
-        lines.append(engine.help)  // the CID on the front
+        lines.append(engine.help.text)  // the CID on the front
         for line in lines { #expect(line.unicodeScalars.count <= 80, "\(language): \(line)") }
         #expect(lines.last!.contains("CID"))
     }
@@ -98,7 +98,9 @@ import Testing
             rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
             acceptedNetworks: try! AcceptedNetworks.parse("visa,mastercard", in: BundledRules.set))
         engine.messages = MessageCatalog(language: "es")
-        #expect(engine.type("3").first?.refusal == "ninguna red aceptada empieza por 3 (se aceptan: Visa y Mastercard)")
+        #expect(
+            engine.type("3").first?.refusal?.text
+                == "ninguna red aceptada empieza por 3 (se aceptan: Visa y Mastercard)")
         engine.type(":cards")
         #expect(engine.handle(.enter).messages.first?.text == "aún no hay tarjetas")
     }
@@ -190,9 +192,9 @@ import Testing
         engine.messages = MessageCatalog(language: "fr")
         #expect(engine.view.label == "Numéro de carte")
         #expect(engine.view.transcriptLine.hasPrefix("Numéro de carte (#### #### #### ####): "))
-        #expect(engine.help == "Tapez le numéro de carte ; les espaces se mettent seuls. :help : les touches.")
+        #expect(engine.help.text == "Tapez le numéro de carte ; les espaces se mettent seuls. :help : les touches.")
         let refused = engine.handle(.character("x"))
-        #expect(refused.refusal == "le numéro de carte ne prend que des chiffres, pas 'x'")
+        #expect(refused.refusal?.text == "le numéro de carte ne prend que des chiffres, pas 'x'")
         engine.type("4111111111111111")
         #expect(engine.view.label == "Expiration" && engine.view.hint == "MM/AA")
         var transcript: [UInt8] = []
@@ -237,6 +239,6 @@ import Testing
         #expect(engine.view.label == "Card number")
         engine.type("4111111111111111")
         engine.type("1230")
-        #expect(engine.help == "Type the 3-digit CVV on the back of the card; Enter submits.")
+        #expect(engine.help.text == "Type the 3-digit CVV on the back of the card; Enter submits.")
     }
 }

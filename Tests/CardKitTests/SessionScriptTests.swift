@@ -214,9 +214,7 @@ import Testing
         parser.keepingKeys = keeping
         var steps: [SessionScript.Step] = []
         for line in Array(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            let step = try Array(line).withUnsafeBufferPointer { bytes throws(SessionScript.SyntaxError) in
-                try parser.next(bytes: bytes)
-            }
+            let step = try parser.next(bytes: Array(line).span)
             if let step { steps.append(step) }
         }
         var script = parser.header

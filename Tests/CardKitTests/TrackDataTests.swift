@@ -120,7 +120,7 @@ import Testing
         var engine = BundledRules.engine()
         #expect(engine.takesSwipe)
         let outcome = engine.handle(Self.swipe(Self.track1 + Self.track2))
-        #expect(outcome.refusal == nil)
+        #expect(outcome.refusal?.text == nil)
         #expect(outcome.fieldChanged)
         #expect(engine.field == .cvv)
         #expect(engine.numberDigits == digits("4111111111111111"))
@@ -175,7 +175,7 @@ import Testing
     func anUnreadableSwipeLeavesTheFieldsEmpty(text: String) {
         var engine = BundledRules.engine()
         let outcome = engine.handle(Self.swipe(text))
-        #expect(outcome.refusal == TrackData.unreadableMessage)
+        #expect(outcome.refusal?.text == TrackData.unreadableMessage)
         #expect(engine.field == .number)
         #expect(engine.cardIsEmpty)
     }
@@ -192,7 +192,7 @@ import Testing
             #expect((typed.field == .expiry) == valid, "\(number) typed")
             var swiped = BundledRules.engine()
             let outcome = swiped.handle(Self.swipe(";\(number)=3012201?"))
-            #expect((outcome.refusal == nil) == valid, "\(number) swiped: \(outcome.refusal ?? "taken")")
+            #expect((outcome.refusal?.text == nil) == valid, "\(number) swiped: \(outcome.refusal?.text ?? "taken")")
             #expect(swiped.numberDigits == (valid ? digits(number) : []))
         }
         #expect(!CardNumber.passesLuhn(digits("6200000000000000")))
@@ -201,13 +201,14 @@ import Testing
     @Test func aNumberNoRuleTakesIsUnreadable() throws {
         // Passes Luhn, but no network's rules take a 16-digit number starting 0.
         var engine = BundledRules.engine()
-        #expect(engine.handle(Self.swipe(";0000000000000000=3012201?")).refusal == TrackData.unreadableMessage)
+        #expect(engine.handle(Self.swipe(";0000000000000000=3012201?")).refusal?.text == TrackData.unreadableMessage)
         #expect(engine.cardIsEmpty)
     }
 
     @Test func anExpiredSwipedCardIsSaidSo() {
         var engine = BundledRules.engine()
-        #expect(engine.handle(Self.swipe(";4111111111111111=2510201?")).refusal == "the swiped card expired in 10/25")
+        #expect(
+            engine.handle(Self.swipe(";4111111111111111=2510201?")).refusal?.text == "the swiped card expired in 10/25")
         #expect(engine.cardIsEmpty)
     }
 
@@ -215,14 +216,15 @@ import Testing
         var engine = BundledRules.engine()
         engine.type("4")
         #expect(!engine.takesSwipe)
-        #expect(engine.handle(Self.swipe(Self.track2)).refusal == "a card is swiped at an empty card number field")
+        #expect(
+            engine.handle(Self.swipe(Self.track2)).refusal?.text == "a card is swiped at an empty card number field")
         #expect(engine.numberDigits == [4])
         engine.type("111111111111111")
         #expect(engine.field == .expiry)
-        #expect(engine.handle(Self.swipe(Self.track2)).refusal != nil)
+        #expect(engine.handle(Self.swipe(Self.track2)).refusal?.text != nil)
         #expect(engine.expiryDigits.isEmpty)
         engine.type(":")
-        #expect(engine.handle(Self.swipe(Self.track2)).refusal != nil)
+        #expect(engine.handle(Self.swipe(Self.track2)).refusal?.text != nil)
     }
 
     /// Issue 36 item 10: the name a swipe filled in is replaced by a name typed into its field,
@@ -232,7 +234,7 @@ import Testing
             var engine = EntryEngine(
                 rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
                 form: EntryForm(asksName: true))
-            #expect(engine.handle(Self.swipe(Self.track1)).refusal == nil)
+            #expect(engine.handle(Self.swipe(Self.track1)).refusal?.text == nil)
             engine.type("123 ")
             #expect(engine.field == .name)
             return engine
@@ -242,7 +244,7 @@ import Testing
         engine.type(" Bob Smith")
         #expect(engine.holderName == "Bob Smith")
         engine = swiped()
-        #expect(engine.handle(.character("7")).refusal != nil)
+        #expect(engine.handle(.character("7")).refusal?.text != nil)
         #expect(engine.holderName == "ADA LOVELACE", "a refused key leaves the swiped name")
         _ = engine.handle(.backspace)
         engine.type("X")
@@ -254,7 +256,7 @@ import Testing
         var engine = EntryEngine(
             rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)),
             acceptedNetworks: accepted)
-        let refusal = engine.handle(Self.swipe(Self.track2)).refusal
+        let refusal = engine.handle(Self.swipe(Self.track2)).refusal?.text
         #expect(refusal?.contains("Visa") == true, "\(refusal ?? "")")
         #expect(engine.cardIsEmpty)
     }

@@ -10,7 +10,7 @@ func fuzzTrackData(_ input: [UInt8]) {
     switch TrackData.read(input) {
     case .failure:
         precondition(
-            engine.handle(.swipe(nil)).refusal == TrackData.unreadableMessage, "an unreadable swipe not refused")
+            engine.handle(.swipe(nil)).refusal?.text == TrackData.unreadableMessage, "an unreadable swipe not refused")
         precondition(engine.cardIsEmpty, "an unreadable swipe left digits")
     case .success(var swipe):
         let digits = swipe.numberDigits
@@ -30,7 +30,7 @@ func fuzzTrackData(_ input: [UInt8]) {
             precondition(!text.contains(whole), "a description holds the whole number")
         }
         let outcome = engine.handle(.swipe(swipe))
-        if outcome.refusal == nil {
+        if outcome.refusal?.text == nil {
             precondition(
                 engine.field == .cvv && engine.numberDigits == digits && engine.expiryDigits.count == 4,
                 "a swipe taken but not filled")

@@ -27,25 +27,6 @@ extension CardCheck {
         /// (`check --encrypt-to`) carries its expiry (`requiringExpiry`).
         case expiryMissing = "expiry_missing"
 
-        /// The name of the problem whose bit is `1 << bit` in double quotes, as a static string
-        /// (no String made): what the JSON output lists.
-        static func quotedName(bit: UInt16) -> StaticString {
-            switch bit {
-            case 0: return #""record_format""#
-            case 1: return #""number_format""#
-            case 2: return #""unknown_network""#
-            case 3: return #""length""#
-            case 4: return #""luhn""#
-            case 5: return #""expiry_format""#
-            case 6: return #""expired""#
-            case 7: return #""expiry_too_far""#
-            case 8: return #""cvv_format""#
-            case 9: return #""cvv_length""#
-            case 10: return #""network_not_accepted""#
-            default: return #""expiry_missing""#
-            }
-        }
-
         /// The problem's bit in `Result`, in declaration (and output) order.
         var bit: UInt16 {
             switch self {

@@ -6,10 +6,10 @@ extension EntryEngine {
         switch key {
         case .character(let character):
             guard character.isPrintableASCII else {
-                return .refused(messages.text(.commandCharacter, ("character", quoted(character))))
+                return refuse(.commandCharacter, ("character", .text(quoted(character))))
             }
             guard line.count < Self.maxCommandLength else {
-                return .refused(messages.text(.commandTooLong, ("count", String(Self.maxCommandLength))))
+                return refuse(.commandTooLong, ("count", .number(Self.maxCommandLength)))
             }
             line.append(character)
             command = line
@@ -24,16 +24,16 @@ extension EntryEngine {
         case .cancel:
             return cancelCard()
         case .endOfInput:
-            return .refused(messages.text(.keyCtrlDField))
+            return refuse(.keyCtrlDField)
         case .historyPrevious, .historyNext, .nextNetwork:
             return recallStep(backwards: key == .historyPrevious)
         case .other(let name):
-            return .refused(messages.text(.keyDoesNothing, ("key", name)))
+            return refuse(.keyDoesNothing, ("key", .text(name)))
         case .swipe:
-            return .refused(messages.text(.swipeElsewhere))
+            return refuse(.swipeElsewhere)
         case .chip(var card):
             card?.wipe()
-            return .refused(messages.text(.chipUnreadable))
+            return refuse(.chipUnreadable)
         case .enter:
             command = nil
             // A command line that holds a card number (typed in the wrong place) is neither
@@ -54,30 +54,29 @@ extension EntryEngine {
         func info(_ lines: [String]) -> Outcome { Outcome(messages: lines.map { .init(.info, $0) }) }
         switch (name, words.count) {
         case ("help", 1), ("h", 1), ("?", 1):
-            outcome = info(Self.helpText(cancelEndsEntry: cancelEndsEntry, messages: messages))
+            outcome = Outcome(messages: Self.helpIDs(cancelEndsEntry: cancelEndsEntry).map { say(.info, $0) })
         case ("cards", 1):
             outcome = info(tray.listing(messages))
         case ("use", 2) where argument != nil:
             outcome =
                 tray.select(argument!)
-                ? info([messages.text(.commandSelected, ("number", String(argument!)))] + tray.listing(messages))
-                : Outcome(messages: [.init(.error, noSuchCard(words[1]))])
+                ? Outcome(
+                    messages: [say(.info, .commandSelected, ("number", .number(argument!)))]
+                        + tray.listing(messages).map { Message(.info, $0) })
+                : Outcome(messages: [noSuchCard(words[1])])
         case ("remove", 2) where argument != nil:
             if let card = tray.remove(argument!) {
-                outcome = info([messages.text(.commandRemoved, ("card", "\(card.networkName) \(card.maskedNumber)"))])
+                let removed = say(.info, .commandRemoved, ("card", .text("\(card.networkName) \(card.maskedNumber)")))
+                outcome = Outcome(messages: [removed])
             } else {
-                outcome = Outcome(messages: [.init(.error, noSuchCard(words[1]))])
+                outcome = Outcome(messages: [noSuchCard(words[1])])
             }
         case ("clear", 1):
             resetCard()
-            outcome = Outcome(
-                messages: [
-                    .init(
-                        .info,
-                        messages.text(
-                            form.securityCodeOnly == nil ? .cardCleared : .cardClearedCode, ("code", securityCode.name))
-                    )
-                ], fieldChanged: true)
+            let cleared = say(
+                .info, form.securityCodeOnly == nil ? .cardCleared : .cardClearedCode,
+                ("code", .text(securityCode.name)))
+            outcome = Outcome(messages: [cleared], fieldChanged: true)
         case ("rules", 1):
             let heading =
                 acceptedNetworks.map {
@@ -106,29 +105,29 @@ extension EntryEngine {
         case ("network", 1), ("network", 2):
             outcome = chooseNetwork(words.count == 2 ? words[1] : nil)
         case ("use", _), ("remove", _):
-            outcome = Outcome(messages: [.init(.error, messages.text(.commandUsageCard, ("command", name)))])
+            outcome = Outcome(messages: [say(.error, .commandUsageCard, ("command", .text(name)))])
         case ("network", _):
-            outcome = Outcome(messages: [.init(.error, messages.text(.commandUsageNetwork))])
+            outcome = Outcome(messages: [say(.error, .commandUsageNetwork)])
         default:
             let known = ["help", "cards", "use", "remove", "clear", "rules", "reload", "network", "quit"]
             let shown = CardNumber.maskingDigits(in: line)
-            let text =
+            let said =
                 closest(to: name, in: known).map {
-                    messages.text(.commandUnknownGuess, ("command", shown), ("guess", ":" + $0))
+                    say(.error, .commandUnknownGuess, ("command", .text(shown)), ("guess", .text(":" + $0)))
                 }
-                ?? messages.text(.commandUnknown, ("command", shown))
-            outcome = Outcome(messages: [.init(.error, text)])
+                ?? say(.error, .commandUnknown, ("command", .text(shown)))
+            outcome = Outcome(messages: [said])
         }
         outcome.command = line
-        if !outcome.fieldChanged && outcome.event == nil { outcome.messages.append(.init(.help, help)) }
+        if !outcome.fieldChanged && outcome.event == nil { outcome.messages.append(help) }
         return outcome
     }
 
     /// "there is no card 7", naming the argument only when it is short: a card number typed
     /// after `:use` or `:remove` is never echoed, not even masked.
-    func noSuchCard(_ argument: String) -> String {
+    func noSuchCard(_ argument: String) -> Message {
         argument.utf8.count <= 4
-            ? messages.text(.commandNoCard, ("number", argument)) : messages.text(.commandNoCardLong)
+            ? say(.error, .commandNoCard, ("number", .text(argument))) : say(.error, .commandNoCardLong)
     }
 
     /// Lengths as `:rules` lists them: runs of consecutive lengths as `12-19`, others apart
@@ -148,6 +147,11 @@ extension EntryEngine {
     /// The lines `:help` shows: what to type, the keys (Ctrl-C and Esc as `cancelEndsEntry`
     /// says) and the commands, in `messages`' words. Each line fits 80 columns (English: ASCII).
     public static func helpText(cancelEndsEntry: Bool, messages: MessageCatalog = .english) -> [String] {
+        helpIDs(cancelEndsEntry: cancelEndsEntry).map { messages.text($0) }
+    }
+
+    /// The texts of `helpText`'s lines.
+    static func helpIDs(cancelEndsEntry: Bool) -> [MessageID] {
         let cancelKeys: [MessageID] =
             cancelEndsEntry ? [.helpKeysEnds1, .helpKeysEnds2] : [.helpKeysCancels1, .helpKeysCancels2]
         let ids: [MessageID] =
@@ -156,7 +160,7 @@ extension EntryEngine {
                 .helpKeysNetwork, .helpCommands, .helpCommands1, .helpCommands2, .helpCommands3, .helpCommands4,
                 .helpCommands5,
             ]
-        return ids.map { messages.text($0) }
+        return ids
     }
 
     /// Takes the rule folders read again after `:reload`: new rules replace the old ones and
@@ -168,15 +172,12 @@ extension EntryEngine {
             detection = rules.detect(numberDigits)
             emptyDetection = rules.detect([UInt8]())
             undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
-            var messages = [
-                Message(.success, self.messages.text(.rulesReloaded, ("count", String(rules.networks.count))))
-            ]
-            messages += newRules.warnings.map { Message(.info, $0.description) }
-            return Outcome(messages: messages + [Message(.help, help)])
+            let reloaded = say(.success, .rulesReloaded, ("count", .number(rules.networks.count)))
+            return Outcome(messages: [reloaded] + newRules.warnings.map { Message(.info, $0.description) } + [help])
         case .failure(let errors):
             let lines = errors.errors.map { Message(.info, $0.description) }
             return Outcome(
-                messages: [Message(.error, messages.text(.rulesNotReloaded))] + lines + [Message(.help, help)])
+                messages: [say(.error, .rulesNotReloaded)] + lines + [help])
         }
     }
 }

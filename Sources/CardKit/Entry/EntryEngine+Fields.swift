@@ -13,8 +13,8 @@ extension EntryEngine {
     /// refused, leaves the fields empty with one reason (`TrackData.unreadableMessage`, or
     /// that the network is not accepted here, or that the card has expired).
     mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
-        guard takesSwipe else { return .refused(messages.text(.swipeElsewhere)) }
-        guard let swipe else { return .refused(messages.text(.swipeUnreadable)) }
+        guard takesSwipe else { return refuse(.swipeElsewhere) }
+        guard let swipe else { return refuse(.swipeUnreadable) }
         return takeRead(
             swipe.numberDigits, month: swipe.expiryMonth, year: swipe.expiryYear, name: swipe.holderName,
             as: .swipe(chip: swipe.chip))
@@ -28,8 +28,8 @@ extension EntryEngine {
     mutating func takeChip(_ card: ChipCard?) -> Outcome {
         var card = card
         defer { card?.wipe() }
-        guard let first = card?.applications.first else { return .refused(messages.text(.chipUnreadable)) }
-        guard takesSwipe else { return .refused(messages.text(.chipElsewhere)) }
+        guard let first = card?.applications.first else { return refuse(.chipUnreadable) }
+        guard takesSwipe else { return refuse(.chipElsewhere) }
         return takeRead(
             first.numberDigits, month: first.expiryMonth, year: first.expiryYear, name: first.holderName,
             as: .chip(contactless: card?.contactless == true, panSequence: first.panSequence),
@@ -42,23 +42,23 @@ extension EntryEngine {
         _ digits: [UInt8], month: Int, year: Int, name: String?, as read: CardRead, preferring: CardNetwork? = nil
     ) -> Outcome {
         let isChip = if case .chip = read { true } else { false }
-        let unreadable = messages.text(isChip ? .chipUnreadable : .swipeUnreadable)
-        guard (1...12).contains(month), (0...99).contains(year) else { return .refused(unreadable) }
+        let unreadable: MessageID = isChip ? .chipUnreadable : .swipeUnreadable
+        guard (1...12).contains(month), (0...99).contains(year) else { return refuse(unreadable) }
         numberDigits.append(contentsOf: digits)  // into the storage reserved up front
         numberEnd = 0
         chosenNetworkID = nil
         detection = rules.detect(numberDigits)
         let expiry = YearMonth(year: expiryPolicy.fullYear(year), month: month)
-        var reason: String?
+        var reason: Message?
         if let problem = problem(in: .number) {
             let notAccepted =
                 detection.network != nil
                 && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
-            reason = notAccepted ? problem : unreadable
+            reason = notAccepted ? problem : say(.error, unreadable)
         } else if expiryPolicy.check(expiry) == .past {
-            reason = messages.text(isChip ? .chipExpired : .swipeExpired, ("expiry", expiry.cardText))
+            reason = say(.error, isChip ? .chipExpired : .swipeExpired, ("expiry", .text(expiry.cardText)))
         } else if expiryPolicy.check(expiry) == .tooFar {
-            reason = unreadable
+            reason = say(.error, unreadable)
         }
         if let reason {
             clearActive()
@@ -88,7 +88,7 @@ extension EntryEngine {
         var messages: [Message] = []
         if let message = coBadgedMessage { messages.append(message) }
         if let network { messages.append(cardSummary(network, expiry: expiry)) }
-        messages.append(.init(.help, help))
+        messages.append(help)
         return Outcome(messages: messages, fieldChanged: true)
     }
 
@@ -208,47 +208,51 @@ extension EntryEngine {
 
     /// The one-line help for the active field, 80 columns at most (with many accepted
     /// networks, `:rules` names them).
-    public var help: String {
+    public var help: Message {
         switch field {
         case .number:
             if chipReaderAttached {
                 if let acceptedNetworks {
-                    let names = acceptedNetworks.names(in: rules, and: messages.text(.listAnd))
-                    let long = messages.text(.helpNumberChipAccepted, ("networks", names))
-                    if long.unicodeScalars.count <= 80 { return long }
+                    let names = Message.Value.list(acceptedNetworks.nameList(in: rules), .listAnd)
+                    let help = say(.help, .helpNumberChipAccepted, ("networks", names))
+                    if help.text.unicodeScalars.count <= 80 { return help }
                 }
-                return messages.text(.helpNumberChip)
+                return say(.help, .helpNumberChip)
             }
             if let acceptedNetworks {
-                let names = acceptedNetworks.names(in: rules, and: messages.text(.listAnd))
-                let long = messages.text(.helpNumberAccepted, ("networks", names))
-                if long.unicodeScalars.count <= 80 { return long }
-                let short = messages.text(.helpNumberAcceptedShort, ("networks", names))
-                if short.unicodeScalars.count <= 80 { return short }
-                return messages.text(.helpNumberSome)
+                // The longest wording that fits (made here: it must be measured).
+                let names = Message.Value.list(acceptedNetworks.nameList(in: rules), .listAnd)
+                for id in [MessageID.helpNumberAccepted, .helpNumberAcceptedShort] {
+                    let help = say(.help, id, ("networks", names))
+                    if help.text.unicodeScalars.count <= 80 { return help }
+                }
+                return say(.help, .helpNumberSome)
             }
-            return messages.text(.helpNumber)
+            return say(.help, .helpNumber)
         case .expiry:
-            return messages.text(.helpExpiry)
+            return say(.help, .helpExpiry)
         case .cvv:
             guard let network = securityCodeNetwork else {
                 let lengths = CardPolicy.securityCode(for: nil).lengths
-                return messages.text(
-                    .helpCodeUnknown, ("shortest", String(lengths.lowerBound)), ("longest", String(lengths.upperBound)))
+                return say(
+                    .help, .helpCodeUnknown, ("shortest", .number(lengths.lowerBound)),
+                    ("longest", .number(lengths.upperBound)))
             }
             let code = securityCode
             let side = network.cvv.side
             // With a name or postal code after it, Enter moves on rather than submits.
-            return messages.text(
-                form.field(after: .cvv) == nil ? .helpCode : .helpCodeMovesOn,
-                ("lengths", messages.orList(code.lengths.map(String.init))), ("code", code.name),
-                ("side", side == "back" ? messages.text(.sideBack) : side == "front" ? messages.text(.sideFront) : side)
-            )
+            return say(
+                .help, form.field(after: .cvv) == nil ? .helpCode : .helpCodeMovesOn,
+                ("lengths", .list(code.lengths.map(String.init), .listOr)), ("code", .text(code.name)),
+                ("side", side == "back" ? .word(.sideBack) : side == "front" ? .word(.sideFront) : .text(side)))
         case .name:
-            return messages.text(.helpName)
+            return say(.help, .helpName)
         case .postalCode:
-            guard let format = form.postalCode else { return "" }
-            return messages.text(.helpPostalCode, ("label", format.label.lowercasedFirst), ("example", format.example))
+            guard let format = form.postalCode else { return Message(.help, "") }
+            return say(
+                .help, .helpPostalCode, ("label", .text(format.label.lowercasedFirst)),
+                ("example", .text(format.example))
+            )
         }
     }
 }

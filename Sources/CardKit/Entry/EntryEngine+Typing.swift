@@ -36,11 +36,11 @@ extension EntryEngine {
         guard let digit else {
             // Tab moves on from a complete number, as Enter does (a 16-digit Diners Club).
             if character == "\t" && !numberDigits.isEmpty && problem(in: .number) == nil { return moveForward() }
-            return .refused(messages.text(.numberCharacter, ("character", quoted(character))))
+            return refuse(.numberCharacter, ("character", .text(quoted(character))))
         }
         guard numberDigits.count < CardPolicy.longestNumber else {
             if let ended = endNumberAtSeparator(then: character) { return ended }
-            return .refused(messages.text(.numberTooLong, ("count", String(numberDigits.count))))
+            return refuse(.numberTooLong, ("count", .number(numberDigits.count)))
         }
         // Appended in place (no new array per key, no copy), taken back if the digit is refused.
         numberDigits.append(digit)
@@ -56,9 +56,9 @@ extension EntryEngine {
         }
         if !detection.hasCandidates {
             let named = CardPolicy.leadingShownDigits(of: numberDigits)
-            let reason = messages.text(
-                .numberNoNetwork,
-                ("digits", "\(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")"))
+            let reason = say(
+                .error, .numberNoNetwork,
+                ("digits", .text("\(CardNumber.string(named))\(numberDigits.count > named.count ? "…" : "")")))
             numberDigits.overwriteLast()
             if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
@@ -71,7 +71,7 @@ extension EntryEngine {
             numberDigits.overwriteLast()
             if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
-            return .refused(reason)
+            return .refused(Message(.error, reason))
         }
         if numberDigits.count > detection.maxLength {
             let maxLength = detection.maxLength
@@ -79,12 +79,11 @@ extension EntryEngine {
             if let before { detection = before }
             if let ended = endNumberAtSeparator(then: character) { return ended }
             if let network = detection.network {
-                return .refused(
-                    messages.text(
-                        .numberAtMost, ("a", article(for: network.name)), ("network", network.name),
-                        ("count", String(maxLength))))
+                return refuse(
+                    .numberAtMost, ("a", .text(article(for: network.name))), ("network", .text(network.name)),
+                    ("count", .number(maxLength)))
             }
-            return .refused(messages.text(.numberTooLong, ("count", String(numberDigits.count))))
+            return refuse(.numberTooLong, ("count", .number(numberDigits.count)))
         }
         let length = numberDigits.count
         // The lengths are the deciding pattern's (Visa `4026…` allows 13 digits, `4…` does not).
@@ -93,12 +92,12 @@ extension EntryEngine {
             decidingLength: detection.decidingLength)
         {
         case .failsLuhn(.final):
-            return Outcome(messages: [.init(.error, messages.text(.numberInvalid))])
+            return Outcome(messages: [say(.error, .numberInvalid)])
         case .valid(.completeCanGrow):
             // Moves on by itself only when the number cannot grow into a longer valid one: a
             // 16-digit Maestro may be a 19-digit one still being typed, so the person decides.
             return Outcome(messages: [
-                .init(.help, messages.text(.numberCompleteCanGrow, ("count", String(detection.lengths.max))))
+                say(.help, .numberCompleteCanGrow, ("count", .number(detection.lengths.max)))
             ])
         case .valid:
             return moveForward()
@@ -138,12 +137,12 @@ extension EntryEngine {
         if byte == UInt8(ascii: "/") {
             // "1/" means January: pad the month. Elsewhere the slash is automatic.
             guard expiryDigits.count == 1 else { return .ignored }
-            guard expiryDigits[0] != 0 else { return .refused(messages.text(.expiryNoMonth, ("month", "00"))) }
+            guard expiryDigits[0] != 0 else { return refuse(.expiryNoMonth, ("month", .text("00"))) }
             expiryDigits = [0] + expiryDigits
             return .accepted
         }
         guard let digit else {
-            return .refused(messages.text(.expiryCharacter, ("character", quoted(character))))
+            return refuse(.expiryCharacter, ("character", .text(quoted(character))))
         }
         switch expiryDigits.count {
         case 0:
@@ -154,7 +153,7 @@ extension EntryEngine {
         case 1:
             let month = Int(expiryDigits[0]) * 10 + Int(digit)
             guard month >= 1 && month <= 12 else {
-                return .refused(messages.text(.expiryNoMonth, ("month", twoDigits(month))))
+                return refuse(.expiryNoMonth, ("month", .text(twoDigits(month))))
             }
             expiryDigits.append(digit)
             return .accepted
@@ -175,12 +174,11 @@ extension EntryEngine {
             }
             guard canBeValid || expiryPolicy.fourDigitYearCanContinue(month: month, prefix: Int(digit), digitCount: 1)
             else {
-                return .refused(
-                    canBeTooFar && !canBePast
-                        ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
-                        : messages.text(
-                            .expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(digit)),
-                            ("today", expiryPolicy.today.cardText)))
+                return canBeTooFar && !canBePast
+                    ? refuse(.expiryTooFar, ("years", .number(expiryPolicy.maxYearsAhead)))
+                    : refuse(
+                        .expiryWouldBePast, ("month", .text(twoDigits(month))), ("digit", .number(Int(digit))),
+                        ("today", .text(expiryPolicy.today.cardText)))
             }
             expiryDigits.append(digit)
             return .accepted
@@ -195,12 +193,11 @@ extension EntryEngine {
                     return .accepted
                 }
                 if expiryPolicy.check(month: month, twoDigitYear: year) == .tooFar {
-                    return .refused(messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead))))
+                    return refuse(.expiryTooFar, ("years", .number(expiryPolicy.maxYearsAhead)))
                 }
-                return .refused(
-                    messages.text(
-                        .expiryPast, ("expiry", "\(twoDigits(month))/\(twoDigits(year))"),
-                        ("today", expiryPolicy.today.cardText)))
+                return refuse(
+                    .expiryPast, ("expiry", .text("\(twoDigits(month))/\(twoDigits(year))")),
+                    ("today", .text(expiryPolicy.today.cardText)))
             case .valid:
                 expiryDigits.append(digit)
                 return moveForward()
@@ -208,7 +205,7 @@ extension EntryEngine {
         case 4 where awaitsFourDigitYear, 5:
             return typeFourDigitYear(digit)
         default:
-            return .refused(messages.text(.expiryComplete))
+            return refuse(.expiryComplete)
         }
     }
 
@@ -229,23 +226,22 @@ extension EntryEngine {
         let count = expiryDigits.count - 1  // year digits with this one
         if count < 4 {
             guard expiryPolicy.fourDigitYearCanContinue(month: month, prefix: prefix, digitCount: count) else {
-                return .refused(
-                    prefix * 10 > expiryPolicy.today.year
-                        ? messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead)))
-                        : messages.text(
-                            .expiryWouldBePast, ("month", twoDigits(month)), ("digit", String(prefix)),
-                            ("today", expiryPolicy.today.cardText)))
+                return prefix * 10 > expiryPolicy.today.year
+                    ? refuse(.expiryTooFar, ("years", .number(expiryPolicy.maxYearsAhead)))
+                    : refuse(
+                        .expiryWouldBePast, ("month", .text(twoDigits(month))), ("digit", .number(prefix)),
+                        ("today", .text(expiryPolicy.today.cardText)))
             }
             expiryDigits.append(digit)
             return .accepted
         }
         switch expiryPolicy.check(YearMonth(year: prefix, month: month)) {
         case .past:
-            return .refused(
-                messages.text(
-                    .expiryPast, ("expiry", "\(twoDigits(month))/\(prefix)"), ("today", expiryPolicy.today.cardText)))
+            return refuse(
+                .expiryPast, ("expiry", .text("\(twoDigits(month))/\(prefix)")),
+                ("today", .text(expiryPolicy.today.cardText)))
         case .tooFar:
-            return .refused(messages.text(.expiryTooFar, ("years", String(expiryPolicy.maxYearsAhead))))
+            return refuse(.expiryTooFar, ("years", .number(expiryPolicy.maxYearsAhead)))
         case .valid:
             expiryDigits.append(digit)
             return moveForward()
@@ -259,7 +255,9 @@ extension EntryEngine {
         // `123 Bob Smith`, delivers `Bob Smith`, never `ADA LOVELACEBob Smith`.
         let before = nameFromSwipe ? "" : holderName
         if HolderName.skips(character, after: before) { return .ignored }
-        if let reason = HolderName.refusal(of: character, after: before, messages) { return .refused(reason) }
+        if let reason = HolderName.refusal(of: character, after: before, messages) {
+            return .refused(Message(.error, reason))
+        }
         if nameFromSwipe {
             nameBytes.overwriteAndEmpty()
             nameFromSwipe = false
@@ -274,10 +272,9 @@ extension EntryEngine {
         guard let format = form.postalCode else { return .ignored }
         if character == " " || character == "-" { return .ignored }
         guard let raw = PostalCodeFormat.rawCharacter(character) else {
-            return .refused(
-                messages.text(
-                    .postalCharacter, ("country", format.name), ("label", format.label.lowercasedFirst),
-                    ("example", format.example), ("character", quoted(character))))
+            return refuse(
+                .postalCharacter, ("country", .text(format.name)), ("label", .text(format.label.lowercasedFirst)),
+                ("example", .text(format.example)), ("character", .text(quoted(character))))
         }
         postalCharacters.append(raw)
         guard format.canBegin(postalCharacters) else {
@@ -285,10 +282,9 @@ extension EntryEngine {
             let id: MessageID =
                 postalCharacters.count >= format.longest
                 ? .postalTooLong : raw &- 48 < 10 ? .postalWantsLetter : .postalWantsDigit
-            return .refused(
-                messages.text(
-                    id, ("country", format.name), ("label", format.label.lowercasedFirst),
-                    ("example", format.example), ("count", String(format.longest))))
+            return refuse(
+                id, ("country", .text(format.name)), ("label", .text(format.label.lowercasedFirst)),
+                ("example", .text(format.example)), ("count", .number(format.longest)))
         }
         return .accepted
     }
@@ -297,11 +293,10 @@ extension EntryEngine {
         // The longest code without making `securityCode` (its name) on every key.
         let maxLength = CardPolicy.securityCodeLengths(for: securityCodeNetwork).upperBound
         guard let digit else {
-            return .refused(
-                messages.text(.codeCharacter, ("code", securityCode.name), ("character", quoted(character))))
+            return refuse(.codeCharacter, ("code", .text(securityCode.name)), ("character", .text(quoted(character))))
         }
         guard cvvDigits.count < maxLength else {
-            return .refused(messages.text(.codeFull, ("code", securityCode.name), ("count", String(maxLength))))
+            return refuse(.codeFull, ("code", .text(securityCode.name)), ("count", .number(maxLength)))
         }
         cvvDigits.append(digit)
         return .accepted

@@ -179,15 +179,15 @@ public struct EntryEngine: Sendable {
         case .backspace: return backspace()
         case .enter: return enter()
         case .clearLine:
-            guard !activeIsEmpty else { return .refused(messages.text(.keyFieldEmpty, ("field", fieldName(field)))) }
+            guard !activeIsEmpty else { return refuse(.keyFieldEmpty, ("field", .text(fieldName(field)))) }
             clearActive()
             return .accepted
         case .cancel:
             return cancelCard()
         case .endOfInput:
-            guard activeIsEmpty else { return .refused(messages.text(.keyCtrlDField)) }
+            guard activeIsEmpty else { return refuse(.keyCtrlDField) }
             guard cardIsEmpty else {
-                return .refused(messages.text(cancelEndsEntry ? .keyCtrlDCardEnds : .keyCtrlDCardCancels))
+                return refuse(cancelEndsEntry ? .keyCtrlDCardEnds : .keyCtrlDCardCancels)
             }
             return quit()
         case .historyPrevious, .historyNext:
@@ -195,7 +195,7 @@ public struct EntryEngine: Sendable {
         case .nextNetwork:
             return nextNetwork()
         case .other(let name):
-            return .refused(messages.text(.keyDoesNothing, ("key", name)))
+            return refuse(.keyDoesNothing, ("key", .text(name)))
         case .swipe(let swipe):
             return takeSwipe(swipe)
         case .chip(let card):
@@ -239,11 +239,10 @@ public struct EntryEngine: Sendable {
         guard choices.count > 1, let current = network, let index = choices.firstIndex(where: { $0 === current }) else {
             guard field == .number else { return recallStep(backwards: false) }
             if detection.networks.count > 1, let only = choices.first {
-                return .refused(messages.text(.networkOnlyAccepted, ("network", only.name)))
+                return refuse(.networkOnlyAccepted, ("network", .text(only.name)))
             }
-            return .refused(
-                detection.network.map { messages.text(.networkOne, ("network", $0.name)) }
-                    ?? messages.text(.networkNoneYet))
+            return detection.network.map { refuse(.networkOne, ("network", .text($0.name))) }
+                ?? refuse(.networkNoneYet)
         }
         chosenNetworkID = choices[(index + 1) % choices.count].id
         return .accepted
@@ -254,7 +253,7 @@ public struct EntryEngine: Sendable {
     mutating func chooseNetwork(_ name: String?) -> Outcome {
         let all = detection.networks
         guard let current = network else {
-            return Outcome(messages: [.init(.error, messages.text(.networkUnknown))])
+            return Outcome(messages: [say(.error, .networkUnknown)])
         }
         guard let name else {
             let listed = all.map {
@@ -262,66 +261,64 @@ public struct EntryEngine: Sendable {
                     ? messages.text(.networkChosen, ("network", $0.name), ("id", $0.id)) : "\($0.name) (\($0.id))"
             }
             return Outcome(messages: [
-                .init(
-                    .info,
-                    messages.text(
-                        all.count > 1 ? .networkListChoose : .networkList, ("networks", listed.joined(separator: ", ")))
-                )
+                say(
+                    .info, all.count > 1 ? .networkListChoose : .networkList,
+                    ("networks", .text(listed.joined(separator: ", "))))
             ])
         }
         let wanted = name.lowercased()
         guard let picked = all.first(where: { $0.id == wanted || $0.logo.lowercased() == wanted }) else {
             let shown = CardNumber.maskingDigits(in: name).escapingControlCharacters
             return Outcome(messages: [
-                .init(
-                    .error,
-                    messages.text(.networkNotThisCard, ("name", shown), ("ids", all.map(\.id).joined(separator: ", "))))
+                say(
+                    .error, .networkNotThisCard, ("name", .text(shown)),
+                    ("ids", .text(all.map(\.id).joined(separator: ", "))))
             ])
         }
         if let acceptedNetworks, !acceptedNetworks.accepts(picked) {
             return Outcome(messages: [
-                .init(
-                    .error,
-                    messages.text(
-                        .networkNotAccepted, ("network", picked.name),
-                        ("accepted", acceptedNetworks.names(in: rules, and: messages.text(.listAnd)))))
+                say(
+                    .error, .networkNotAccepted, ("network", .text(picked.name)),
+                    ("accepted", .list(acceptedNetworks.nameList(in: rules), .listAnd)))
             ])
         }
         chosenNetworkID = picked.id
-        return Outcome(messages: [.init(.success, chosenNetworkLine(picked, also: alsoNetworks))])
+        return Outcome(messages: [chosenNetworkLine(.success, picked, also: alsoNetworks)])
     }
 
     /// `Network: Dankort (also Visa).`: what a co-badged card is delivered as.
-    func chosenNetworkLine(_ network: CardNetwork, also: [CardNetwork], changing: Bool = false) -> String {
+    func chosenNetworkLine(
+        _ kind: Message.Kind, _ network: CardNetwork, also: [CardNetwork], changing: Bool = false
+    ) -> Message {
         guard !also.isEmpty else {
-            return messages.text(changing ? .networkChange : .networkLine, ("network", network.name))
+            return say(kind, changing ? .networkChange : .networkLine, ("network", .text(network.name)))
         }
-        return messages.text(
-            changing ? .networkChangeAlso : .networkLineAlso, ("network", network.name),
-            ("others", listing(also.map(\.name), joinedBy: messages.text(.listAnd))))
+        return say(
+            kind, changing ? .networkChangeAlso : .networkLineAlso, ("network", .text(network.name)),
+            ("others", .list(also.map(\.name), .listAnd)))
     }
 
     /// Said once the number of a co-badged card is complete: what it is paid with, and how to change it.
     var coBadgedMessage: Message? {
         guard cardNetworks.count > 1, let network else { return nil }
-        return Message(.info, chosenNetworkLine(network, also: alsoNetworks, changing: true))
+        return chosenNetworkLine(.info, network, also: alsoNetworks, changing: true)
     }
 
     /// "✓ Visa •••• 1111, expires 12/30": the card's summary once its number and expiry are in.
     func cardSummary(_ network: CardNetwork, expiry: YearMonth) -> Message {
         Message(
             .success,
-            card: CardLine(
-                prefix: "", expires: messages.text(.cardExpires), network: network,
-                lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry))
+            card: CardLine(network: network, lastFour: CardPolicy.lastShownDigits(of: numberDigits), expiry: expiry),
+            in: messages)
     }
 
     /// Ctrl-C: the card being entered is cancelled (every field overwritten), and said so.
     mutating func cancelCard() -> Outcome {
         resetCard()
-        let text = messages.text(
-            form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode, ("code", securityCode.name))
-        return Outcome(messages: [.init(.info, text)], fieldChanged: true)
+        let said = say(
+            .info, form.securityCodeOnly == nil ? .cardCancelled : .cardCancelledCode,
+            ("code", .text(securityCode.name)))
+        return Outcome(messages: [said], fieldChanged: true)
     }
 
     /// Ends the session, saying what happens to the cards in the tray.
@@ -329,11 +326,8 @@ public struct EntryEngine: Sendable {
         let count = tray.count
         guard count > 0 else { return Outcome(event: .quit) }
         return Outcome(
-            messages: [
-                .init(
-                    .info,
-                    count == 1 ? messages.text(.goodbyeOne) : messages.text(.goodbyeMany, ("count", String(count))))
-            ], event: .quit)
+            messages: [count == 1 ? say(.info, .goodbyeOne) : say(.info, .goodbyeMany, ("count", .number(count)))],
+            event: .quit)
     }
 
     /// True when no digit of a card has been typed in any field (Ctrl-D quitting only between
@@ -352,7 +346,7 @@ public struct EntryEngine: Sendable {
         guard case .reloadRules = outcome.event else { return outcome }
         var reloaded =
             loader.map { reload($0()) }
-            ?? Outcome(messages: [Message(.error, messages.text(.rulesNotHere)), Message(.help, help)])
+            ?? Outcome(messages: [say(.error, .rulesNotHere), help])
         reloaded.command = outcome.command
         return reloaded
     }
@@ -381,7 +375,7 @@ public struct EntryEngine: Sendable {
             return .accepted
         }
         guard let previous = form.field(before: field) else {
-            return .refused(messages.text(.fieldEmpty, ("field", fieldName(field))))
+            return refuse(.fieldEmpty, ("field", .text(fieldName(field))))
         }
         field = previous
         return Outcome(fieldChanged: true)
@@ -393,7 +387,7 @@ public struct EntryEngine: Sendable {
         guard !activeIsEmpty else { return .ignored }
         if form.field(after: field) == nil { return submit() }
         if let problem = problem(in: field) {
-            return Outcome(messages: [.init(.error, problem)])
+            return Outcome(messages: [problem])
         }
         return moveForward()
     }
@@ -416,55 +410,57 @@ public struct EntryEngine: Sendable {
             guard let next = form.field(after: field) else { return submit() }
             field = next
         }
-        messages.append(.init(.help, help))
+        messages.append(help)
         return Outcome(messages: messages, fieldChanged: true)
     }
 
-    /// What is wrong with a field's value, in words; nil when it is complete and valid.
-    public func problem(in field: Field) -> String? {
+    /// What is wrong with a field's value (an error message); nil when it is complete and valid.
+    public func problem(in field: Field) -> Message? {
         switch field {
         case .number:
-            if numberDigits.isEmpty { return messages.text(.numberEmpty) }
+            if numberDigits.isEmpty { return say(.error, .numberEmpty) }
             guard let network = detection.network else {
-                return messages.text(
-                    .numberUndecided, ("digits", CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits))))
+                return say(
+                    .error, .numberUndecided,
+                    ("digits", .text(CardNumber.string(CardPolicy.leadingShownDigits(of: numberDigits)))))
             }
             if let acceptedNetworks, !detection.networks.contains(where: acceptedNetworks.accepts) {
-                return messages.text(.numberNotAccepted, ("network", network.name))
+                return say(.error, .numberNotAccepted, ("network", .text(network.name)))
             }
             switch detection.verdict(numberDigits) {
             case .valid: return nil
-            case .failsLuhn: return messages.text(.numberInvalid)
+            case .failsLuhn: return say(.error, .numberInvalid)
             default:
-                return messages.text(
-                    .numberLength, ("a", article(for: network.name)), ("network", network.name),
-                    ("lengths", messages.orList(detection.lengths.lengths.map(String.init))),
-                    ("count", String(numberDigits.count)))
+                return say(
+                    .error, .numberLength, ("a", .text(article(for: network.name))), ("network", .text(network.name)),
+                    ("lengths", .list(detection.lengths.lengths.map(String.init), .listOr)),
+                    ("count", .number(numberDigits.count)))
             }
         case .expiry:
-            guard let expiry else { return messages.text(.expiryMissing) }
-            if awaitsFourDigitYear { return messages.text(.expiryPastFourDigits, ("expiry", expiryText)) }
+            guard let expiry else { return say(.error, .expiryMissing) }
+            if awaitsFourDigitYear { return say(.error, .expiryPastFourDigits, ("expiry", .text(expiryText))) }
             switch expiryPolicy.check(expiry) {
             case .valid: return nil
-            case .past: return messages.text(.expiryExpired, ("expiry", expiry.cardText))
+            case .past: return say(.error, .expiryExpired, ("expiry", .text(expiry.cardText)))
             case .tooFar:
-                return messages.text(
-                    .expiryBeyond, ("expiry", expiry.cardText), ("years", String(expiryPolicy.maxYearsAhead)))
+                return say(
+                    .error, .expiryBeyond, ("expiry", .text(expiry.cardText)),
+                    ("years", .number(expiryPolicy.maxYearsAhead)))
             }
         case .cvv:
             let code = securityCode
             let count = cvvDigits.count
             return code.problem(count: count).map { _ in  // (the code decides; the catalog words it)
                 count == 0
-                    ? messages.text(.codeEmpty, ("code", code.name))
-                    : messages.text(
-                        .codeLength, ("code", code.name), ("lengths", messages.orList(code.lengths.map(String.init))),
-                        ("count", String(count)))
+                    ? say(.error, .codeEmpty, ("code", .text(code.name)))
+                    : say(
+                        .error, .codeLength, ("code", .text(code.name)),
+                        ("lengths", .list(code.lengths.map(String.init), .listOr)), ("count", .number(count)))
             }
         case .name:
-            return HolderName.problem(holderName, messages)
+            return HolderName.problem(holderName, messages).map { Message(.error, $0) }
         case .postalCode:
-            return form.postalCode?.problem(postalCharacters, messages)
+            return form.postalCode?.problem(postalCharacters, messages).map { Message(.error, $0) }
         }
     }
 
@@ -472,14 +468,13 @@ public struct EntryEngine: Sendable {
         let problems = form.fields.compactMap { field in problem(in: field).map { (field, $0) } }
         if let first = problems.first {
             field = first.0
-            let text = messages.text(
-                .cardNotAccepted,
-                (
-                    "problems",
-                    problems.map { messages.text(.cardProblem, ("field", fieldName($0.0)), ("problem", $0.1)) }.joined(
-                        separator: "; ")
-                ))
-            return Outcome(messages: [.init(.error, text)], fieldChanged: true, event: .submitFailed(problems.map(\.0)))
+            // (Worded here: a failed submit is shown at once, and its problems are a list of texts.)
+            let listed = problems.map {
+                messages.text(.cardProblem, ("field", fieldName($0.0)), ("problem", $0.1.text))
+            }
+            return Outcome(
+                messages: [say(.error, .cardNotAccepted, ("problems", .text(listed.joined(separator: "; "))))],
+                fieldChanged: true, event: .submitFailed(problems.map(\.0)))
         }
         if let onFile = form.securityCodeOnly { return submitSecurityCode(of: onFile) }
         let network = self.network!
@@ -496,8 +491,9 @@ public struct EntryEngine: Sendable {
                 Message(
                     .success,
                     card: CardLine(
-                        prefix: messages.text(.cardSuccess), expires: messages.text(.cardExpires), network: network,
-                        lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry))
+                        prefix: .cardSuccess, network: network,
+                        lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry),
+                    in: messages)
             ],
             fieldChanged: true, event: .accepted(card))
     }
@@ -512,7 +508,7 @@ public struct EntryEngine: Sendable {
         let name = securityCode.name
         resetCard()
         return Outcome(
-            messages: [Message(.success, messages.text(.cardCodeTaken, ("network", network.name), ("code", name)))],
+            messages: [say(.success, .cardCodeTaken, ("network", .text(network.name)), ("code", .text(name)))],
             fieldChanged: true, event: .accepted(card))
     }
 
@@ -542,18 +538,18 @@ public struct EntryEngine: Sendable {
         let list: RecallList
         switch (command != nil, field) {
         case (true, _): list = .command
-        case (false, .number): return .refused(messages.text(.recallNumber))
+        case (false, .number): return refuse(.recallNumber)
         case (false, .expiry): list = .expiry
-        case (false, .cvv): return .refused(messages.text(.recallCode, ("code", securityCode.name)))
+        case (false, .cvv): return refuse(.recallCode, ("code", .text(securityCode.name)))
         case (false, .name), (false, .postalCode):
-            return .refused(messages.text(.recallField, ("field", fieldName(field))))
+            return refuse(.recallField, ("field", .text(fieldName(field))))
         }
         let entries = recall[list]
         let current = recallPosition.flatMap { $0.list == list ? $0 : nil }
         let draft = current?.draft ?? (command ?? CardNumber.string(activeDigits))
         let index = (current?.index ?? entries.count) + (backwards ? -1 : 1)
         guard !entries.isEmpty, index >= 0, index <= entries.count, current != nil || backwards else {
-            return .refused(messages.text(backwards ? .recallOldest : .recallNewest))
+            return refuse(backwards ? .recallOldest : .recallNewest)
         }
         let text = index == entries.count ? draft : entries[index]
         if list == .command {
@@ -598,5 +594,18 @@ extension Outcome {
         disposition = later.disposition
         fieldChanged = fieldChanged || later.fieldChanged
         if later.event != nil { event = later.event }
+    }
+}
+
+extension EntryEngine {
+    /// A message of `kind` saying `id` in the engine's words (`messages`), worded only when it
+    /// is shown.
+    func say(_ kind: Message.Kind, _ id: MessageID, _ arguments: (String, Message.Value)...) -> Message {
+        Message(kind, id, arguments, in: messages)
+    }
+
+    /// A key refused for the reason `id` says.
+    func refuse(_ id: MessageID, _ arguments: (String, Message.Value)...) -> Outcome {
+        .refused(Message(.error, id, arguments, in: messages))
     }
 }

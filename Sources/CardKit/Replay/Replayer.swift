@@ -43,7 +43,7 @@ public struct Replay: Equatable, Sendable {
         var replayer = Replayer(script: script, rules: rules, today: today, accepted: accepted, reloadingWith: loader)
         var replay = Replay()
         let write: Replayer.Transcript = { line in
-            replay.transcriptText.append(contentsOf: line)
+            for index in line.indices { replay.transcriptText.append(line[index]) }
             replay.transcriptText.append(UInt8(ascii: "\n"))
         }
         for step in script.steps { replayer.perform(step, transcript: write) }
@@ -59,9 +59,9 @@ public struct Replay: Equatable, Sendable {
 /// failures. `Replay.run` is the same over a whole parsed script.
 public struct Replayer {
     /// Receives each transcript line as it is made (UTF-8, no "\n"), valid only during the
-    /// call. (unsafe: a pointer to the replayer's own line buffer, not a copy: a generated
-    /// script writes millions of lines, and the caller copies them into its output blocks.)
-    public typealias Transcript = (UnsafeBufferPointer<UInt8>) -> Void
+    /// call: a view of the replayer's own line buffer, not a copy (a generated script writes
+    /// millions of lines, and the caller copies them into its output blocks).
+    public typealias Transcript = (Span<UInt8>) -> Void
 
     /// The engine the keys go to; its tray holds the cards accepted so far.
     public private(set) var engine: EntryEngine
@@ -210,7 +210,7 @@ public struct Replayer {
     /// What a key shows below the field's line.
     private struct Shown {
         var outcome: Outcome
-        var reason: String?
+        var reason: Message?
     }
 
     /// Hands `key` to the engine and notes what it did; the outcome and the refusal reason to
@@ -236,7 +236,7 @@ public struct Replayer {
     private mutating func showMessages(_ shown: inout Shown, _ transcript: Transcript) {
         if let reason = shown.reason {
             line.removeAll(keepingCapacity: true)
-            Message(.error, reason).appendLine(to: &line)
+            reason.appendLine(to: &line)
             showLine(transcript)
         }
         // Each message written in place, read through a span (an array's subscript copied
@@ -259,7 +259,7 @@ public struct Replayer {
 
     /// Hands `line` to `transcript`.
     private func emit(_ transcript: Transcript) {
-        line.withUnsafeBufferPointer(transcript)  // unsafe: lends the line's own storage, no copy
+        transcript(line.span)
     }
 
     /// Hands on `line`, a message line just made, and keeps it if an `@expect message` may ask.

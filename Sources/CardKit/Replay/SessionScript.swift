@@ -184,8 +184,7 @@ public struct SessionScript: Equatable, Sendable {
         /// Parses the next line from its UTF-8 bytes (without the "\n"). A line of plain ASCII
         /// keys, the bulk of a generated script, is read straight from the bytes; any other
         /// line as by `next(_:)`.
-        // unsafe: `replay` reads script lines into a raw buffer
-        public mutating func next(bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> Step? {
+        public mutating func next(bytes: Span<UInt8>) throws(SyntaxError) -> Step? {
             var end = bytes.count
             if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
             var plain = end > 0 && bytes[0] != UInt8(ascii: "@") && bytes[0] != UInt8(ascii: "#")
@@ -193,16 +192,18 @@ public struct SessionScript: Equatable, Sendable {
             var index = 0
             while plain && index < end {
                 let byte = bytes[index]
-                if byte >= 0x80 { plain = false }
+                // (A line that may hold track data, `%B…^` or `;…=`, is a swipe: read by `next(_:)`.)
+                if byte >= 0x80 || TrackData.isStartSentinel(byte) { plain = false }
                 if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { blank = false }
                 index += 1
             }
-            // (Track data in a key line is a swipe: read by `next(_:)`, as any other line.)
-            guard plain && !blank, TrackData.swipeStart(in: bytes[0..<end]) == nil,
-                let keys = SessionScript.asciiKeys(bytes.span.extracting(0..<end), keeping: keepingKeys)
+            guard plain && !blank, let keys = SessionScript.asciiKeys(bytes.extracting(0..<end), keeping: keepingKeys)
             else {
                 // Anything else, and every malformed line (for its exact message), as text.
-                return try next(Substring(String(decoding: bytes, as: UTF8.self)))
+                var text: [UInt8] = []
+                text.reserveCapacity(bytes.count)
+                for index in bytes.indices { text.append(bytes[index]) }
+                return try next(Substring(String(decoding: text, as: UTF8.self)))
             }
             lineNumber += 1
             sawKeys = true

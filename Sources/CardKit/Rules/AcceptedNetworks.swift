@@ -74,8 +74,11 @@ public struct AcceptedNetworks: Equatable, Sendable {
     /// "Visa, Mastercard and American Express", for help and refusals (a family no network
     /// heads by its id).
     public func names(in rules: RuleSet, and word: String = "and") -> String {
-        listing(ids.map { rules.network(id: $0)?.name ?? $0 }, joinedBy: word)
+        listing(nameList(in: rules), joinedBy: word)
     }
+
+    /// The accepted networks' names, in order (an id the rules lack as itself).
+    public func nameList(in rules: RuleSet) -> [String] { ids.map { rules.network(id: $0)?.name ?? $0 } }
 
     /// Why `digits` (with its `detection`) must be refused, or nil when they belong to an
     /// accepted network or could still grow into one. A co-badged card is taken when one of

@@ -44,13 +44,6 @@ extension RuleSet {
     /// any network can still match, the longest length they allow, the deciding pattern's
     /// length, and the lengths the patterns still possible allow (once no longer pattern can
     /// match, the deciding pattern's own). Digits past the 19th are not looked at.
-    public func match(_ typed: UnsafeBufferPointer<UInt8>) -> (
-        owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet
-    ) {  // unsafe: `check` reads records into a raw buffer
-        match(typed.span)  // unsafe: a view of that buffer, no copy per record
-    }
-
-    /// `match(_:)` over digits in any contiguous memory.
     func match(_ typed: Span<UInt8>) -> (
         owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet
     ) {

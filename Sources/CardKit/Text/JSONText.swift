@@ -64,3 +64,10 @@ extension Unicode.Scalar {
         }
     }
 }
+
+extension [UInt8] {
+    /// Appends a literal's UTF-8 bytes.
+    @inline(__always) mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }  // (the literal's bytes read in place, one append)
+    }
+}

@@ -104,27 +104,66 @@ public struct MessageCatalog: Sendable {
         Self.fill(text(id), values)
     }
 
-    /// `template` with each `{name}` replaced by the value given for it (read as UTF-8 bytes:
-    /// a brace is never part of another character's bytes).
+    /// `template` with each `{name}` replaced by the value given for it (a placeholder without
+    /// a value is left as written).
     static func fill(_ template: String, _ values: [(String, String)]) -> String {
-        let text = template.utf8
-        guard text.contains(UInt8(ascii: "{")) else { return template }
+        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
         var result: [UInt8] = []
-        result.reserveCapacity(text.count + 32)
-        var index = text.startIndex
-        while index != text.endIndex {
-            let byte = text[index]
-            if byte == UInt8(ascii: "{"), let close = text[index...].firstIndex(of: UInt8(ascii: "}")),
-                let value = values.first(where: { $0.0.utf8.elementsEqual(text[text.index(after: index)..<close]) })?.1
-            {
-                result += value.utf8
-                index = text.index(after: close)
-            } else {
-                result.append(byte)
-                index = text.index(after: index)
-            }
+        result.reserveCapacity(template.utf8.count + 32)
+        fill(template, into: &result) { name, bytes in
+            guard let value = values.first(where: { equal($0.0, name) })?.1 else { return false }
+            bytes.appendUTF8(value)
+            return true
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Writes `id`'s text with its placeholders filled from `arguments` (`Message`'s words,
+    /// made where they are shown).
+    func write(_ id: MessageID, _ arguments: [Message.Argument], to bytes: inout [UInt8]) {
+        Self.fill(text(id), into: &bytes) { name, bytes in
+            guard let argument = arguments.first(where: { Self.equal($0.name, name) }) else { return false }
+            switch argument.value {
+            case .text(let text): bytes.appendUTF8(text)
+            case .number(let number): bytes.appendDecimal(number)
+            case .word(let id): bytes.appendUTF8(text(id))
+            case .list(let items, let word): bytes.appendUTF8(listing(items, joinedBy: text(word)))
+            }
+            return true
+        }
+    }
+
+    /// Writes `template`, each `{name}` by `value` (which writes the name's value and returns
+    /// true, or returns false for a name it has no value for: the placeholder stays as
+    /// written). Read as UTF-8 bytes: a brace is never part of another character's bytes.
+    private static func fill(
+        _ template: String, into result: inout [UInt8], value: (Span<UInt8>, inout [UInt8]) -> Bool
+    ) {
+        let text = template.utf8.span
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
+            index += 1
+            guard byte == UInt8(ascii: "{") else {
+                result.append(byte)
+                continue
+            }
+            var close = index
+            while close < text.count && text[close] != UInt8(ascii: "}") { close += 1 }
+            if close < text.count && value(text.extracting(index..<close), &result) {
+                index = close + 1
+            } else {
+                result.append(byte)
+            }
+        }
+    }
+
+    /// Whether `name` has the bytes `bytes` has.
+    private static func equal(_ name: String, _ bytes: Span<UInt8>) -> Bool {
+        let utf8 = name.utf8.span
+        guard utf8.count == bytes.count else { return false }
+        for index in 0..<utf8.count where utf8[index] != bytes[index] { return false }
+        return true
     }
 
     /// Said when the prompt ends because no key came for `milliseconds` (the idle timeout):

@@ -173,11 +173,11 @@ public struct PlainLineReader {
             guard failedSubmit || outcome.refusal != nil || (outcome.disposition == .accepted && !outcome.fieldChanged)
             else { return nil }
             let problem =
-                engine.problem(in: engine.field) ?? outcome.refusal ?? outcome.messages.first { $0.kind == .error }?
+                (engine.problem(in: engine.field) ?? outcome.refusal ?? outcome.messages.first { $0.kind == .error })?
                 .text ?? "refused"
             return "\(engine.fieldName(engine.field)): \(problem)"
         }
-        guard let reason = outcome.refusal else { return nil }
+        guard let reason = outcome.refusal?.text else { return nil }
         return "\(inCommand ? engine.messages.text(.plainCommand) : engine.fieldName(field)): \(reason)"
     }
 

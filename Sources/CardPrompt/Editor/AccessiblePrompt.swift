@@ -170,7 +170,7 @@ final class AccessiblePrompt {
             guard line.isEmpty else { return nil }
             write("\n")
             let outcome = engine.handle(.endOfInput)
-            if let reason = outcome.refusal { say(AccessibleSentences.sentence(reason)) }
+            if let reason = outcome.refusal { say(AccessibleSentences.sentence(reason.text)) }
             show(outcome.messages)
             if outcome.event == .quit { return .quit }
             ask()
@@ -268,7 +268,7 @@ final class AccessiblePrompt {
         let typed = typeAnswer()
         wipeLine()
         let outcome = typed.refusal == nil ? engine.handle(.swipe(swipe), reloadingWith: loader) : .ignored
-        if let reason = typed.refusal ?? outcome.refusal.map(AccessibleSentences.sentence) {
+        if let reason = typed.refusal ?? outcome.refusal.map { AccessibleSentences.sentence($0.text) } {
             rewind(to: field)
             say(reason)
         } else {
@@ -294,7 +294,7 @@ final class AccessiblePrompt {
             return AccessibleSentences.checkDigitFails(
                 count: engine.numberDigits.count, network: network, engine.messages)
         }
-        let problem = engine.problem(in: field) ?? outcome.messages.first { $0.kind == .error }?.text ?? ""
+        let problem = (engine.problem(in: field) ?? outcome.messages.first { $0.kind == .error })?.text ?? ""
         return AccessibleSentences.sentence(problem)
     }
 
@@ -315,7 +315,7 @@ final class AccessiblePrompt {
                 return (messages, AccessibleSentences.moreThanTheField(engine.fieldName(field), engine.messages))
             }
             let outcome = engine.handle(.character(character), reloadingWith: loader)
-            if let reason = outcome.refusal { return (messages, AccessibleSentences.sentence(reason)) }
+            if let reason = outcome.refusal { return (messages, AccessibleSentences.sentence(reason.text)) }
             // A problem a key shows as it is typed (a number failing its check) is said once,
             // by Enter; what a field moving on by itself says (the summary) is kept.
             messages += outcome.messages.filter { $0.kind == .success || $0.kind == .info }

@@ -194,7 +194,7 @@ final class InteractiveEditor {
         defer { write(terminal.leaveModes) }
 
         if let title = settings.title { write(style.title(title) + "\n") }
-        write(style.message(Message(.help, engine.help)) + "\n")
+        write(style.message(engine.help) + "\n")
         reader.startIdleClock()
         defer { reader.chip?.stop() }
         while ending == nil {
@@ -459,7 +459,7 @@ final class InteractiveEditor {
                 guard attached != engine.chipReaderAttached else { continue }
                 engine.chipReaderAttached = attached
                 if attached && engine.field == .number && engine.activeIsEmpty {
-                    outcomes.append(Outcome(messages: [Message(.help, engine.help)]))
+                    outcomes.append(Outcome(messages: [engine.help]))
                 }
             case .reading:
                 continue
@@ -527,7 +527,7 @@ final class InteractiveEditor {
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
         var lines: [String] = []
-        if let reason { lines.append(style.refusal(reason)) }
+        if let reason { lines.append(style.message(reason)) }
         lines += outcome.messages.map(style.message)
         // Warnings that came while the key was handled (the command history could not be
         // written, say), above the prompt like the messages.
