@@ -355,10 +355,9 @@ int cl_wait_inputs(int fd, int wake_fd, int timeout_ms) {
         sigset_t during = previous;
         sigdelset(&during, SIGWINCH);
         result = ppoll(entries, wake_fd >= 0 ? 2 : 1, timeout_ms < 0 ? NULL : &wait, &during);
+        // Ready: 1 for the terminal (its keys come first), 3 when only the other descriptor is.
+        if (result > 0) result = entries[0].revents == 0 && entries[1].revents != 0 ? 3 : 1;
         if (result < 0 && errno == EINTR && cl_resized) result = 2;
-        // Only the other descriptor is ready: 3 (the terminal's keys come first).
-        if (result > 0 && !(entries[0].revents & (POLLIN | POLLHUP | POLLERR)) && entries[1].revents) result = 3;
-        else if (result > 0) result = 1;
     }
     int saved = errno;
     sigprocmask(SIG_SETMASK, &previous, NULL);

@@ -122,6 +122,23 @@ public struct ChipReadFlow: Sendable {
         self.terminal = terminal
     }
 
+    /// Reads a card whose answers are `answers`, in the order the flow asks for them (a
+    /// `.session` script's `@chip` and `@tap`); once they run out the card is gone. The
+    /// terminal's values are fixed: an answer does not depend on them.
+    public static func read(_ answers: [[UInt8]], known: [KnownAID], contactless: Bool) -> ChipCard? {
+        var flow = ChipReadFlow(
+            known: known, terminal: TerminalValues(year: 26, month: 1, day: 1, unpredictableNumber: [0, 0, 0, 0]))
+        var step = flow.start()
+        var next = 0
+        while case .send = step {
+            step = flow.take(next < answers.count ? answers[next] : [])
+            next += 1
+        }
+        guard case .read(var card) = step else { return nil }
+        card.contactless = contactless
+        return card
+    }
+
     /// The first command: SELECT the payment system environment.
     public mutating func start() -> Step {
         phase = .selectPSE
