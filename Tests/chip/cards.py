@@ -180,6 +180,8 @@ CARDS = {
     "pulled": lambda: visa_contact(pulled_after=6),  # the second record never answers
     "expired": lambda: visa_contact(expiry="250930"),
     "garbage": garbage,
+    # CardMemoryTests' number: digits that turn up nowhere by chance.
+    "memory": lambda: visa_contact(number="4973682519403570"),
 }
 
 
