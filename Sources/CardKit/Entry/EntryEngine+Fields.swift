@@ -1,6 +1,21 @@
 import CardChip
 
 extension EntryEngine {
+    /// How a number that was not typed came in (`cardRead`).
+    enum CardRead: Equatable, Sendable {
+        /// A swipe, and whether the track's service code says the card has a chip.
+        case swipe(chip: Bool)
+        /// A chip read, inserted or tapped, with the PAN sequence number if the card gives one.
+        case chip(contactless: Bool, panSequence: Int?)
+
+        var entry: PaymentCard.Entry {
+            switch self {
+            case .swipe: return .swipe
+            case .chip(let contactless, _): return contactless ? .contactless : .chip
+            }
+        }
+    }
+
     // MARK: - Swipe
 
     /// Whether a swipe is taken now: at the card number field while it is empty and no `:`

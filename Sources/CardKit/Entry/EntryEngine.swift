@@ -66,21 +66,6 @@ public struct EntryEngine: Sendable {
     /// read. nil for a typed number; any change to the number clears it.
     var cardRead: CardRead?
 
-    /// How a number that was not typed came in.
-    enum CardRead: Equatable, Sendable {
-        /// A swipe, and whether the track's service code says the card has a chip.
-        case swipe(chip: Bool)
-        /// A chip read, inserted or tapped, with the PAN sequence number if the card gives one.
-        case chip(contactless: Bool, panSequence: Int?)
-
-        var entry: PaymentCard.Entry {
-            switch self {
-            case .swipe: return .swipe
-            case .chip(let contactless, _): return contactless ? .contactless : .chip
-            }
-        }
-    }
-
     /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
     /// while a `:` command is typed. (There is none for numbers or security codes.)
     public enum RecallList: Hashable, Sendable { case expiry, command }
