@@ -6,8 +6,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
 	@pkg-config --exists libedit 2>/dev/null || { \
-	  echo "cardline: installing libedit-dev (libedit headers)"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config; }
+	  echo "cardline: installing libedit-dev (libedit headers)" >&2; \
+	  $(SUDO) apt-get update -qq >&2 && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config >&2; }
 
 # The schema check in `make test` uses Python's jsonschema; the chip tests run pcscd with
 # vsmartcard-vpcd; the install check renders the
@@ -56,9 +56,11 @@ DEBUG_BINARY := .build/debug/cardline
 SOURCES := Package.swift $(shell find Sources -type f)
 
 # Each binary is rebuilt only when a source changed, so that `sudo make install` after
-# `make release` does not build as root.
+# `make release` does not build as root. The build writes to standard error, and so does
+# `deps`, so that `card=$(make run ARGS="--print --once")` captures the card alone.
 $(RELEASE_BINARY): $(SOURCES) | deps
-	$(RELEASE_BUILD)
+	@echo '$(RELEASE_BUILD)' >&2
+	@$(RELEASE_BUILD) >&2
 	@touch $@
 $(DEBUG_BINARY): $(SOURCES) | deps
 	$(SWIFT) build --product cardline

@@ -10,9 +10,10 @@ binary as argument:
   in a here-document, `<<'EOF'`, runs to its `EOF` line) is run, in order, by one bash in the
   repository's folder, with that binary first on PATH, an empty HOME of its own, no XDG or
   CARDLINE variable and a UTF-8 locale; what it writes (stdout and stderr together, that HOME
-  shown as `~`) must be the lines shown under it, exactly.
+  shown as `~`) must be the lines shown under it, exactly;
+- every `card=$(make run ARGS="…")` in a ```sh block must capture the card's JSON alone.
 Exits 1 on any difference."""
-import glob, os, re, subprocess, sys, tempfile
+import datetime, glob, os, re, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
@@ -98,8 +99,28 @@ if len(sys.argv) > 1:
                 problems.append(f"the README's `$ {command.splitlines()[0]}` shows:\n  " + "\n  ".join(want)
                                 + "\nbut cardline writes:\n  " + "\n  ".join(got_lines))
 
+# The ```sh blocks' `card=$(make run ARGS="…")` lines, run by bash with a card piped in and
+# `make` building a copy of that binary (its build command says so, as a build would);
+# `card` must then hold the card's JSON alone, the build's words kept off standard output.
+make_runs = [line.split("  #")[0] for block in re.findall(r"^```sh\n(.*?)^```", readme, re.S | re.M)
+             for line in block.splitlines() if "=$(make run" in line]
+if len(sys.argv) > 1:
+    if not make_runs:
+        problems.append("README.md shows no `card=$(make run ARGS=…)` in a ```sh block")
+    with tempfile.TemporaryDirectory() as folder:
+        copy = os.path.join(folder, "cardline")
+        subprocess.run(["cp", os.path.abspath(sys.argv[1]), copy], check=True)
+        year = datetime.date.today().year % 100 + 4
+        for line in make_runs:
+            script = (f"make() {{ command make -B RELEASE_BINARY={copy} RELEASE_BUILD='echo building cardline' \"$@\"; }}\n"
+                      f"{line}\nprintf '%s' \"$card\"")
+            run = subprocess.run(["bash", "-c", script], cwd=root, env={"HOME": folder, "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+                                 input=f"4111111111111111 12/{year} 123\n", capture_output=True, text=True, timeout=60)
+            if not re.fullmatch(r'\{"network":"visa",[^\n]*\}', run.stdout):
+                problems.append(f"the README's `{line}` captures, for a piped card:\n  {run.stdout!r}\n(standard error: {run.stderr.strip()!r})")
+
 for problem in problems:
     print("check_readme: " + problem, file=sys.stderr)
 ran = len(commands) if len(sys.argv) > 1 else 0
-print(f"readme: {len(checks)} stated counts checked, {len(scripts) if len(sys.argv) > 1 else 0} scripts replayed, {ran} commands run and their output compared, {len(problems)} wrong")
+print(f"readme: {len(checks)} stated counts checked, {len(scripts) if len(sys.argv) > 1 else 0} scripts replayed, {ran} commands run and their output compared, {len(make_runs) if len(sys.argv) > 1 else 0} make runs captured, {len(problems)} wrong")
 sys.exit(1 if problems else 0)

@@ -30,7 +30,11 @@ enum Complaint {
             hint = "`cardline rules list` lists the networks"
             message = String(message[..<range.lowerBound])
         }
-        return errorPrefix + message + "\n" + (hint.map { hintPrefix + $0 + "\n" } ?? "")
+        // At a terminal, each line is wrapped to its width.
+        let columns = Style.terminalColumns(of: 2)
+        return ([errorPrefix + message] + (hint.map { [hintPrefix + $0] } ?? []))
+            .flatMap { line in columns.map { Style.wrapped(line, columns: $0) } ?? [line] }
+            .map { $0 + "\n" }.joined()
     }
 
     /// Writes `message` (and its hint) to standard error.
@@ -66,7 +70,9 @@ enum Complaint {
         }
         let parserMessage = parserMessagePrefixes.contains { message.hasPrefix($0) }
         guard parserMessage else { return (message, hint) }
-        message = message.prefix(1).lowercased() + message.dropFirst()
+        // Names in cardline's style, `--prnt`, not argument-parser's '--prnt'.
+        message = (message.prefix(1).lowercased() + message.dropFirst()).replacing(/'([^']*)'/) { "`\($0.1)`" }
+        hint = hint?.replacing(/'([^']*)'/) { "`\($0.1)`" }
         let command = help.flatMap(Self.command(named:))
         if hint == nil, let word = unexpectedWord(in: message), let command {
             // A word where a subcommand goes: `cardline chek`, `cardline rules lst`.
@@ -101,10 +107,10 @@ enum Complaint {
             "The value '", "The option '", "Value to be set with", "Error parsing", "Unexpected value",
         ] + (2...9).map { "\($0) unexpected arguments" }
 
-    /// `chek` in "unexpected argument 'chek'".
+    /// `chek` in "unexpected argument `chek`".
     private static func unexpectedWord(in message: String) -> String? {
-        guard message.hasPrefix("unexpected argument '"), message.hasSuffix("'") else { return nil }
-        return String(message.dropFirst("unexpected argument '".count).dropLast())
+        guard message.hasPrefix("unexpected argument `"), message.hasSuffix("`") else { return nil }
+        return String(message.dropFirst("unexpected argument `".count).dropLast())
     }
 
     /// The command `cardline rules` names (the names as argument-parser's "See '… --help'"

@@ -220,7 +220,7 @@ struct EnterSettings {
 
     /// The usage error for a timeout `timeout(from:)` refuses, from `source`.
     static func timeoutProblem(_ text: String, source: String) -> String {
-        "\(source) takes a number of seconds from 0.001 to 86400, like 60 or 2.5; got '\(text)'"
+        "\(source) takes a number of seconds from 0.001 to 86400, like 60 or 2.5; got `\(text)`"
     }
 }
 
@@ -363,10 +363,11 @@ extension EnterSettings {
         }
         // Cards on stdout: the messages for people go to stderr.
         let messagesFD: Int32 = deliveryFD == 1 ? 2 : 1
+        var style = Style(
+            colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD), ascii: Style.localeWantsASCII())
+        style.columns = Style.terminalColumns(of: messagesFD)
         let result = prompt.readLinesAsJSON(
-            style: Style(
-                colour: Terminal.wantsColour(disabled: options.noColor, fd: messagesFD),
-                ascii: Style.localeWantsASCII()),
+            style: style,
             write: { Terminal.write($0, to: messagesFD) }, receive: receive,
             stop: { Terminal.outputFailed })
         try delivery.finish()

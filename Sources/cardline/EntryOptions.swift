@@ -91,7 +91,7 @@ struct EntryOptions: ParsableArguments {
 
     func validate() throws {
         if let today, YearMonth(iso: today) == nil {
-            throw ValidationError("--today takes a year and month as YYYY-MM, like 2026-11; got '\(today)'")
+            throw ValidationError("--today takes a year and month as YYYY-MM, like 2026-11; got `\(today)`")
         }
     }
 

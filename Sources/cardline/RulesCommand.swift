@@ -7,7 +7,7 @@ import FoundationEssentials
 struct Rules: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
-        abstract: "List, show, test and lint card-network rules.",
+        abstract: "List, show, test, lint and sample card-network rules.",
         subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self])
 
     struct List: ParsableCommand {
@@ -146,9 +146,10 @@ struct Rules: ParsableCommand {
         @OptionGroup var rules: RuleOptions
         @Argument(help: "The network's id (or badge name), like american-express.", completion: Completions.networkID)
         var id: String
-        @Option(help: "How many numbers.")
+        // (unconditional: `--count -1` is a count to refuse, not a missing value)
+        @Option(parsing: .unconditional, help: "How many numbers.")
         var count = 10
-        @Option(help: "Seed: the same seed gives the same numbers.")
+        @Option(parsing: .unconditional, help: "Seed: the same seed gives the same numbers.")
         var seed: UInt64 = 1
 
         func validate() throws {

@@ -436,7 +436,7 @@ import Testing
         engine.type(":c")
         _ = engine.handle([.backspace, .backspace])
         #expect(engine.command == nil && engine.field == .number)
-        #expect(engine.handle(.backspace).refusal?.text == "the card number is empty")
+        #expect(engine.handle(.backspace).refusal?.text == "the card number is already empty")
     }
 }
 

@@ -281,7 +281,8 @@ import Testing
         #expect(card.map(Self.json) == #"{"network":"\#(network.id)","cvv":"\#(code)"}"#)
         #expect(card?.isSecurityCodeOnly == true)
         #expect(engine.field == .cvv)
-        #expect(engine.handle(.backspace).refusal?.text != nil)
+        // Backspace on the only field, empty: nothing to delete, no field to go back to.
+        #expect(engine.handle(.backspace).refusal?.text == "the \(engine.fieldName(.cvv)) is already empty")
         // Cancelling starts again with the code, and says so (there is no card number to type).
         _ = engine.type("1")
         let name = CardPolicy.securityCode(for: network).name
@@ -316,19 +317,19 @@ import Testing
 
     @Test(arguments: [
         (
-            #"{"formats": [{"country": "gb", "name": "X", "label": "Y", "patterns": ["9"], "example": "1"}]}"#,
+            #"{"formats": [{"country": "gb", "patterns": ["9"]}]}"#,
             "f.json:1:26: error: \"country\" must be two capital letters (ISO 3166), like \"GB\"; got \"gb\""
         ),
         (
-            "{\"formats\": [\n  {\"country\": \"XX\", \"name\": \"X\", \"label\": \"Y\", \"patterns\": [\"9 \"], \"example\": \"1\"}]}",
-            "f.json:2:61: error: a space or - in a pattern goes between a 9 or A and another; got \"9 \""
+            "{\"formats\": [\n  {\"country\": \"XX\", \"patterns\": [\"9 \"]}]}",
+            "f.json:2:34: error: a space or - in a pattern goes between a 9 or A and another; got \"9 \""
         ),
         (
-            "{\"formats\": [\n  {\"country\": \"XX\", \"name\": \"X\", \"label\": \"Y\", \"patterns\": [\"99\"], \"example\": \"1\"}]}",
-            "f.json:2:79: error: the example \"1\" is not written as one of the patterns (99)"
+            #"{"formats": [{"country": "XX", "label": "Y", "patterns": ["9"]}]}"#,
+            "f.json:1:32: error: unknown key \"label\" (known: country, patterns; the words are the message catalogs')"
         ),
         (#"{"formats": [], "extra": 1}"#, "f.json:1:17: error: unknown key \"extra\" (known: about, formats)"),
-        (#"{"formats": [{"country": "XX"}]}"#, "f.json:1:14: error: missing \"name\""),
+        (#"{"formats": [{"patterns": ["9"]}]}"#, "f.json:1:14: error: missing \"country\""),
         ("{\"formats\": [", "f.json:1:14: error:"),
     ])
     func malformedDataFileErrorsAreLocated(text: String, first: String) {
@@ -338,5 +339,23 @@ import Testing
         } catch {
             #expect(error.errors.first?.description.hasPrefix(first) == true, "\(error.description)")
         }
+    }
+
+    /// Issue 39: every country's words come from every bundled catalog (the data file holds
+    /// formats only), each example written as its country's patterns write it.
+    @Test(arguments: MessageCatalog.bundledLanguages)
+    func postalCodeWordsAreEachLanguagesOwn(language: String) {
+        let messages = MessageCatalog(language: language)
+        for format in PostalCodeFormats.bundled.formats {
+            for part in ["name", "label", "example"] {
+                #expect(MessageID(rawValue: "postal.\(format.country).\(part)") != nil, "\(format.country) \(part)")
+            }
+            let example = format.example(messages)
+            let raw = Array(example.compactMap(PostalCodeFormat.rawCharacter))
+            #expect(format.isComplete(raw) && format.formatted(raw) == example, "\(language) \(format.country)")
+        }
+        let fr = PostalCodeFormats.bundled.format(for: "FR")!
+        let label = ["en": "Postal code", "fr": "Code postal", "de": "Postleitzahl", "es": "Código postal"][language]
+        #expect(fr.label(messages) == label)
     }
 }

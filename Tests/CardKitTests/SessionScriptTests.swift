@@ -52,8 +52,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("@today 2026-13", 1, "@today takes a date as YYYY-MM, like 2026-11; got '2026-13'"),
-        ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ''"),
+        ("@today 2026-13", 1, "@today takes a date as YYYY-MM, like 2026-11; got `2026-13`"),
+        ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ``"),
         (
             "# c\n@expcet field number", 2,
             "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"

@@ -70,7 +70,7 @@ import Testing
         #expect(t.expect("Visa card number, 16 digits, ending in 1111."))
         #expect(t.expect("Expiry date, month and year as MM/YY: "))
         t.send("12/30\r")
-        #expect(t.expect("Visa •••• 1111, expires 12/30."))
+        #expect(t.expect("Visa ending in 1111, expires December 2030."))
         #expect(t.expect("CVV, 3 digits, not shown as you type: "))
         t.send(Self.code + "\r")
         try expectDelivered(t)
@@ -84,9 +84,9 @@ import Testing
                 "Card number: 4111111111111111",
                 "Visa card number, 16 digits, ending in 1111.",
                 "Expiry date, month and year as MM/YY: 12/30",
-                "Visa •••• 1111, expires 12/30.",
+                "Visa ending in 1111, expires December 2030.",
                 "CVV, 3 digits, not shown as you type:",
-                "Success! Visa •••• 1111, expires 12/30.",
+                "Success! Visa ending in 1111, expires December 2030.",
             ])
     }
 
@@ -201,7 +201,7 @@ import Testing
         let t = try start(["--print", "--once"], environment: ["TERM": "dumb", "LANG": "C"])
         #expect(t.expect("Card number: "))
         t.send(Self.number + "\r12/30\r" + "98\r")
-        #expect(t.expect("Visa **** 1111, expires 12/30."))
+        #expect(t.expect("Visa ending in 1111, expires December 2030."))
         #expect(t.expect("Cannot accept this card: CVV - the CVV has 3 digits; this has 2."))
         t.send(Self.code + "\r")
         try expectDelivered(t)
@@ -229,7 +229,7 @@ import Testing
         t.send(Self.number + "\r")
         #expect(t.expect("Expiry date, month and year as MM/YY: "))
         t.send("01/20\r")
-        #expect(t.expect("01/20 is in the past; type a four-digit year as MM/YYYY."))
+        #expect(t.expect("January 2020 is in the past; type a four-digit year as MM/YYYY."))
         #expect(t.expect("Expiry date, month and year as MM/YY: "))
         // More than the field on one line: the expiry and the code together.
         t.send("12/30 987\r")
@@ -246,7 +246,8 @@ import Testing
         // Each sentence is a line of its own.
         let lines = Self.lines(t)
         for sentence in [
-            "Only digits go in the card number, not 'x'.", "01/20 is in the past; type a four-digit year as MM/YYYY.",
+            "Only digits go in the card number, not 'x'.",
+            "January 2020 is in the past; type a four-digit year as MM/YYYY.",
             "Cannot accept this card: CVV — the CVV has 3 digits; this has 2.",
         ] {
             #expect(lines.contains(sentence), "\(lines)")
@@ -292,7 +293,7 @@ import Testing
         // The keys are read (the input queue empties) and nothing comes back for them.
         #expect(t.until("the code's keys read") { t.unreadInput == 0 })
         t.send("7\r")
-        #expect(t.expect("Success! Visa •••• 1111, expires 12/30."))
+        #expect(t.expect("Success! Visa ending in 1111, expires December 2030."))
         let after = String(decoding: t.rawSince(mark), as: UTF8.self)
         #expect(!after.contains("9") && !after.contains("8") && !after.contains("7"), "\(after.debugDescription)")
         #expect(t.expect("Card number: "))
@@ -388,5 +389,36 @@ import Testing
         let found = scan.copies(in: t.pid)
         #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
         t.send("\u{04}")
+    }
+
+    /// Issue 39: a masked number and an expiry are said in words everywhere, `:cards` too (a
+    /// screen reader read "bullet" eight times), and `:help` lists only what works here.
+    @Test func numbersAreSaidInWordsAndTheHelpIsAccessibleModes() throws {
+        let t = try start([])
+        #expect(t.expect("Card number: "))
+        t.send(Self.number + "\r12/30\r" + Self.code + "\r")
+        #expect(t.expect("Success! Visa ending in 1111, expires December 2030."))
+        t.send(":cards\r")
+        #expect(t.expect("1. Visa ending in 1111  expires December 2030"))
+        t.send(":help\r")
+        #expect(t.expect(":network ID delivers a co-badged card as network ID; :quit leaves."))
+        #expect(t.expect("Card number: "))
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
+        let lines = Self.lines(t)
+        #expect(!lines.contains { $0.contains("•") }, "\(lines)")
+        for absent in ["Up/Down", "previous", "Ctrl-N"] {
+            #expect(!lines.contains { $0.contains(absent) }, "\(absent): \(lines)")
+        }
+    }
+
+    /// The words are the language's: months and "ending in" from the catalog.
+    @Test func numbersAreSaidInTheDesksLanguage() throws {
+        let t = try start([], environment: ["LANG": "de_DE.UTF-8"])
+        #expect(t.expect("Kartennummer"))
+        t.send(Self.number + "\r12/30\r" + Self.code + "\r")
+        #expect(t.expect("Visa endet auf 1111, gültig bis Dezember 2030."))
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
     }
 }

@@ -33,7 +33,7 @@ import Testing
     @Test func anOptionTheSubcommandDoesNotTakeNamesTheSubcommand() throws {
         let run = try runPiped(["--print", "rules", "list"], input: "", environment: home.environment)
         #expect(run.status == 64)
-        #expect(run.errors.hasPrefix("cardline: error: unknown option '--print'\n"), "\(run.errors)")
+        #expect(run.errors.hasPrefix("cardline: error: unknown option `--print`\n"), "\(run.errors)")
         #expect(run.errors.contains("cardline rules list"), "\(run.errors)")
         #expect(run.output.isEmpty)
     }

@@ -24,11 +24,11 @@ import Testing
         (["rules", "lst"], 64, "cardline: error: unknown command `lst`\ncardline: hint: did you mean `list`?\n"),
         (
             ["--netwrks", "visa"], 64,
-            "cardline: error: unknown option '--netwrks'\ncardline: hint: did you mean '--networks'?\n"
+            "cardline: error: unknown option `--netwrks`\ncardline: hint: did you mean `--networks`?\n"
         ),
         (
             ["check", "--bogus"], 64,
-            "cardline: error: unknown option '--bogus'\ncardline: hint: `cardline check --help` lists the options\n"
+            "cardline: error: unknown option `--bogus`\ncardline: hint: `cardline check --help` lists the options\n"
         ),
         (
             ["--networks", "mc", "--print"], 64,
@@ -44,7 +44,7 @@ import Testing
         ),
         (
             ["--today", "2026-13"], 64,
-            "cardline: error: --today takes a year and month as YYYY-MM, like 2026-11; got '2026-13'\n"
+            "cardline: error: --today takes a year and month as YYYY-MM, like 2026-11; got `2026-13`\n"
         ),
     ])
     func aMistakeIsOneErrorLineAndAHint(arguments: [String], status: Int32, errors: String) throws {
@@ -66,6 +66,17 @@ import Testing
         #expect(
             lines.count <= 2 && lines.dropFirst().allSatisfy { $0.hasPrefix("cardline: hint: ") }, "\(result.errors)")
         #expect(!result.errors.contains("Error:") && !result.errors.contains("Usage:"), "\(result.errors)")
+        // One quoting style for names (issue 39): `--timeout`, as in `chek`, never '--timeout'.
+        #expect(!result.errors.contains("'"), "\(result.errors)")
+    }
+
+    /// The overview of `cardline help rules` names every one of its commands (issue 39: not `sample`).
+    @Test func theRulesOverviewNamesEachCommand() throws {
+        let help = try run(["help", "rules"])
+        let overview = help.output.split(separator: "\n").first { $0.hasPrefix("OVERVIEW:") } ?? ""
+        for command in ["list", "show", "test", "lint", "sample"] {
+            #expect(overview.lowercased().contains(command), "\(overview)")
+        }
     }
 
     /// A card number given as an argument by mistake is masked in the error.

@@ -204,4 +204,17 @@ import Testing
         #expect(run.status == 0, "\(run.output)\(run.errors)")
         #expect(run.output.contains("Card number ("), "\(run.output)")
     }
+
+    /// Issue 39: the postal code's label, example and country are the language's, at the
+    /// prompt and on a pipe (they were the data file's English).
+    @Test func thePostalCodeIsWordedInTheLocalesLanguage() throws {
+        let t = try start(["LANG": "fr_FR.UTF-8"], ["--postal-code", "FR"])
+        t.send("4111111111111111" + "1230" + "123\r")
+        #expect(t.expect("Code postal (75008): "))
+        let run = try runPiped(
+            ["--today", "2026-11", "--postal-code", "US"], input: "4111111111111111 12/30 123\n9410\n",
+            environment: environment(["LANG": "de_DE.UTF-8"]))
+        #expect(run.output.contains("✗ Zeile 2: ZIP-Code: "), "\(run)")
+        #expect(!run.output.contains("ZIP code"), "\(run)")
+    }
 }

@@ -164,7 +164,7 @@ import Testing
         let run = try runPiped(
             ["--today", "\u{1B}]52;c;aGk=\u{07}\u{202E}"], input: "", environment: home.environment, timeout: 20)
         #expect(run.status == 64)
-        #expect(run.errors.contains(#"got '\u{1B}]52;c;aGk=\u{7}\u{202E}'"#), "\(run.errors)")
+        #expect(run.errors.contains(#"got `\u{1B}]52;c;aGk=\u{7}\u{202E}`"#), "\(run.errors)")
         #expect(!run.errors.contains("\u{1B}") && !run.errors.contains("\u{202E}"))
     }
 }

@@ -79,6 +79,10 @@ import Testing
         let zero = try cardline(["rules", "sample", "visa", "--count", "0"])
         #expect(zero.status == 64)
         #expect(zero.errors.contains("--count takes a number from 1 to 1000000; got 0"))
+        // Issue 39: a negative count is a count refused, not a missing value.
+        let negative = try cardline(["rules", "sample", "visa", "--count", "-1"])
+        #expect(negative.status == 64)
+        #expect(negative.errors.hasPrefix("cardline: error: --count takes a number from 1 to 1000000; got -1\n"))
     }
 
     @Test func checkGivesThirteenDigitsOnlyInsideTheirRange() throws {

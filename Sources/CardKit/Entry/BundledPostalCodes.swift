@@ -5,18 +5,18 @@ extension PostalCodeFormats {
     /// The exact text of data/postal-codes.json (UTF-8), so errors keep their line and column.
     static let bundledText: StaticString = #"""
 {
-  "about": "Postal-code formats for --postal-code COUNTRY. In a pattern, 9 is a digit, A a letter (typed letters are made uppercase), and a space or - is put in for the person as they type. A code is complete when it fills one pattern. Run `make rules` after a change.",
+  "about": "Postal-code formats for --postal-code COUNTRY. In a pattern, 9 is a digit, A a letter (typed letters are made uppercase), and a space or - is put in for the person as they type. A code is complete when it fills one pattern. The words for a country (its name, the field's label, an example code) are in the message catalogs, messages/*.json, as postal.COUNTRY.name, .label and .example. Run `make rules` after a change.",
   "formats": [
-    {"country": "US", "name": "United States", "label": "ZIP code", "patterns": ["99999", "99999-9999"], "example": "94105"},
-    {"country": "CA", "name": "Canada", "label": "Postal code", "patterns": ["A9A 9A9"], "example": "K1A 0B1"},
-    {"country": "GB", "name": "United Kingdom", "label": "Postcode", "patterns": ["A9 9AA", "A99 9AA", "AA9 9AA", "AA99 9AA", "A9A 9AA", "AA9A 9AA"], "example": "SW1A 1AA"},
-    {"country": "DE", "name": "Germany", "label": "Postal code", "patterns": ["99999"], "example": "10115"},
-    {"country": "FR", "name": "France", "label": "Postal code", "patterns": ["99999"], "example": "75008"},
-    {"country": "NL", "name": "Netherlands", "label": "Postcode", "patterns": ["9999 AA"], "example": "1012 AB"},
-    {"country": "AU", "name": "Australia", "label": "Postcode", "patterns": ["9999"], "example": "2000"},
-    {"country": "JP", "name": "Japan", "label": "Postal code", "patterns": ["999-9999"], "example": "100-0001"},
-    {"country": "BR", "name": "Brazil", "label": "Postal code", "patterns": ["99999-999"], "example": "01310-100"},
-    {"country": "IN", "name": "India", "label": "PIN code", "patterns": ["999999"], "example": "110001"}
+    {"country": "US", "patterns": ["99999", "99999-9999"]},
+    {"country": "CA", "patterns": ["A9A 9A9"]},
+    {"country": "GB", "patterns": ["A9 9AA", "A99 9AA", "AA9 9AA", "AA99 9AA", "A9A 9AA", "AA9A 9AA"]},
+    {"country": "DE", "patterns": ["99999"]},
+    {"country": "FR", "patterns": ["99999"]},
+    {"country": "NL", "patterns": ["9999 AA"]},
+    {"country": "AU", "patterns": ["9999"]},
+    {"country": "JP", "patterns": ["999-9999"]},
+    {"country": "BR", "patterns": ["99999-999"]},
+    {"country": "IN", "patterns": ["999999"]}
   ]
 }
 

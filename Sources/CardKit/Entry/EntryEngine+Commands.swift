@@ -118,8 +118,7 @@ extension EntryEngine {
                 ?? say(.error, .commandUnknown, ("command", .text(shown)))
             outcome = Outcome(messages: [said])
         }
-        outcome.command = line
-        if !outcome.fieldChanged && outcome.event == nil { outcome.messages.append(help) }
+        outcome.command = line  // (no field help after it: the field's line says where typing goes)
         return outcome
     }
 
@@ -173,11 +172,10 @@ extension EntryEngine {
             emptyDetection = rules.detect([UInt8]())
             undecidedLogo = Self.undecidedLogo(rules, acceptedNetworks)
             let reloaded = say(.success, .rulesReloaded, ("count", .number(rules.networks.count)))
-            return Outcome(messages: [reloaded] + newRules.warnings.map { Message(.info, $0.description) } + [help])
+            return Outcome(messages: [reloaded] + newRules.warnings.map { Message(.info, $0.description) })
         case .failure(let errors):
             let lines = errors.errors.map { Message(.info, $0.description) }
-            return Outcome(
-                messages: [say(.error, .rulesNotReloaded)] + lines + [help])
+            return Outcome(messages: [say(.error, .rulesNotReloaded)] + lines)
         }
     }
 }

@@ -217,7 +217,7 @@ extension EntryEngine {
         case .expiry: return messages.text(.fieldExpiry)
         case .cvv: return securityCode.name
         case .name: return messages.text(.fieldName)
-        case .postalCode: return form.postalCode?.label.lowercasedFirst ?? messages.text(.fieldPostalCode)
+        case .postalCode: return form.postalCode?.fieldName(messages) ?? messages.text(.fieldPostalCode)
         }
     }
 
@@ -265,9 +265,8 @@ extension EntryEngine {
         case .postalCode:
             guard let format = form.postalCode else { return Message(.help, "") }
             return say(
-                .help, .helpPostalCode, ("label", .text(format.label.lowercasedFirst)),
-                ("example", .text(format.example))
-            )
+                .help, .helpPostalCode, ("label", .text(format.fieldName(messages))),
+                ("example", .text(format.example(messages))))
         }
     }
 }

@@ -34,8 +34,15 @@ extension EntryEngine {
 
     private mutating func typeNumber(_ character: Character, digit: UInt8?) -> Outcome {
         guard let digit else {
-            // Tab moves on from a complete number, as Enter does (a 16-digit Diners Club).
-            if character == "\t" && !numberDigits.isEmpty && problem(in: .number) == nil { return moveForward() }
+            // Tab moves on from a complete number, as Enter does (a 16-digit Diners Club); on one
+            // of a whole length that fails Luhn it says so, as Enter does.
+            if character == "\t" && !numberDigits.isEmpty {
+                switch (problem(in: .number), detection.verdict(numberDigits)) {
+                case (nil, _): return moveForward()
+                case (let problem?, .failsLuhn): return .refused(problem)
+                default: break
+                }
+            }
             return refuse(.numberCharacter, ("character", .text(quoted(character))))
         }
         guard numberDigits.count < CardPolicy.longestNumber else {
@@ -273,8 +280,9 @@ extension EntryEngine {
         if character == " " || character == "-" { return .ignored }
         guard let raw = PostalCodeFormat.rawCharacter(character) else {
             return refuse(
-                .postalCharacter, ("country", .text(format.name)), ("label", .text(format.label.lowercasedFirst)),
-                ("example", .text(format.example)), ("character", .text(quoted(character))))
+                .postalCharacter, ("country", .text(format.name(messages))),
+                ("label", .text(format.fieldName(messages))),
+                ("example", .text(format.example(messages))), ("character", .text(quoted(character))))
         }
         postalCharacters.append(raw)
         guard format.canBegin(postalCharacters) else {
@@ -283,8 +291,8 @@ extension EntryEngine {
                 postalCharacters.count >= format.longest
                 ? .postalTooLong : raw &- 48 < 10 ? .postalWantsLetter : .postalWantsDigit
             return refuse(
-                id, ("country", .text(format.name)), ("label", .text(format.label.lowercasedFirst)),
-                ("example", .text(format.example)), ("count", .number(format.longest)))
+                id, ("country", .text(format.name(messages))), ("label", .text(format.fieldName(messages))),
+                ("example", .text(format.example(messages))), ("count", .number(format.longest)))
         }
         return .accepted
     }

@@ -331,7 +331,7 @@ public struct EntryEngine: Sendable {
         guard case .reloadRules = outcome.event else { return outcome }
         var reloaded =
             loader.map { reload($0()) }
-            ?? Outcome(messages: [say(.error, .rulesNotHere), help])
+            ?? Outcome(messages: [say(.error, .rulesNotHere)])
         reloaded.command = outcome.command
         return reloaded
     }
@@ -360,7 +360,7 @@ public struct EntryEngine: Sendable {
             return .accepted
         }
         guard let previous = form.field(before: field) else {
-            return refuse(.fieldEmpty, ("field", .text(fieldName(field))))
+            return refuse(.keyFieldEmpty, ("field", .text(fieldName(field))))
         }
         field = previous
         return Outcome(fieldChanged: true)

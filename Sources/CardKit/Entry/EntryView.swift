@@ -310,8 +310,8 @@ extension EntryEngine {
             progress = isCommand ? "" : Self.progress(holderName.count, of: HolderName.maxLength)
         case .postalCode:
             let format = form.postalCode
-            label = format?.label ?? messages.text(.labelPostalCode)
-            hint = format?.example ?? ""
+            label = format?.label(messages) ?? messages.text(.labelPostalCode)
+            hint = format?.example(messages) ?? ""
             text = isCommand ? command! : format?.formatted(postalCharacters) ?? ""
             logo = format?.country ?? ""
             progress = isCommand ? "" : Self.progress(postalCharacters.count, of: format?.longest)

@@ -1,6 +1,7 @@
 /// One country's postal-code formats (`--postal-code GB`), read from the bundled data file
 /// `data/postal-codes.json` (`PostalCodeFormats`): the one home of what the postal-code field
-/// takes and how it shows it while it is typed.
+/// takes and how it shows it while it is typed. The words for it (the country's name, the
+/// field's label, an example) are the message catalogs' (`name(_:)`, `label(_:)`, `example(_:)`).
 ///
 /// A pattern is written with `9` for a digit, `A` for a letter, and a space or `-` that is put
 /// in for the person (`AA9A 9AA`, `99999-9999`). The field keeps only the letters (made
@@ -8,14 +9,8 @@
 public struct PostalCodeFormat: Sendable, Equatable {
     /// The country's ISO 3166 code, uppercase: `GB`.
     public let country: String
-    /// The country's name in English: `United Kingdom`.
-    public let name: String
-    /// The field's label: `Postcode`, `ZIP code`.
-    public let label: String
     /// The patterns, as written in the data file.
     public let patterns: [String]
-    /// A valid code, shown as the field's hint: `SW1A 1AA`.
-    public let example: String
 
     /// A pattern's slots: what each typed character must be, and the separator put before it.
     struct Slot: Equatable, Sendable {
@@ -27,12 +22,9 @@ public struct PostalCodeFormat: Sendable, Equatable {
     /// `patterns`, as slots.
     let slots: [[Slot]]
 
-    init(country: String, name: String, label: String, patterns: [String], example: String) {
+    init(country: String, patterns: [String]) {
         self.country = country
-        self.name = name
-        self.label = label
         self.patterns = patterns
-        self.example = example
         slots = patterns.map { pattern in
             var slots: [Slot] = []
             var pending: UInt8?
@@ -90,13 +82,33 @@ public struct PostalCodeFormat: Sendable, Equatable {
         return String(decoding: shown ?? raw, as: UTF8.self)
     }
 
+    /// The country's name (`postal.GB.name`: `United Kingdom`, `Royaume-Uni`), the field's label
+    /// (`postal.GB.label`: `Postcode`, `Code postal`) and a valid code written as the patterns
+    /// write it (`postal.GB.example`: `SW1A 1AA`), in `messages`'s language; a country the
+    /// catalogs do not know is named by its code, labelled `label.postal-code`, with no example.
+    public func name(_ messages: MessageCatalog) -> String { word("name", messages) ?? country }
+    public func label(_ messages: MessageCatalog) -> String {
+        word("label", messages) ?? messages.text(.labelPostalCode)
+    }
+    public func example(_ messages: MessageCatalog) -> String { word("example", messages) ?? "" }
+
+    /// The label inside a sentence: lowercased first (`postcode`) where the catalog's own
+    /// `field.postal-code` is (`postal code`; German's `Postleitzahl` is not).
+    public func fieldName(_ messages: MessageCatalog) -> String {
+        messages.text(.fieldPostalCode).first?.isUppercase == true ? label(messages) : label(messages).lowercasedFirst
+    }
+
+    private func word(_ part: String, _ messages: MessageCatalog) -> String? {
+        MessageID(rawValue: "postal.\(country).\(part)").map { messages.text($0) }
+    }
+
     /// Why `raw` is not a complete code, in words; nil when it is one.
     public func problem(_ raw: [UInt8], _ messages: MessageCatalog = .english) -> String? {
-        if raw.isEmpty { return messages.text(.fieldEmpty, ("field", label.lowercasedFirst)) }
+        if raw.isEmpty { return messages.text(.fieldEmpty, ("field", fieldName(messages))) }
         if isComplete(raw) { return nil }
         return messages.text(
-            .postalLooksLike, ("country", name), ("label", label.lowercasedFirst), ("example", example),
-            ("typed", formatted(raw)))
+            .postalLooksLike, ("country", name(messages)), ("label", fieldName(messages)),
+            ("example", example(messages)), ("typed", formatted(raw)))
     }
 }
 
@@ -133,7 +145,7 @@ public struct PostalCodeFormats: Sendable {
         }
     }()
 
-    /// Reads a postal-code data file: `{"formats": [{"country", "name", "label", "patterns", "example"}, …]}`
+    /// Reads a postal-code data file: `{"formats": [{"country", "patterns"}, …]}`
     /// (and an optional `about` text). Every problem is reported with its place.
     public static func parse(_ bytes: [UInt8], file: String) throws(RuleErrors) -> PostalCodeFormats {
         let document: JSONValue
@@ -193,33 +205,25 @@ public struct PostalCodeFormats: Sendable {
             fail(entry.location, "a format must be an object; got \(entry.kindName)")
             return nil
         }
-        var strings: [String: String] = [:]
+        var country: String?
         var patterns: [String]?
-        var exampleAt = at
         var ok = true
         for member in members {
             switch member.key {
-            case "country", "name", "label", "example":
+            case "country":
                 guard case .string(let text, _) = member.value else {
                     fail(member.value.location, "\"\(member.key)\" must be a string; got \(member.value.kindName)")
                     ok = false
                     continue
                 }
-                if member.key == "country" && (text.utf8.count != 2 || !text.utf8.allSatisfy({ $0 &- 65 < 26 })) {
+                if text.utf8.count != 2 || !text.utf8.allSatisfy({ $0 &- 65 < 26 }) {
                     fail(
                         member.value.location,
                         "\"country\" must be two capital letters (ISO 3166), like \"GB\"; got \"\(text.escapingControlCharacters)\""
                     )
                     ok = false
                 }
-                if member.key != "country"
-                    && (text.isEmpty || text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
-                {
-                    fail(member.value.location, "\"\(member.key)\" must be a non-empty line of text")
-                    ok = false
-                }
-                if member.key == "example" { exampleAt = member.value.location }
-                strings[member.key] = text
+                country = text
             case "patterns":
                 guard case .array(let items, let listAt) = member.value, !items.isEmpty else {
                     fail(member.value.location, "\"patterns\" must be a non-empty array of strings like \"A9A 9A9\"")
@@ -245,33 +249,21 @@ public struct PostalCodeFormats: Sendable {
             default:
                 fail(
                     member.keyLocation,
-                    "unknown key \"\(member.key.escapingControlCharacters)\" (known: country, name, label, patterns, example)"
+                    "unknown key \"\(member.key.escapingControlCharacters)\" (known: country, patterns; the words are the message catalogs')"
                 )
                 ok = false
             }
         }
-        for key in ["country", "name", "label", "example"] where strings[key] == nil {
-            fail(at, "missing \"\(key)\"")
+        if country == nil {
+            fail(at, "missing \"country\"")
             ok = false
         }
         if patterns == nil {
             fail(at, "missing \"patterns\"")
             ok = false
         }
-        guard ok, let patterns, let country = strings["country"], let name = strings["name"],
-            let label = strings["label"],
-            let example = strings["example"]
-        else { return nil }
-        let format = PostalCodeFormat(country: country, name: name, label: label, patterns: patterns, example: example)
-        let raw = Array(example.compactMap(PostalCodeFormat.rawCharacter))
-        if !format.isComplete(raw) || format.formatted(raw) != example {
-            fail(
-                exampleAt,
-                "the example \"\(example.escapingControlCharacters)\" is not written as one of the patterns (\(patterns.joined(separator: ", ")))"
-            )
-            return nil
-        }
-        return format
+        guard ok, let patterns, let country else { return nil }
+        return PostalCodeFormat(country: country, patterns: patterns)
     }
 
     /// What is wrong with a pattern: only `9`, `A`, one space or `-` between them.

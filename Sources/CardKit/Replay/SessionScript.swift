@@ -257,7 +257,7 @@ public struct SessionScript: Equatable, Sendable {
                     throw SyntaxError(
                         line: number, column: argumentColumn,
                         message:
-                            "@today takes a date as YYYY-MM, like 2026-11; got '\(argument.escapingControlCharacters)'")
+                            "@today takes a date as YYYY-MM, like 2026-11; got `\(argument.escapingControlCharacters)`")
                 }
                 if sawKeys { return Step(line: number, kind: .today(month)) }
                 header.today = month

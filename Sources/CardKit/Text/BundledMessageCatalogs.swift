@@ -140,6 +140,36 @@ public enum MessageID: String, CaseIterable, Sendable {
     case postalWantsDigit = "postal.wants-digit"
     case postalTooLong = "postal.too-long"
     case postalLooksLike = "postal.looks-like"
+    case postalUSName = "postal.US.name"
+    case postalUSLabel = "postal.US.label"
+    case postalUSExample = "postal.US.example"
+    case postalCAName = "postal.CA.name"
+    case postalCALabel = "postal.CA.label"
+    case postalCAExample = "postal.CA.example"
+    case postalGBName = "postal.GB.name"
+    case postalGBLabel = "postal.GB.label"
+    case postalGBExample = "postal.GB.example"
+    case postalDEName = "postal.DE.name"
+    case postalDELabel = "postal.DE.label"
+    case postalDEExample = "postal.DE.example"
+    case postalFRName = "postal.FR.name"
+    case postalFRLabel = "postal.FR.label"
+    case postalFRExample = "postal.FR.example"
+    case postalNLName = "postal.NL.name"
+    case postalNLLabel = "postal.NL.label"
+    case postalNLExample = "postal.NL.example"
+    case postalAUName = "postal.AU.name"
+    case postalAULabel = "postal.AU.label"
+    case postalAUExample = "postal.AU.example"
+    case postalJPName = "postal.JP.name"
+    case postalJPLabel = "postal.JP.label"
+    case postalJPExample = "postal.JP.example"
+    case postalBRName = "postal.BR.name"
+    case postalBRLabel = "postal.BR.label"
+    case postalBRExample = "postal.BR.example"
+    case postalINName = "postal.IN.name"
+    case postalINLabel = "postal.IN.label"
+    case postalINExample = "postal.IN.example"
     case cardCodeTaken = "card.code-taken"
     case swipeUnreadable = "swipe.unreadable"
     case swipeElsewhere = "swipe.elsewhere"
@@ -164,6 +194,16 @@ public enum MessageID: String, CaseIterable, Sendable {
     case a11yNumberTaken = "a11y.number-taken"
     case a11yNumberTakenUnknown = "a11y.number-taken.unknown"
     case a11yStartAgain = "a11y.start-again"
+    case a11yEndingIn = "a11y.ending-in"
+    case a11yMonths = "a11y.months"
+    case a11yHelp1 = "a11y.help.1"
+    case a11yHelp2 = "a11y.help.2"
+    case a11yHelpCancels = "a11y.help.cancels"
+    case a11yHelpEnds = "a11y.help.ends"
+    case a11yHelpCommands1 = "a11y.help.commands.1"
+    case a11yHelpCommands2 = "a11y.help.commands.2"
+    case a11yHelpCommands3 = "a11y.help.commands.3"
+    case a11yHelpCommands4 = "a11y.help.commands.4"
     case cardCancelledCode = "card.cancelled.code"
     case cardClearedCode = "card.cleared.code"
 }
@@ -309,6 +349,36 @@ extension MessageCatalog {
             "postal.wants-digit": "die Postleitzahl hat hier eine Ziffer, etwa {example}",
             "postal.too-long": "die Postleitzahl hat höchstens {count} Buchstaben und Ziffern, etwa {example}",
             "postal.looks-like": "die Postleitzahl sieht aus wie {example}; eingegeben: {typed}",
+            "postal.US.name": "Vereinigte Staaten",
+            "postal.US.label": "ZIP-Code",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Kanada",
+            "postal.CA.label": "Postleitzahl",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "Vereinigtes Königreich",
+            "postal.GB.label": "Postcode",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Deutschland",
+            "postal.DE.label": "Postleitzahl",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "Frankreich",
+            "postal.FR.label": "Postleitzahl",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Niederlande",
+            "postal.NL.label": "Postleitzahl",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australien",
+            "postal.AU.label": "Postleitzahl",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japan",
+            "postal.JP.label": "Postleitzahl",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brasilien",
+            "postal.BR.label": "Postleitzahl",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "Indien",
+            "postal.IN.label": "PIN-Code",
+            "postal.IN.example": "110001",
             "card.code-taken": "{network}-{code} angenommen.",
             "swipe.unreadable": "Magnetstreifen nicht lesbar — Karte erneut durchziehen oder Nummer eingeben",
             "swipe.elsewhere": "eine Karte wird bei leerem Kartennummernfeld durchgezogen",
@@ -333,6 +403,16 @@ extension MessageCatalog {
             "a11y.number-taken": "{network}-Kartennummer, {count} Ziffern, endet auf {last}.",
             "a11y.number-taken.unknown": "Kartennummer, {count} Ziffern, endet auf {last}.",
             "a11y.start-again": "Die Karte wurde geleert; bitte mit der Kartennummer neu beginnen.",
+            "a11y.ending-in": "endet auf {last}",
+            "a11y.months": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
+            "a11y.help.1": "Jede Antwort eingeben, dann Enter. Rücktaste löscht das letzte Zeichen.",
+            "a11y.help.2": "Strg-U verwirft die Antwort und fragt erneut.",
+            "a11y.help.cancels": "Strg-C verwirft die Karte. Strg-D bei leerer Antwort zwischen Karten beendet.",
+            "a11y.help.ends": "Strg-C oder Escape gibt auf. Strg-D bei leerer Antwort zwischen Karten beendet.",
+            "a11y.help.commands.1": "Befehle, als Antwort eingegeben: :cards listet die angenommenen Karten;",
+            "a11y.help.commands.2": ":use N wählt Karte N; :remove N entfernt sie; :clear beginnt die Karte neu;",
+            "a11y.help.commands.3": ":rules listet die Kartennetzwerke; :reload liest die Regeln neu;",
+            "a11y.help.commands.4": ":network ID liefert eine Co-Badge-Karte als Netzwerk ID; :quit beendet.",
             "card.cancelled.code": "Abgebrochen. Mit dem {code} neu beginnen.",
             "card.cleared.code": "Geleert. Mit dem {code} neu beginnen.",
         ],
@@ -474,6 +554,36 @@ extension MessageCatalog {
             "postal.wants-digit": "a {country} {label} has a digit here, like {example}",
             "postal.too-long": "a {country} {label} has at most {count} letters and digits, like {example}",
             "postal.looks-like": "a {country} {label} looks like {example}; this is {typed}",
+            "postal.US.name": "United States",
+            "postal.US.label": "ZIP code",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Canada",
+            "postal.CA.label": "Postal code",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "United Kingdom",
+            "postal.GB.label": "Postcode",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Germany",
+            "postal.DE.label": "Postal code",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "France",
+            "postal.FR.label": "Postal code",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Netherlands",
+            "postal.NL.label": "Postcode",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australia",
+            "postal.AU.label": "Postcode",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japan",
+            "postal.JP.label": "Postal code",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brazil",
+            "postal.BR.label": "Postal code",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "India",
+            "postal.IN.label": "PIN code",
+            "postal.IN.example": "110001",
             "card.code-taken": "Success! {network} {code} taken.",
             "swipe.unreadable": "couldn't read the swipe — swipe again or type the number",
             "swipe.elsewhere": "a card is swiped at an empty card number field",
@@ -498,6 +608,16 @@ extension MessageCatalog {
             "a11y.number-taken": "{network} card number, {count} digits, ending in {last}.",
             "a11y.number-taken.unknown": "Card number, {count} digits, ending in {last}.",
             "a11y.start-again": "The card was emptied; please start again with the card number.",
+            "a11y.ending-in": "ending in {last}",
+            "a11y.months": "January February March April May June July August September October November December",
+            "a11y.help.1": "Type each answer, then press Enter. Backspace deletes the last character.",
+            "a11y.help.2": "Ctrl-U drops the answer and asks again.",
+            "a11y.help.cancels": "Ctrl-C cancels the card. Ctrl-D on an empty answer between cards quits.",
+            "a11y.help.ends": "Ctrl-C or Escape gives up. Ctrl-D on an empty answer between cards quits.",
+            "a11y.help.commands.1": "Commands, typed as an answer: :cards lists the cards taken;",
+            "a11y.help.commands.2": ":use N selects card N; :remove N removes it; :clear starts this card again;",
+            "a11y.help.commands.3": ":rules lists the card networks; :reload reads the rules again;",
+            "a11y.help.commands.4": ":network ID delivers a co-badged card as network ID; :quit leaves.",
             "card.cancelled.code": "Cancelled. Start again with the {code}.",
             "card.cleared.code": "Cleared. Start again with the {code}.",
         ],
@@ -639,6 +759,36 @@ extension MessageCatalog {
             "postal.wants-digit": "el código postal lleva aquí un dígito, como {example}",
             "postal.too-long": "el código postal tiene como máximo {count} letras y dígitos, como {example}",
             "postal.looks-like": "el código postal se escribe como {example}; esto es {typed}",
+            "postal.US.name": "Estados Unidos",
+            "postal.US.label": "Código ZIP",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Canadá",
+            "postal.CA.label": "Código postal",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "Reino Unido",
+            "postal.GB.label": "Código postal",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Alemania",
+            "postal.DE.label": "Código postal",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "Francia",
+            "postal.FR.label": "Código postal",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Países Bajos",
+            "postal.NL.label": "Código postal",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australia",
+            "postal.AU.label": "Código postal",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japón",
+            "postal.JP.label": "Código postal",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brasil",
+            "postal.BR.label": "Código postal",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "India",
+            "postal.IN.label": "Código PIN",
+            "postal.IN.example": "110001",
             "card.code-taken": "{code} de {network} aceptado.",
             "swipe.unreadable": "no se pudo leer la banda — vuelva a pasar la tarjeta o escriba el número",
             "swipe.elsewhere": "la tarjeta se pasa con el campo del número vacío",
@@ -663,6 +813,16 @@ extension MessageCatalog {
             "a11y.number-taken": "Número de tarjeta {network}, {count} dígitos, terminado en {last}.",
             "a11y.number-taken.unknown": "Número de tarjeta, {count} dígitos, terminado en {last}.",
             "a11y.start-again": "La tarjeta se vació; empiece de nuevo por el número de tarjeta.",
+            "a11y.ending-in": "terminada en {last}",
+            "a11y.months": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+            "a11y.help.1": "Escriba cada respuesta y pulse Intro. Retroceso borra el último carácter.",
+            "a11y.help.2": "Ctrl-U descarta la respuesta y vuelve a preguntar.",
+            "a11y.help.cancels": "Ctrl-C cancela la tarjeta. Ctrl-D con la respuesta vacía entre tarjetas sale.",
+            "a11y.help.ends": "Ctrl-C o Escape abandona. Ctrl-D con la respuesta vacía entre tarjetas sale.",
+            "a11y.help.commands.1": "Órdenes, escritas como respuesta: :cards lista las tarjetas aceptadas;",
+            "a11y.help.commands.2": ":use N elige la tarjeta N; :remove N la quita; :clear vuelve a empezarla;",
+            "a11y.help.commands.3": ":rules lista las redes de tarjetas; :reload vuelve a leer las reglas;",
+            "a11y.help.commands.4": ":network ID entrega una tarjeta cobrandeada como red ID; :quit sale.",
             "card.cancelled.code": "Cancelado. Empiece de nuevo por el {code}.",
             "card.cleared.code": "Borrado. Empiece de nuevo por el {code}.",
         ],
@@ -804,6 +964,36 @@ extension MessageCatalog {
             "postal.wants-digit": "le code postal a un chiffre à cet endroit, comme {example}",
             "postal.too-long": "le code postal a au plus {count} lettres et chiffres, comme {example}",
             "postal.looks-like": "le code postal s'écrit comme {example} ; ceci : {typed}",
+            "postal.US.name": "États-Unis",
+            "postal.US.label": "Code ZIP",
+            "postal.US.example": "94105",
+            "postal.CA.name": "Canada",
+            "postal.CA.label": "Code postal",
+            "postal.CA.example": "K1A 0B1",
+            "postal.GB.name": "Royaume-Uni",
+            "postal.GB.label": "Code postal",
+            "postal.GB.example": "SW1A 1AA",
+            "postal.DE.name": "Allemagne",
+            "postal.DE.label": "Code postal",
+            "postal.DE.example": "10115",
+            "postal.FR.name": "France",
+            "postal.FR.label": "Code postal",
+            "postal.FR.example": "75008",
+            "postal.NL.name": "Pays-Bas",
+            "postal.NL.label": "Code postal",
+            "postal.NL.example": "1012 AB",
+            "postal.AU.name": "Australie",
+            "postal.AU.label": "Code postal",
+            "postal.AU.example": "2000",
+            "postal.JP.name": "Japon",
+            "postal.JP.label": "Code postal",
+            "postal.JP.example": "100-0001",
+            "postal.BR.name": "Brésil",
+            "postal.BR.label": "Code postal",
+            "postal.BR.example": "01310-100",
+            "postal.IN.name": "Inde",
+            "postal.IN.label": "Code PIN",
+            "postal.IN.example": "110001",
             "card.code-taken": "{code} {network} accepté.",
             "swipe.unreadable": "lecture de la piste impossible — repassez la carte ou tapez le numéro",
             "swipe.elsewhere": "une carte se passe quand le champ du numéro est vide",
@@ -828,6 +1018,16 @@ extension MessageCatalog {
             "a11y.number-taken": "Numéro de carte {network}, {count} chiffres, se terminant par {last}.",
             "a11y.number-taken.unknown": "Numéro de carte, {count} chiffres, se terminant par {last}.",
             "a11y.start-again": "La carte a été vidée ; recommencez par le numéro de carte.",
+            "a11y.ending-in": "se terminant par {last}",
+            "a11y.months": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+            "a11y.help.1": "Tapez chaque réponse, puis Entrée. Retour arrière efface le dernier caractère.",
+            "a11y.help.2": "Ctrl-U abandonne la réponse et repose la question.",
+            "a11y.help.cancels": "Ctrl-C annule la carte. Ctrl-D sur une réponse vide entre deux cartes quitte.",
+            "a11y.help.ends": "Ctrl-C ou Échap abandonne. Ctrl-D sur une réponse vide entre deux cartes quitte.",
+            "a11y.help.commands.1": "Commandes, tapées comme une réponse : :cards liste les cartes prises ;",
+            "a11y.help.commands.2": ":use N choisit la carte N ; :remove N la retire ; :clear recommence la carte ;",
+            "a11y.help.commands.3": ":rules liste les réseaux de cartes ; :reload relit les règles ;",
+            "a11y.help.commands.4": ":network ID livre une carte cobadgée comme réseau ID ; :quit quitte.",
             "card.cancelled.code": "Annulé. Recommencez par le {code}.",
             "card.cleared.code": "Effacé. Recommencez par le {code}.",
         ],

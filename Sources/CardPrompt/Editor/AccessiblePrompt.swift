@@ -209,6 +209,12 @@ final class AccessiblePrompt {
     private func submit() -> InteractiveEditor.Ending? {
         defer { wipeLine() }
         let field = asked
+        if [":help", ":h", ":?"].contains(where: { line.elementsEqual($0.utf8) }) {
+            onCommand(String(decoding: line, as: UTF8.self))
+            for sentence in AccessibleSentences.help(endsOnCancel: endsOnCancel, engine.messages) { say(sentence) }
+            ask()
+            return nil
+        }
         let (messages, refusal) = typeAnswer()
         if let refusal {
             rewind(to: field)
@@ -364,8 +370,13 @@ final class AccessiblePrompt {
         return ending
     }
 
-    /// Writes `text` and a line break.
-    private func say(_ text: String) { write(text + "\n") }
+    /// Writes `text`, its masked numbers and expiry dates in words, in lines that fit the
+    /// terminal, and a line break.
+    private func say(_ text: String) {
+        let spoken = AccessibleSentences.spoken(text, engine.messages)
+        let columns = Int(cl_columns(fileno(device.output)))
+        write(Style.wrapped(spoken, columns: columns).joined(separator: "\n") + "\n")
+    }
 
     /// Writes to the terminal straight, no stdio buffer left holding an echoed digit.
     private func write(_ text: String) {

@@ -85,6 +85,35 @@ enum AccessibleSentences {
     /// Said when a submitted card is refused for its number or expiry: the card is emptied.
     static func startAgain(_ messages: MessageCatalog) -> String { messages.text(.a11yStartAgain) }
 
+    /// `:help` here: only the keys and commands accessible mode has (no step back to the field
+    /// before, no recall, no Ctrl-N).
+    static func help(endsOnCancel: Bool, _ messages: MessageCatalog) -> [String] {
+        [messages.text(.a11yHelp1), messages.text(.a11yHelp2)]
+            + [messages.text(endsOnCancel ? .a11yHelpEnds : .a11yHelpCancels)]
+            + [.a11yHelpCommands1, .a11yHelpCommands2, .a11yHelpCommands3, .a11yHelpCommands4].map { messages.text($0) }
+    }
+
+    /// `text` as a screen reader should hear it: a masked number by its last digits ("Visa
+    /// ending in 1111", not "Visa •••• 1111", whose bullets are read one by one) and an expiry
+    /// by its month and year ("December 2030", not "12/30").
+    static func spoken(_ text: String, _ messages: MessageCatalog) -> String {
+        var text = text
+        if text.contains(where: { $0 == "•" || $0 == "*" }) {
+            text.replace(/(?:[0-9]+ )*[0-9]*[•*]{2,}[0-9•*]*(?: [0-9•*]+)*[0-9]/) { match in
+                messages.text(
+                    .a11yEndingIn, ("last", String(match.output.reversed().prefix { $0.isNumber }.reversed())))
+            }
+        }
+        guard text.contains("/") else { return text }
+        let months = messages.text(.a11yMonths).split(separator: " ")
+        return text.replacing(/\b(0[1-9]|1[0-2])\/([0-9]{4}|[0-9]{2})\b/) { match in
+            guard let month = Int(match.output.1), months.count == 12, let year = Int(match.output.2) else {
+                return String(match.output.0)
+            }
+            return "\(months[month - 1]) \(year < 100 ? 2000 + year : year)"
+        }
+    }
+
     /// The prompt ended on Ctrl-C or Esc (one-shot use).
     static func cancelled(_ messages: MessageCatalog) -> String { sentence(messages.text(.promptCancelled)) }
 }

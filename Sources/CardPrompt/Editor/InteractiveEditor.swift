@@ -46,7 +46,7 @@ import CardReader
 /// `ending`.
 final class InteractiveEditor {
     var engine: EntryEngine
-    let style: Style
+    var style: Style
     let device: TerminalDevice
     /// What the host asked for: a title, what to do with commands and accepted cards.
     private let settings: Settings
@@ -187,6 +187,7 @@ final class InteractiveEditor {
             return status
         }
         terminal.columns = Int(cl_columns(fileno(device.output)))
+        style.columns = terminal.columns
         engine.columns = terminal.columns
         updatePrompts()
         terminal.lineTakes(rowsAboveCursor: 0)
@@ -277,6 +278,7 @@ final class InteractiveEditor {
             let rowsAboveDrawn = max(0, terminal.rowsAbove)
             el_resize(el)
             terminal.columns = Int(cl_columns(fileno(device.output)))
+            style.columns = terminal.columns
             engine.columns = terminal.columns
             guard terminal.escapes else {
                 // A dumb terminal cannot clear; libedit's redraw starts a new line there.
@@ -353,7 +355,7 @@ final class InteractiveEditor {
         // A dumb terminal cannot erase: the message goes on the next line.
         write(terminal.eraseLine(rowsAbove: rowsAbove))
         replaceBuffer(el, with: "")
-        write(style.message(Message(.error, text)) + "\r\n")
+        write(style.messageLines(Message(.error, text)).joined(separator: "\r\n") + "\r\n")
         step = .none
         ending = reason
         return UInt8(CC_EOF)
@@ -476,9 +478,20 @@ final class InteractiveEditor {
     }
 
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
+    /// The line libedit leaves is the field the burst started in; each later field it leaves
+    /// (a paste's expiry) has its line put above the output, as a typed one leaves it.
     private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
-        let outcome = Outcome.combined(keys.map { engine.handle($0, reloadingWith: settings.loader) })
-        return present(outcome, on: el)
+        var movedOn = false
+        let outcomes = keys.map { key in
+            let before = movedOn ? engine.currentView() : nil
+            var outcome = engine.handle(key, reloadingWith: settings.loader)
+            if let before, outcome.fieldChanged {
+                outcome.messages.insert(Message(.info, engine.finishedView(before: before).transcriptLine), at: 0)
+            }
+            movedOn = movedOn || outcome.fieldChanged
+            return outcome
+        }
+        return present(.combined(outcomes), on: el)
     }
 
     /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
@@ -527,11 +540,11 @@ final class InteractiveEditor {
             return redrawn(promptChanged ? promptRedraw : CC_REFRESH)
         }
         var lines: [String] = []
-        if let reason { lines.append(style.message(reason)) }
-        lines += outcome.messages.map(style.message)
+        if let reason { lines += style.messageLines(reason) }
+        lines += outcome.messages.flatMap(style.messageLines)
         // Warnings that came while the key was handled (the command history could not be
         // written, say), above the prompt like the messages.
-        lines += warnings.map { style.message(Message(.info, $0)) }
+        lines += warnings.flatMap { style.messageLines(Message(.info, $0)) }
         warnings.removeAll()
         // First let libedit draw the line as it stands with this key applied (the digit that
         // completed the field), then print below it when the pushed flush key comes round. The

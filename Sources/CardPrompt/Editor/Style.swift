@@ -1,4 +1,9 @@
+import CEditLine
 import CardKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Colour for the terminal, or none, and Unicode or ASCII: decided once by whoever draws
 /// (`terminalWantsColour`, `--no-color`, whether the output is a terminal; `localeWantsASCII`)
@@ -11,6 +16,9 @@ public struct Style: Sendable {
     public var ascii: Bool
     /// The words of the prompt's labels (the short "Number" of a narrow terminal).
     public var messages = MessageCatalog.english
+    /// The terminal's width, which message lines are wrapped to (`wrapped`); nil when the
+    /// output is not a terminal (a file or a program reads whole lines).
+    public var columns: Int?
 
     /// A style with colour on or off, drawing Unicode or ASCII only.
     public init(colour: Bool, ascii: Bool = false) {
@@ -76,13 +84,57 @@ public struct Style: Sendable {
     private static let latinBases = Array(
         "AAAAAAACEEEEIIIIDNOOOOO_OUUUUYTsaaaaaaaceeeeiiiidnooooo_ouuuuyty".unicodeScalars)
 
-    /// A message line as shown above the prompt.
-    public func message(_ message: Message) -> String {
+    /// A message line as shown above the prompt: its lines (`messageLines`), one per row.
+    public func message(_ message: Message) -> String { messageLines(message).joined(separator: "\n") }
+
+    /// A message as shown above the prompt, in rows that fit `columns` (`wrapped`), each painted.
+    public func messageLines(_ message: Message) -> [String] {
+        let text = drawn(message.line)
+        let rows = columns.map { Self.wrapped(text, columns: $0) } ?? [text]
         switch message.kind {
-        case .error: return paint(message.line, "31")
-        case .success: return paint(message.line, "32")
-        case .help: return paint(message.line, "2")
-        case .info: return drawn(message.line)
+        case .error: return rows.map { paint($0, "31") }
+        case .success: return rows.map { paint($0, "32") }
+        case .help: return rows.map { paint($0, "2") }
+        case .info: return rows
+        }
+    }
+
+    /// The width of the terminal `fd` writes to; nil when it is not a terminal.
+    public static func terminalColumns(of fd: Int32) -> Int? { isatty(fd) == 1 ? Int(cl_columns(fd)) : nil }
+
+    /// `text` in rows of at most `columns` characters, broken only at spaces (a word longer
+    /// than a row is cut where the row ends), each row after the first with a hanging indent:
+    /// under the text after a leading mark (`✗ `, `OK `, `error: `), under an indented line's
+    /// text, or of two spaces after `cardline: error: `. A pure function of finished text.
+    public static func wrapped(_ text: String, columns: Int) -> [String] {
+        guard text.count > columns, columns >= 8 else { return [text] }
+        let characters = Array(text)
+        let leading = characters.prefix { $0 == " " }.count
+        let mark = ["✗ ", "✓ ", "OK ", "error: "].first { text.hasPrefix($0) }?.count
+        let hang = min(leading > 0 ? leading : mark ?? (text.hasPrefix("cardline: ") ? 2 : 0), columns / 4)
+        var rows: [String] = []
+        var start = 0
+        while true {
+            let indent = rows.isEmpty ? 0 : hang
+            let room = columns - indent
+            if characters.count - start <= room {
+                rows.append(String(repeating: " ", count: indent) + String(characters[start...]))
+                return rows
+            }
+            // The last space that leaves the row's words whole (not one of its leading spaces).
+            let floor = start + (rows.isEmpty ? leading : 0)
+            var cut = start + room
+            while cut > floor && characters[cut] != " " { cut -= 1 }
+            var next = start + room
+            if cut > floor {
+                next = cut
+                while next < characters.count && characters[next] == " " { next += 1 }
+                while cut > start && characters[cut - 1] == " " { cut -= 1 }
+            } else {
+                cut = next
+            }
+            rows.append(String(repeating: " ", count: indent) + String(characters[start..<cut]))
+            start = next
         }
     }
 
