@@ -62,6 +62,7 @@ public final class ReaderWatcher: Sendable {
         stopPipe = makePipe(nonBlocking: true)
     }
 
+    /// (The wake descriptor is the caller's to close, once `stop()` has returned.)
     deinit {
         close(stopPipe.read)
         close(stopPipe.write)
@@ -103,17 +104,16 @@ public final class ReaderWatcher: Sendable {
 
     private var stopped: Bool { state.withLock { $0.stopped } }
 
+    /// Queues `event` and wakes the prompt, under the lock: once `stop()` has returned, the
+    /// wake descriptor is never written again (its reader may close it).
     private func post(_ event: Event) {
-        let wake = state.withLock { state -> Bool in
+        state.withLock { state in
             if case .readers(let present) = event {
-                guard state.hadReaders != present else { return false }
+                guard state.hadReaders != present else { return }
                 state.hadReaders = present
             }
-            guard !state.stopped else { return false }
+            guard !state.stopped else { return }
             state.events.append(event)
-            return true
-        }
-        if wake {
             var byte: UInt8 = 1
             _ = write(wakeDescriptor, &byte, 1)
         }

@@ -31,10 +31,11 @@ final class ChipWatch {
     }
 
     deinit {
+        // After `stop()` the watcher writes no more (`ReaderWatcher.post` writes under the lock
+        // `stop()` takes), so both ends can go.
         watcher.stop()
         close(wakeDescriptor)
-        // The write end stays open while the watcher's thread may still write to it: it ends
-        // with the process (one descriptor a prompt).
+        close(wakeWriter)
     }
 
     /// Starts the watcher the first time it is called.
