@@ -44,7 +44,7 @@ build: deps
 
 # The release build, as `make install` and `make deb` install it: optimised, with the Swift
 # standard library and FoundationEssentials linked in statically (--static-swift-stdlib), so
-# the binary needs only libc, libstdc++ and libedit at run time, not the Swift toolchain, and
+# the binary needs only libc, libstdc++, libgcc_s, libedit and libtinfo at run time, not the Swift toolchain, and
 # starts with less dynamic linking. Linked with the toolchain's lld: the default linker, gold,
 # warns about mktemp inside the static FoundationEssentials, which cardline never calls. Its
 # own scratch folder keeps it apart from the debug build (`make test`).
@@ -216,6 +216,9 @@ uninstall:
 # A Debian package of what `make install PREFIX=/usr` installs (the man pages gzipped, as
 # Debian does), built with dpkg-deb alone: .build/cardline_VERSION_ARCH.deb.
 deb: deps
+	@command -v dpkg-shlibdeps >/dev/null || { \
+	  echo "cardline: installing dpkg-dev (dpkg-shlibdeps works out the package's Depends)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev; }
 	packaging/build-deb.sh
 
 # The release build as it is installed (static Swift runtime, lld) with every bench target

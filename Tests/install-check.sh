@@ -83,6 +83,12 @@ for words in "--networks vi" "check --networks vi" "--once --networks mastercard
   printf '%s\n' "$offered" | grep -qx "$expected" && ! printf '%s\n' "$offered" | grep -qx "${expected%visa}mastercard" \
     || { echo "install-check: bash completes \`cardline $words\` with: $offered"; exit 1; }
 done
+# Countries after --postal-code (issue 39), before and after enter.
+for words in "--postal-code G" "enter --postal-code G"; do
+  # shellcheck disable=SC2086
+  offered=$(bash_offers $words)
+  [ "$offered" = GB ] || { echo "install-check: bash completes \`cardline $words\` with: $offered"; exit 1; }
+done
 offered=$(bash_offers rules show american-)
 [ "$offered" = american-express ] || { echo "install-check: bash completes \`cardline rules show american-\` with: $offered"; exit 1; }
 # A network from a rule folder on the command line is offered too.

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds .build/cardline_VERSION_ARCH.deb with dpkg-deb alone (`make deb`): the files of
 # `make install PREFIX=/usr` (the man pages gzipped, as Debian ships man pages), and a control
-# file whose Depends names the Debian package of each shared library the binary loads, at
-# least at the version installed here.
+# file whose Depends names the Debian package of each shared library the binary links, at the
+# oldest upstream version whose symbols it uses (packaging/depends.sh).
 set -eu
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^ *version: "\(.*\)",$/\1/p' Sources/cardline/Cardline.swift)
@@ -13,23 +13,8 @@ rm -rf .build/deb
 make --no-print-directory install DESTDIR="$PWD/$root" PREFIX=/usr
 gzip -9n "$root"/usr/share/man/man1/cardline.1 "$root"/usr/share/man/man5/cardline-*.5
 
-# The package owning each library the binary loads, found by its real path (usr-merged
-# systems list some libraries under /usr/lib, some under /lib).
-depends=""
-for library in $(ldd "$root/usr/bin/cardline" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
-  real=$(readlink -f "$library")
-  package=""
-  for path in "$library" "$real" "/usr$library" "/usr$real" "${library#/usr}" "${real#/usr}"; do
-    package=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$package" ] && break
-  done
-  [ -n "$package" ] || { echo "build-deb: no Debian package owns $library" >&2; exit 1; }
-  case " $depends " in *" $package "*) continue ;; esac
-  depends="$depends $package"
-done
-control=""
-for package in $depends; do
-  control="${control:+$control, }$package (>= $(dpkg-query -W -f='${Version}' "$package"))"
-done
+# The packages of the libraries the binary links, at the oldest upstream version it can use.
+control=$(packaging/depends.sh "$root/usr/bin/cardline")
 
 mkdir -p "$root/DEBIAN"
 cat >"$root/DEBIAN/control" <<CONTROL

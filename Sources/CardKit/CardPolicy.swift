@@ -93,7 +93,9 @@ public enum CardPolicy {
 
     /// The groups `network`'s numbers are shown in (`unknownNetworkGroups` for none).
     @inline(__always)
-    public static func groups(for network: CardNetwork?) -> [Int] { network?.groups ?? unknownNetworkGroups }
+    public static func groups(for network: CardNetwork?, count: Int) -> [Int] {
+        network?.groups(forCount: count) ?? unknownNetworkGroups
+    }
 
     /// The digits split into display groups: "3782 822463 10005". Digits past the last
     /// group form one more group.

@@ -18,6 +18,15 @@ enum Completions {
         networkIDs(words: words, listingRetired: true).filter { $0.hasPrefix(prefix) }
     }
 
+    /// `--postal-code COUNTRY`: the countries with a postal-code format, in the case typed
+    /// (`g` offers `gb`, as the option takes either).
+    static let postalCountry = CompletionKind.custom { _, _, prefix in
+        let countries = PostalCodeFormats.bundled.countries
+        return (prefix == prefix.uppercased() ? countries : countries.map { $0.lowercased() }).filter {
+            $0.hasPrefix(prefix)
+        }
+    }
+
     /// `.session` scripts (and folders, which `replay` searches).
     static let sessionFiles = CompletionKind.file(extensions: ["session"])
 

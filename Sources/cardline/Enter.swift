@@ -77,7 +77,7 @@ struct Enter: ParsableCommand {
         name: .customLong("postal-code"),
         help: ArgumentHelp(
             "Also ask, last, for the billing address's postal code in COUNTRY's format (US, CA, GB, DE, FR, NL, AU, JP, BR, IN), delivered as postal_code.",
-            valueName: "COUNTRY"))
+            valueName: "COUNTRY"), completion: Completions.postalCountry)
     var postalCode: String?
 
     @Flag(

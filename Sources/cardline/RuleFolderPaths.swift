@@ -1,16 +1,35 @@
-/// How `rules list` names a rule file: by its path inside the rule folder it was read from
-/// (`visa.json`), that folder written in front (normalised: `./mine/../mine` is `mine`)
-/// unless it is the first folder read (the bundled one, or the first `--rules` folder with
-/// `--no-default-rules`).
+import CardPrompt
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How `rules list` says where a rule file is: the number of the rule folder it was read from
+/// (1 for the first read), and its path inside that folder when it is not `ID.json`; each
+/// folder is named once, under the table (`shownFolder`), resolved.
 enum RuleFolderPaths {
-    static func shown(_ file: String, folders: [String]) -> String {
-        // The folder the file is in (the longest that holds it: folders may nest).
-        let holding = folders.enumerated()
-            .filter { file.hasPrefix(trimmed($0.element) + "/") }
-            .max { trimmed($0.element).count < trimmed($1.element).count }
-        guard let (index, folder) = holding else { return normalised(file) }
-        let inside = String(file.dropFirst(trimmed(folder).count + 1))
-        return index == 0 ? inside : normalised(trimmed(folder)) + "/" + inside
+    static func shown(_ file: String, id: String, folders: [String]) -> String {
+        guard let index = folderIndex(of: file, folders: folders) else { return normalised(file) }
+        let inside = String(file.dropFirst(trimmed(folders[index]).count + 1))
+        return inside == id + ".json" ? "\(index + 1)" : "\(index + 1) \(inside)"
+    }
+
+    /// The index in `folders` of the folder `file` is in (the longest that holds it: folders
+    /// may nest).
+    static func folderIndex(of file: String, folders: [String]) -> Int? {
+        folders.indices.filter { file.hasPrefix(trimmed(folders[$0]) + "/") }.max {
+            trimmed(folders[$0]).count < trimmed(folders[$1]).count
+        }
+    }
+
+    /// A folder as named under the table: its real path (`/usr/local/bin/../share/…` is
+    /// `/usr/local/share/…`, links followed), or normalised when it cannot be resolved; the
+    /// copy compiled into cardline in words.
+    static func shownFolder(_ folder: String) -> String {
+        if folder == RuleSources.compiledIn { return "the rules compiled into cardline" }
+        guard let resolved = realpath(folder, nil) else { return normalised(trimmed(folder)) }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// `folder` without trailing slashes (`/` stays).

@@ -8,11 +8,11 @@ struct Rules: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "List, show, test, lint and sample card-network rules.",
-        subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self])
+        subcommands: [List.self, Show.self, Test.self, Lint.self, Sample.self, Diff.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List the loaded networks and the file each came from.",
+            commandName: "list", abstract: "List the loaded networks and the folder (and file) each came from.",
             usage: "cardline rules list [<options>]")
         @OptionGroup var rules: RuleOptions
         @Flag(help: "Print a JSON array instead of a table.")
@@ -20,30 +20,41 @@ struct Rules: ParsableCommand {
 
         func run() throws {
             let set = try rules.loadOrExit()
-            // Retired networks not matched are listed too, after the others.
-            let networks = set.networks + set.retired
+            // Retired networks (not matched unless --retired) are listed too, after the others,
+            // under a line of their own.
+            let all = set.networks + set.retired
+            let networks = all.filter { $0.status != .retired } + all.filter { $0.status == .retired }
             if json {
                 Terminal.writeOut("[\n" + networks.map { "  " + $0.json }.joined(separator: ",\n") + "\n]\n")
                 return
             }
+            // FROM: the number of the folder a file was read from (the folders are named once,
+            // under the table), and the file inside it when it is not named after the id.
             let folders = rules.folders()
             let rows =
-                [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FILE"]]
+                [["ID", "NAME", "PATTERNS", "LENGTHS", "CODE", "FROM"]]
                 + networks.map { network in
                     [
                         network.id,
-                        network.name.escapingControlCharacters + (network.status == .retired ? " (retired)" : ""),
+                        network.name.escapingControlCharacters,
                         network.patternSummary,
                         network.lengthSummary, network.securityCodeSummary,
-                        RuleFolderPaths.shown(network.file, folders: folders).escapingControlCharacters,
+                        RuleFolderPaths.shown(network.file, id: network.id, folders: folders).escapingControlCharacters,
                     ]
                 }
-            // The name, the patterns, the lengths and the file (at its start: its end names it)
-            // give way; the id, which people type, never.
-            var table = TextTable(rows: rows, shrinking: [2, 1, 5, 3])
-            table.narrowest = [1: 12, 2: 8, 3: 8, 5: 12]
-            table.cutAtStart = [5]
-            Terminal.writeOut(table.lines(fitting: Terminal.outputColumns).map { $0 + "\n" }.joined())
+            // The patterns and the lengths give way; the id, which people type, the name and
+            // where the file is, never.
+            var table = TextTable(rows: rows, shrinking: [2, 3])
+            table.narrowest = [2: 6, 3: 5]
+            let used = Set(networks.compactMap { RuleFolderPaths.folderIndex(of: $0.file, folders: folders) })
+            let footer = folders.indices.filter(used.contains).map {
+                "FROM \($0 + 1): \(RuleFolderPaths.shownFolder(folders[$0]).escapingControlCharacters)\n"
+            }
+            var lines = table.lines(fitting: Terminal.outputColumns)
+            if let first = networks.firstIndex(where: { $0.status == .retired }) {
+                lines.insert("retired (matched only with --retired):", at: first + 1)
+            }
+            Terminal.writeOut(lines.map { $0 + "\n" }.joined() + footer.joined())
         }
     }
 
@@ -75,7 +86,7 @@ struct Rules: ParsableCommand {
                   status:       \(network.status.rawValue)\(network.status == .retired && set.network(id: network.id) == nil ? " (not matched; --retired matches it)" : "")
                   patterns:     \(network.patterns.enumerated().filter { network.patternLengths[$0.offset] == network.lengths }.map(\.element.description).joined(separator: ", "))
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
-                  groups:       \(network.groups.map(String.init).joined(separator: " "))  (\(network.formatHint))
+                  groups:       \(zip(network.groupings, network.formatHints).map { "\($0.0.map(String.init).joined(separator: " "))  (\($0.1))" }.joined(separator: "; "))
                   code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
                   luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())\(network.aids.isEmpty ? "" : "\n  chip AIDs:    \(network.aids.map(Hex.string).joined(separator: ", "))")
 
@@ -294,7 +305,7 @@ extension CardNetwork {
         func numbers(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ", ") + "]" }
         return
             "{\"id\": \(id.jsonQuoted), \"name\": \(name.jsonQuoted), \"logo\": \(logo.jsonQuoted), \"patterns\": [\(patternList)], "
-            + "\"lengths\": \(numbers(lengths)), \"family\": \(family.jsonQuoted), \"groups\": \(numbers(groups)), "
+            + "\"lengths\": \(numbers(lengths)), \"family\": \(family.jsonQuoted), \"groups\": \(groupings.count == 1 ? numbers(groups) : "[" + groupings.map(numbers).joined(separator: ", ") + "]"), "
             + "\"cvv\": {\"name\": \(cvv.name.jsonQuoted), \"length\": \(cvv.length), \"side\": \(cvv.side.jsonQuoted)}, "
             + "\"lengthsFor\": ["
             + lengthsForEntries.map {

@@ -1,3 +1,4 @@
+import CardKit
 import Foundation
 import Testing
 
@@ -39,6 +40,14 @@ import Testing
         // Retired networks are not matched without --retired, so --networks does not offer them.
         #expect(try candidates(["enter"], "--networks", ["--networks", "las"]) == [])
         #expect(try candidates(["enter"], "--networks", ["--retired", "--networks", "las"]) == ["laser"])
+    }
+
+    /// Issue 39: `--postal-code <Tab>` offers the countries with a postal-code format.
+    @Test func postalCodeOffersTheCountries() throws {
+        let all = try candidates(["enter"], "--postal-code", ["--postal-code", ""])
+        #expect(all == PostalCodeFormats.bundled.countries && all.contains("GB"), "\(all)")
+        #expect(try candidates(["enter"], "--postal-code", ["--postal-code", "G"]) == ["GB"])
+        #expect(try candidates(["enter"], "--postal-code", ["--postal-code", "n"]) == ["nl"])
     }
 
     @Test func networksOffersTheUsersOwnRulesAndThoseOfRulesOnTheCommandLine() throws {

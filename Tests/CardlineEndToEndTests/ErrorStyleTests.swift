@@ -165,9 +165,10 @@ import Testing
         #expect(result.errors == "cardline: error: cannot read \(home.path)/nope.session: no such file or folder\n")
     }
 
-    /// `rules list` fits 80 columns, or `COLUMNS`; the bundled files are named inside their
-    /// folder, another folder's normalised.
-    @Test(arguments: [nil, 60, 100, 1000])
+    /// `rules list` fits 80 columns, or `COLUMNS`; ids and names in full (issue 39: `American
+    /// Ex…`), each file by its folder's number (and its path there when not `ID.json`), each
+    /// folder named once under the table, resolved.
+    @Test(arguments: [nil, 76, 100, 1000])
     func rulesListFitsTheWidth(columns: Int?) throws {
         let folder = home.path + "/mine"
         try writeTestNetwork(to: folder)
@@ -180,11 +181,30 @@ import Testing
         #expect(
             lines.allSatisfy { $0.unicodeScalars.count <= columns ?? 80 }, "\(lines.max { $0.count < $1.count } ?? "")")
         #expect(!result.output.contains("<bundled>"))
-        if (columns ?? 80) >= 80 { #expect(lines.contains { $0.hasPrefix("visa ") && $0.hasSuffix(" visa.json") }) }
-        if (columns ?? 80) >= 1000 {
-            #expect(
-                lines.contains { $0.hasPrefix("testnet ") && $0.hasSuffix(" \(folder)/testnet.json") },
-                "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("visa ") && $0.hasSuffix(" 1") })
+        #expect(lines.contains { $0.hasPrefix("american-express     American Express  ") }, "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("testnet ") && $0.hasSuffix(" 2") }, "\(result.output)")
+        #expect(lines.suffix(2) == ["FROM 1: the rules compiled into cardline", "FROM 2: \(folder)"][...])
+        let table = lines.dropLast(2).filter { !$0.hasPrefix("retired") }
+        #expect(table.allSatisfy { !$0.prefix(42).contains("…") }, "\(result.output)")
+    }
+
+    /// Installed, the bundled folder is named by its real path, not `…/bin/../share/…`.
+    @Test func rulesListNamesAnInstalledFolderByItsRealPath() throws {
+        let prefix = home.path + "/prefix"
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: prefix + "/share/cardline/rules", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: cardlineBinary, toPath: prefix + "/bin/cardline")
+        let rules = URL(fileURLWithPath: cardlineBinary).deletingLastPathComponent()
+            .appendingPathComponent("../../../rules").standardized.path
+        for file in try FileManager.default.contentsOfDirectory(atPath: rules) where file.hasSuffix(".json") {
+            try FileManager.default.copyItem(
+                atPath: rules + "/" + file, toPath: prefix + "/share/cardline/rules/" + file)
         }
+        let result = try runPiped(
+            ["rules", "list"], input: "", environment: home.environment, executable: prefix + "/bin/cardline")
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.hasSuffix("FROM 1: \(prefix)/share/cardline/rules\n"), "\(result.output)")
     }
 }

@@ -104,7 +104,7 @@ import Testing
     @Test func retiredNetworksAreListedButMatchedOnlyWithRetired() throws {
         let folder = try fixture()
         let list = try cardline(["rules", "list", "--no-default-rules", "--rules", folder])
-        #expect(list.output.contains("Switch (retired)"))
+        #expect(list.output.contains("retired (matched only with --retired):\nswitch "), "\(list.output)")
         let number = "4903000000000008\n"
         let plain = try cardline(
             ["check", "--today", "2026-11", "--no-default-rules", "--rules", folder], input: number)

@@ -15,9 +15,7 @@ func fuzzSession(_ input: [UInt8]) {
     var messageChecks = Replayer.MessageChecks()
     for line in lines {
         do throws(SessionScript.SyntaxError) {
-            let step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in
-                try checker.next(bytes: bytes)
-            }
+            let step = try checker.next(bytes: line.span)
             if let step { messageChecks.note(step.kind) }
         } catch {
             precondition(
@@ -30,21 +28,20 @@ func fuzzSession(_ input: [UInt8]) {
         script: checker.header, rules: Fuzz.rules, today: YearMonth(year: 2026, month: 11),
         messageChecks: messageChecks)
     var transcript: [UInt8] = []
-    let write: (UnsafeBufferPointer<UInt8>) -> Void = { line in
-        transcript.append(contentsOf: line)
+    let write: (Span<UInt8>) -> Void = { line in
+        for index in line.indices { transcript.append(line[index]) }
         transcript.append(UInt8(ascii: "\n"))
     }
     var parser = SessionScript.LineParser()
     for line in lines {
-        let step: SessionScript.Step?
-        do throws(SessionScript.SyntaxError) {
-            step = try line.withUnsafeBufferPointer { (bytes) throws(SessionScript.SyntaxError) in
-                try parser.next(bytes: bytes)
+        let replay = { (bytes: Span<UInt8>) in
+            do throws(SessionScript.SyntaxError) {
+                if let step = try parser.next(bytes: bytes) { replayer.perform(step, transcript: write) }
+            } catch {
+                preconditionFailure("the second pass refused line \(error.line), which the first accepted")
             }
-        } catch {
-            preconditionFailure("the second pass refused line \(error.line), which the first accepted")
         }
-        if let step { replayer.perform(step, transcript: write) }
+        replay(line.span)
     }
     replayer.finish(transcript: write)
     precondition(longestDigitRun(transcript) <= 10, "a whole number in the transcript")

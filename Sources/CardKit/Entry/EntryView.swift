@@ -135,13 +135,15 @@ extension EntryEngine {
             EntryView.appendTranscriptLine(to: &bytes, logo: logo) {
                 $0.appendUTF8(messages.numberLabel)
             } hint: {
-                $0.appendUTF8(network?.formatHint ?? EntryView.unknownNetworkHint)
+                $0.appendUTF8(network?.formatHint(forCount: numberDigits.count) ?? EntryView.unknownNetworkHint)
             } text: { bytes in
                 // `CardNumber.appendMaskingNumber` of the grouped text, without the text.
                 let hidden = CardPolicy.shownDigits(count: numberDigits.count).hidden
                 bytes.reserveCapacity(bytes.count + 3 * numberDigits.count + 8)
                 var index = 0
-                CardPolicy.forEachGrouped(numberDigits, groups: CardPolicy.groups(for: network)) { byte in
+                CardPolicy.forEachGrouped(
+                    numberDigits, groups: CardPolicy.groups(for: network, count: numberDigits.count)
+                ) { byte in
                     guard byte != UInt8(ascii: " ") else { return bytes.append(byte) }
                     if hidden.contains(index) {
                         CardNumber.appendMark(CardPolicy.mask, to: &bytes)
@@ -287,8 +289,15 @@ extension EntryEngine {
         switch field {
         case .number:
             label = messages.numberLabel
-            if let network { hint = network.formatHint } else { hint = EntryView.unknownNetworkHint }
-            text = isCommand ? command! : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network))
+            if let network {
+                hint = network.formatHint(forCount: numberDigits.count)
+            } else {
+                hint = EntryView.unknownNetworkHint
+            }
+            text =
+                isCommand
+                ? command!
+                : CardPolicy.grouped(numberDigits, groups: CardPolicy.groups(for: network, count: numberDigits.count))
             progress = isCommand ? "" : Self.numberProgress(numberDigits, detection, messages)
         case .expiry:
             label = messages.expiryLabel

@@ -26,10 +26,26 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     public let family: String
     /// Where `family` stands in the rule file (the id's location when it names none).
     public let familyLocation: SourceLocation
-    /// Digit group sizes for display (`[4, 6, 5]`); digits past them form one last group.
-    public let groups: [Int]
-    /// The groups as a format hint, `#### ###### #####` (made once: views show it on every key).
-    public let formatHint: String
+    /// Every way the file groups the digits for display, one a length (Diners Club: `[4, 6, 4]`
+    /// for 14 digits, `[4, 4, 4, 4]` for 16), by the length each adds up to, ascending; a
+    /// number is grouped as the shortest length it has not passed (`groups(forCount:)`).
+    public let groupings: [[Int]]
+    /// Their format hints, `#### ###### #####` (made once: views show one on every key).
+    public let formatHints: [String]
+    /// The first grouping (`[4, 6, 5]`) and its hint; digits past a grouping form one last group.
+    public var groups: [Int] { groupings[0] }
+    public var formatHint: String { formatHints[0] }
+
+    /// The grouping a number of `count` digits is shown in: the first that holds that many
+    /// digits, else the longest.
+    public func groups(forCount count: Int) -> [Int] { groupings[grouping(forCount: count)] }
+    /// The format hint of `groups(forCount:)`.
+    public func formatHint(forCount count: Int) -> String { formatHints[grouping(forCount: count)] }
+
+    private func grouping(forCount count: Int) -> Int {
+        guard groupings.count > 1 else { return 0 }
+        return groupings.firstIndex { $0.reduce(0, +) >= count } ?? groupings.count - 1
+    }
     /// The security code's name on this network's cards and its length.
     public let cvv: SecurityCode
     /// Whether numbers must pass the Luhn check: the file's `luhn`, for every pattern whose
@@ -118,7 +134,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// give patterns a Luhn check other than `luhn` or a `coBadges` entry.
     public convenience init(
         id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
-        groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+        groups: [Int], moreGroups: [[Int]] = [], cvv: SecurityCode, luhn: Bool, file: String,
         idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
         patternLengths: [[Int]] = [], status: Status = .active,
         family: String? = nil, familyLocation: SourceLocation? = nil,
@@ -129,7 +145,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
             ? patternLengths
             : patterns.indices.map { patternLengths.indices.contains($0) ? patternLengths[$0] : lengths }
         self.init(
-            id: id, name: name, logo: logo, patterns: patterns, lengths: lengths, groups: groups, cvv: cvv, luhn: luhn,
+            id: id, name: name, logo: logo, patterns: patterns, lengths: lengths, groupings: [groups] + moreGroups,
+            cvv: cvv, luhn: luhn,
             file: file, idLocation: idLocation, patternLocations: patternLocations,
             lengthsOfPatterns: PatternLengths(perPattern), status: status, family: family,
             familyLocation: familyLocation,
@@ -140,7 +157,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// sharing the network's one array, with no array a pattern).
     init(
         id: String, name: String, logo: String, patterns: [IINPattern], lengths: [Int],
-        groups: [Int], cvv: SecurityCode, luhn: Bool, file: String,
+        groupings: [[Int]], cvv: SecurityCode, luhn: Bool, file: String,
         idLocation: SourceLocation, patternLocations: [SourceLocation],
         lengthsOfPatterns perPattern: PatternLengths, status: Status,
         family: String?, familyLocation: SourceLocation?,
@@ -163,8 +180,9 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.status = status
         self.family = family ?? id
         self.familyLocation = familyLocation ?? idLocation
-        self.groups = groups
-        self.formatHint = CardPolicy.hint(groups: groups)
+        precondition(!groupings.isEmpty, "a grouping at least")
+        self.groupings = groupings.sorted { $0.reduce(0, +) < $1.reduce(0, +) }
+        self.formatHints = self.groupings.map(CardPolicy.hint(groups:))
         self.cvv = cvv
         self.luhn = luhn
         self.coBadges = coBadges
@@ -180,7 +198,8 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         a === b
             || (a.id == b.id && a.file == b.file && a.patterns == b.patterns && a.lengths == b.lengths
                 && a.patternLengths == b.patternLengths && a.status == b.status && a.family == b.family
-                && a.groups == b.groups && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name && a.logo == b.logo
+                && a.groupings == b.groupings && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name
+                && a.logo == b.logo
                 && a.coBadges == b.coBadges && a.patternTerms == b.patternTerms && a.aids == b.aids)
     }
 

@@ -178,19 +178,30 @@ struct RuleFile {
             }
         }
 
-        var groups = Self.groupsOfFour[maxLength]
-        if let value = fields[.groups], let listed = integers(value, "groups", allowed: 1...CardPolicy.longestNumber) {
-            let total = listed.reduce(0, +)
-            if listed.isEmpty {
-                fail(value.location, "`groups` must list at least one group size")
-            } else if !lengths.isEmpty && !lengths.contains(total) {
-                fail(
-                    value.location,
-                    "groups add up to \(total) digits, which is not one of the lengths \(lengths.map(String.init).joined(separator: ", "))"
-                )
-            } else {
-                groups = listed
+        // `groups`: one grouping (`[4, 6, 5]`), or one for each of several lengths
+        // (`[[4, 6, 4], [4, 4, 4, 4]]`), each adding up to a length, no two to the same.
+        var groupings = [Self.groupsOfFour[maxLength]]
+        if let value = fields[.groups] {
+            let items = arrayItems(value)
+            let nested = items.contains { if case .array = $0 { return true } else { return false } }
+            var read: [[Int]] = []
+            for item in nested ? items : [value] {
+                guard let listed = integers(item, "groups", allowed: 1...CardPolicy.longestNumber) else { continue }
+                let total = listed.reduce(0, +)
+                if listed.isEmpty {
+                    fail(item.location, "`groups` must list at least one group size")
+                } else if !lengths.isEmpty && !lengths.contains(total) {
+                    fail(
+                        item.location,
+                        "groups add up to \(total) digits, which is not one of the lengths \(lengths.map(String.init).joined(separator: ", "))"
+                    )
+                } else if read.contains(where: { $0.reduce(0, +) == total }) {
+                    fail(item.location, "two groupings add up to \(total) digits; give one a length")
+                } else {
+                    read.append(listed)
+                }
             }
+            if !read.isEmpty { groupings = read }
         }
 
         var cvv: CardNetwork.SecurityCode?
@@ -211,7 +222,7 @@ struct RuleFile {
             CardNetwork(
                 id: id.value, name: name.value, logo: logo?.value ?? id.value.uppercased(),
                 patterns: patterns, lengths: lengths,
-                groups: groups, cvv: cvv, luhn: luhn, file: file,
+                groupings: groupings, cvv: cvv, luhn: luhn, file: file,
                 idLocation: id.location, patternLocations: patternLocations,
                 lengthsOfPatterns: patternLengths, status: status,
                 family: family?.value, familyLocation: family?.location,
