@@ -142,7 +142,7 @@ struct Cardline: ParsableCommand {
         let (problem, hint) = Complaint.argumentProblem(
             message(for: error), help: Complaint.helpCommand(inFullMessage: text),
             first: CommandLine.arguments.dropFirst().first)
-        Terminal.writeError(Complaint.text(problem, hint: hint).escapingControlCharacters(keepingLineBreaks: true))
+        Terminal.writeError(Complaint.text(problem, hint: hint))  // (masked and escaped there, before wrapping)
     }
 
     /// For arguments argument-parser refused, the same with the options typed before the

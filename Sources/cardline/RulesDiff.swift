@@ -9,7 +9,7 @@ extension Rules {
             abstract:
                 "Show every stretch of card numbers whose network, lengths, Luhn, code, co-badging or grouping a rule change moves.",
             usage:
-                "cardline rules diff [<options>] BEFORE AFTER\n       cardline rules diff [<options>] --bundled AFTER",
+                "cardline rules diff [<options>] (BEFORE AFTER | --bundled AFTER)",
             discussion: """
                 Each side is the bundled networks, then the --rules folders, then that side's \
                 folder (a file overrides another by id), so a folder holding one edited copy of \

@@ -73,6 +73,23 @@ import Testing
         #expect(screen.lines[at + 1].hasPrefix("  (accepted: Visa)"), "\(screen.lines)")
     }
 
+    /// A card number in a refused argument is masked before the error is wrapped: cut across
+    /// rows first, each piece was too short to be seen as a number, and the rows held more of
+    /// its digits than the masking policy shows (all sixteen at 8 columns).
+    @Test(arguments: [8, 12, 20, 40, 80])
+    func aNumberInARefusedArgumentIsMaskedWhateverTheWidth(columns: Int) throws {
+        for padding in [0, 3, 7, 64] {
+            let t = try PseudoTerminal(
+                arguments: ["--timeout", String(repeating: "x", count: padding) + "4111111111111111"],
+                environment: home.environment, columns: columns)
+            #expect(t.waitForExit() == 64)
+            // The rows joined back, without the indents: at most `411111` and `1111` of it.
+            let joined = t.screen.lines.map { $0.filter { $0 != " " } }.joined()
+            #expect(joined.contains("411111••••••1111`"), "\(columns) columns, \(padding) before: \(t.screen.lines)")
+            #expect(!joined.contains("4111111"), "\(columns), \(padding): \(t.screen.lines)")
+        }
+    }
+
     /// A command-line error at a 40-column terminal: each row fits, broken between words.
     @Test func anErrorWrapsAtANarrowTerminal() throws {
         let t = try PseudoTerminal(
