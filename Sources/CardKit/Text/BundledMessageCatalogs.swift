@@ -381,33 +381,38 @@ public enum MessageID: String, CaseIterable, Sendable {
         case .swipeUnreadable: 168
         case .swipeElsewhere: 169
         case .swipeExpired: 170
-        case .rulesDigits: 171
-        case .rulesRowAccepted: 172
-        case .rulesRowNotAccepted: 173
-        case .a11yQuestionNumber: 174
-        case .a11yQuestionExpiry: 175
-        case .a11yQuestionCode: 176
-        case .a11yQuestionHint: 177
-        case .a11yQuestionLike: 178
-        case .a11yQuestionPlain: 179
-        case .a11yIntroduction: 180
-        case .a11yMoreThanTheField: 181
-        case .a11yCheckDigit: 182
-        case .a11yNumberTaken: 183
-        case .a11yNumberTakenUnknown: 184
-        case .a11yStartAgain: 185
-        case .a11yEndingIn: 186
-        case .a11yMonths: 187
-        case .a11yHelp1: 188
-        case .a11yHelp2: 189
-        case .a11yHelpCancels: 190
-        case .a11yHelpEnds: 191
-        case .a11yHelpCommands1: 192
-        case .a11yHelpCommands2: 193
-        case .a11yHelpCommands3: 194
-        case .a11yHelpCommands4: 195
-        case .cardCancelledCode: 196
-        case .cardClearedCode: 197
+        case .chipUnreadable: 171
+        case .chipExpired: 172
+        case .helpNumberChip: 173
+        case .helpNumberChipAccepted: 174
+        case .chipElsewhere: 175
+        case .rulesDigits: 176
+        case .rulesRowAccepted: 177
+        case .rulesRowNotAccepted: 178
+        case .a11yQuestionNumber: 179
+        case .a11yQuestionExpiry: 180
+        case .a11yQuestionCode: 181
+        case .a11yQuestionHint: 182
+        case .a11yQuestionLike: 183
+        case .a11yQuestionPlain: 184
+        case .a11yIntroduction: 185
+        case .a11yMoreThanTheField: 186
+        case .a11yCheckDigit: 187
+        case .a11yNumberTaken: 188
+        case .a11yNumberTakenUnknown: 189
+        case .a11yStartAgain: 190
+        case .a11yEndingIn: 191
+        case .a11yMonths: 192
+        case .a11yHelp1: 193
+        case .a11yHelp2: 194
+        case .a11yHelpCancels: 195
+        case .a11yHelpEnds: 196
+        case .a11yHelpCommands1: 197
+        case .a11yHelpCommands2: 198
+        case .a11yHelpCommands3: 199
+        case .a11yHelpCommands4: 200
+        case .cardCancelledCode: 201
+        case .cardClearedCode: 202
         }
     }
 }
