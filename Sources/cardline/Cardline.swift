@@ -192,7 +192,7 @@ struct Cardline: ParsableCommand {
             All the prompt's options and exit statuses: cardline enter --help. Each command's: cardline help COMMAND. The keys, the file formats, the environment: man cardline.
             """,
         version: "0.1.0",
-        subcommands: [Enter.self, Replay.self, Rules.self, Check.self, Messages.self],
+        subcommands: [Enter.self, Replay.self, Rules.self, Check.self, Messages.self, Readers.self],
         defaultSubcommand: Enter.self
     )
 }

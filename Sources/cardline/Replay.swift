@@ -157,6 +157,7 @@ struct Replay: ParsableCommand {
                     script: script, rules: rules, today: today, accepted: accepted,
                     reloadingWith: loader, messageChecks: messageChecks, securityCodeOnly: securityCodeOnly)
                 var parser = SessionScript.LineParser()
+                parser.knownAIDs = rules.knownAIDs
                 var problem: String?
                 do throws(Files.Failure) {
                     // Once stdout has failed nobody reads the transcript: stop.

@@ -174,6 +174,11 @@ public enum MessageID: String, CaseIterable, Sendable {
     case swipeUnreadable = "swipe.unreadable"
     case swipeElsewhere = "swipe.elsewhere"
     case swipeExpired = "swipe.expired"
+    case chipUnreadable = "chip.unreadable"
+    case chipExpired = "chip.expired"
+    case helpNumberChip = "help.number.chip"
+    case helpNumberChipAccepted = "help.number.chip.accepted"
+    case chipElsewhere = "chip.elsewhere"
     case rulesDigits = "rules.digits"
     case rulesRowAccepted = "rules.row.accepted"
     case rulesRowNotAccepted = "rules.row.not-accepted"
@@ -376,33 +381,38 @@ public enum MessageID: String, CaseIterable, Sendable {
         case .swipeUnreadable: 168
         case .swipeElsewhere: 169
         case .swipeExpired: 170
-        case .rulesDigits: 171
-        case .rulesRowAccepted: 172
-        case .rulesRowNotAccepted: 173
-        case .a11yQuestionNumber: 174
-        case .a11yQuestionExpiry: 175
-        case .a11yQuestionCode: 176
-        case .a11yQuestionHint: 177
-        case .a11yQuestionLike: 178
-        case .a11yQuestionPlain: 179
-        case .a11yIntroduction: 180
-        case .a11yMoreThanTheField: 181
-        case .a11yCheckDigit: 182
-        case .a11yNumberTaken: 183
-        case .a11yNumberTakenUnknown: 184
-        case .a11yStartAgain: 185
-        case .a11yEndingIn: 186
-        case .a11yMonths: 187
-        case .a11yHelp1: 188
-        case .a11yHelp2: 189
-        case .a11yHelpCancels: 190
-        case .a11yHelpEnds: 191
-        case .a11yHelpCommands1: 192
-        case .a11yHelpCommands2: 193
-        case .a11yHelpCommands3: 194
-        case .a11yHelpCommands4: 195
-        case .cardCancelledCode: 196
-        case .cardClearedCode: 197
+        case .chipUnreadable: 171
+        case .chipExpired: 172
+        case .helpNumberChip: 173
+        case .helpNumberChipAccepted: 174
+        case .chipElsewhere: 175
+        case .rulesDigits: 176
+        case .rulesRowAccepted: 177
+        case .rulesRowNotAccepted: 178
+        case .a11yQuestionNumber: 179
+        case .a11yQuestionExpiry: 180
+        case .a11yQuestionCode: 181
+        case .a11yQuestionHint: 182
+        case .a11yQuestionLike: 183
+        case .a11yQuestionPlain: 184
+        case .a11yIntroduction: 185
+        case .a11yMoreThanTheField: 186
+        case .a11yCheckDigit: 187
+        case .a11yNumberTaken: 188
+        case .a11yNumberTakenUnknown: 189
+        case .a11yStartAgain: 190
+        case .a11yEndingIn: 191
+        case .a11yMonths: 192
+        case .a11yHelp1: 193
+        case .a11yHelp2: 194
+        case .a11yHelpCancels: 195
+        case .a11yHelpEnds: 196
+        case .a11yHelpCommands1: 197
+        case .a11yHelpCommands2: 198
+        case .a11yHelpCommands3: 199
+        case .a11yHelpCommands4: 200
+        case .cardCancelledCode: 201
+        case .cardClearedCode: 202
         }
     }
 }
@@ -582,6 +592,11 @@ extension MessageCatalog {
             "swipe.unreadable": "Magnetstreifen nicht lesbar — Karte erneut durchziehen oder Nummer eingeben",
             "swipe.elsewhere": "eine Karte wird bei leerem Kartennummernfeld durchgezogen",
             "swipe.expired": "die gelesene Karte ist {expiry} abgelaufen",
+            "chip.unreadable": "Chip nicht lesbar — Karte erneut einstecken, durchziehen oder Nummer eingeben",
+            "chip.expired": "die vom Chip gelesene Karte ist {expiry} abgelaufen",
+            "help.number.chip": "Karte eintippen, durchziehen, einstecken oder auflegen; :help zeigt Tasten und Befehle.",
+            "help.number.chip.accepted": "Karte eintippen, durchziehen, einstecken oder auflegen ({networks} angenommen).",
+            "chip.elsewhere": "eine Karte wird bei leerem Kartennummernfeld eingesteckt oder aufgelegt",
             "rules.digits": "{lengths} Ziffern",
             "rules.row.accepted": "angenommen",
             "rules.row.not-accepted": "hier nicht angenommen",
@@ -782,6 +797,11 @@ extension MessageCatalog {
             "swipe.unreadable": "couldn't read the swipe — swipe again or type the number",
             "swipe.elsewhere": "a card is swiped at an empty card number field",
             "swipe.expired": "the swiped card expired in {expiry}",
+            "chip.unreadable": "couldn't read the chip — insert it again, swipe or type the number",
+            "chip.expired": "the card read from the chip expired in {expiry}",
+            "help.number.chip": "Type, swipe, insert or tap the card; :help lists keys and commands.",
+            "help.number.chip.accepted": "Type, swipe, insert or tap the card ({networks} accepted).",
+            "chip.elsewhere": "a card is inserted or tapped at an empty card number field",
             "rules.digits": "{lengths} digits",
             "rules.row.accepted": "accepted",
             "rules.row.not-accepted": "not accepted here",
@@ -982,6 +1002,11 @@ extension MessageCatalog {
             "swipe.unreadable": "no se pudo leer la banda — vuelva a pasar la tarjeta o escriba el número",
             "swipe.elsewhere": "la tarjeta se pasa con el campo del número vacío",
             "swipe.expired": "la tarjeta leída caducó en {expiry}",
+            "chip.unreadable": "no se pudo leer el chip — insértela de nuevo, deslícela o escriba el número",
+            "chip.expired": "la tarjeta leída del chip venció en {expiry}",
+            "help.number.chip": "Escriba, deslice, inserte o acerque la tarjeta; :help muestra teclas y comandos.",
+            "help.number.chip.accepted": "Escriba, deslice, inserte o acerque la tarjeta ({networks} aceptadas).",
+            "chip.elsewhere": "una tarjeta se inserta o se acerca con el campo del número vacío",
             "rules.digits": "{lengths} dígitos",
             "rules.row.accepted": "aceptada",
             "rules.row.not-accepted": "no aceptada aquí",
@@ -1182,6 +1207,11 @@ extension MessageCatalog {
             "swipe.unreadable": "lecture de la piste impossible — repassez la carte ou tapez le numéro",
             "swipe.elsewhere": "une carte se passe quand le champ du numéro est vide",
             "swipe.expired": "la carte lue a expiré en {expiry}",
+            "chip.unreadable": "lecture de la puce impossible — réinsérez la carte, passez-la ou tapez le numéro",
+            "chip.expired": "la carte lue sur la puce a expiré en {expiry}",
+            "help.number.chip": "Tapez, passez, insérez ou approchez la carte ; :help liste touches et commandes.",
+            "help.number.chip.accepted": "Tapez, passez, insérez ou approchez la carte ({networks} acceptées).",
+            "chip.elsewhere": "une carte s'insère ou s'approche quand le champ du numéro est vide",
             "rules.digits": "{lengths} chiffres",
             "rules.row.accepted": "acceptée",
             "rules.row.not-accepted": "refusée ici",
