@@ -9,7 +9,8 @@ deps:
 	  echo "cardline: installing libedit-dev (libedit headers)" >&2; \
 	  $(SUDO) apt-get update -qq >&2 && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libedit-dev pkg-config >&2; }
 
-# The schema check in `make test` uses Python's jsonschema; the install check renders the
+# The schema check in `make test` uses Python's jsonschema; the chip tests run pcscd with
+# vsmartcard-vpcd; the install check renders the
 # man pages with man-db and groff and loads the bash completion with bash-completion's loader;
 # the scrollback tests drive the prompt in tmux; the
 # encryption tests decrypt with joserfc.
@@ -23,6 +24,11 @@ test-deps: deps
 	@[ -f /usr/share/bash-completion/bash_completion ] || { \
 	  echo "cardline: installing bash-completion (the install check loads cardline's completion with it)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash-completion; }
+	@# The chip tests start their own pcscd (socket-activated by systemd-socket-activate) with
+	@# vsmartcard's virtual reader, vpcd, and feed it emulated cards (Tests/chip/cards.py).
+	@{ [ -x /usr/sbin/pcscd ] && [ -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so ] && [ -x /usr/bin/systemd-socket-activate ]; } || { \
+	  echo "cardline: installing pcscd, vsmartcard-vpcd and systemd (for the chip reader tests)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pcscd vsmartcard-vpcd systemd; }
 	@command -v tmux >/dev/null 2>&1 || { \
 	  echo "cardline: installing tmux (for the scrollback tests)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; }
@@ -155,7 +161,8 @@ test-asan: test-deps
 	$(HOSTILE_ENV) $(ASAN_ENV) $(SWIFT) run --skip-build $(ASAN_BUILD) cardline replay examples/
 	$(HOSTILE_ENV) $(ASAN_ENV) $(SWIFT) test --skip-build --disable-xctest $(ASAN_BUILD)
 
-# Every libFuzzer harness (key decoder, rule loader, .session replay, check records), built
+# Every libFuzzer harness (key decoder, rule loader, .session replay, check records, chip
+# answers), built
 # with AddressSanitizer, for FUZZ_SECONDS each; `make test` runs each for FUZZ_RUNS inputs.
 FUZZ_SECONDS ?= 600
 FUZZ_RUNS ?= 3000

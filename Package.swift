@@ -25,8 +25,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
+        // Reading a payment card's chip, with no I/O: BER-TLV, data object lists and the read
+        // flow as a state machine (command out, card answer in). CardKit hands its result to
+        // the engine; the PC/SC transport (CardReader) and `.session` replay drive it.
+        .target(name: "CardChip"),
+        // PC/SC through pcsc-lite, loaded at run time with dlopen("libpcsclite.so.1") and dlsym,
+        // its constants and structures defined here: the build needs nothing new, and cardline
+        // starts without the library.
+        .target(name: "CPCSC"),
+        // The chip reader: the readers attached, a card read through ChipReadFlow with a time
+        // limit, and the watcher the prompt runs on a thread of its own.
+        .target(name: "CardReader", dependencies: ["CardChip", "CPCSC"]),
         // Pure core: rules, validation, formatting, the entry engine, the tray.
-        .target(name: "CardKit"),
+        .target(name: "CardKit", dependencies: ["CardChip"]),
         // The system libedit (histedit.h, -ledit).
         .systemLibrary(
             name: "CLibEdit",
@@ -39,7 +50,7 @@ let package = Package(
         .target(name: "CProcessWide"),
         // The terminal front end (libedit bindings that drive the engine, the plain-line path),
         // rule folders, process protection, and the `CardPrompt` API other programs embed.
-        .target(name: "CardPrompt", dependencies: ["CardKit", "CEditLine"]),
+        .target(name: "CardPrompt", dependencies: ["CardKit", "CEditLine", "CardReader"]),
         // Encrypts an accepted card for its recipient's public key (PEM, JWK, Adyen's key text):
         // a JWE (RSA-OAEP-256 with A256GCM) or Adyen's encrypted card fields (A256CBC-HS512).
         .target(
@@ -53,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "cardline",
             dependencies: [
-                "CardKit", "CardPrompt", "CardSeal", "CProcessWide",
+                "CardKit", "CardPrompt", "CardSeal", "CProcessWide", "CardReader", "CardChip",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -70,7 +81,7 @@ let package = Package(
         .executableTarget(name: "bench-c-loop"),
         // An example client of the CardPrompt library: a small order desk (built by `make test`).
         .executableTarget(name: "order-desk", dependencies: ["CardPrompt"]),
-        .testTarget(name: "CardKitTests", dependencies: ["CardKit"]),
+        .testTarget(name: "CardKitTests", dependencies: ["CardKit", "CardChip"]),
         // Runs the built binary: through a real pseudo-terminal, on pipes, and on files it writes.
         .testTarget(name: "CardlineEndToEndTests", dependencies: ["cardline", "order-desk", "CardKit", "CardPrompt", "PTYSupport"]),
     ],

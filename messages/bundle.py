@@ -65,7 +65,16 @@ public enum MessageID: String, CaseIterable, Sendable {
 """]
 for key in english:
     parts.append(f"    case {case_name(key)} = {swift_literal(key)}\n")
-parts.append("""}
+parts.append("""
+    /// The id's place in `allCases`: where a catalog keeps its text (`MessageCatalog.text`).
+    var index: Int {
+        switch self {
+""")
+for number, key in enumerate(english):
+    parts.append(f"        case .{case_name(key)}: {number}\n")
+parts.append("""        }
+    }
+}
 
 extension MessageCatalog {
     /// Every bundled catalog's texts by language, then by message id (`en`: every id).

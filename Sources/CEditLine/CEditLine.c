@@ -328,7 +328,9 @@ int cl_can_suspend(void) { return !cl_stop_ignored; }
 
 int cl_set_getcfn(EditLine *el, cl_getc_fn fn) { return el_set(el, EL_GETCFN, fn); }
 
-int cl_wait_input(int fd, int timeout_ms) {
+int cl_wait_input(int fd, int timeout_ms) { return cl_wait_inputs(fd, -1, timeout_ms); }
+
+int cl_wait_inputs(int fd, int wake_fd, int timeout_ms) {
     // SIGWINCH, SIGTSTP and SIGCONT (whose handlers flag the redraw after `fg`) are blocked while the
     // flag is looked at, and let in only by ppoll itself: one that lands in between is not
     // lost until the next key.
@@ -345,14 +347,16 @@ int cl_wait_input(int fd, int timeout_ms) {
     if (cl_resized) {
         result = 2;
     } else {
-        struct pollfd entry = {fd, POLLIN, 0};
+        struct pollfd entries[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
         struct timespec wait = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
         // A resize is let in even when the caller started with SIGWINCH blocked (a mask is
         // inherited through exec: a parent that blocks it would leave the prompt drawn for the
         // old width, never cleared).
         sigset_t during = previous;
         sigdelset(&during, SIGWINCH);
-        result = ppoll(&entry, 1, timeout_ms < 0 ? NULL : &wait, &during);
+        result = ppoll(entries, wake_fd >= 0 ? 2 : 1, timeout_ms < 0 ? NULL : &wait, &during);
+        // Ready: 1 for the terminal (its keys come first), 3 when only the other descriptor is.
+        if (result > 0) result = entries[0].revents == 0 && entries[1].revents != 0 ? 3 : 1;
         if (result < 0 && errno == EINTR && cl_resized) result = 2;
     }
     int saved = errno;

@@ -90,11 +90,15 @@ public final class TemporaryHome {
     /// `CARDLINE_RULES`, `CARDLINE_NETWORKS` and rule folders never reach it (`make test` runs
     /// with hostile ones). Its personal rule folder is `config/cardline/rules` below `path`.
     /// The one exception is the sanitizers' options (`sanitizerOptions`), passed through so that
-    /// `make test-asan`'s leak suppressions reach the binary under test.
+    /// `make test-asan`'s leak suppressions reach the binary under test. pcsc-lite's socket is
+    /// one no pcscd listens on.
     public var environment: [String: String] {
         [
             "HOME": path, "XDG_STATE_HOME": path + "/state", "XDG_CONFIG_HOME": path + "/config",
             "TERM": "xterm", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
+            // pcsc-lite's client socket, where no pcscd listens: the prompt finds no chip reader
+            // and never reaches the machine's own pcscd (the chip tests start one of their own).
+            "PCSCLITE_CSOCK_NAME": path + "/no-pcscd.comm",
         ]
         .merging(sanitizerOptions) { $1 }
     }

@@ -103,6 +103,14 @@ func startupBenchmarks() -> [Row] {
             name: "start to first prompt, 100,000 IIN ranges", figure: String(format: "%.1f ms", bankPrompt * 1000),
             target: "≤ 60 ms", met: bankPrompt > 0 && bankPrompt <= 0.060))
 
+    // Issue 41: `rules diff` of that folder against the bundled set, the whole process (it
+    // exits 1: there are differences).
+    let diffSeconds = medianSeconds(3, cardline, ["rules", "diff", "--bundled", bankFolder])
+    rows.append(
+        Row(
+            name: "rules diff --bundled, 100,000 IIN ranges", figure: String(format: "%.2f s", diffSeconds),
+            target: "≤ 2 s", met: diffSeconds > 0 && diffSeconds <= 2))
+
     // Loading alone, in this process: per range at 10,000 and 100,000, and with each file on one line.
     let tenKFolder = work + "/rules-10k-lines"
     let lineFolder = work + "/rules-100k-one-line"

@@ -142,7 +142,7 @@ struct Cardline: ParsableCommand {
         let (problem, hint) = Complaint.argumentProblem(
             message(for: error), help: Complaint.helpCommand(inFullMessage: text),
             first: CommandLine.arguments.dropFirst().first)
-        Terminal.writeError(Complaint.text(problem, hint: hint).escapingControlCharacters(keepingLineBreaks: true))
+        Terminal.writeError(Complaint.text(problem, hint: hint))  // (masked and escaped there, before wrapping)
     }
 
     /// For arguments argument-parser refused, the same with the options typed before the
@@ -192,7 +192,7 @@ struct Cardline: ParsableCommand {
             All the prompt's options and exit statuses: cardline enter --help. Each command's: cardline help COMMAND. The keys, the file formats, the environment: man cardline.
             """,
         version: "0.1.0",
-        subcommands: [Enter.self, Replay.self, Rules.self, Check.self, Messages.self],
+        subcommands: [Enter.self, Replay.self, Rules.self, Check.self, Messages.self, Readers.self],
         defaultSubcommand: Enter.self
     )
 }

@@ -15,8 +15,10 @@ enum Complaint {
     /// an unknown network's that ends in " (known: …)" (every id) has the hint of where they are
     /// listed; shorter lists (a postal code's countries) stay on the line.
     static func text(_ message: String, hint: String? = nil) -> String {
-        var message = message
-        var hint = hint
+        // Masked and escaped whole, before anything cuts it into rows: a number cut across
+        // rows is no longer seen as one.
+        var message = message.escapingControlCharacters(keepingLineBreaks: true)
+        var hint = hint?.escapingControlCharacters(keepingLineBreaks: true)
         if hint == nil, message.hasSuffix("?"), let range = message.ranges(of: "; did you mean ").last {
             hint = "did you mean " + message[range.upperBound...]
             message = String(message[..<range.lowerBound])

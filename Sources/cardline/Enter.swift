@@ -1,6 +1,7 @@
 import ArgumentParser
 import CProcessWide
 import CardPrompt
+import CardReader
 import CardSeal
 
 #if canImport(Glibc)
@@ -109,6 +110,15 @@ struct Enter: ParsableCommand {
     )
     var accessible = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Read chip and contactless cards from this PC/SC reader only (`cardline readers` lists them); a reader not attached is a usage error. Default: every reader. Also CARDLINE_READER.",
+            valueName: "NAME"))
+    var reader: String?
+
+    @Flag(help: "Do not look for a chip reader.")
+    var noReader = false
+
     func validate() throws {
         if let problem = settings.deliveryProblem ?? settings.formProblem { throw ValidationError(problem) }
         if let timeout, EnterSettings.timeout(from: timeout) == nil {
@@ -122,7 +132,8 @@ struct Enter: ParsableCommand {
             options: options, noHistory: noHistory, printCards: printCards, printFD: printFD,
             once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
             asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
-            accessible: accessible, locale: locale, messageFolders: messageFolders)
+            accessible: accessible, locale: locale, messageFolders: messageFolders, reader: reader,
+            noReader: noReader)
     }
 
     func run() throws { try settings.run() }
@@ -175,6 +186,9 @@ struct EnterSettings {
     var locale: String?
     /// `--messages`: extra message catalog folders.
     var messageFolders: [String] = []
+    /// `--reader`, `--no-reader`.
+    var reader: String?
+    var noReader = false
 
     /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
     /// write), in argument-parser's words for `Enter`.
@@ -249,8 +263,28 @@ extension EnterSettings {
     /// Where cards are written, if anywhere.
     var deliveryFD: Int32? { printCards ? 1 : printFD }
 
+    /// The reader the prompt watches: none with `--no-reader`; else the one `--reader` or
+    /// `CARDLINE_READER` names, which must be attached (else a usage error, 64, naming those
+    /// that are); else any.
+    func chipReader() throws -> CardPrompt.Options.ChipReaderChoice? {
+        if noReader { return nil }
+        let source = reader != nil ? "--reader" : "CARDLINE_READER"
+        guard let name = reader ?? Environment.value("CARDLINE_READER") else { return .any }
+        let attached = (try? PCSC.readers().get())?.map(\.name) ?? []
+        guard attached.contains(name) else {
+            Complaint.write(
+                "\(source): no chip reader named '\(name.escapingControlCharacters)' is attached",
+                hint: attached.isEmpty
+                    ? "no reader is attached (or pcscd is not running); --no-reader turns the reader off"
+                    : "attached: \(attached.map { "'\($0.escapingControlCharacters)'" }.joined(separator: ", "))")
+            throw ExitStatus.usage
+        }
+        return .named(name)
+    }
+
     func run() throws {
         let timeout = try idleTimeout()
+        let chipReader = try chipReader()
         if let fd = deliveryFD { try checkDeliveryTarget(fd) }
         let sealer = try Sealing.sealer(keyFile: encryptTo, format: encryptFormat)
         ProcessProtection.apply(lockingMemory: true)
@@ -270,7 +304,7 @@ extension EnterSettings {
                         sealing: sealer,
                         asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
                         securityCodeOnlyNetwork: cvvOnly ? network : nil,
-                        accessible: accessible ? true : nil)))
+                        accessible: accessible ? true : nil, chipReader: chipReader)))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")

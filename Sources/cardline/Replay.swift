@@ -159,6 +159,7 @@ struct Replay: ParsableCommand {
                 // The accepted cards' records, kept only for --json.
                 if json { replayer.cardRecords = [] }
                 var parser = SessionScript.LineParser()
+                parser.knownAIDs = rules.knownAIDs
                 var problem: String?
                 do throws(Files.Failure) {
                     // Once stdout has failed nobody reads the transcript: stop.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardChip
 import CardPrompt
 import FoundationEssentials
 
@@ -87,7 +88,7 @@ struct Rules: ParsableCommand {
                   lengths:      \(network.lengths.map(String.init).joined(separator: ", ")) (moves on by itself at \(advance))\(network.lengthsForLines.map { "\n  lengths for:  \($0)" }.joined())
                   groups:       \(zip(network.groupings, network.formatHints).map { "\($0.0.map(String.init).joined(separator: " "))  (\($0.1))" }.joined(separator: "; "))
                   code:         \(CardPolicy.securityCode(for: network).name), \(CardPolicy.securityCode(for: network).lengthWords) digits, on the \(network.cvv.side)
-                  luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())
+                  luhn:         \(network.luhn ? "checked" : "not checked")\(network.luhnExceptions.map { " (\(network.luhn ? "not checked" : "checked") for \($0))" } ?? "")\(network.coBadgedLines.map { "\n  co-badged:    \($0)" }.joined())\(network.aids.isEmpty ? "" : "\n  chip AIDs:    \(network.aids.map(Hex.string).joined(separator: ", "))")
 
                 """)
         }

@@ -9,7 +9,7 @@ extension Rules {
             abstract:
                 "Show every stretch of card numbers whose network, lengths, Luhn, code, co-badging or grouping a rule change moves.",
             usage:
-                "cardline rules diff [<options>] BEFORE AFTER\n       cardline rules diff --bundled AFTER",
+                "cardline rules diff [<options>] (BEFORE AFTER | --bundled AFTER)",
             discussion: """
                 Each side is the bundled networks, then the --rules folders, then that side's \
                 folder (a file overrides another by id), so a folder holding one edited copy of \
@@ -83,8 +83,9 @@ extension Rules {
                 let was = difference.before?.description ?? "no network"
                 let now = difference.after?.description ?? "no network"
                 let counts = difference.numbers.map { "\($0.length) digits: ≈ \(scientific($0.count))" }
+                let only = difference.length.map { ", \($0)-digit numbers" } ?? ""
                 out +=
-                    "\(range(difference)): \(was.escapingControlCharacters) → \(now.escapingControlCharacters)"
+                    "\(range(difference))\(only): \(was.escapingControlCharacters) → \(now.escapingControlCharacters)"
                     + (counts.isEmpty ? "" : " (\(counts.joined(separator: ", ")) numbers)") + "\n"
             }
             if diff.isEmpty { out += "no difference\n" }
@@ -99,7 +100,7 @@ extension Rules {
                     "luhn":\(outcome.luhn),"code":\(outcome.code.jsonQuoted),\
                     "code_lengths":[\(outcome.codeLengths.map(String.init).joined(separator: ","))],\
                     "co_badged":[\(outcome.coBadged.map(\.jsonQuoted).joined(separator: ","))],\
-                    "groups":[\(outcome.groups.map(String.init).joined(separator: ","))],"retired":\(outcome.retired)}
+                    "groups":[\(outcome.groups.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }.joined(separator: ","))],"retired":\(outcome.retired)}
                     """
             }
             var out = ""
@@ -112,7 +113,9 @@ extension Rules {
             for difference in diff.differences {
                 let numbers = difference.numbers.map { "\"\($0.length)\":\($0.count)" }
                 out +=
-                    "{\"low\":\"\(difference.low)\",\"high\":\"\(difference.high)\",\"before\":\(outcome(difference.before)),"
+                    "{\"low\":\"\(difference.low)\",\"high\":\"\(difference.high)\","
+                    + (difference.length.map { "\"length\":\($0)," } ?? "")
+                    + "\"before\":\(outcome(difference.before)),"
                     + "\"after\":\(outcome(difference.after)),\"numbers\":{\(numbers.joined(separator: ","))}}\n"
             }
             return out

@@ -76,7 +76,8 @@ import Testing
             try Self.edited("mastercard.json") {
                 $0.replacingOccurrences(of: #""groups": [4, 4, 4, 4]"#, with: #""groups": [4, 6, 6]"#)
             })
-        #expect(groups.differences.allSatisfy { $0.before?.groups == [4, 4, 4, 4] && $0.after?.groups == [4, 6, 6] })
+        #expect(
+            groups.differences.allSatisfy { $0.before?.groups == [[4, 4, 4, 4]] && $0.after?.groups == [[4, 6, 6]] })
         #expect(!groups.differences.isEmpty)
         let luhn = RuleDiff(
             BundledRules.set,
@@ -85,6 +86,27 @@ import Testing
             })
         #expect(!luhn.differences.isEmpty)
         #expect(luhn.differences.allSatisfy { $0.before?.luhn == true && $0.after?.luhn == false })
+    }
+
+    /// A pattern longer than a number it begins leaves that number undecided: the shorter
+    /// numbers it covers are walked at their own length, and shown as numbers of that length.
+    @Test func aLongPatternChangesShorterNumbersItBegins() throws {
+        let long = #"""
+            {"id": "x", "name": "X", "logo": "X", "ranges": [["4000000000000002000", "4000000000000002999"]],
+             "lengths": [19], "cvv": {"name": "CVV", "length": 3}}
+            """#
+        let after = try RuleSet.load(folders: [
+            BundledRules.files, [RuleSet.FileText(path: "mine/x.json", bytes: Array(long.utf8))],
+        ])
+        let diff = RuleDiff(BundledRules.set, after)
+        let sixteen = try #require(diff.differences.first { $0.length == 16 })
+        #expect(sixteen.low == "4000000000000002" && sixteen.high == "4000000000000002")
+        #expect(sixteen.before?.network == "visa")
+        #expect(sixteen.after == nil, "the 16-digit Visa number is no longer decided")
+        #expect(after.detect(digits("4000000000000002")).network == nil)
+        #expect(sixteen.numbers.map(\.length) == [16] && sixteen.numbers.first?.count == 1)
+        let whole = try #require(diff.differences.first { $0.length == nil })
+        #expect(whole.after?.network == "x")
     }
 
     @Test func aNetworkAddedIsListedAndTheNumbersItTakesShown() throws {

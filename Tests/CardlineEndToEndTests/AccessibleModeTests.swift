@@ -174,6 +174,16 @@ import Testing
         #expect(Self.lines(t).count(where: { $0 == "Card number:" }) == 2, "\(Self.lines(t))")
     }
 
+    /// An expiry's two-digit year is said in the century the engine reads it in: a card that
+    /// expired in 12/99 expired in December 1999, not 2099.
+    @Test func aTwoDigitYearIsSaidInItsCentury() throws {
+        let t = try start(["--print", "--once"])
+        #expect(t.expect("Card number: "))
+        t.send("%B4111111111111111^LOVELACE/ADA^99122010000?;4111111111111111=99122010000?\r")
+        #expect(t.expect("December 1999"), "\(Self.lines(t))")
+        #expect(!Self.lines(t).joined().contains("2099"))
+    }
+
     /// Issue 36 item 3: a swipe after characters were typed on the answer's line is read whole
     /// and unechoed, refused in a sentence, and the question asked again.
     @Test func aSwipeAfterTypedCharactersIsNeverShown() throws {

@@ -231,6 +231,27 @@ struct CardMemoryTests {
         #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
     }
 
+    /// A card read from its chip (issue 40): the card's answers (its number in `5A` and in the
+    /// track 2 equivalent `57`) pass through pcsc-lite, the watcher's threads, the read flow
+    /// and the engine; once the card is delivered, no copy is left.
+    @Test(.enabled(if: ChipReaderStack.available)) func noCopyOnceAChipReadIsDelivered() throws {
+        let stack = try ChipReaderStack()
+        let t = try PseudoTerminal(
+            arguments: ["--today", "2026-11", "--no-color", "--print-fd", "3"], environment: stack.environment(home),
+            pipes: [3])
+        t.waitForRawMode()
+        t.expect("Type, swipe, insert or tap the card")
+        let card = try stack.insert("memory")
+        t.expect("Type the 3-digit CVV")
+        card.remove()
+        t.send("123\r")
+        t.expect("Success!")
+        t.waitForPiped(3, containing: Self.number)
+        waitUntilIdle(t)
+        let found = copies(in: t.pid)
+        #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
+    }
+
     // MARK: - The cardholder's name and postal code (issue 36)
 
     /// The scan finds the name and the postal code while the prompt holds them: the name in

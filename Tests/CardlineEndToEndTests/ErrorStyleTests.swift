@@ -19,7 +19,7 @@ import Testing
         (["chek"], 64, "cardline: error: unknown command `chek`\ncardline: hint: did you mean `check`?\n"),
         (
             ["zzz"], 64,
-            "cardline: error: unknown command `zzz`\ncardline: hint: the commands are `enter`, `replay`, `rules`, `check` and `messages`; `cardline --help` says more\n"
+            "cardline: error: unknown command `zzz`\ncardline: hint: the commands are `enter`, `replay`, `rules`, `check`, `messages` and `readers`; `cardline --help` says more\n"
         ),
         (["rules", "lst"], 64, "cardline: error: unknown command `lst`\ncardline: hint: did you mean `list`?\n"),
         (

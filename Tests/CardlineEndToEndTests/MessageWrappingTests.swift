@@ -55,6 +55,15 @@ import Testing
     /// cut where the row ends (nothing else can fit it).
     @Test func rowsHangUnderTheMark() {
         #expect(Style.wrapped("✗ one two three four", columns: 10) == ["✗ one two", "  three", "  four"])
+        // Wide characters take two columns each: rows are measured in columns, not characters
+        // (four ideographs fill an 8-column row; a 40-column row holds 20).
+        let wide = "✗ 年月年月年月 年月年月年月年月 年月年月年月年月年月年月 年月年月"
+        let columnsOf = { (row: String) in row.reduce(0) { $0 + ($1.unicodeScalars.first!.value >= 0x3000 ? 2 : 1) } }
+        for columns in [8, 12, 20, 40] {
+            let rows = Style.wrapped(wide, columns: columns)
+            #expect(rows.allSatisfy { columnsOf($0) <= columns }, "\(columns): \(rows)")
+            #expect(rows.joined().filter { $0 != " " && $0 != "✗" } == wide.filter { $0 != " " && $0 != "✗" })
+        }
         #expect(Style.wrapped("cardline: error: abc", columns: 12) == ["cardline:", "  error: abc"])
         #expect(Style.wrapped("abcdefghijkl mn", columns: 8) == ["abcdefgh", "ijkl mn"])
         #expect(Style.wrapped("short", columns: 80) == ["short"])
@@ -71,6 +80,23 @@ import Testing
         let at = try #require(screen.lines.firstIndex { $0.hasPrefix("✗ a number starting 7") })
         #expect(screen.lines[at].hasSuffix("none accepted here"), "\(screen.lines)")
         #expect(screen.lines[at + 1].hasPrefix("  (accepted: Visa)"), "\(screen.lines)")
+    }
+
+    /// A card number in a refused argument is masked before the error is wrapped: cut across
+    /// rows first, each piece was too short to be seen as a number, and the rows held more of
+    /// its digits than the masking policy shows (all sixteen at 8 columns).
+    @Test(arguments: [8, 12, 20, 40, 80])
+    func aNumberInARefusedArgumentIsMaskedWhateverTheWidth(columns: Int) throws {
+        for padding in [0, 3, 7, 64] {
+            let t = try PseudoTerminal(
+                arguments: ["--timeout", String(repeating: "x", count: padding) + "4111111111111111"],
+                environment: home.environment, columns: columns)
+            #expect(t.waitForExit() == 64)
+            // The rows joined back, without the indents: at most `411111` and `1111` of it.
+            let joined = t.screen.lines.map { $0.filter { $0 != " " } }.joined()
+            #expect(joined.contains("411111••••••1111`"), "\(columns) columns, \(padding) before: \(t.screen.lines)")
+            #expect(!joined.contains("4111111"), "\(columns), \(padding): \(t.screen.lines)")
+        }
     }
 
     /// A command-line error at a 40-column terminal: each row fits, broken between words.

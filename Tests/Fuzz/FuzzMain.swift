@@ -1,6 +1,8 @@
+import CardChip
+
 // The one libFuzzer entry point of the fuzzing binary built by `Tests/Fuzz/fuzz.sh`: it runs
 // the harness named by CARDLINE_FUZZ_TARGET (key-decoder, rule-file, session, check-record,
-// postal-codes, message-catalog, track-data).
+// postal-codes, message-catalog, track-data, chip-flow).
 // The harnesses that need rules read the bundled ones from CARDLINE_FUZZ_RULES (default
 // `rules`, from the repository's root).
 //
@@ -68,9 +70,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "postal-codes": fuzzPostalCodes(input)
     case "message-catalog": fuzzMessageCatalog(input)
     case "track-data": fuzzTrackData(input)
+    case "chip-flow": fuzzChipFlow(input)
     default:
         fatalError(
-            "set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes, message-catalog or track-data"
+            "set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes, message-catalog, track-data or chip-flow"
         )
     }
     return 0

@@ -6,7 +6,7 @@
 #   Tests/Fuzz/fuzz.sh --seconds 600               # what `make fuzz` does: 10 minutes each
 #   Tests/Fuzz/fuzz.sh --seconds 3600 session      # one harness, longer
 #
-# Harnesses: key-decoder, rule-file, session, check-record, postal-codes, message-catalog, track-data. Each starts from the seed corpus
+# Harnesses: key-decoder, rule-file, session, check-record, postal-codes, message-catalog, track-data, chip-flow. Each starts from the seed corpus
 # in Tests/Fuzz/corpus/<harness> (never written to); what it finds goes to
 # .build/fuzz/corpus-<harness>, and a crashing input to .build/fuzz/crash-*.
 set -eu
@@ -16,16 +16,21 @@ case "${1:-}" in
   --runs) limit="-runs=$2"; shift 2 ;;
   --seconds) limit="-max_total_time=$2"; shift 2 ;;
 esac
-targets="${*:-key-decoder rule-file session check-record postal-codes message-catalog track-data}"
+targets="${*:-key-decoder rule-file session check-record postal-codes message-catalog track-data chip-flow}"
 out=.build/fuzz
 bin=$out/cardkit-fuzz
 mkdir -p "$out"
-if [ ! -x "$bin" ] || [ -n "$(find Sources/CardKit Tests/Fuzz -name '*.swift' -newer "$bin")" ]; then
+if [ ! -x "$bin" ] || [ -n "$(find Sources/CardKit Sources/CardChip Tests/Fuzz -name '*.swift' -newer "$bin")" ]; then
   echo "fuzz: building $bin"
+  # CardChip, which CardKit imports, first: a module of its own (one object), then CardKit's
+  # sources and the harnesses as one module over it.
+  ${SWIFTC:-swiftc} -sanitize=fuzzer,address -parse-as-library -O -wmo -module-name CardChip \
+    -emit-module -emit-module-path "$out/CardChip.swiftmodule" -c $(find Sources/CardChip -name '*.swift' | sort) \
+    -o "$out/CardChip.o"
   # Linked with the toolchain's lld: the default linker, gold, prints one warning per
   # AddressSanitizer helper symbol it cannot export (harmless, but noise in `make test`).
-  ${SWIFTC:-swiftc} -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -module-name CardKitFuzz \
-    $(find Sources/CardKit -name '*.swift' | sort) Tests/Fuzz/*.swift -o "$bin"
+  ${SWIFTC:-swiftc} -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -module-name CardKitFuzz -I "$out" \
+    $(find Sources/CardKit -name '*.swift' | sort) Tests/Fuzz/*.swift "$out/CardChip.o" -o "$bin"
 fi
 for target in $targets; do
   mkdir -p "$out/corpus-$target"

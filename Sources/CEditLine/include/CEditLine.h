@@ -61,6 +61,9 @@ int cl_set_getcfn(EditLine *el, cl_getc_fn fn);
 /// terminal was resized or the process resumed from a stop (the flag is cleared), -1 with
 /// errno (EINTR on another signal). No resize is lost between looking and waiting (ppoll).
 int cl_wait_input(int fd, int timeout_ms);
+/// cl_wait_input, also woken by `wake_fd` (-1: none) becoming readable: then 3, when `fd`
+/// is not readable too (its keys come first).
+int cl_wait_inputs(int fd, int wake_fd, int timeout_ms);
 /// 0 when the caller ignores SIGTSTP (so Ctrl-Z must not stop the process), else 1.
 int cl_can_suspend(void);
 /// The terminal's width in columns (TIOCGWINSZ), or 80 when it cannot be told.

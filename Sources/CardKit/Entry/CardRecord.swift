@@ -5,7 +5,7 @@
 /// same members with the same values wherever it comes out. Members, in this order:
 /// `network`, `network_name`, `family`, `also_networks` (always, `[]` for one network),
 /// `number` (full, only where the caller asked for it), `masked` (`*`), `last4`, `expiry`
-/// (`{"month":12,"year":2030}`), `cvv` (only where asked), `entry`, `chip`, `holder_name`,
+/// (`{"month":12,"year":2030}`), `cvv` (only where asked), `entry`, `chip`, `pan_sequence`, `holder_name`,
 /// `postal_code`; members that do not apply are left out. `schema/card.schema.json` describes
 /// them.
 public enum CardRecord {
@@ -47,8 +47,8 @@ public enum CardRecord {
     /// (`check` writes millions of records).
     public static func appendMembers(
         networks: [UInt8]?, digits: Span<UInt8>?, number: Number, expiry: YearMonth?,
-        code: [UInt8]? = nil, entry: PaymentCard.Entry? = nil, chip: Bool? = nil, holderName: String? = nil,
-        postalCode: String? = nil, comma: Bool = false, to out: inout [UInt8]
+        code: [UInt8]? = nil, entry: PaymentCard.Entry? = nil, chip: Bool? = nil, panSequence: Int? = nil,
+        holderName: String? = nil, postalCode: String? = nil, comma: Bool = false, to out: inout [UInt8]
     ) {
         var separator = comma
         if let networks {
@@ -93,8 +93,14 @@ public enum CardRecord {
             out.append(UInt8(ascii: "\""))
         }
         if let entry {
-            out.appendMember(entry == .swipe ? #""entry":"swipe""# : #""entry":"keyed""#, after: &separator)
+            out.appendMember(#""entry":""#, after: &separator)
+            out += entry.rawValue.utf8
+            out.append(UInt8(ascii: "\""))
             if let chip { out.append(chip ? #","chip":true"# : #","chip":false"#) }
+            if let panSequence {
+                out.append(#","pan_sequence":"#)
+                out.writeDecimal(panSequence)
+            }
         }
         if let holderName {
             out.appendMember(#""holder_name":"#, after: &separator)

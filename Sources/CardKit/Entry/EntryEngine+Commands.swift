@@ -31,6 +31,9 @@ extension EntryEngine {
             return refuse(.keyDoesNothing, ("key", .text(name)))
         case .swipe:
             return refuse(.swipeElsewhere)
+        case .chip(var card):
+            card?.wipe()
+            return refuse(.chipUnreadable)
         case .enter:
             command = nil
             // A command line that holds a card number (typed in the wrong place) is neither

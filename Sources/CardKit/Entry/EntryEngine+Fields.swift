@@ -1,4 +1,21 @@
+import CardChip
+
 extension EntryEngine {
+    /// How a number that was not typed came in (`cardRead`).
+    enum CardRead: Equatable, Sendable {
+        /// A swipe, and whether the track's service code says the card has a chip.
+        case swipe(chip: Bool)
+        /// A chip read, inserted or tapped, with the PAN sequence number if the card gives one.
+        case chip(contactless: Bool, panSequence: Int?)
+
+        var entry: PaymentCard.Entry {
+            switch self {
+            case .swipe: return .swipe
+            case .chip(let contactless, _): return contactless ? .contactless : .chip
+            }
+        }
+    }
+
     // MARK: - Swipe
 
     /// Whether a swipe is taken now: at the card number field while it is empty and no `:`
@@ -13,34 +30,64 @@ extension EntryEngine {
     mutating func takeSwipe(_ swipe: TrackData?) -> Outcome {
         guard takesSwipe else { return refuse(.swipeElsewhere) }
         guard let swipe else { return refuse(.swipeUnreadable) }
-        numberDigits.append(contentsOf: swipe.numberDigits)  // into the storage reserved up front
+        return takeRead(
+            swipe.numberDigits, month: swipe.expiryMonth, year: swipe.expiryYear, name: swipe.holderName,
+            as: .swipe(chip: swipe.chip))
+    }
+
+    /// A chip read (`Key.chip`), taken as a swipe is (`takeSwipe`): the number and expiry of
+    /// the card's first application (its highest priority), with the same checks and
+    /// refusals; a co-badged card's network is preselected from that application's AID (the
+    /// rules' `aids`), and Ctrl-N or `:network` choose another as for any co-badged card.
+    /// The card's bytes are overwritten here, taken or not.
+    mutating func takeChip(_ card: ChipCard?) -> Outcome {
+        var card = card
+        defer { card?.wipe() }
+        guard let first = card?.applications.first else { return refuse(.chipUnreadable) }
+        guard takesSwipe else { return refuse(.chipElsewhere) }
+        return takeRead(
+            first.numberDigits, month: first.expiryMonth, year: first.expiryYear, name: first.holderName,
+            as: .chip(contactless: card?.contactless == true, panSequence: first.panSequence),
+            preferring: rules.network(ofAID: first.aid))
+    }
+
+    /// A number and expiry read from a card (a swipe's tracks, a chip), checked and taken.
+    /// `preferring`: the network a chip's application names, chosen when it is one of the card's.
+    private mutating func takeRead(
+        _ digits: [UInt8], month: Int, year: Int, name: String?, as read: CardRead, preferring: CardNetwork? = nil
+    ) -> Outcome {
+        let isChip = if case .chip = read { true } else { false }
+        let unreadable: MessageID = isChip ? .chipUnreadable : .swipeUnreadable
+        guard (1...12).contains(month), (0...99).contains(year) else { return refuse(unreadable) }
+        numberDigits.append(contentsOf: digits)  // into the storage reserved up front
         numberEnd = 0
         chosenNetworkID = nil
         detection = rules.detect(numberDigits)
-        let expiry = YearMonth(year: expiryPolicy.fullYear(swipe.expiryYear), month: swipe.expiryMonth)
+        let expiry = YearMonth(year: expiryPolicy.fullYear(year), month: month)
         var reason: Message?
         if let problem = problem(in: .number) {
             let notAccepted =
                 detection.network != nil
                 && acceptedNetworks.map { accepted in !detection.networks.contains(where: accepted.accepts) } == true
-            reason = notAccepted ? problem : say(.error, .swipeUnreadable)
+            reason = notAccepted ? problem : say(.error, unreadable)
         } else if expiryPolicy.check(expiry) == .past {
-            reason = say(.error, .swipeExpired, ("expiry", .text(expiry.cardText)))
+            reason = say(.error, isChip ? .chipExpired : .swipeExpired, ("expiry", .text(expiry.cardText)))
         } else if expiryPolicy.check(expiry) == .tooFar {
-            reason = say(.error, .swipeUnreadable)
+            reason = say(.error, unreadable)
         }
         if let reason {
             clearActive()
             return .refused(reason)
         }
         expiryDigits.overwriteAndEmpty()
-        for value in [expiry.month / 10, expiry.month % 10, swipe.expiryYear / 10, swipe.expiryYear % 10] {
+        for value in [expiry.month / 10, expiry.month % 10, year / 10, year % 10] {
             expiryDigits.append(UInt8(value))
         }
-        swipedWithChip = swipe.chip
-        // The name from track 1, when the form asks for one and none is typed yet: taken as
-        // typed characters would be (`HolderName`), or not at all.
-        if form.asksName, nameBytes.isEmpty, let name = swipe.holderName {
+        cardRead = read
+        if let preferring, cardNetworks.contains(where: { $0 === preferring }) { chosenNetworkID = preferring.id }
+        // The name from track 1 or the chip, when the form asks for one and none is typed yet:
+        // taken as typed characters would be (`HolderName`), or not at all.
+        if form.asksName, nameBytes.isEmpty, let name {
             for character in name where !HolderName.skips(character, after: holderName) {
                 guard HolderName.refusal(of: character, after: holderName) == nil else {
                     nameBytes.overwriteAndEmpty()
@@ -52,12 +99,24 @@ extension EntryEngine {
             nameBytes.overwriteLast(nameBytes.count - HolderName.finished(holderName).utf8.count)
             nameFromSwipe = !nameBytes.isEmpty
         }
-        field = .cvv  // the first field still empty: a track never holds the security code
+        field = .cvv  // the first field still empty: neither a track nor a chip gives the security code
         var messages: [Message] = []
         if let message = coBadgedMessage { messages.append(message) }
         if let network { messages.append(cardSummary(network, expiry: expiry)) }
         messages.append(help)
         return Outcome(messages: messages, fieldChanged: true)
+    }
+
+    /// For a swiped card, whether its service code says it has a chip; nil otherwise.
+    var swipedWithChip: Bool? {
+        if case .swipe(let chip) = cardRead { return chip }
+        return nil
+    }
+
+    /// A chip card's PAN sequence number, when it gives one.
+    var chipPANSequence: Int? {
+        if case .chip(_, let sequence) = cardRead { return sequence }
+        return nil
     }
 
     // MARK: - Field values
@@ -92,7 +151,7 @@ extension EntryEngine {
             numberDigits.overwriteAndEmpty()
             numberEnd = 0
             chosenNetworkID = nil
-            swipedWithChip = nil
+            cardRead = nil
             detection = rules.detect(numberDigits)
         case .expiry: expiryDigits.overwriteAndEmpty()
         case .cvv: cvvDigits.overwriteAndEmpty()
@@ -167,6 +226,14 @@ extension EntryEngine {
     public var help: Message {
         switch field {
         case .number:
+            if chipReaderAttached {
+                if let acceptedNetworks {
+                    let names = Message.Value.list(acceptedNetworks.nameList(in: rules), .listAnd)
+                    let help = say(.help, .helpNumberChipAccepted, ("networks", names))
+                    if help.text.unicodeScalars.count <= 80 { return help }
+                }
+                return say(.help, .helpNumberChip)
+            }
             if let acceptedNetworks {
                 // The longest wording that fits (made here: it must be measured).
                 let names = Message.Value.list(acceptedNetworks.nameList(in: rules), .listAnd)

@@ -51,7 +51,7 @@ extension EntryEngine {
         }
         // Appended in place (no new array per key, no copy), taken back if the digit is refused.
         numberDigits.append(digit)
-        swipedWithChip = nil
+        cardRead = nil
         // Once the digits before this one reach the longest pattern, no later digit can change
         // the detection: keep it rather than look again. Else the new one is swapped in (not
         // copied), and the one before it put back if the digit is refused.

@@ -1,3 +1,5 @@
+import CardChip
+
 /// The card-entry state machine. Every front end (the libedit REPL, the plain-line reader,
 /// the `.session` replayer) feeds it keys through `handle(_:)` and draws `view`; all rules
 /// about what a key does live here, so every front end behaves the same.
@@ -60,9 +62,9 @@ public struct EntryEngine: Sendable {
     /// expiry's digits that follow would join it: when they make it too long, or a `/` comes,
     /// the number ends there and they go to the expiry (`endNumberAtSeparator`).
     var numberEnd = 0
-    /// Set when the number came from a swipe (`Key.swipe`): whether the track's service code
-    /// says the card has a chip. nil for a typed number; any change to the number clears it.
-    var swipedWithChip: Bool?
+    /// Set when the number came from a swipe (`Key.swipe`) or a chip (`Key.chip`): how it was
+    /// read. nil for a typed number; any change to the number clears it.
+    var cardRead: CardRead?
 
     /// Which recall list Up and Down walk: expiry dates in the expiry field, command lines
     /// while a `:` command is typed. (There is none for numbers or security codes.)
@@ -110,6 +112,9 @@ public struct EntryEngine: Sendable {
     public var messages = MessageCatalog.english
     /// The terminal's width, that `:rules` fits its table into (the prompt keeps it current).
     public var columns = 80
+    /// A chip reader is attached (the prompt's watcher says so): the number's hint says a card
+    /// may be inserted or tapped too.
+    public var chipReaderAttached = false
 
     /// An engine at an empty card number. `commandHistory` seeds the recall list of `:`
     /// commands (oldest first); `acceptedNetworks` restricts the networks taken (nil: all).
@@ -178,6 +183,8 @@ public struct EntryEngine: Sendable {
             return refuse(.keyDoesNothing, ("key", .text(name)))
         case .swipe(let swipe):
             return takeSwipe(swipe)
+        case .chip(let card):
+            return takeChip(card)
         }
     }
 
@@ -341,7 +348,7 @@ public struct EntryEngine: Sendable {
             case .number:
                 numberDigits.overwriteLast()
                 numberEnd = 0
-                swipedWithChip = nil
+                cardRead = nil
                 detection = rules.detect(numberDigits)
             case .expiry: expiryDigits.overwriteLast()
             case .cvv: cvvDigits.overwriteLast()
@@ -458,7 +465,8 @@ public struct EntryEngine: Sendable {
         let network = self.network!
         var card = PaymentCard(
             network: network, numberDigits: numberDigits, expiry: expiry!, securityCodeDigits: cvvDigits,
-            alsoNetworks: alsoNetworks, entry: swipedWithChip == nil ? .keyed : .swipe, chip: swipedWithChip)
+            alsoNetworks: alsoNetworks, entry: cardRead?.entry ?? .keyed, chip: swipedWithChip,
+            panSequence: chipPANSequence)
         if form.asksName { card.holderName = HolderName.finished(holderName) }
         if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         tray.add(card)
@@ -497,7 +505,7 @@ public struct EntryEngine: Sendable {
         postalCharacters.overwriteAndEmpty()
         numberEnd = 0
         chosenNetworkID = nil
-        swipedWithChip = nil
+        cardRead = nil
         numberDigits.overwriteAndEmpty()
         expiryDigits.overwriteAndEmpty()
         cvvDigits.overwriteAndEmpty()

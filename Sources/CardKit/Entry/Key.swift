@@ -1,3 +1,5 @@
+import CardChip
+
 /// One input to the entry engine: what a key at the terminal, a line on a pipe or a token in a
 /// `.session` script means.
 public enum Key: Equatable, Hashable, Sendable {
@@ -26,6 +28,9 @@ public enum Key: Equatable, Hashable, Sendable {
     /// A card swiped through a keyboard-wedge reader, read by `TrackData.read(_:)` (nil: the
     /// swipe could not be read). Taken at an empty card number field only.
     case swipe(TrackData?)
+    /// A card inserted into or tapped on a chip reader, read by `ChipReadFlow` (nil: the chip
+    /// could not be read). Taken at an empty card number field only, as a swipe is.
+    case chip(ChipCard?)
 
     /// The keys that typing `text` produces, one character each.
     public static func typing(_ text: some StringProtocol) -> [Key] { text.map { .character($0) } }

@@ -43,18 +43,22 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
     /// For a swiped card, whether its service code says it has a chip (the caller should ask
     /// for the chip); nil for a keyed card (nothing says).
     public let chip: Bool?
+    /// For a card read from its chip, the PAN sequence number (`5F34`) when the card gives
+    /// one, delivered as `pan_sequence`; nil otherwise.
+    public let panSequence: Int?
 
     /// How a card's number came in, as the delivered JSON's `entry` says it.
-    public enum Entry: String, Sendable { case keyed, swipe }
+    public enum Entry: String, Sendable { case keyed, swipe, chip, contactless }
 
     /// A card from its parts. The digit arrays are copied into storage of the card's own, so
     /// wiping the card never touches the caller's arrays and the other way round.
     public init(
         network: CardNetwork, numberDigits: [UInt8], expiry: YearMonth, securityCodeDigits: [UInt8],
-        alsoNetworks: [CardNetwork] = [], entry: Entry = .keyed, chip: Bool? = nil
+        alsoNetworks: [CardNetwork] = [], entry: Entry = .keyed, chip: Bool? = nil, panSequence: Int? = nil
     ) {
         self.entry = entry
         self.chip = chip
+        self.panSequence = panSequence
         self.network = network
         self.alsoNetworks = alsoNetworks
         self.numberDigits = Self.ownCopy(numberDigits)
@@ -131,8 +135,8 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
             digits: isSecurityCodeOnly ? nil : numberDigits.span,
             number: members == .all ? .full : clear ? .lastFour : .masked,
             expiry: isSecurityCodeOnly ? nil : expiry, code: members == .all ? securityCodeDigits : nil,
-            entry: isSecurityCodeOnly ? nil : entry, chip: chip, holderName: clear ? nil : holderName,
-            postalCode: clear ? nil : postalCode, comma: comma, to: &out)
+            entry: isSecurityCodeOnly ? nil : entry, chip: chip, panSequence: panSequence,
+            holderName: clear ? nil : holderName, postalCode: clear ? nil : postalCode, comma: comma, to: &out)
     }
 
     /// How many bytes `appendJSON` appends, to size a buffer once.
@@ -142,7 +146,7 @@ public struct PaymentCard: Equatable, Sendable, CustomStringConvertible, CustomD
         // The shape without the digits, measured on an empty card of this network.
         var shape = PaymentCard(
             network: network, numberDigits: [], expiry: expiry, securityCodeDigits: [], alsoNetworks: alsoNetworks,
-            entry: entry, chip: chip)
+            entry: entry, chip: chip, panSequence: panSequence)
         (shape.holderName, shape.postalCode, shape.isSecurityCodeOnly) = (holderName, postalCode, isSecurityCodeOnly)
         shape.appendJSON(to: &probe)
         count =

@@ -1,3 +1,5 @@
+import CardChip
+
 /// A `.session` script: keystrokes as a person would type them at the prompt, directives, and
 /// expectations about the engine's state, one per line. Parsed by hand so that every error
 /// names its line.
@@ -176,6 +178,9 @@ public struct SessionScript: Equatable, Sendable {
         /// With `keepingKeys` false, key lines are checked but come back as empty `.keys([])`
         /// (a first pass that only validates the script).
         public var keepingKeys = true
+        /// The AIDs a `@chip` or `@tap` card is read with (the rules' `aids`, `RuleSet.knownAIDs`):
+        /// a card without a directory is asked for them in this order.
+        public var knownAIDs: [ChipReadFlow.KnownAID] = []
         private var sawKeys = false
 
         /// A parser at the script's first line.
@@ -296,11 +301,30 @@ public struct SessionScript: Equatable, Sendable {
                 var bytes = Array(argument.utf8)
                 defer { bytes.overwriteAndEmpty() }
                 return Step(line: number, kind: .keys([.swipe(try? TrackData.read(bytes).get())]))
+            case "chip", "tap":
+                // A card inserted (`@chip`) or tapped (`@tap`): its answers in hex, one a word, in
+                // the order the read asks for them, run through the reader's flow (`Key.chip`).
+                let answers = argument.split(separator: " ").map { Hex.bytes($0) }
+                guard !answers.isEmpty, answers.allSatisfy({ $0 != nil }) else {
+                    throw SyntaxError(
+                        line: number,
+                        message:
+                            "@\(directive) takes the card's answers in hex, one a word, in the order the read asks for them, like `@\(directive) 6A82 6F1A…9000`"
+                    )
+                }
+                sawKeys = true
+                guard keepingKeys else { return Step(line: number, kind: .keys([])) }
+                let card = ChipReadFlow.read(
+                    answers.map { $0! }, known: knownAIDs, contactless: directive == "tap")
+                return Step(line: number, kind: .keys([.chip(card)]))
             default:
                 var message = "unknown directive `@\(directive)`"
                 if let guess = closest(
                     to: directive,
-                    in: ["today", "rules", "networks", "expect", "name", "postal-code", "cvv-only", "swipe"])
+                    in: [
+                        "today", "rules", "networks", "expect", "name", "postal-code", "cvv-only", "swipe", "chip",
+                        "tap",
+                    ])
                 {
                     message += "; did you mean `@\(guess)`?"
                 }
@@ -413,7 +437,7 @@ public struct SessionScript: Equatable, Sendable {
                 throw SyntaxError(
                     line: line,
                     message:
-                        "@expect entry takes keyed or swipe, then chip or no-chip if it matters, like `@expect entry swipe chip`"
+                        "@expect entry takes keyed, swipe, chip or contactless, then for a swipe chip or no-chip if it matters, like `@expect entry swipe chip`"
                 )
             }
             return .entry(entry, chip: words.count == 2 ? chip[words[1]] : nil)

@@ -57,6 +57,10 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// co-badging), by index in `patterns`, ascending; empty for most networks. Which terms a
     /// number has is the deciding pattern's (`terms(of:decidingLength:)`).
     public let patternTerms: [PatternTerms]
+    /// The chip applications of the network's cards (`aids`: AIDs such as `A0000000031010`),
+    /// which a chip read tries when the card lists no directory and which name the network of
+    /// each application it reads; empty for a network without chip cards.
+    public let aids: [[UInt8]]
     /// The file this network was read from, for `rules` listings and messages.
     public let file: String
     /// Where the id and each pattern stand in the file, for messages about them.
@@ -134,7 +138,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         idLocation: SourceLocation = SourceLocation(line: 1, column: 1), patternLocations: [SourceLocation] = [],
         patternLengths: [[Int]] = [], status: Status = .active,
         family: String? = nil, familyLocation: SourceLocation? = nil,
-        coBadges: [CoBadge] = [], patternTerms: [PatternTerms] = []
+        coBadges: [CoBadge] = [], patternTerms: [PatternTerms] = [], aids: [[UInt8]] = []
     ) {
         let perPattern =
             patternLengths.count == patterns.count
@@ -146,7 +150,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
             file: file, idLocation: idLocation, patternLocations: patternLocations,
             lengthsOfPatterns: PatternLengths(perPattern), status: status, family: family,
             familyLocation: familyLocation,
-            coBadges: coBadges, patternTerms: patternTerms)
+            coBadges: coBadges, patternTerms: patternTerms, aids: aids)
     }
 
     /// The same, with each pattern's lengths given whole (`RuleFile`: the top-level patterns
@@ -157,7 +161,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         idLocation: SourceLocation, patternLocations: [SourceLocation],
         lengthsOfPatterns perPattern: PatternLengths, status: Status,
         family: String?, familyLocation: SourceLocation?,
-        coBadges: [CoBadge], patternTerms: [PatternTerms]
+        coBadges: [CoBadge], patternTerms: [PatternTerms], aids: [[UInt8]]
     ) {
         precondition(perPattern.count == patterns.count, "one entry of lengths a pattern")
         self.id = id
@@ -183,6 +187,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.luhn = luhn
         self.coBadges = coBadges
         self.patternTerms = patternTerms
+        self.aids = aids
         self.file = file
         self.idLocation = idLocation
         self.patternLocations = patternLocations
@@ -195,7 +200,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
                 && a.patternLengths == b.patternLengths && a.status == b.status && a.family == b.family
                 && a.groupings == b.groupings && a.cvv == b.cvv && a.luhn == b.luhn && a.name == b.name
                 && a.logo == b.logo
-                && a.coBadges == b.coBadges && a.patternTerms == b.patternTerms)
+                && a.coBadges == b.coBadges && a.patternTerms == b.patternTerms && a.aids == b.aids)
     }
 
     /// "a Visa number has 16 digits" / "… has 13, 16 or 19 digits", for the top-level lengths.

@@ -64,7 +64,7 @@ struct Fields {
     static let coBadgedEntry = Keys(RuleFile.coBadgedFields)
 
     /// For each slot, 1 + the place in the members of its (last) member; 0 when it has none.
-    typealias Places = InlineArray<18, Int32>
+    typealias Places = InlineArray<19, Int32>
 
     private let keys: Keys
     private let members: [JSONValue.Member]

@@ -3,7 +3,9 @@
 /// side by side, not by sampling. Every pattern of either set starts or ends a stretch; between
 /// two such bounds every number has the same outcome under each set, so one number of each
 /// stretch is asked of each set's index (`RuleSet.detect`), and neighbouring stretches with the
-/// same change are merged.
+/// same change are merged. Numbers at least as long as the longest pattern are walked once, at
+/// that width; a number shorter than a pattern it begins is not decided by it, so each
+/// shorter length a network allows is walked at its own width, for numbers of that length.
 public struct RuleDiff: Sendable {
     /// What the rules do with the numbers of a stretch: the network that decides them, and what
     /// it asks of them.
@@ -19,15 +21,15 @@ public struct RuleDiff: Sendable {
         public var codeLengths: ClosedRange<Int>
         /// The other networks on a co-badged card, in order.
         public var coBadged: [String]
-        /// How the number is grouped.
-        public var groups: [Int]
+        /// How the number is grouped, for each of its lengths that is grouped differently.
+        public var groups: [[Int]]
         /// Whether the deciding network is retired.
         public var retired: Bool
 
         /// `mastercard (16; Luhn; CVC 3; 4-4-4-4)`, with `also visa` and `retired` when they apply.
         public var description: String {
             var parts = [runs(lengths), luhn ? "Luhn" : "no Luhn", "\(code) \(lengthWords(codeLengths))"]
-            parts.append(groups.map(String.init).joined(separator: "-"))
+            parts.append(groups.map { $0.map(String.init).joined(separator: "-") }.joined(separator: " or "))
             if !coBadged.isEmpty { parts.append("also " + coBadged.joined(separator: ", ")) }
             if retired { parts.append("retired") }
             return "\(network) (\(parts.joined(separator: "; ")))"
@@ -35,17 +37,21 @@ public struct RuleDiff: Sendable {
     }
 
     /// A stretch of prefixes, `low` to `high` (as many digits each), whose outcome changed:
-    /// nil for numbers no network takes.
+    /// nil for numbers no network takes. `length`: the stretch is of numbers of that length
+    /// alone (shorter than the longest pattern); nil: of every length from `low`'s on.
     public struct Difference: Equatable, Sendable {
         public var low: String
         public var high: String
+        public var length: Int?
         public var before: Outcome?
         public var after: Outcome?
 
         /// How many card numbers of each length the stretch holds (a length either outcome
         /// allows), by length.
         public var numbers: [(length: Int, count: Double)] {
-            let lengths = Set((before?.lengths ?? []) + (after?.lengths ?? [])).sorted()
+            let lengths = Set((before?.lengths ?? []) + (after?.lengths ?? [])).sorted().filter {
+                length.map([$0].contains) ?? ($0 >= low.count)
+            }
             let span = Double(UInt64(high)! - UInt64(low)! + 1)
             return lengths.map { length in
                 var count = span
@@ -55,7 +61,8 @@ public struct RuleDiff: Sendable {
         }
 
         public static func == (lhs: Difference, rhs: Difference) -> Bool {
-            lhs.low == rhs.low && lhs.high == rhs.high && lhs.before == rhs.before && lhs.after == rhs.after
+            lhs.low == rhs.low && lhs.high == rhs.high && lhs.length == rhs.length && lhs.before == rhs.before
+                && lhs.after == rhs.after
         }
     }
 
@@ -74,14 +81,29 @@ public struct RuleDiff: Sendable {
         let afterIDs = Set(after.networks.map(\.id))
         added = after.networks.filter { !beforeIDs.contains($0.id) }
         removed = before.networks.filter { !afterIDs.contains($0.id) }
-        // Every bound as a prefix of `width` digits: where a pattern starts, and just past its end.
         let width = max(before.longestPattern, after.longestPattern, 1)
+        walk(before, after, width: width, length: nil)
+        let lengths = Set((before.networks + after.networks).flatMap(\.allLengths)).filter { $0 < width }
+        for length in lengths.sorted() { walk(before, after, width: length, length: length) }
+    }
+
+    /// Walks the prefixes of `width` digits, noting each stretch whose outcome differs; with
+    /// `length`, for numbers of that length only.
+    private mutating func walk(_ before: RuleSet, _ after: RuleSet, width: Int, length: Int?) {
+        // Every bound as a prefix of `width` digits: where a pattern starts, and just past its
+        // end (a longer pattern by its first `width` digits).
         var bounds: [UInt64] = [0]
         for network in before.networks + after.networks {
             for pattern in network.patterns {
-                let scale = power(width - pattern.length)
-                bounds.append(pattern.lowValue * scale)
-                bounds.append((pattern.highValue + 1) * scale)
+                if pattern.length <= width {
+                    let scale = power(width - pattern.length)
+                    bounds.append(pattern.lowValue * scale)
+                    bounds.append((pattern.highValue + 1) * scale)
+                } else {
+                    let scale = power(pattern.length - width)
+                    bounds.append(pattern.lowValue / scale)
+                    bounds.append(pattern.highValue / scale + 1)
+                }
             }
         }
         let end = power(width)
@@ -93,33 +115,48 @@ public struct RuleDiff: Sendable {
                 digits[position] = UInt8(rest % 10)
                 rest /= 10
             }
-            let was = Self.outcome(of: digits, in: before)
-            let now = Self.outcome(of: digits, in: after)
+            let was = Self.outcome(of: digits, in: before, length: length)
+            let now = Self.outcome(of: digits, in: after, length: length)
             guard was != now else { continue }
             let last = (index + 1 < bounds.count ? bounds[index + 1] : end) - 1
             // Merged with the stretch just before, when it changed the same way.
-            if let previous = differences.last, previous.before == was, previous.after == now,
-                UInt64(previous.high)! + 1 == start
+            if let previous = differences.last, previous.length == length, previous.before == was,
+                previous.after == now, previous.high.count == width, UInt64(previous.high)! + 1 == start
             {
                 differences[differences.count - 1].high = Self.text(last, width: width)
             } else {
                 differences.append(
                     Difference(
-                        low: Self.text(start, width: width), high: Self.text(last, width: width), before: was,
-                        after: now))
+                        low: Self.text(start, width: width), high: Self.text(last, width: width), length: length,
+                        before: was, after: now))
             }
         }
     }
 
-    /// What `set` does with numbers starting with `digits` (as long as its longest pattern).
-    static func outcome(of digits: [UInt8], in set: RuleSet) -> Outcome? {
+    /// What `set` does with numbers starting with `digits` (as long as its longest pattern);
+    /// with `length`, with numbers of that length, `digits` long: nil unless a network decides
+    /// them and allows the length.
+    static func outcome(of digits: [UInt8], in set: RuleSet, length: Int? = nil) -> Outcome? {
         let detection = set.detect(digits)
         guard let network = detection.network else { return nil }
+        if let length {
+            guard detection.lengths.contains(length) else { return nil }
+            let code = CardPolicy.securityCode(for: network)
+            return Outcome(
+                network: network.id, lengths: [length],
+                luhn: network.requiresLuhn(digits, decidingLength: detection.decidingLength), code: code.name,
+                codeLengths: code.lengths, coBadged: detection.coBadged.map(\.id),
+                groups: [network.groups(forCount: length)], retired: network.status == .retired)
+        }
         let code = CardPolicy.securityCode(for: network)
         return Outcome(
             network: network.id, lengths: detection.lengths.lengths,
             luhn: network.requiresLuhn(digits, decidingLength: detection.decidingLength), code: code.name,
-            codeLengths: code.lengths, coBadged: detection.coBadged.map(\.id), groups: network.groups,
+            codeLengths: code.lengths, coBadged: detection.coBadged.map(\.id),
+            groups: detection.lengths.lengths.reduce(into: []) { groups, length in
+                let grouping = network.groups(forCount: length)
+                if !groups.contains(grouping) { groups.append(grouping) }
+            },
             retired: network.status == .retired)
     }
 

@@ -1,16 +1,18 @@
+import CardChip
+
 /// Turns one rule file's JSON into a `CardNetwork`, collecting every problem with the line
 /// and column of the value at fault rather than stopping at the first.
 struct RuleFile {
     static let knownFields = [
         "$schema", "id", "name", "logo", "prefixes", "ranges", "lengths",
         "autoAdvance", "groups", "cvv", "luhn", "source", "note", "disabled",
-        "lengthsFor", "status", "family", "coBadged",
+        "lengthsFor", "status", "family", "coBadged", "aids",
     ]
     /// The fields of a rule file, in the order of `knownFields` (a key's raw value is its
     /// place there): a field is looked up by its place, not by comparing its name.
     enum Key: Int, CaseIterable {
         case schema, id, name, logo, prefixes, ranges, lengths, autoAdvance, groups, cvv, luhn, source, note, disabled,
-            lengthsFor, status, family, coBadged
+            lengthsFor, status, family, coBadged, aids
         /// The key as a rule file writes it.
         var name: String { RuleFile.knownFields[rawValue] }
     }
@@ -209,6 +211,8 @@ struct RuleFile {
             fail(objectStart, "missing required field `cvv`")
         }
 
+        var aids: [[UInt8]] = []
+        if let value = fields[.aids] { aids = readAIDs(value) }
         if let value = fields[.source] { _ = string(value, "source") }
         if let value = fields[.note] { _ = string(value, "note") }
         if let value = fields[.schema] { _ = string(value, "$schema") }
@@ -222,7 +226,30 @@ struct RuleFile {
                 idLocation: id.location, patternLocations: patternLocations,
                 lengthsOfPatterns: patternLengths, status: status,
                 family: family?.value, familyLocation: family?.location,
-                coBadges: read.coBadges, patternTerms: read.terms))
+                coBadges: read.coBadges, patternTerms: read.terms, aids: aids))
+    }
+
+    /// Reads `aids`: the chip applications of the network's cards, each 5 to 16 bytes in hex
+    /// (`"A0000000031010"`), none twice.
+    private mutating func readAIDs(_ value: JSONValue) -> [[UInt8]] {
+        guard let items = array(value, "aids") else { return [] }
+        var aids: [[UInt8]] = []
+        for item in items {
+            guard let text = string(item, "each AID of `aids`") else { continue }
+            guard let bytes = Hex.bytes(text.value), (5...16).contains(bytes.count) else {
+                fail(
+                    text.location,
+                    "AID \"\(text.value.escapingControlCharacters)\" must be 10 to 32 hex digits (5 to 16 bytes), like \"A0000000031010\""
+                )
+                continue
+            }
+            if aids.contains(bytes) {
+                fail(text.location, "`aids` lists \(Hex.string(bytes)) twice")
+                continue
+            }
+            aids.append(bytes)
+        }
+        return aids
     }
 
     // MARK: - Patterns

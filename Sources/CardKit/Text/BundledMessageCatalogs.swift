@@ -174,6 +174,11 @@ public enum MessageID: String, CaseIterable, Sendable {
     case swipeUnreadable = "swipe.unreadable"
     case swipeElsewhere = "swipe.elsewhere"
     case swipeExpired = "swipe.expired"
+    case chipUnreadable = "chip.unreadable"
+    case chipExpired = "chip.expired"
+    case helpNumberChip = "help.number.chip"
+    case helpNumberChipAccepted = "help.number.chip.accepted"
+    case chipElsewhere = "chip.elsewhere"
     case rulesDigits = "rules.digits"
     case rulesRowAccepted = "rules.row.accepted"
     case rulesRowNotAccepted = "rules.row.not-accepted"
@@ -201,6 +206,215 @@ public enum MessageID: String, CaseIterable, Sendable {
     case a11yHelpCommands4 = "a11y.help.commands.4"
     case cardCancelledCode = "card.cancelled.code"
     case cardClearedCode = "card.cleared.code"
+
+    /// The id's place in `allCases`: where a catalog keeps its text (`MessageCatalog.text`).
+    var index: Int {
+        switch self {
+        case .labelNumber: 0
+        case .labelNumberShort: 1
+        case .labelExpiry: 2
+        case .hintExpiry: 3
+        case .fieldNumber: 4
+        case .fieldExpiry: 5
+        case .sideBack: 6
+        case .sideFront: 7
+        case .listOr: 8
+        case .helpNumber: 9
+        case .helpNumberAccepted: 10
+        case .helpNumberAcceptedShort: 11
+        case .helpNumberSome: 12
+        case .helpExpiry: 13
+        case .helpCode: 14
+        case .helpCodeUnknown: 15
+        case .cardCancelled: 16
+        case .cardCleared: 17
+        case .cardSuccess: 18
+        case .cardExpires: 19
+        case .cardNotAccepted: 20
+        case .cardProblem: 21
+        case .goodbyeOne: 22
+        case .goodbyeMany: 23
+        case .keyFieldEmpty: 24
+        case .keyCtrlDField: 25
+        case .keyCtrlDCardEnds: 26
+        case .keyCtrlDCardCancels: 27
+        case .keyDoesNothing: 28
+        case .numberCharacter: 29
+        case .numberTooLong: 30
+        case .numberNoNetwork: 31
+        case .numberAtMost: 32
+        case .numberInvalid: 33
+        case .numberCompleteCanGrow: 34
+        case .progressValid: 35
+        case .numberEmpty: 36
+        case .numberUndecided: 37
+        case .numberNotAccepted: 38
+        case .numberLength: 39
+        case .expiryCharacter: 40
+        case .expiryNoMonth: 41
+        case .expiryTooFar: 42
+        case .expiryWouldBePast: 43
+        case .expiryPast: 44
+        case .expiryComplete: 45
+        case .expiryMissing: 46
+        case .expiryExpired: 47
+        case .expiryBeyond: 48
+        case .codeCharacter: 49
+        case .codeFull: 50
+        case .codeEmpty: 51
+        case .codeLength: 52
+        case .recallNumber: 53
+        case .recallCode: 54
+        case .recallOldest: 55
+        case .recallNewest: 56
+        case .promptTimedOut: 57
+        case .promptTimedOutOne: 58
+        case .promptCancelled: 59
+        case .helpIntro: 60
+        case .helpKeys1: 61
+        case .helpKeys2: 62
+        case .helpKeysEnds1: 63
+        case .helpKeysEnds2: 64
+        case .helpKeysCancels1: 65
+        case .helpKeysCancels2: 66
+        case .helpKeysNetwork: 67
+        case .helpCommands: 68
+        case .helpCommands1: 69
+        case .helpCommands2: 70
+        case .helpCommands3: 71
+        case .helpCommands4: 72
+        case .helpCommands5: 73
+        case .networkOnlyAccepted: 74
+        case .networkOne: 75
+        case .networkNoneYet: 76
+        case .networkUnknown: 77
+        case .networkChosen: 78
+        case .networkList: 79
+        case .networkListChoose: 80
+        case .networkNotThisCard: 81
+        case .networkNotAccepted: 82
+        case .networkLine: 83
+        case .networkLineAlso: 84
+        case .networkChange: 85
+        case .networkChangeAlso: 86
+        case .listAnd: 87
+        case .rulesNotHere: 88
+        case .rulesAccepted: 89
+        case .rulesOthers: 90
+        case .rulesReloaded: 91
+        case .rulesNotReloaded: 92
+        case .commandCharacter: 93
+        case .commandTooLong: 94
+        case .commandSelected: 95
+        case .commandRemoved: 96
+        case .commandUsageCard: 97
+        case .commandUsageNetwork: 98
+        case .commandUnknown: 99
+        case .commandUnknownGuess: 100
+        case .commandNoCard: 101
+        case .commandNoCardLong: 102
+        case .acceptedNoneOf: 103
+        case .acceptedStarting: 104
+        case .acceptedNoneStarts: 105
+        case .trayEmpty: 106
+        case .trayCard: 107
+        case .plainRefused: 108
+        case .plainSkipped: 109
+        case .plainCommand: 110
+        case .plainEnded: 111
+        case .plainTimedOut: 112
+        case .cardNotDelivered: 113
+        case .fieldEmpty: 114
+        case .fieldName: 115
+        case .fieldPostalCode: 116
+        case .labelName: 117
+        case .hintName: 118
+        case .labelPostalCode: 119
+        case .hintExpiryLong: 120
+        case .expiryPastFourDigits: 121
+        case .recallField: 122
+        case .helpCodeMovesOn: 123
+        case .helpName: 124
+        case .helpPostalCode: 125
+        case .nameTooLong: 126
+        case .nameDigit: 127
+        case .nameCharacter: 128
+        case .nameMarks: 129
+        case .nameEmpty: 130
+        case .nameNoLetter: 131
+        case .postalCharacter: 132
+        case .postalWantsLetter: 133
+        case .postalWantsDigit: 134
+        case .postalTooLong: 135
+        case .postalLooksLike: 136
+        case .postalUSName: 137
+        case .postalUSLabel: 138
+        case .postalUSExample: 139
+        case .postalCAName: 140
+        case .postalCALabel: 141
+        case .postalCAExample: 142
+        case .postalGBName: 143
+        case .postalGBLabel: 144
+        case .postalGBExample: 145
+        case .postalDEName: 146
+        case .postalDELabel: 147
+        case .postalDEExample: 148
+        case .postalFRName: 149
+        case .postalFRLabel: 150
+        case .postalFRExample: 151
+        case .postalNLName: 152
+        case .postalNLLabel: 153
+        case .postalNLExample: 154
+        case .postalAUName: 155
+        case .postalAULabel: 156
+        case .postalAUExample: 157
+        case .postalJPName: 158
+        case .postalJPLabel: 159
+        case .postalJPExample: 160
+        case .postalBRName: 161
+        case .postalBRLabel: 162
+        case .postalBRExample: 163
+        case .postalINName: 164
+        case .postalINLabel: 165
+        case .postalINExample: 166
+        case .cardCodeTaken: 167
+        case .swipeUnreadable: 168
+        case .swipeElsewhere: 169
+        case .swipeExpired: 170
+        case .chipUnreadable: 171
+        case .chipExpired: 172
+        case .helpNumberChip: 173
+        case .helpNumberChipAccepted: 174
+        case .chipElsewhere: 175
+        case .rulesDigits: 176
+        case .rulesRowAccepted: 177
+        case .rulesRowNotAccepted: 178
+        case .a11yQuestionNumber: 179
+        case .a11yQuestionExpiry: 180
+        case .a11yQuestionCode: 181
+        case .a11yQuestionHint: 182
+        case .a11yQuestionLike: 183
+        case .a11yQuestionPlain: 184
+        case .a11yIntroduction: 185
+        case .a11yMoreThanTheField: 186
+        case .a11yCheckDigit: 187
+        case .a11yNumberTaken: 188
+        case .a11yNumberTakenUnknown: 189
+        case .a11yStartAgain: 190
+        case .a11yEndingIn: 191
+        case .a11yMonths: 192
+        case .a11yHelp1: 193
+        case .a11yHelp2: 194
+        case .a11yHelpCancels: 195
+        case .a11yHelpEnds: 196
+        case .a11yHelpCommands1: 197
+        case .a11yHelpCommands2: 198
+        case .a11yHelpCommands3: 199
+        case .a11yHelpCommands4: 200
+        case .cardCancelledCode: 201
+        case .cardClearedCode: 202
+        }
+    }
 }
 
 extension MessageCatalog {
@@ -378,6 +592,11 @@ extension MessageCatalog {
             "swipe.unreadable": "Magnetstreifen nicht lesbar — Karte erneut durchziehen oder Nummer eingeben",
             "swipe.elsewhere": "eine Karte wird bei leerem Kartennummernfeld durchgezogen",
             "swipe.expired": "die gelesene Karte ist {expiry} abgelaufen",
+            "chip.unreadable": "Chip nicht lesbar — Karte erneut einstecken, durchziehen oder Nummer eingeben",
+            "chip.expired": "die vom Chip gelesene Karte ist {expiry} abgelaufen",
+            "help.number.chip": "Karte eintippen, durchziehen, einstecken oder auflegen; :help zeigt Tasten und Befehle.",
+            "help.number.chip.accepted": "Karte eintippen, durchziehen, einstecken oder auflegen ({networks} angenommen).",
+            "chip.elsewhere": "eine Karte wird bei leerem Kartennummernfeld eingesteckt oder aufgelegt",
             "rules.digits": "{lengths} Ziffern",
             "rules.row.accepted": "angenommen",
             "rules.row.not-accepted": "hier nicht angenommen",
@@ -578,6 +797,11 @@ extension MessageCatalog {
             "swipe.unreadable": "couldn't read the swipe — swipe again or type the number",
             "swipe.elsewhere": "a card is swiped at an empty card number field",
             "swipe.expired": "the swiped card expired in {expiry}",
+            "chip.unreadable": "couldn't read the chip — insert it again, swipe or type the number",
+            "chip.expired": "the card read from the chip expired in {expiry}",
+            "help.number.chip": "Type, swipe, insert or tap the card; :help lists keys and commands.",
+            "help.number.chip.accepted": "Type, swipe, insert or tap the card ({networks} accepted).",
+            "chip.elsewhere": "a card is inserted or tapped at an empty card number field",
             "rules.digits": "{lengths} digits",
             "rules.row.accepted": "accepted",
             "rules.row.not-accepted": "not accepted here",
@@ -778,6 +1002,11 @@ extension MessageCatalog {
             "swipe.unreadable": "no se pudo leer la banda — vuelva a pasar la tarjeta o escriba el número",
             "swipe.elsewhere": "la tarjeta se pasa con el campo del número vacío",
             "swipe.expired": "la tarjeta leída caducó en {expiry}",
+            "chip.unreadable": "no se pudo leer el chip — insértela de nuevo, deslícela o escriba el número",
+            "chip.expired": "la tarjeta leída del chip venció en {expiry}",
+            "help.number.chip": "Escriba, deslice, inserte o acerque la tarjeta; :help muestra teclas y comandos.",
+            "help.number.chip.accepted": "Escriba, deslice, inserte o acerque la tarjeta ({networks} aceptadas).",
+            "chip.elsewhere": "una tarjeta se inserta o se acerca con el campo del número vacío",
             "rules.digits": "{lengths} dígitos",
             "rules.row.accepted": "aceptada",
             "rules.row.not-accepted": "no aceptada aquí",
@@ -978,6 +1207,11 @@ extension MessageCatalog {
             "swipe.unreadable": "lecture de la piste impossible — repassez la carte ou tapez le numéro",
             "swipe.elsewhere": "une carte se passe quand le champ du numéro est vide",
             "swipe.expired": "la carte lue a expiré en {expiry}",
+            "chip.unreadable": "lecture de la puce impossible — réinsérez la carte, passez-la ou tapez le numéro",
+            "chip.expired": "la carte lue sur la puce a expiré en {expiry}",
+            "help.number.chip": "Tapez, passez, insérez ou approchez la carte ; :help liste touches et commandes.",
+            "help.number.chip.accepted": "Tapez, passez, insérez ou approchez la carte ({networks} acceptées).",
+            "chip.elsewhere": "une carte s'insère ou s'approche quand le champ du numéro est vide",
             "rules.digits": "{lengths} chiffres",
             "rules.row.accepted": "acceptée",
             "rules.row.not-accepted": "refusée ici",

@@ -110,7 +110,7 @@ public struct Message: Equatable, Sendable {
     /// with the same values, or (held differently) the same words.
     public static func == (lhs: Message, rhs: Message) -> Bool {
         guard lhs.kind == rhs.kind else { return false }
-        if case .catalog = lhs.content, case .catalog = rhs.content, lhs.catalog.language == rhs.catalog.language {
+        if case .catalog = lhs.content, case .catalog = rhs.content, lhs.catalog.isSame(as: rhs.catalog) {
             return lhs.content == rhs.content
         }
         return lhs.text == rhs.text

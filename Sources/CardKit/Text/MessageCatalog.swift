@@ -10,8 +10,12 @@ public struct MessageCatalog: Sendable {
     /// One reference to share: an engine holding a catalog grows by a pointer.
     private final class Storage: Sendable {
         let language: String
-        /// Every id's text, English where the catalog has none.
+        /// Every id's text, English where the catalog has none, by id.
         let texts: [String: String]
+        /// The same texts in `MessageID.allCases` order, where `text(_:)` reads them, and
+        /// their UTF-8 bytes, which `write` fills.
+        let byIndex: [String]
+        let bytesByIndex: [[UInt8]]
         /// The labels and hint read on every key, looked up once.
         let numberLabel: String, expiryLabel: String, expiryHint: String
         /// The valid number's note (`progress.valid`, "({count} valid)") around its count:
@@ -20,6 +24,8 @@ public struct MessageCatalog: Sendable {
         init(language: String, texts: [String: String]) {
             self.language = language
             self.texts = texts
+            byIndex = MessageID.allCases.map { texts[$0.rawValue] ?? "" }
+            bytesByIndex = byIndex.map { Array($0.utf8) }
             numberLabel = texts[MessageID.labelNumber.rawValue] ?? ""
             expiryLabel = texts[MessageID.labelExpiry.rawValue] ?? ""
             expiryHint = texts[MessageID.hintExpiry.rawValue] ?? ""
@@ -73,6 +79,10 @@ public struct MessageCatalog: Sendable {
 
     private init(storage: Storage) { self.storage = storage }
 
+    /// Whether `other` is this very catalog (the same texts, overrides included), not just
+    /// one of the same language.
+    func isSame(as other: MessageCatalog) -> Bool { storage === other.storage }
+
     /// The label of the number field ("Card number"), of the expiry ("Expiry"), and the
     /// expiry's format hint ("MM/YY"): shown on every key, so looked up once.
     public var numberLabel: String { storage.numberLabel }
@@ -96,7 +106,7 @@ public struct MessageCatalog: Sendable {
     }
 
     /// The text of `id`, its placeholders as written.
-    public func text(_ id: MessageID) -> String { storage.texts[id.rawValue] ?? "" }
+    public func text(_ id: MessageID) -> String { storage.byIndex[id.index] }
 
     /// The text of `id`, each `{name}` filled with its value (a placeholder without a value is
     /// left as written; a value is never read for placeholders).
@@ -110,7 +120,7 @@ public struct MessageCatalog: Sendable {
         guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
         var result: [UInt8] = []
         result.reserveCapacity(template.utf8.count + 32)
-        fill(template, into: &result) { name, bytes in
+        fill(Array(template.utf8), into: &result) { name, bytes in
             guard let value = values.first(where: { equal($0.0, name) })?.1 else { return false }
             bytes.appendUTF8(value)
             return true
@@ -121,7 +131,7 @@ public struct MessageCatalog: Sendable {
     /// Writes `id`'s text with its placeholders filled from `arguments` (`Message`'s words,
     /// made where they are shown).
     func write(_ id: MessageID, _ arguments: [Message.Argument], to bytes: inout [UInt8]) {
-        Self.fill(text(id), into: &bytes) { name, bytes in
+        Self.fill(storage.bytesByIndex[id.index], into: &bytes) { name, bytes in
             guard let argument = arguments.first(where: { Self.equal($0.name, name) }) else { return false }
             switch argument.value {
             case .text(let text): bytes.appendUTF8(text)
@@ -133,37 +143,31 @@ public struct MessageCatalog: Sendable {
         }
     }
 
-    /// Writes `template`, each `{name}` by `value` (which writes the name's value and returns
-    /// true, or returns false for a name it has no value for: the placeholder stays as
-    /// written). Read as UTF-8 bytes: a brace is never part of another character's bytes.
+    /// Writes `template` (UTF-8), each `{name}` by `value` (which writes the name's value and
+    /// returns true, or returns false for a name it has no value for: the placeholder stays as
+    /// written). A brace is never part of another character's bytes.
     private static func fill(
-        _ template: String, into result: inout [UInt8], value: (Span<UInt8>, inout [UInt8]) -> Bool
+        _ template: [UInt8], into result: inout [UInt8], value: (ArraySlice<UInt8>, inout [UInt8]) -> Bool
     ) {
-        let text = template.utf8.span
+        var start = 0
         var index = 0
-        while index < text.count {
-            let byte = text[index]
-            index += 1
-            guard byte == UInt8(ascii: "{") else {
-                result.append(byte)
-                continue
-            }
-            var close = index
-            while close < text.count && text[close] != UInt8(ascii: "}") { close += 1 }
-            if close < text.count && value(text.extracting(index..<close), &result) {
-                index = close + 1
+        while let open = template[index...].firstIndex(of: UInt8(ascii: "{")) {
+            guard let close = template[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
+            result.append(contentsOf: template[start..<open])
+            if value(template[(open + 1)..<close], &result) {
+                start = close + 1
             } else {
-                result.append(byte)
+                result.append(UInt8(ascii: "{"))
+                start = open + 1
             }
+            index = start
         }
+        result.append(contentsOf: template[start...])
     }
 
     /// Whether `name` has the bytes `bytes` has.
-    private static func equal(_ name: String, _ bytes: Span<UInt8>) -> Bool {
-        let utf8 = name.utf8.span
-        guard utf8.count == bytes.count else { return false }
-        for index in 0..<utf8.count where utf8[index] != bytes[index] { return false }
-        return true
+    private static func equal(_ name: String, _ bytes: ArraySlice<UInt8>) -> Bool {
+        name.utf8.elementsEqual(bytes)
     }
 
     /// Said when the prompt ends because no key came for `milliseconds` (the idle timeout):

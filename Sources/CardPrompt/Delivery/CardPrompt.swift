@@ -91,6 +91,19 @@ public final class CardPrompt {
         /// default) decides by the environment: on when `ACCESSIBLE` is set to anything but
         /// empty or `0`.
         public var accessible: Bool?
+        /// The chip reader the prompt watches (`cardline --reader`): a card inserted or tapped
+        /// at the empty number field is read (`ReaderWatcher`), and the hint says so once a
+        /// reader is found. nil (the default for a library): no reader is looked for, no thread
+        /// started. `cardline` watches every reader unless told otherwise.
+        public var chipReader: ChipReaderChoice?
+
+        /// Which PC/SC reader the prompt watches.
+        public enum ChipReaderChoice: Equatable, Sendable {
+            /// The first that gets a card (any reader attached).
+            case any
+            /// The reader of this name only.
+            case named(String)
+        }
 
         /// Options; every one has the default `cardline` uses.
         public init(
@@ -100,7 +113,7 @@ public final class CardPrompt {
             protectsProcess: Bool = true, retiredNetworks: Bool = false,
             timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil,
             asksName: Bool = false, postalCode: PostalCodeFormat? = nil, securityCodeOnlyNetwork: String? = nil,
-            accessible: Bool? = nil
+            accessible: Bool? = nil, chipReader: ChipReaderChoice? = nil
         ) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
@@ -119,6 +132,7 @@ public final class CardPrompt {
             self.postalCode = postalCode
             self.securityCodeOnlyNetwork = securityCodeOnlyNetwork
             self.accessible = accessible
+            self.chipReader = chipReader
         }
     }
 
@@ -279,7 +293,7 @@ public final class CardPrompt {
             device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
             onAccepted: receive,
             reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
-            timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+            timeout: options.timeout, endsOnCancel: options.endsOnCancel, chipReader: options.chipReader)
         self.editor = editor
         defer { self.editor = nil }
         return try ending(editor.run())

@@ -373,7 +373,7 @@ final class AccessiblePrompt {
     /// Writes `text`, its masked numbers and expiry dates in words, in lines that fit the
     /// terminal, and a line break.
     private func say(_ text: String) {
-        let spoken = AccessibleSentences.spoken(text, engine.messages)
+        let spoken = AccessibleSentences.spoken(text, engine.messages, century: engine.expiryPolicy.fullYear)
         let columns = Int(cl_columns(fileno(device.output)))
         write(Style.wrapped(spoken, columns: columns).joined(separator: "\n") + "\n")
     }

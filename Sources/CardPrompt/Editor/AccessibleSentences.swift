@@ -95,8 +95,11 @@ enum AccessibleSentences {
 
     /// `text` as a screen reader should hear it: a masked number by its last digits ("Visa
     /// ending in 1111", not "Visa •••• 1111", whose bullets are read one by one) and an expiry
-    /// by its month and year ("December 2030", not "12/30").
-    static func spoken(_ text: String, _ messages: MessageCatalog) -> String {
+    /// by its month and year ("December 2030", not "12/30"), a two-digit year in the century
+    /// `century` gives it (`ExpiryPolicy.fullYear`: 12/99 is 1999 in 2026).
+    static func spoken(
+        _ text: String, _ messages: MessageCatalog, century: (Int) -> Int = { 2000 + $0 }
+    ) -> String {
         var text = text
         if text.contains(where: { $0 == "•" || $0 == "*" }) {
             text.replace(/(?:[0-9]+ )*[0-9]*[•*]{2,}[0-9•*]*(?: [0-9•*]+)*[0-9]/) { match in
@@ -110,7 +113,7 @@ enum AccessibleSentences {
             guard let month = Int(match.output.1), months.count == 12, let year = Int(match.output.2) else {
                 return String(match.output.0)
             }
-            return "\(months[month - 1]) \(year < 100 ? 2000 + year : year)"
+            return "\(months[month - 1]) \(match.output.2.count == 2 ? century(year) : year)"
         }
     }
 

@@ -1,5 +1,6 @@
 import CEditLine
 import CardKit
+import CardReader
 
 #if canImport(Glibc)
     import Glibc
@@ -104,9 +105,11 @@ final class InteractiveEditor {
         onCommand: @escaping (String) -> Void = { _ in },
         onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
         reloadingWith loader: EntryEngine.RuleLoader? = nil,
-        timeout: Duration? = nil, endsOnCancel: Bool = false
+        timeout: Duration? = nil, endsOnCancel: Bool = false,
+        chipReader: CardPrompt.Options.ChipReaderChoice? = nil
     ) {
-        reader = KeyReader(timeout: timeout)
+        reader = KeyReader(
+            timeout: timeout, chip: chipReader.flatMap { ChipWatch($0, known: engine.rules.knownAIDs) })
         settings = Settings(
             title: title, onCommand: onCommand, onAccepted: onAccepted, loader: loader, endsOnCancel: endsOnCancel)
         self.engine = engine
@@ -194,6 +197,7 @@ final class InteractiveEditor {
         if let title = settings.title { write(style.title(title) + "\n") }
         write(style.message(engine.help) + "\n")
         reader.startIdleClock()
+        defer { reader.chip?.stop() }
         while ending == nil {
             painter.forget()  // el_gets draws the line afresh
             var count: Int32 = 0
@@ -301,6 +305,8 @@ final class InteractiveEditor {
             cl_refresh(el)
             return redrawn(CC_REFRESH)
         }
+        let chipEvents = reader.takeChipEvents()
+        if !chipEvents.isEmpty { return takeChip(chipEvents, on: el) }
         if var swipe = reader.takeSwipe() {
             // The engine copies the number into its own storage; this copy is wiped.
             let drawn = perform(.swipe(swipe), on: el)
@@ -441,6 +447,34 @@ final class InteractiveEditor {
             return UInt8(CC_EOF)
         }
         return printAbovePrompt(output, el)
+    }
+
+    /// What the chip reader's watcher said (`ChipWatch`): a reader found (the hint then says a
+    /// card may be inserted or tapped, `EntryEngine.chipReaderAttached`), a card read (handed to
+    /// the engine as `Key.chip`, as a swipe is: drawn masked from the start), or a read that
+    /// failed (the engine's one message; the fields stay as they were).
+    private func takeChip(_ events: [ReaderWatcher.Event], on el: OpaquePointer) -> UInt8 {
+        var outcomes: [Outcome] = []
+        for event in events {
+            switch event {
+            case .readers(let attached):
+                guard attached != engine.chipReaderAttached else { continue }
+                engine.chipReaderAttached = attached
+                if attached && engine.field == .number && engine.activeIsEmpty {
+                    outcomes.append(Outcome(messages: [engine.help]))
+                }
+            case .reading:
+                continue
+            case .read(var card):
+                // The engine copies the number into its own storage; this copy is wiped.
+                outcomes.append(engine.handle(.chip(card), reloadingWith: settings.loader))
+                card.wipe()
+            case .failed:
+                outcomes.append(engine.handle(.chip(nil), reloadingWith: settings.loader))
+            }
+        }
+        guard !outcomes.isEmpty else { return UInt8(CC_NORM) }
+        return present(Outcome.combined(outcomes), on: el)
     }
 
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).

@@ -1,5 +1,6 @@
 import CEditLine
 import CardKit
+import CardReader
 
 #if canImport(Glibc)
     import Glibc
@@ -45,7 +46,14 @@ final class KeyReader {
     /// empty number) (`SwipeCollector`), never echoed, never decoded into keys.
     private var swipe = SwipeCollector()
 
-    init(timeout: Duration?) {
+    /// The chip reader watched while keys are awaited (`ChipWatch`), if any; started at the
+    /// first wait, after the prompt's first draw.
+    let chip: ChipWatch?
+    /// The watcher has events waiting (`takeChipEvents`).
+    private var chipWaiting = false
+
+    init(timeout: Duration?, chip: ChipWatch? = nil) {
+        self.chip = chip
         timeoutMilliseconds = timeout.map {
             $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000
         }
@@ -62,7 +70,8 @@ final class KeyReader {
     /// Waits until a key is queued, a resize came, or the idle timeout ran out: 1 then; 0 at
     /// the end of input; -1 on a read error.
     func wait(on fd: Int32) -> Int32 {
-        while keyIndex == keys.count && !resized && !swipe.isRead {
+        chip?.startOnce()
+        while keyIndex == keys.count && !resized && !swipe.isRead && !chipWaiting {
             // Emptied from the end (the keys were blanked as taken): `removeAll(keepingCapacity:)`
             // cost 150 instructions for the one key a digit leaves.
             while keys.popLast() != nil {}
@@ -84,9 +93,14 @@ final class KeyReader {
                 }
                 timeout = timeout < 0 ? Int32(clamping: left) : min(timeout, Int32(clamping: left))
             }
-            let ready = cl_wait_input(fd, timeout)
+            let ready = cl_wait_inputs(fd, chip?.wakeDescriptor ?? -1, timeout)
             if ready == 2 {
                 resized = true
+                break
+            }
+            if ready == 3 {
+                chip?.drainWakes()
+                chipWaiting = true
                 break
             }
             if ready < 0 {
@@ -148,6 +162,13 @@ final class KeyReader {
     /// it). `.swipe(nil)` for one that could not be read. The caller wipes the track data once
     /// the engine has taken it.
     func takeSwipe() -> TrackData?? { swipe.take() }
+
+    /// What the chip reader's watcher reported since the last call (empty when nothing).
+    func takeChipEvents() -> [ReaderWatcher.Event] {
+        guard chipWaiting, let chip else { return [] }
+        chipWaiting = false
+        return chip.watcher.takeEvents()
+    }
 
     /// The next queued key, taken (its text is not kept in the queue); nil when none is.
     func next() -> TerminalKey? {

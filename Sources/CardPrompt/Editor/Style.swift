@@ -102,13 +102,15 @@ public struct Style: Sendable {
     /// The width of the terminal `fd` writes to; nil when it is not a terminal.
     public static func terminalColumns(of fd: Int32) -> Int? { isatty(fd) == 1 ? Int(cl_columns(fd)) : nil }
 
-    /// `text` in rows of at most `columns` characters, broken only at spaces (a word longer
-    /// than a row is cut where the row ends), each row after the first with a hanging indent:
-    /// under the text after a leading mark (`✗ `, `OK `, `error: `), under an indented line's
-    /// text, or of two spaces after `cardline: error: `. A pure function of finished text.
+    /// `text` in rows of at most `columns` terminal columns, broken only at spaces (a word
+    /// longer than a row is cut where the row ends), each row after the first with a hanging
+    /// indent: under the text after a leading mark (`✗ `, `OK `, `error: `), under an indented
+    /// line's text, or of two spaces after `cardline: error: `. A pure function of finished
+    /// text; a character's columns are `columns(of:)`'s, whatever the locale.
     public static func wrapped(_ text: String, columns: Int) -> [String] {
-        guard text.count > columns, columns >= 8 else { return [text] }
         let characters = Array(text)
+        let widths = characters.map(Self.columns(of:))
+        guard widths.reduce(0, +) > columns, columns >= 8 else { return [text] }
         let leading = characters.prefix { $0 == " " }.count
         let mark = ["✗ ", "✓ ", "OK ", "error: "].first { text.hasPrefix($0) }?.count
         let hang = min(leading > 0 ? leading : mark ?? (text.hasPrefix("cardline: ") ? 2 : 0), columns / 4)
@@ -116,16 +118,22 @@ public struct Style: Sendable {
         var start = 0
         while true {
             let indent = rows.isEmpty ? 0 : hang
-            let room = columns - indent
-            if characters.count - start <= room {
+            // The first character that does not fit in the row.
+            var end = start
+            var used = indent
+            while end < characters.count && used + widths[end] <= columns {
+                used += widths[end]
+                end += 1
+            }
+            if end == characters.count {
                 rows.append(String(repeating: " ", count: indent) + String(characters[start...]))
                 return rows
             }
             // The last space that leaves the row's words whole (not one of its leading spaces).
             let floor = start + (rows.isEmpty ? leading : 0)
-            var cut = start + room
+            var cut = end
             while cut > floor && characters[cut] != " " { cut -= 1 }
-            var next = start + room
+            var next = max(end, start + 1)  // (a character wider than the whole row goes alone)
             if cut > floor {
                 next = cut
                 while next < characters.count && characters[next] == " " { next += 1 }
@@ -135,6 +143,25 @@ public struct Style: Sendable {
             }
             rows.append(String(repeating: " ", count: indent) + String(characters[start..<cut]))
             start = next
+        }
+    }
+
+    /// The columns a character takes on a terminal: 2 for East Asian wide and full-width
+    /// characters (CJK, kana, Hangul, full-width forms, most emoji), 0 for a combining mark
+    /// alone, else 1. From the characters themselves, not `wcwidth`, which answers only under
+    /// a UTF-8 locale (the command line's errors are written in whatever locale it has).
+    public static func columns(of character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+            0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            return 2
+        default:
+            switch first.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark: return 0
+            default: return 1
+            }
         }
     }
 
