@@ -128,7 +128,7 @@ import Testing
         #expect(lines.count == 2)
         let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
-        #expect(first["network"] as? String == "cartes-bancaires" && first["alsoNetworks"] as? [String] == ["visa"])
+        #expect(first["network"] as? String == "cartes-bancaires" && first["also_networks"] as? [String] == ["visa"])
         #expect(second["network"] as? String == "visa")
         #expect(first["entry"] as? String == "contactless")
     }
