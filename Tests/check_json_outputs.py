@@ -20,7 +20,7 @@ import jsonschema
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 binary = os.path.abspath(sys.argv[1])
 schemas = {}
-for name in ("card", "check", "replay"):
+for name in ("card", "check", "replay", "rules-diff"):
     schema = json.load(open(os.path.join(root, "schema", f"{name}.schema.json"), encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     schemas[name] = jsonschema.Draft202012Validator(schema)
@@ -104,6 +104,14 @@ replayed = run(["replay", "--json", os.path.join(root, "examples")])
 validate("replay --json examples/", "replay", replayed, 20)
 if not any(json.loads(line)["cards"] for line in replayed.split("\n") if line):
     problems.append("replay --json examples/: no script accepted a card")
+
+# rules diff --json: a network added (with its patterns) and the stretch it takes.
+mine = os.path.join(work, "acme")
+os.mkdir(mine)
+with open(os.path.join(mine, "acme-pay.json"), "w", encoding="utf-8") as f:
+    f.write('{"id": "acme-pay", "name": "Acme Pay", "logo": "ACME", "ranges": [["880000", "880999"]], '
+            '"lengths": [16], "cvv": {"name": "CVV", "length": 3}, "note": "inside UnionPay 88"}\n')
+validate("rules diff --bundled --json", "rules-diff", run(["rules", "diff", "--bundled", mine, "--json"]), 2)
 
 # Every JWE's plaintext, decrypted by the independent tool, is a card record too.
 decrypted = subprocess.run(
