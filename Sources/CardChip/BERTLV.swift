@@ -44,21 +44,7 @@ public enum BERTLV {
                 index += 1
                 continue
             }
-            var tag = UInt32(first)
-            index += 1
-            if first & 0x1F == 0x1F {
-                var more = true
-                var count = 1
-                while more {
-                    guard index < end else { throw .truncated }
-                    guard count < 3 else { throw .tagTooLong }
-                    let next = bytes[index]
-                    tag = tag << 8 | UInt32(next)
-                    more = next & 0x80 != 0
-                    index += 1
-                    count += 1
-                }
-            }
+            let tag = try readTag(bytes, at: &index, end: end)
             guard index < end else { throw .truncated }
             var length = Int(bytes[index])
             index += 1
@@ -77,6 +63,27 @@ public enum BERTLV {
             index += length
         }
         return found
+    }
+
+    /// The tag starting at `bytes[index]` (one byte, or up to three when its low five bits are
+    /// all set), `index` moved past it; the one reader of a tag, for TLV and for a DOL.
+    static func readTag(_ bytes: [UInt8], at index: inout Int, end: Int) throws(Problem) -> UInt32 {
+        let first = bytes[index]
+        var tag = UInt32(first)
+        index += 1
+        guard first & 0x1F == 0x1F else { return tag }
+        var more = true
+        var count = 1
+        while more {
+            guard index < end else { throw .truncated }
+            guard count < 3 else { throw .tagTooLong }
+            let next = bytes[index]
+            tag = tag << 8 | UInt32(next)
+            more = next & 0x80 != 0
+            index += 1
+            count += 1
+        }
+        return tag
     }
 
     /// The first object tagged `tag` in `bytes[range]`, searched depth first through

@@ -22,21 +22,8 @@ public enum DataObjectList {
         var entries: [Entry] = []
         var index = range.lowerBound
         while index < range.upperBound {
-            let first = bytes[index]
-            var tag = UInt32(first)
-            index += 1
-            if first & 0x1F == 0x1F {
-                var more = true
-                var count = 1
-                while more {
-                    guard index < range.upperBound, count < 3 else { return nil }
-                    tag = tag << 8 | UInt32(bytes[index])
-                    more = bytes[index] & 0x80 != 0
-                    index += 1
-                    count += 1
-                }
-            }
-            guard index < range.upperBound else { return nil }
+            guard let tag = try? BERTLV.readTag(bytes, at: &index, end: range.upperBound), index < range.upperBound
+            else { return nil }
             var length = Int(bytes[index])
             index += 1
             if length == 0x81 {
