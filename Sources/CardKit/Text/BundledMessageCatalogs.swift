@@ -196,6 +196,7 @@ public enum MessageID: String, CaseIterable, Sendable {
     case a11yStartAgain = "a11y.start-again"
     case a11yEndingIn = "a11y.ending-in"
     case a11yMonths = "a11y.months"
+    case a11ySelected = "a11y.selected"
     case a11yHelp1 = "a11y.help.1"
     case a11yHelp2 = "a11y.help.2"
     case a11yHelpCancels = "a11y.help.cancels"
@@ -403,16 +404,17 @@ public enum MessageID: String, CaseIterable, Sendable {
         case .a11yStartAgain: 190
         case .a11yEndingIn: 191
         case .a11yMonths: 192
-        case .a11yHelp1: 193
-        case .a11yHelp2: 194
-        case .a11yHelpCancels: 195
-        case .a11yHelpEnds: 196
-        case .a11yHelpCommands1: 197
-        case .a11yHelpCommands2: 198
-        case .a11yHelpCommands3: 199
-        case .a11yHelpCommands4: 200
-        case .cardCancelledCode: 201
-        case .cardClearedCode: 202
+        case .a11ySelected: 193
+        case .a11yHelp1: 194
+        case .a11yHelp2: 195
+        case .a11yHelpCancels: 196
+        case .a11yHelpEnds: 197
+        case .a11yHelpCommands1: 198
+        case .a11yHelpCommands2: 199
+        case .a11yHelpCommands3: 200
+        case .a11yHelpCommands4: 201
+        case .cardCancelledCode: 202
+        case .cardClearedCode: 203
         }
     }
 }
@@ -614,6 +616,7 @@ extension MessageCatalog {
             "a11y.start-again": "Die Karte wurde geleert; bitte mit der Kartennummer neu beginnen.",
             "a11y.ending-in": "endet auf {last}",
             "a11y.months": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
+            "a11y.selected": "(ausgewählt)",
             "a11y.help.1": "Jede Antwort eingeben, dann Enter. Rücktaste löscht das letzte Zeichen.",
             "a11y.help.2": "Strg-U verwirft die Antwort und fragt erneut.",
             "a11y.help.cancels": "Strg-C verwirft die Karte. Strg-D bei leerer Antwort zwischen Karten beendet.",
@@ -819,6 +822,7 @@ extension MessageCatalog {
             "a11y.start-again": "The card was emptied; please start again with the card number.",
             "a11y.ending-in": "ending in {last}",
             "a11y.months": "January February March April May June July August September October November December",
+            "a11y.selected": "(selected)",
             "a11y.help.1": "Type each answer, then press Enter. Backspace deletes the last character.",
             "a11y.help.2": "Ctrl-U drops the answer and asks again.",
             "a11y.help.cancels": "Ctrl-C cancels the card. Ctrl-D on an empty answer between cards quits.",
@@ -1024,6 +1028,7 @@ extension MessageCatalog {
             "a11y.start-again": "La tarjeta se vació; empiece de nuevo por el número de tarjeta.",
             "a11y.ending-in": "terminada en {last}",
             "a11y.months": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+            "a11y.selected": "(seleccionada)",
             "a11y.help.1": "Escriba cada respuesta y pulse Intro. Retroceso borra el último carácter.",
             "a11y.help.2": "Ctrl-U descarta la respuesta y vuelve a preguntar.",
             "a11y.help.cancels": "Ctrl-C cancela la tarjeta. Ctrl-D con la respuesta vacía entre tarjetas sale.",
@@ -1229,6 +1234,7 @@ extension MessageCatalog {
             "a11y.start-again": "La carte a été vidée ; recommencez par le numéro de carte.",
             "a11y.ending-in": "se terminant par {last}",
             "a11y.months": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+            "a11y.selected": "(sélectionnée)",
             "a11y.help.1": "Tapez chaque réponse, puis Entrée. Retour arrière efface le dernier caractère.",
             "a11y.help.2": "Ctrl-U abandonne la réponse et repose la question.",
             "a11y.help.cancels": "Ctrl-C annule la carte. Ctrl-D sur une réponse vide entre deux cartes quitte.",

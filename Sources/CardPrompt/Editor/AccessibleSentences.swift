@@ -101,6 +101,11 @@ enum AccessibleSentences {
         _ text: String, _ messages: MessageCatalog, century: (Int) -> Int = { 2000 + $0 }
     ) -> String {
         var text = text
+        // `:cards` marks the selected card with a leading `*`, which a screen reader says as
+        // "star": said as a word after the line instead.
+        if text.hasPrefix("* "), text.dropFirst(2).first?.isNumber == true {
+            text = "  " + text.dropFirst(2) + " " + messages.text(.a11ySelected)
+        }
         if text.contains(where: { $0 == "•" || $0 == "*" }) {
             text.replace(/(?:[0-9]+ )*[0-9]*[•*]{2,}[0-9•*]*(?: [0-9•*]+)*[0-9]/) { match in
                 messages.text(
