@@ -73,14 +73,7 @@ public final class ReaderWatcher: Sendable {
     @discardableResult
     public func start() -> Bool {
         guard PCSC.isLoaded else { return false }
-        // (Unmanaged: the thread holds the watcher until its loop ends.)
-        let retained = Unmanaged.passRetained(self)
-        let started = cl_start_thread(
-            { context in
-                Unmanaged<ReaderWatcher>.fromOpaque(context!).takeRetainedValue().watch()  // the reference passed above
-            }, retained.toOpaque())  // handed to the thread, released by it
-        if started != 0 { retained.release() }
-        return started == 0
+        return startThread { self.watch() }  // (the thread holds the watcher until its loop ends)
     }
 
     /// Stops watching: the watcher's wait is cancelled (SCardCancel) and its loop ends.
@@ -230,14 +223,7 @@ private final class ReadJob: Sendable {
 
     func start() -> Bool {
         guard done.read >= 0 else { return false }
-        // (Unmanaged: the thread holds the job until the read ends.)
-        let retained = Unmanaged.passRetained(self)
-        let started = cl_start_thread(
-            { context in
-                Unmanaged<ReadJob>.fromOpaque(context!).takeRetainedValue().run()  // the reference passed above
-            }, retained.toOpaque())  // handed to the thread, released by it
-        if started != 0 { retained.release() }
-        return started == 0
+        return startThread { self.run() }  // (the thread holds the job until the read ends)
     }
 
     private func run() {
@@ -279,4 +265,21 @@ func makePipe(nonBlocking: Bool) -> (read: Int32, write: Int32) {
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     if nonBlocking { _ = fcntl(ends[1], F_SETFL, O_NONBLOCK) }
     return (ends[0], ends[1])
+}
+
+/// Runs `body` on a thread of its own (`cl_start_thread`), which holds it, and what it holds,
+/// until it returns; false when no thread could be started (`body` is then dropped unrun).
+func startThread(_ body: @escaping () -> Void) -> Bool {
+    final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+    // (Unmanaged: the reference is handed to the thread, which releases it.)
+    let retained = Unmanaged.passRetained(Body(body))
+    let started = cl_start_thread(
+        { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+        }, retained.toOpaque())
+    if started != 0 { retained.release() }
+    return started == 0
 }
