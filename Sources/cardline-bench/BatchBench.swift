@@ -49,8 +49,9 @@ func engineNanosecondsPerKey(_ steps: [SessionScript.Step], rules: RuleSet, toda
         let start = now()
         for step in steps {
             switch step.kind {
-            case .keys(let typed): for key in typed { sink &+= engine.handle(key).messages.count }
+            case .keys(let typed), .paste(let typed): for key in typed { sink &+= engine.handle(key).messages.count }
             case .today(let month): engine.expiryPolicy.today = month
+            case .columns(let columns): engine.columns = columns
             case .expect: break
             }
         }

@@ -119,6 +119,12 @@ struct Enter: ParsableCommand {
     @Flag(help: "Do not look for a chip reader.")
     var noReader = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Record the session at the prompt as a .session script for cardline replay (see cardline-session(5)): the keys as they came, each followed by what the prompt did. No card data is written: the card's digits after its first six, its expiry, code and name are made up and behave the same at every key. Written with mode 0600; the prompt says a recording is on. Not with piped input or accessible mode.",
+            valueName: "FILE"), completion: .file(extensions: ["session"]))
+    var record: String?
+
     func validate() throws {
         if let problem = settings.deliveryProblem ?? settings.formProblem { throw ValidationError(problem) }
         if let timeout, EnterSettings.timeout(from: timeout) == nil {
@@ -133,7 +139,7 @@ struct Enter: ParsableCommand {
             once: once, title: title, timeout: timeout, encryptTo: encryptTo, encryptFormat: encryptFormat,
             asksName: asksName, postalCode: postalCode, cvvOnly: cvvOnly, network: network,
             accessible: accessible, locale: locale, messageFolders: messageFolders, reader: reader,
-            noReader: noReader)
+            noReader: noReader, record: record)
     }
 
     func run() throws { try settings.run() }
@@ -189,6 +195,8 @@ struct EnterSettings {
     /// `--reader`, `--no-reader`.
     var reader: String?
     var noReader = false
+    /// `--record FILE`.
+    var record: String?
 
     /// What is wrong with `--print` / `--print-fd` (and `--encrypt-to`, which seals what they
     /// write), in argument-parser's words for `Enter`.
@@ -287,6 +295,7 @@ extension EnterSettings {
         let chipReader = try chipReader()
         if let fd = deliveryFD { try checkDeliveryTarget(fd) }
         let sealer = try Sealing.sealer(keyFile: encryptTo, format: encryptFormat)
+        let recording = try recordingFile()
         ProcessProtection.apply(lockingMemory: true)
         let history = noHistory ? nil : CommandHistoryFile.standard()
         let prompt: CardPrompt
@@ -304,7 +313,7 @@ extension EnterSettings {
                         sealing: sealer,
                         asksName: asksName, postalCode: postalCode.flatMap(PostalCodeFormats.bundled.format(for:)),
                         securityCodeOnlyNetwork: cvvOnly ? network : nil,
-                        accessible: accessible ? true : nil, chipReader: chipReader)))
+                        accessible: accessible ? true : nil, chipReader: chipReader, recording: recording)))
         } catch {
             switch error {
             case .brokenRules(let errors): Terminal.writeError(errors.description + "\n")
@@ -377,6 +386,34 @@ extension EnterSettings {
         case .timedOut: throw ExitStatus.timedOut
         case .someRejected: throw ExitStatus.rejected
         case .allAccepted: if oneShot && delivery.count == 0 { throw ExitStatus.rejected }
+        }
+    }
+
+    /// `--record FILE`: the file opened (created or emptied, never through a link, mode 0600)
+    /// and the recording that writes to it; nil without `--record`. Refused (64) with piped
+    /// input or accessible mode, which are not recorded; 74 when the file cannot be opened.
+    private func recordingFile() throws -> CardPrompt.Options.Recording? {
+        guard let path = record else { return nil }
+        guard isatty(0) == 1 else {
+            Complaint.write(
+                "--record: standard input is not a terminal; only the prompt at a terminal is recorded",
+                hint: "a piped line is already a script: replay it with cardline replay")
+            throw ExitStatus.usage
+        }
+        if accessible || CardPrompt.Options.environmentAsksAccessible {
+            Complaint.write(
+                "--record: accessible mode is not recorded", hint: "record without --accessible (and ACCESSIBLE unset)")
+            throw ExitStatus.usage
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0o600)
+        guard fd >= 0, fchmod(fd, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Terminal.writeError("cardline: error: --record \(path.escapingControlCharacters): \(reason)\n")
+            if fd >= 0 { close(fd) }
+            throw ExitStatus.ioError
+        }
+        return CardPrompt.Options.Recording(name: path) { text in
+            Terminal.writeAll(text, to: fd) ? nil : String(cString: strerror(errno))
         }
     }
 

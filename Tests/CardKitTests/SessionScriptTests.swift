@@ -2,6 +2,60 @@ import CardKit
 import Testing
 
 @Suite struct SessionScriptTests {
+    /// What `cardline --record` writes besides key lines (issue 41): a paste as one burst, read
+    /// as the prompt reads a bracketed paste (its spaces kept, track data one swipe); a key by
+    /// the name its refusal gives it; a resize; `#` and `@` as named keys; a badge with a space.
+    @Test func recordedInputs() throws {
+        let script = try SessionScript.parse(
+            """
+            @columns 100
+            @paste  4111 1111 1111 1111
+            @key Ctrl-keypad digit
+            <Hash><At>
+            @columns 40
+            @expect logo V PAY
+            @paste 12/30 ;4111111111111111=3012201000?
+            """)
+        #expect(
+            script.steps.map(\.kind) == [
+                .columns(100), .paste(Key.typing(" 4111 1111 1111 1111")), .keys([.other("Ctrl-keypad digit")]),
+                .keys([.character("#"), .character("@")]), .columns(40), .expect(.logo("V PAY")),
+                .paste(
+                    Key.typing("12/30 ") + [
+                        .swipe(try TrackData.read(Array(";4111111111111111=3012201000?".utf8)).get())
+                    ]),
+            ])
+        for (text, message) in [
+            ("@paste", "@paste takes the text pasted, after one space"),
+            ("@key", "@key takes one key's name, as its refusal gives it, like `@key F5`"),
+            ("@columns wide", "@columns takes the terminal's width, a whole number like 80; got `wide`"),
+            ("@columns 0", "@columns takes the terminal's width, a whole number like 80; got `0`"),
+        ] {
+            #expect(throws: SessionScript.SyntaxError.self) { try SessionScript.parse(text) }
+            do {
+                _ = try SessionScript.parse(text)
+            } catch {
+                #expect(error.message == message)
+            }
+        }
+    }
+
+    /// A paste is one burst, as at the prompt: its refused keys show one reason between them,
+    /// and each counts as refused; typed one by one, each refused key whose reason differs shows it.
+    @Test func aPasteShowsOneReason() throws {
+        let pasted = Replay.run(
+            try SessionScript.parse("@today 2026-11\n@paste 4x1y\n@expect refused 2\n"), rules: BundledRules.set,
+            today: YearMonth(year: 2026, month: 11))
+        #expect(pasted.passed, "\(pasted.failures)")
+        let typed = Replay.run(
+            try SessionScript.parse("@today 2026-11\n4x1y\n@expect refused 2\n"), rules: BundledRules.set,
+            today: YearMonth(year: 2026, month: 11))
+        #expect(typed.passed, "\(typed.failures)")
+        let reasons = { (replay: Replay) in replay.transcript.filter { $0.hasPrefix("✗") }.count }
+        #expect(reasons(pasted) == 1, "\(pasted.transcript)")
+        #expect(reasons(typed) == 2, "\(typed.transcript)")
+    }
+
     @Test func directivesKeysAndExpectations() throws {
         let script = try SessionScript.parse(
             """
@@ -56,15 +110,17 @@ import Testing
         ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ``"),
         (
             "# c\n@expcet field number", 2,
-            "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"
+            "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe, @chip,"
+                + " @tap, @paste, @key, @columns)"
         ),
         (
             "@color on", 1,
-            "unknown directive `@color` (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)"
+            "unknown directive `@color` (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe, @chip,"
+                + " @tap, @paste, @key, @columns)"
         ),
         (
             "\n\n4111<Escape>", 3,
-            "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"
+            "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Hash> <At> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>; any other key: @key NAME)"
         ),
         ("41<BS", 1, "unterminated key name after '<'; write <lt> for a literal '<'"),
         ("@expect text \"4111", 1, "unterminated quote"),

@@ -89,7 +89,7 @@ public struct Outcome: Equatable, Sendable {
 /// not refused starts afresh. The REPL and the replayer both use it, so their screens and
 /// transcripts agree, but for one rule only the REPL can apply: keys read from the terminal
 /// together (`reasonToShow(_:inBurst:)`) give one reason between them; a `.session` script has
-/// no reads, so the replayer takes its keys one at a time.
+/// no reads, so the replayer takes its keys one at a time, but for an `@paste`'s (one burst).
 public struct RefusalBurst: Sendable {
     private var lastShown: Message?
 

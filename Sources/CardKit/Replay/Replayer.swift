@@ -73,11 +73,13 @@ public struct Replayer {
     public var cardRecords: [UInt8]?
     /// A burst of refusals prints one reason, as in the REPL.
     private var refusals = RefusalBurst()
+    /// Inside an `@paste`: whether one of its keys was refused yet (nil outside one).
+    private var pasteRefused: Bool?
     /// Keys refused since the previous expectation.
-    private var refusedSinceExpectation = 0
+    public private(set) var refusedSinceExpectation = 0
     /// The message lines shown since the previous expectation (kept only when an `@expect
     /// message` may ask about them).
-    private var shownSinceExpectation: [String] = []
+    public private(set) var shownSinceExpectation: [String] = []
     private var previousWasExpectation = false
     /// What the last submit did, for `@expect accepted` / `@expect failed`: the accepted card's
     /// network and last four only (the full number and CVV are not kept past the step).
@@ -133,10 +135,10 @@ public struct Replayer {
         /// Notes the next step of the script, in order.
         public mutating func note(_ kind: SessionScript.Kind) {
             switch kind {
-            case .keys:
+            case .keys, .paste:
                 if previousWasExpectation { stretch += 1 }
                 previousWasExpectation = false
-            case .today: break
+            case .today, .columns: break
             case .expect(let expectation):
                 previousWasExpectation = true
                 if case .message = expectation {
@@ -155,15 +157,19 @@ public struct Replayer {
     public mutating func perform(_ step: SessionScript.Step, transcript: Transcript) {
         switch step.kind {
         case .keys(let keys):
-            if previousWasExpectation {
-                refusedSinceExpectation = 0
-                shownSinceExpectation.removeAll(keepingCapacity: true)
-                stretch += 1
-            }
-            previousWasExpectation = false
+            startKeys()
             for key in keys { type(key, transcript) }
+        case .paste(let keys):
+            // One burst, as the prompt hands a paste: its first refusal is the one reason shown.
+            startKeys()
+            pasteRefused = false
+            for key in keys { type(key, transcript) }
+            if pasteRefused == false { _ = refusals.reasonToShow(refusal: nil) }
+            pasteRefused = nil
         case .today(let month):
             engine.expiryPolicy.today = month
+        case .columns(let columns):
+            engine.columns = columns
         case .expect(let expectation):
             previousWasExpectation = true
             // The message quotes the script's text and what was shown: masked and escaped.
@@ -171,6 +177,16 @@ public struct Replayer {
                 failures.append(.init(line: step.line, message: problem.escapingControlCharacters))
             }
         }
+    }
+
+    /// Keys follow: the counts of refused keys and messages start again after expectations.
+    private mutating func startKeys() {
+        if previousWasExpectation {
+            refusedSinceExpectation = 0
+            shownSinceExpectation.removeAll(keepingCapacity: true)
+            stretch += 1
+        }
+        previousWasExpectation = false
     }
 
     /// The last line: the field as left on screen when the script ends.
@@ -223,7 +239,15 @@ public struct Replayer {
         var outcome = engine.handle(key, reloadingWith: loader)
         let refusal = outcome.refusal
         if refusal != nil { refusedSinceExpectation += 1 }
-        let shownReason = refusals.reasonToShow(refusal: refusal)
+        let shownReason: Message?
+        switch pasteRefused {
+        case nil: shownReason = refusals.reasonToShow(refusal: refusal)
+        case false?:
+            // In a paste, as the prompt shows one: the first refusal, then none.
+            shownReason = refusal.flatMap { refusals.reasonToShow(refusal: $0) }
+            if refusal != nil { pasteRefused = true }
+        case true?: shownReason = nil
+        }
         // Nobody takes a replayed card: taken out of the outcome and overwritten at once.
         if var card = outcome.takeAcceptedCard() {
             lastSubmit = .accepted(

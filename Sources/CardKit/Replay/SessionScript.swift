@@ -51,6 +51,12 @@ public struct SessionScript: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         /// Keys typed at the current prompt.
         case keys([Key])
+        /// `@paste TEXT`: keys pasted at the current prompt, handed to the engine as one burst
+        /// (a refused key of it shows the only reason the burst shows), as the prompt hands a
+        /// bracketed paste (`TerminalKey.entryKeys`).
+        case paste([Key])
+        /// `@columns N`: the terminal is N columns wide from here on (a resize).
+        case columns(Int)
         /// `@today` after keys: time moves on mid-session.
         case today(YearMonth)
         /// An `@expect` line: a check of the engine's state.
@@ -150,6 +156,8 @@ public struct SessionScript: Equatable, Sendable {
         "c-u": .clearLine, "c-c": .cancel, "c-d": .endOfInput, "up": .historyPrevious, "down": .historyNext,
         "c-n": .nextNetwork,
         "tab": .character("\t"), "lt": .character("<"), "space": .character(" "),
+        // `#` and `@` at the start of a line would make it a comment or a directive.
+        "hash": .character("#"), "at": .character("@"),
         // Keys that do nothing at the prompt, so scripts can show them being refused.
         "left": .other("Left"), "right": .other("Right"), "home": .other("Home"), "end": .other("End"),
         "del": .other("Delete"), "esc": .other("Esc"), "c-left": .other("Ctrl-Left"), "c-right": .other("Ctrl-Right"),
@@ -286,6 +294,9 @@ public struct SessionScript: Equatable, Sendable {
                 header.networksColumn = argumentColumn
             case "expect":
                 return Step(line: number, kind: .expect(try expectation(argument, line: number)))
+            case "paste", "key", "columns":
+                return try recordedInput(
+                    directive, rawLine: line, argument: argument, line: number, column: argumentColumn)
             case "name", "postal-code", "cvv-only":
                 try formDirective(directive, argument, line: number, column: argumentColumn)
             case "swipe":
@@ -323,7 +334,7 @@ public struct SessionScript: Equatable, Sendable {
                     to: directive,
                     in: [
                         "today", "rules", "networks", "expect", "name", "postal-code", "cvv-only", "swipe", "chip",
-                        "tap",
+                        "tap", "paste", "key", "columns",
                     ])
                 {
                     message += "; did you mean `@\(guess)`?"
@@ -331,7 +342,8 @@ public struct SessionScript: Equatable, Sendable {
                 throw SyntaxError(
                     line: number,
                     message: message
-                        + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe)")
+                        + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe, @chip,"
+                        + " @tap, @paste, @key, @columns)")
             }
             return nil
         }
@@ -379,7 +391,7 @@ public struct SessionScript: Equatable, Sendable {
                     throw SyntaxError(
                         line: number, column: column,
                         message:
-                            "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>)"
+                            "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Hash> <At> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>; any other key: @key NAME)"
                     )
                 }
                 if keeping { keys.append(key) }
@@ -425,10 +437,11 @@ public struct SessionScript: Equatable, Sendable {
             }
             return .network(words[0] == "none" ? nil : words[0])
         case "logo":
-            guard words.count == 1 else {
+            // (A badge may hold a space: `V PAY`.)
+            guard !rest.isEmpty else {
                 throw SyntaxError(line: line, message: "@expect logo takes a logo name, like VISA")
             }
-            return .logo(words[0])
+            return .logo(rest)
         case "entry":
             let chip: [String: Bool] = ["chip": true, "no-chip": false]
             guard (1...2).contains(words.count), let entry = PaymentCard.Entry(rawValue: words[0]),
@@ -502,6 +515,40 @@ public struct SessionScript: Equatable, Sendable {
 }
 
 extension SessionScript.LineParser {
+    /// `@paste TEXT` (the rest of the line after one space, exactly: a paste's spaces count),
+    /// `@key NAME` (a key that does nothing at the prompt, by the name its refusal gives it:
+    /// `F5`, `Alt-digit`) and `@columns N`: what `cardline --record` writes besides key lines.
+    mutating func recordedInput(
+        _ directive: String, rawLine line: Substring, argument: String, line number: Int, column: Int
+    ) throws(SessionScript.SyntaxError) -> SessionScript.Step {
+        switch directive {
+        case "paste":
+            let text = line.dropFirst("@paste".count).dropFirst()
+            guard !text.isEmpty else {
+                throw SessionScript.SyntaxError(line: number, message: "@paste takes the text pasted, after one space")
+            }
+            sawKeys = true
+            guard keepingKeys else { return .init(line: number, kind: .paste([])) }
+            return .init(line: number, kind: .paste(TerminalKey(.paste(String(text))).entryKeys))
+        case "key":
+            guard !argument.isEmpty else {
+                throw SessionScript.SyntaxError(
+                    line: number, message: "@key takes one key's name, as its refusal gives it, like `@key F5`")
+            }
+            sawKeys = true
+            return .init(line: number, kind: .keys(keepingKeys ? [.other(argument)] : []))
+        default:
+            guard let columns = Int(argument), (1...10_000).contains(columns) else {
+                throw SessionScript.SyntaxError(
+                    line: number, column: column,
+                    message:
+                        "@columns takes the terminal's width, a whole number like 80; got `\(argument.escapingControlCharacters)`"
+                )
+            }
+            return .init(line: number, kind: .columns(columns))
+        }
+    }
+
     /// `@name`, `@postal-code COUNTRY`, `@cvv-only ID`: the fields asked for (`EntryForm`), as
     /// `--name`, `--postal-code` and `--cvv-only --network` set them; before the first keys.
     mutating func formDirective(_ directive: String, _ argument: String, line number: Int, column: Int)

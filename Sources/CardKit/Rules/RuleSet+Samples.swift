@@ -49,6 +49,41 @@ extension RuleSet {
         return nil
     }
 
+    /// A made-up number that follows `digits`' path through these rules: after every digit the
+    /// same detection (network, lengths, co-badged networks) and the same verdict (so Luhn-valid
+    /// exactly where `digits` is). The first `kept` digits stay (they decide the network); every
+    /// later one is another, picked at random, wherever another keeps the path. For
+    /// `cardline --record` (`SessionRecorder`), which writes no card's digits.
+    public func madeUpNumber(
+        following digits: [UInt8], keeping kept: Int = 6, using random: inout some RandomNumberGenerator
+    ) -> [UInt8] {
+        var made: [UInt8] = []
+        var typed: [UInt8] = []
+        made.reserveCapacity(digits.count)
+        typed.reserveCapacity(digits.count)
+        defer { typed.overwriteAndEmpty() }
+        for digit in digits {
+            typed.append(digit)
+            guard made.count >= kept else {
+                made.append(digit)
+                continue
+            }
+            let wanted = verdict(for: typed)
+            var chosen = digit
+            for candidate in (0...9).shuffled(using: &random) where candidate != digit {
+                made.append(UInt8(candidate))
+                let got = verdict(for: made)
+                made.removeLast()
+                if got.detection == wanted.detection && got.verdict == wanted.verdict {
+                    chosen = UInt8(candidate)
+                    break
+                }
+            }
+            made.append(chosen)
+        }
+        return made
+    }
+
     /// Patterns that decide no number at all, each as a warning at the pattern's place in its
     /// file. A network none of whose patterns can decide a number already has the load-time
     /// warning that it can never be detected, so its patterns are listed only when

@@ -63,6 +63,8 @@ public enum MessageID: String, CaseIterable, Sendable {
     case promptTimedOut = "prompt.timed-out"
     case promptTimedOutOne = "prompt.timed-out.one"
     case promptCancelled = "prompt.cancelled"
+    case promptRecording = "prompt.recording"
+    case promptRecordingStopped = "prompt.recording.stopped"
     case helpIntro = "help.intro"
     case helpKeys1 = "help.keys.1"
     case helpKeys2 = "help.keys.2"
@@ -271,150 +273,152 @@ public enum MessageID: String, CaseIterable, Sendable {
         case .promptTimedOut: 57
         case .promptTimedOutOne: 58
         case .promptCancelled: 59
-        case .helpIntro: 60
-        case .helpKeys1: 61
-        case .helpKeys2: 62
-        case .helpKeysEnds1: 63
-        case .helpKeysEnds2: 64
-        case .helpKeysCancels1: 65
-        case .helpKeysCancels2: 66
-        case .helpKeysNetwork: 67
-        case .helpCommands: 68
-        case .helpCommands1: 69
-        case .helpCommands2: 70
-        case .helpCommands3: 71
-        case .helpCommands4: 72
-        case .helpCommands5: 73
-        case .networkOnlyAccepted: 74
-        case .networkOne: 75
-        case .networkNoneYet: 76
-        case .networkUnknown: 77
-        case .networkChosen: 78
-        case .networkList: 79
-        case .networkListChoose: 80
-        case .networkNotThisCard: 81
-        case .networkNotAccepted: 82
-        case .networkLine: 83
-        case .networkLineAlso: 84
-        case .networkChange: 85
-        case .networkChangeAlso: 86
-        case .listAnd: 87
-        case .rulesNotHere: 88
-        case .rulesAccepted: 89
-        case .rulesOthers: 90
-        case .rulesReloaded: 91
-        case .rulesNotReloaded: 92
-        case .commandCharacter: 93
-        case .commandTooLong: 94
-        case .commandSelected: 95
-        case .commandRemoved: 96
-        case .commandUsageCard: 97
-        case .commandUsageNetwork: 98
-        case .commandUnknown: 99
-        case .commandUnknownGuess: 100
-        case .commandNoCard: 101
-        case .commandNoCardLong: 102
-        case .acceptedNoneOf: 103
-        case .acceptedStarting: 104
-        case .acceptedNoneStarts: 105
-        case .trayEmpty: 106
-        case .trayCard: 107
-        case .plainRefused: 108
-        case .plainSkipped: 109
-        case .plainCommand: 110
-        case .plainEnded: 111
-        case .plainTimedOut: 112
-        case .cardNotDelivered: 113
-        case .fieldEmpty: 114
-        case .fieldName: 115
-        case .fieldPostalCode: 116
-        case .labelName: 117
-        case .hintName: 118
-        case .labelPostalCode: 119
-        case .hintExpiryLong: 120
-        case .expiryPastFourDigits: 121
-        case .recallField: 122
-        case .helpCodeMovesOn: 123
-        case .helpName: 124
-        case .helpPostalCode: 125
-        case .nameTooLong: 126
-        case .nameDigit: 127
-        case .nameCharacter: 128
-        case .nameMarks: 129
-        case .nameEmpty: 130
-        case .nameNoLetter: 131
-        case .postalCharacter: 132
-        case .postalWantsLetter: 133
-        case .postalWantsDigit: 134
-        case .postalTooLong: 135
-        case .postalLooksLike: 136
-        case .postalUSName: 137
-        case .postalUSLabel: 138
-        case .postalUSExample: 139
-        case .postalCAName: 140
-        case .postalCALabel: 141
-        case .postalCAExample: 142
-        case .postalGBName: 143
-        case .postalGBLabel: 144
-        case .postalGBExample: 145
-        case .postalDEName: 146
-        case .postalDELabel: 147
-        case .postalDEExample: 148
-        case .postalFRName: 149
-        case .postalFRLabel: 150
-        case .postalFRExample: 151
-        case .postalNLName: 152
-        case .postalNLLabel: 153
-        case .postalNLExample: 154
-        case .postalAUName: 155
-        case .postalAULabel: 156
-        case .postalAUExample: 157
-        case .postalJPName: 158
-        case .postalJPLabel: 159
-        case .postalJPExample: 160
-        case .postalBRName: 161
-        case .postalBRLabel: 162
-        case .postalBRExample: 163
-        case .postalINName: 164
-        case .postalINLabel: 165
-        case .postalINExample: 166
-        case .cardCodeTaken: 167
-        case .swipeUnreadable: 168
-        case .swipeElsewhere: 169
-        case .swipeExpired: 170
-        case .chipUnreadable: 171
-        case .chipExpired: 172
-        case .helpNumberChip: 173
-        case .helpNumberChipAccepted: 174
-        case .chipElsewhere: 175
-        case .rulesDigits: 176
-        case .rulesRowAccepted: 177
-        case .rulesRowNotAccepted: 178
-        case .a11yQuestionNumber: 179
-        case .a11yQuestionExpiry: 180
-        case .a11yQuestionCode: 181
-        case .a11yQuestionHint: 182
-        case .a11yQuestionLike: 183
-        case .a11yQuestionPlain: 184
-        case .a11yIntroduction: 185
-        case .a11yMoreThanTheField: 186
-        case .a11yCheckDigit: 187
-        case .a11yNumberTaken: 188
-        case .a11yNumberTakenUnknown: 189
-        case .a11yStartAgain: 190
-        case .a11yEndingIn: 191
-        case .a11yMonths: 192
-        case .a11ySelected: 193
-        case .a11yHelp1: 194
-        case .a11yHelp2: 195
-        case .a11yHelpCancels: 196
-        case .a11yHelpEnds: 197
-        case .a11yHelpCommands1: 198
-        case .a11yHelpCommands2: 199
-        case .a11yHelpCommands3: 200
-        case .a11yHelpCommands4: 201
-        case .cardCancelledCode: 202
-        case .cardClearedCode: 203
+        case .promptRecording: 60
+        case .promptRecordingStopped: 61
+        case .helpIntro: 62
+        case .helpKeys1: 63
+        case .helpKeys2: 64
+        case .helpKeysEnds1: 65
+        case .helpKeysEnds2: 66
+        case .helpKeysCancels1: 67
+        case .helpKeysCancels2: 68
+        case .helpKeysNetwork: 69
+        case .helpCommands: 70
+        case .helpCommands1: 71
+        case .helpCommands2: 72
+        case .helpCommands3: 73
+        case .helpCommands4: 74
+        case .helpCommands5: 75
+        case .networkOnlyAccepted: 76
+        case .networkOne: 77
+        case .networkNoneYet: 78
+        case .networkUnknown: 79
+        case .networkChosen: 80
+        case .networkList: 81
+        case .networkListChoose: 82
+        case .networkNotThisCard: 83
+        case .networkNotAccepted: 84
+        case .networkLine: 85
+        case .networkLineAlso: 86
+        case .networkChange: 87
+        case .networkChangeAlso: 88
+        case .listAnd: 89
+        case .rulesNotHere: 90
+        case .rulesAccepted: 91
+        case .rulesOthers: 92
+        case .rulesReloaded: 93
+        case .rulesNotReloaded: 94
+        case .commandCharacter: 95
+        case .commandTooLong: 96
+        case .commandSelected: 97
+        case .commandRemoved: 98
+        case .commandUsageCard: 99
+        case .commandUsageNetwork: 100
+        case .commandUnknown: 101
+        case .commandUnknownGuess: 102
+        case .commandNoCard: 103
+        case .commandNoCardLong: 104
+        case .acceptedNoneOf: 105
+        case .acceptedStarting: 106
+        case .acceptedNoneStarts: 107
+        case .trayEmpty: 108
+        case .trayCard: 109
+        case .plainRefused: 110
+        case .plainSkipped: 111
+        case .plainCommand: 112
+        case .plainEnded: 113
+        case .plainTimedOut: 114
+        case .cardNotDelivered: 115
+        case .fieldEmpty: 116
+        case .fieldName: 117
+        case .fieldPostalCode: 118
+        case .labelName: 119
+        case .hintName: 120
+        case .labelPostalCode: 121
+        case .hintExpiryLong: 122
+        case .expiryPastFourDigits: 123
+        case .recallField: 124
+        case .helpCodeMovesOn: 125
+        case .helpName: 126
+        case .helpPostalCode: 127
+        case .nameTooLong: 128
+        case .nameDigit: 129
+        case .nameCharacter: 130
+        case .nameMarks: 131
+        case .nameEmpty: 132
+        case .nameNoLetter: 133
+        case .postalCharacter: 134
+        case .postalWantsLetter: 135
+        case .postalWantsDigit: 136
+        case .postalTooLong: 137
+        case .postalLooksLike: 138
+        case .postalUSName: 139
+        case .postalUSLabel: 140
+        case .postalUSExample: 141
+        case .postalCAName: 142
+        case .postalCALabel: 143
+        case .postalCAExample: 144
+        case .postalGBName: 145
+        case .postalGBLabel: 146
+        case .postalGBExample: 147
+        case .postalDEName: 148
+        case .postalDELabel: 149
+        case .postalDEExample: 150
+        case .postalFRName: 151
+        case .postalFRLabel: 152
+        case .postalFRExample: 153
+        case .postalNLName: 154
+        case .postalNLLabel: 155
+        case .postalNLExample: 156
+        case .postalAUName: 157
+        case .postalAULabel: 158
+        case .postalAUExample: 159
+        case .postalJPName: 160
+        case .postalJPLabel: 161
+        case .postalJPExample: 162
+        case .postalBRName: 163
+        case .postalBRLabel: 164
+        case .postalBRExample: 165
+        case .postalINName: 166
+        case .postalINLabel: 167
+        case .postalINExample: 168
+        case .cardCodeTaken: 169
+        case .swipeUnreadable: 170
+        case .swipeElsewhere: 171
+        case .swipeExpired: 172
+        case .chipUnreadable: 173
+        case .chipExpired: 174
+        case .helpNumberChip: 175
+        case .helpNumberChipAccepted: 176
+        case .chipElsewhere: 177
+        case .rulesDigits: 178
+        case .rulesRowAccepted: 179
+        case .rulesRowNotAccepted: 180
+        case .a11yQuestionNumber: 181
+        case .a11yQuestionExpiry: 182
+        case .a11yQuestionCode: 183
+        case .a11yQuestionHint: 184
+        case .a11yQuestionLike: 185
+        case .a11yQuestionPlain: 186
+        case .a11yIntroduction: 187
+        case .a11yMoreThanTheField: 188
+        case .a11yCheckDigit: 189
+        case .a11yNumberTaken: 190
+        case .a11yNumberTakenUnknown: 191
+        case .a11yStartAgain: 192
+        case .a11yEndingIn: 193
+        case .a11yMonths: 194
+        case .a11ySelected: 195
+        case .a11yHelp1: 196
+        case .a11yHelp2: 197
+        case .a11yHelpCancels: 198
+        case .a11yHelpEnds: 199
+        case .a11yHelpCommands1: 200
+        case .a11yHelpCommands2: 201
+        case .a11yHelpCommands3: 202
+        case .a11yHelpCommands4: 203
+        case .cardCancelledCode: 204
+        case .cardClearedCode: 205
         }
     }
 }
@@ -483,6 +487,8 @@ extension MessageCatalog {
             "prompt.timed-out": "Zeit abgelaufen: {seconds} Sekunden keine Taste; die angefangene Karte wurde gelöscht",
             "prompt.timed-out.one": "Zeit abgelaufen: 1 Sekunde keine Taste; die angefangene Karte wurde gelöscht",
             "prompt.cancelled": "Abgebrochen: die angefangene Karte wurde gelöscht",
+            "prompt.recording": "Diese Sitzung wird in {file} aufgezeichnet: die Tasten und ihre Wirkung; die Kartenziffern nach den ersten sechs, Ablaufdatum, Code und Name sind erfunden",
+            "prompt.recording.stopped": "Die Aufzeichnung wurde beendet: {file} konnte nicht geschrieben werden ({reason}); die Eingabe geht weiter",
             "help.intro": "Kartennummer eingeben, dann das Ablaufdatum (MM/JJ), dann den Sicherheitscode.",
             "help.keys.1": "Tasten: Enter geht weiter und sendet im letzten Feld ab; Rücktaste löscht",
             "help.keys.2": "      (im leeren Feld: zurück zum vorigen); Ctrl-U leert das Feld;",
@@ -689,6 +695,8 @@ extension MessageCatalog {
             "prompt.timed-out": "Timed out: no key for {seconds} seconds; the card being entered was wiped",
             "prompt.timed-out.one": "Timed out: no key for 1 second; the card being entered was wiped",
             "prompt.cancelled": "Cancelled: the card being entered was wiped",
+            "prompt.recording": "Recording this session to {file}: the keys and what they did, with the card's digits after the first six, its expiry, code and name made up",
+            "prompt.recording.stopped": "The recording stopped: {file} could not be written ({reason}); the prompt goes on",
             "help.intro": "Type the card number, then the expiry (MM/YY), then the security code.",
             "help.keys.1": "Keys: Enter moves on, and submits in the last field; Backspace deletes (on an",
             "help.keys.2": "      empty field: back to the previous one); Ctrl-U empties the field;",
@@ -895,6 +903,8 @@ extension MessageCatalog {
             "prompt.timed-out": "Tiempo agotado: ninguna tecla en {seconds} segundos; la tarjeta en curso se ha borrado",
             "prompt.timed-out.one": "Tiempo agotado: ninguna tecla en 1 segundo; la tarjeta en curso se ha borrado",
             "prompt.cancelled": "Cancelado: la tarjeta en curso se ha borrado",
+            "prompt.recording": "Grabando esta sesión en {file}: las teclas y su efecto; los dígitos de la tarjeta tras los seis primeros, su caducidad, código y nombre son inventados",
+            "prompt.recording.stopped": "La grabación se detuvo: no se pudo escribir {file} ({reason}); la entrada sigue",
             "help.intro": "Escriba el número, luego la caducidad (MM/AA), luego el código de seguridad.",
             "help.keys.1": "Teclas: Intro avanza, y en el último campo envía; Retroceso borra (en un",
             "help.keys.2": "      campo vacío: vuelve al anterior); Ctrl-U vacía el campo;",
@@ -1101,6 +1111,8 @@ extension MessageCatalog {
             "prompt.timed-out": "Délai dépassé : aucune touche depuis {seconds} secondes ; la carte en cours a été effacée",
             "prompt.timed-out.one": "Délai dépassé : aucune touche depuis 1 seconde ; la carte en cours a été effacée",
             "prompt.cancelled": "Annulé : la carte en cours a été effacée",
+            "prompt.recording": "Enregistrement de la session dans {file} : les touches et leur effet ; les chiffres de la carte après les six premiers, sa date, son code et le nom sont inventés",
+            "prompt.recording.stopped": "L'enregistrement s'est arrêté : impossible d'écrire {file} ({reason}) ; la saisie continue",
             "help.intro": "Tapez le numéro de carte, puis l'expiration (MM/AA), puis le code de sécurité.",
             "help.keys.1": "Touches : Entrée passe au champ suivant et valide dans le dernier ;",
             "help.keys.2": "      Retour arrière efface (champ vide : retour au précédent) ; Ctrl-U vide ;",

@@ -97,6 +97,32 @@ public final class CardPrompt {
         /// started. `cardline` watches every reader unless told otherwise.
         public var chipReader: ChipReaderChoice?
 
+        /// A recording of the session at the terminal as a `.session` script (`cardline --record
+        /// FILE`): the keys as they came and what the prompt did after each, with no card data
+        /// (`SessionRecorder`), for `cardline replay`. The prompt says a recording is on. nil
+        /// (the default): none. Accessible mode and piped input are not recorded.
+        public var recording: Recording?
+
+        /// Whether the environment asks for accessible mode (`ACCESSIBLE` set, and not `0`):
+        /// what `accessible` nil decides.
+        public static var environmentAsksAccessible: Bool { AccessiblePrompt.environmentAsks() }
+
+        /// Where a recording goes.
+        public struct Recording {
+            /// What the prompt calls the recording when it says one is on: the file's name.
+            public var name: String
+            /// Keeps each part of the script as it is made (a card's keys once it is finished,
+            /// the rest when the prompt ends); returns nil, or why the part could not be kept
+            /// (the recording then stops, the prompt says so and goes on).
+            public var write: ([UInt8]) -> String?
+
+            /// A recording called `name`, kept by `write`.
+            public init(name: String, write: @escaping ([UInt8]) -> String?) {
+                self.name = name
+                self.write = write
+            }
+        }
+
         /// Which PC/SC reader the prompt watches.
         public enum ChipReaderChoice: Equatable, Sendable {
             /// The first that gets a card (any reader attached).
@@ -113,7 +139,7 @@ public final class CardPrompt {
             protectsProcess: Bool = true, retiredNetworks: Bool = false,
             timeout: Duration? = nil, endsOnCancel: Bool = false, sealing: (any CardSealing)? = nil,
             asksName: Bool = false, postalCode: PostalCodeFormat? = nil, securityCodeOnlyNetwork: String? = nil,
-            accessible: Bool? = nil, chipReader: ChipReaderChoice? = nil
+            accessible: Bool? = nil, chipReader: ChipReaderChoice? = nil, recording: Recording? = nil
         ) {
             self.ruleFolders = ruleFolders
             self.bundledRules = bundledRules
@@ -133,6 +159,7 @@ public final class CardPrompt {
             self.securityCodeOnlyNetwork = securityCodeOnlyNetwork
             self.accessible = accessible
             self.chipReader = chipReader
+            self.recording = recording
         }
     }
 
@@ -288,12 +315,18 @@ public final class CardPrompt {
             defer { accessiblePrompt = nil }
             return try ending(prompt.run())
         }
+        let engine = makeEngine()
+        let loader = RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks)
         let editor = InteractiveEditor(
-            engine: makeEngine(), style: style,
+            engine: engine, style: style,
             device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
-            onAccepted: receive,
-            reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
-            timeout: options.timeout, endsOnCancel: options.endsOnCancel, chipReader: options.chipReader)
+            onAccepted: receive, reloadingWith: loader,
+            timeout: options.timeout, endsOnCancel: options.endsOnCancel, chipReader: options.chipReader,
+            recording: options.recording.map {
+                PromptRecording(
+                    $0, engine: engine, ruleFolders: Array(folders.dropFirst(options.bundledRules ? 1 : 0)),
+                    loader: loader)
+            })
         self.editor = editor
         defer { self.editor = nil }
         return try ending(editor.run())

@@ -76,6 +76,8 @@ final class InteractiveEditor {
     var painter = BadgePainter()
     /// Warnings waiting to be shown above the prompt (`warn`).
     var warnings: [String] = []
+    /// The session's recording (`cardline --record`), told of every key the engine takes.
+    private let recording: PromptRecording?
 
     /// The host's choices for the prompt, fixed when it starts.
     struct Settings {
@@ -106,8 +108,9 @@ final class InteractiveEditor {
         onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt = { _ in .more },
         reloadingWith loader: EntryEngine.RuleLoader? = nil,
         timeout: Duration? = nil, endsOnCancel: Bool = false,
-        chipReader: CardPrompt.Options.ChipReaderChoice? = nil
+        chipReader: CardPrompt.Options.ChipReaderChoice? = nil, recording: PromptRecording? = nil
     ) {
+        self.recording = recording
         reader = KeyReader(
             timeout: timeout, chip: chipReader.flatMap { ChipWatch($0, known: engine.rules.knownAIDs) })
         settings = Settings(
@@ -196,8 +199,10 @@ final class InteractiveEditor {
 
         if let title = settings.title { write(style.title(title) + "\n") }
         write(style.message(engine.help) + "\n")
+        if let recording { write(style.message(recording.announcement(engine.messages)) + "\n") }
         reader.startIdleClock()
         defer { reader.chip?.stop() }
+        defer { recording?.finish() }
         while ending == nil {
             painter.forget()  // el_gets draws the line afresh
             var count: Int32 = 0
@@ -280,6 +285,7 @@ final class InteractiveEditor {
             terminal.columns = Int(cl_columns(fileno(device.output)))
             style.columns = terminal.columns
             engine.columns = terminal.columns
+            recording?.resized(columns: terminal.columns)
             guard terminal.escapes else {
                 // A dumb terminal cannot clear; libedit's redraw starts a new line there.
                 updatePrompts()
@@ -331,7 +337,7 @@ final class InteractiveEditor {
             }
             if case .paste = key.base {
                 let keys = key.entryKeys
-                return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, on: el)
+                return keys.isEmpty ? UInt8(CC_NORM) : perform(keys, pasted: true, on: el)
             }
             guard let entryKey = key.entryKey else { return UInt8(CC_NORM) }
             // One-shot use: Ctrl-C or a lone Esc (the decoder told it from a sequence by its
@@ -365,7 +371,7 @@ final class InteractiveEditor {
     /// shell's prompt appears; after `fg` the line is drawn again in full.
     private func suspend(_ el: OpaquePointer) -> UInt8 {
         // A caller that ignores SIGTSTP (a program embedding the prompt) does not want to stop.
-        guard cl_can_suspend() == 1 else { return perform([.other("Ctrl-Z")], on: el) }
+        guard cl_can_suspend() == 1 else { return perform(.other("Ctrl-Z"), on: el) }
         // What the terminal shows while stopped (and may keep) holds the field masked.
         if drawMasked(el, then: .suspend) {
             el_push(el, "\u{1F}")
@@ -467,10 +473,10 @@ final class InteractiveEditor {
                 continue
             case .read(var card):
                 // The engine copies the number into its own storage; this copy is wiped.
-                outcomes.append(engine.handle(.chip(card), reloadingWith: settings.loader))
+                outcomes.append(handle(.chip(card)))
                 card.wipe()
             case .failed:
-                outcomes.append(engine.handle(.chip(nil), reloadingWith: settings.loader))
+                outcomes.append(handle(.chip(nil)))
             }
         }
         guard !outcomes.isEmpty else { return UInt8(CC_NORM) }
@@ -480,24 +486,36 @@ final class InteractiveEditor {
     /// Hands keys to the engine as one burst (a paste is one burst: one refusal reason at most).
     /// The line libedit leaves is the field the burst started in; each later field it leaves
     /// (a paste's expiry) has its line put above the output, as a typed one leaves it.
-    private func perform(_ keys: [Key], on el: OpaquePointer) -> UInt8 {
+    private func perform(_ keys: [Key], pasted: Bool, on el: OpaquePointer) -> UInt8 {
         var movedOn = false
         let outcomes = keys.map { key in
             let before = movedOn ? engine.currentView() : nil
-            var outcome = engine.handle(key, reloadingWith: settings.loader)
+            var outcome = handle(key, endingInput: false)
             if let before, outcome.fieldChanged {
                 outcome.messages.insert(Message(.info, engine.finishedView(before: before).transcriptLine), at: 0)
             }
             movedOn = movedOn || outcome.fieldChanged
             return outcome
         }
+        recording?.endInput(pasted: pasted)
         return present(.combined(outcomes), on: el)
     }
 
-    /// Hands one key to the engine (`perform(_:on:)` without the arrays of a burst).
+    /// Hands one key to the engine (`perform(_:pasted:on:)` without the arrays of a burst).
     private func perform(_ key: Key, on el: OpaquePointer) -> UInt8 {
+        present(handle(key), on: el)
+    }
+
+    /// The one place the prompt hands the engine a key: the recording, if any, is told of it
+    /// and, unless the key is part of a burst (`endingInput`), that the input ended with it.
+    private func handle(_ key: Key, endingInput: Bool = true) -> Outcome {
         let outcome = engine.handle(key, reloadingWith: settings.loader)
-        return present(outcome, on: el)
+        if let recording {
+            recording.note(key, outcome, engine: engine)
+            if endingInput { recording.endInput(pasted: false) }
+            if let stopped = recording.takeFailure(engine.messages) { warnings.append(stopped.text) }
+        }
+        return outcome
     }
 
     /// Shows what a burst of keys did: the line, and any output above it.
