@@ -1,3 +1,4 @@
+import CardChip
 import CardKit
 import Testing
 
@@ -57,6 +58,33 @@ import Testing
             }
         }
         #expect(recorded > 100)
+    }
+
+    /// A card read from its chip, inserted or tapped, is written as a made-up card's answers
+    /// (`@chip`, `@tap`) that the replay reads the same way; one that could not be read, as
+    /// one that cannot.
+    @Test func chipReadsAreMadeUpCards() throws {
+        let rules = BundledRules.set
+        let number = "4556737586899855"
+        for contactless in [false, true] {
+            var test = TestCard.visaContact(number: number, expiry: "301231")
+            guard case .read(var card) = test.read(known: rules.knownAIDs) else {
+                Issue.record("the test card was not read")
+                return
+            }
+            card.contactless = contactless
+            let script = Self.record(
+                [([.chip(card)], false), ([.chip(nil)], false)] + Key.typing("737").map { ([$0], false) }
+                    + [([.enter], false)],
+                rules: rules)
+            #expect(script.contains(contactless ? "\n@tap " : "\n@chip "), "\(script)")
+            #expect(script.contains("\n@chip 6A82\n"))
+            #expect(script.contains("@expect entry \(contactless ? "contactless" : "chip")"), "\(script)")
+            let replay = Replay.run(try SessionScript.parse(script), rules: rules, today: Self.today)
+            #expect(replay.passed, "\(replay.failures)\n\(script)")
+            #expect(Self.linesShowing(Array(number.utf8).map { $0 - 48 }, in: script).isEmpty)
+            #expect(!script.contains(Hex.string(Array("LOVELACE".utf8))))
+        }
     }
 
     @Test func aMadeUpNumberFollowsTheTypedOnesPath() {

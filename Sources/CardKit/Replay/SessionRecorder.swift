@@ -76,27 +76,19 @@ public struct SessionRecorder {
         var pasted = false
         /// A resize, which comes with no keys.
         var columns: Int?
-        /// The numbers swiped among `keys`, in order (`.swipe` keys hold no track here).
-        var swipes: [Swiped] = []
+        /// The cards swiped or read among `keys`, in order (`.swipe` and `.chip` keys hold no
+        /// card here).
+        var reads: [CardRead?] = []
         /// The keys are part of a `:` command that held a card number: its digits are made up.
         var inNumberCommand = false
     }
 
-    /// What a swipe read, kept until its made-up track is written.
-    private struct Swiped {
-        var digits: [UInt8]
-        var month: Int
-        var year: Int
-        var name: [UInt8]
-        var chip: Bool
-    }
-
-    private var random = SystemRandomNumberGenerator()
+    var random = SystemRandomNumberGenerator()
     /// The script as written so far, replayed; its engine is the one made-up keys are tried on.
     private var replayer: Replayer
     /// `replayer` before the inputs waiting to be written.
     private var replayerBefore: Replayer
-    private let loader: EntryEngine.RuleLoader?
+    let loader: EntryEngine.RuleLoader?
     /// Inputs not yet written: the card in progress.
     private var waiting: [Input] = []
     private var current = Input()
@@ -147,19 +139,16 @@ public struct SessionRecorder {
     /// `key` was handed to the engine, which did `outcome` and is now `engine`.
     public mutating func note(_ key: Key, _ outcome: Outcome, engine: EntryEngine) {
         var kept = key
-        if case .swipe(let track?) = key {
-            var digits: [UInt8] = []
-            digits.reserveCapacity(track.numberDigits.count)
-            digits.append(contentsOf: track.numberDigits)
-            var name: [UInt8] = []
-            name.append(contentsOf: (track.holderName ?? "").utf8)
-            current.swipes.append(
-                Swiped(digits: digits, month: track.expiryMonth, year: track.expiryYear, name: name, chip: track.chip))
-            note(number: digits)
+        switch key {
+        case .swipe(let track):
+            current.reads.append(track.map(CardRead.init))
             kept = .swipe(nil)
-        } else if case .chip = key {
+        case .chip(let card):
+            current.reads.append(card.flatMap(CardRead.init))
             kept = .chip(nil)
+        default: break
         }
+        if kept != key, let read = current.reads.last ?? nil { note(number: read.digits) }
         current.keys.append(kept)
         current.signatures.append(Signature(engine, outcome))
         if let command = engine.command {
@@ -259,10 +248,7 @@ public struct SessionRecorder {
     private mutating func forgetWaiting() {
         for index in waiting.indices {
             for key in waiting[index].keys.indices { waiting[index].keys[key] = .backspace }
-            for swipe in waiting[index].swipes.indices {
-                waiting[index].swipes[swipe].digits.overwriteAndEmpty()
-                waiting[index].swipes[swipe].name.overwriteAndEmpty()
-            }
+            for read in waiting[index].reads.indices { waiting[index].reads[read]?.wipe() }
         }
         waiting.removeAll()
         for index in typedNumbers.indices { typedNumbers[index].overwriteAndEmpty() }
@@ -298,43 +284,39 @@ public struct SessionRecorder {
         }
         var engine = replayer.engine
         var keys: [Key] = []
-        var swipeTexts: [String] = []
+        // Each read's line (`@swipe` and its tracks, `@chip` or `@tap` and the answers).
+        var readTexts: [String] = []
         var events: [Outcome.Event] = []
-        var swipes = input.swipes.makeIterator()
+        var reads = input.reads.makeIterator()
         for (key, signature) in zip(input.keys, input.signatures) {
-            var made: Key
-            var madeOutcome: Outcome
-            if case .swipe = key, let swiped = swipes.next() {
-                let (track, outcome) = madeUpSwipe(swiped, signature, on: &engine)
-                swipeTexts.append(track)
-                made = .swipe(try? TrackData.read(Array(track.utf8)).get())
-                madeOutcome = outcome
-            } else if case .swipe = key {
-                swipeTexts.append("%B?")
-                made = .swipe(nil)
-                madeOutcome = engine.handle(made, reloadingWith: loader)
-            } else {
+            let made: Key
+            let madeOutcome: Outcome
+            switch key {
+            case .swipe, .chip:
+                let line: String
+                (line, made, madeOutcome) = madeUpRead(reads.next() ?? nil, of: key, signature, on: &engine)
+                readTexts.append(line)
+            default:
                 (made, madeOutcome) = madeUp(key, signature, inNumberCommand: input.inNumberCommand, on: &engine)
             }
             keys.append(made)
             // (A made-up card: nothing to wipe.)
-            if let event = madeOutcome.event {
-                events.append(event)
-            }
+            if let event = madeOutcome.event { events.append(event) }
         }
-        // The keys' line.
+        var readTextsLeft = readTexts.makeIterator()
         if input.pasted {
+            // (A paste holds characters, and at most a swipe at its end.)
             var line = "@paste "
-            var swipeTexts = swipeTexts.makeIterator()
             for key in keys {
                 if case .character(let character) = key { line.append(character) }
-                if case .swipe = key, let track = swipeTexts.next() { line += track }
+                if case .swipe = key, let swipe = readTextsLeft.next() { line += swipe.dropFirst("@swipe ".count) }
             }
             text += Array((line + "\n").utf8)
             replayer.perform(.init(line: 0, kind: .paste(keys)), transcript: { _ in })
         } else {
-            var swipeTexts = swipeTexts.makeIterator()
-            for key in keys { text += Array((Self.line(for: key, swipe: { swipeTexts.next() ?? "%B?" }) + "\n").utf8) }
+            for key in keys {
+                text += Array((Self.line(for: key, read: { readTextsLeft.next() ?? "" }) + "\n").utf8)
+            }
             replayer.perform(.init(line: 0, kind: .keys(keys)), transcript: { _ in })
         }
         expect(after: events, on: &replayer, to: &text)
@@ -433,53 +415,10 @@ public struct SessionRecorder {
         alphabet.unicodeScalars.filter { $0 != scalar }.shuffled(using: &random).map { .character(Character($0)) }
     }
 
-    /// A made-up swipe that does on `engine` what `swiped` did (`signature`), handed to it:
-    /// its number follows the swiped one's path through the rules (`RuleSet.madeUpNumber`), its
-    /// expiry and name are tried until the swipe does the same. The track text and the outcome.
-    private mutating func madeUpSwipe(_ swiped: Swiped, _ signature: Signature, on engine: inout EntryEngine)
-        -> (String, Outcome)
-    {
-        let number = CardNumber.string(engine.rules.madeUpNumber(following: swiped.digits, using: &random))
-        // Each letter of the name another (track 1 holds capitals).
-        let words = String(decoding: swiped.name, as: UTF8.self).split(separator: " ").map { word in
-            String(
-                word.unicodeScalars.map { letter in
-                    var made: UInt8
-                    repeat {
-                        made = UInt8.random(in: 65...90, using: &random)
-                    } while made == UInt8(truncatingIfNeeded: letter.value)
-                    return Character(Unicode.Scalar(made))
-                })
-        }
-        // Track 1 holds SURNAME/GIVEN NAMES.
-        let name = words.isEmpty ? "" : words.last! + "/" + words.dropLast().joined(separator: " ")
-        let service = swiped.chip ? "201" : "101"
-        var best: (String, EntryEngine, Outcome)?
-        for attempt in 0..<40 {
-            // The track's own expiry first when nothing else does the same.
-            let month = attempt == 39 ? swiped.month : Int.random(in: 1...12, using: &random)
-            let year = attempt == 39 ? swiped.year : (swiped.year + Int.random(in: -3...3, using: &random) + 100) % 100
-            let expiry = String(format2: year) + String(format2: month)
-            let track2 = ";\(number)=\(expiry)\(service)0000000?"
-            let track = swiped.name.isEmpty ? track2 : "%B\(number)^\(name)^\(expiry)\(service)0000000000?" + track2
-            var trial = engine
-            let outcome = trial.handle(.swipe(try? TrackData.read(Array(track.utf8)).get()), reloadingWith: loader)
-            let got = Signature(trial, outcome)
-            if got == signature || attempt == 39 && best == nil {
-                engine = trial
-                return (track, outcome)
-            }
-            if best == nil && got.sameButWords(as: signature) { best = (track, trial, outcome) }
-        }
-        let (track, trial, outcome) = best!
-        engine = trial
-        return (track, outcome)
-    }
-
     // MARK: - Script text
 
-    /// The script line that types `key` (`swipe` gives a swipe's track text).
-    static func line(for key: Key, swipe: () -> String) -> String {
+    /// The script line that types `key` (`read` gives a swipe's tracks, a chip's answers).
+    static func line(for key: Key, read: () -> String) -> String {
         switch key {
         case .character(let character):
             switch character {
@@ -501,23 +440,12 @@ public struct SessionRecorder {
         case .historyNext: return "<Down>"
         case .nextNetwork: return "<C-n>"
         case .other(let name): return "@key \(name)"
-        case .swipe: return "@swipe \(swipe())"
-        case .chip:
-            // A read that could not be used (the card's answers run out): what the prompt did
-            // with a read card is not made up yet, so the script goes on from an unread one.
-            return "# a chip card was read here; it is recorded as one that could not be read\n@chip 6A82"
+        case .swipe, .chip: return read()
         }
     }
 
     /// `text` in double quotes, with `\"` and `\\`.
     static func quoted(_ text: String) -> String {
         "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
-    }
-}
-
-extension String {
-    /// Two digits: `7` → `07`.
-    fileprivate init(format2 value: Int) {
-        self = value < 10 ? "0\(value)" : "\(value)"
     }
 }
