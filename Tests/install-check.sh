@@ -93,6 +93,15 @@ for words in "--postal-code G" "enter --postal-code G"; do
   offered=$(bash_offers $words)
   [ "$offered" = GB ] || { echo "install-check: bash completes \`cardline $words\` with: $offered"; exit 1; }
 done
+# --record offers .session files (and folders), before and after enter (issue 41).
+mkdir -p "$root/recordings/older"
+: >"$root/recordings/bug.session"
+: >"$root/recordings/bug.txt"
+for words in "--record $root/recordings/b" "enter --record $root/recordings/b"; do
+  # shellcheck disable=SC2086
+  offered=$(bash_offers $words)
+  [ "$offered" = "$root/recordings/bug.session" ] || { echo "install-check: bash completes \`cardline $words\` with: $offered"; exit 1; }
+done
 offered=$(bash_offers rules show american-)
 [ "$offered" = american-express ] || { echo "install-check: bash completes \`cardline rules show american-\` with: $offered"; exit 1; }
 # A network from a rule folder on the command line is offered too.
