@@ -231,6 +231,27 @@ struct CardMemoryTests {
         #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
     }
 
+    /// Issue 41: with `--record`, the recorder keeps what it needs of a card (its keys, its
+    /// number) only until the card is written made up: once the entry has ended, no copy.
+    @Test(arguments: [Ending.accepted, .backspacedAway, .pastedThenCancelled, .swiped, .swipeCutShort])
+    func noCopyOnceTheEntryHasEndedWhileRecording(_ ending: Ending) throws {
+        let delivers = ending == .accepted || ending == .swiped
+        let t = try start(delivering: delivers, ["--record", home.path + "/memory.session"])
+        for step in ending.steps {
+            t.send(step.keys)
+            if step.then == "VISA 15/16" {
+                t.expectBadge(step.then)
+            } else {
+                t.expect(step.then)
+            }
+        }
+        if delivers { t.waitForPiped(3, containing: Self.number) }
+        waitUntilIdle(t)
+        let found = copies(in: t.pid)
+        #expect(found.isEmpty, "\(found.count) copies:\n\(found.joined(separator: "\n"))")
+        #expect(try String(contentsOfFile: home.path + "/memory.session", encoding: .utf8).contains("@expect"))
+    }
+
     /// A card read from its chip (issue 40): the card's answers (its number in `5A` and in the
     /// track 2 equivalent `57`) pass through pcsc-lite, the watcher's threads, the read flow
     /// and the engine; once the card is delivered, no copy is left.
