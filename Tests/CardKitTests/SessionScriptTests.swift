@@ -11,7 +11,7 @@ import Testing
             @columns 100
             @paste  4111 1111 1111 1111
             @key Ctrl-keypad digit
-            <Hash><At>
+            <Hash><At><Percent><Semicolon>
             @columns 40
             @expect logo V PAY
             @paste 12/30 ;4111111111111111=3012201000?
@@ -19,7 +19,8 @@ import Testing
         #expect(
             script.steps.map(\.kind) == [
                 .columns(100), .paste(Key.typing(" 4111 1111 1111 1111")), .keys([.other("Ctrl-keypad digit")]),
-                .keys([.character("#"), .character("@")]), .columns(40), .expect(.logo("V PAY")),
+                .keys([.character("#"), .character("@"), .character("%"), .character(";")]), .columns(40),
+                .expect(.logo("V PAY")),
                 .paste(
                     Key.typing("12/30 ") + [
                         .swipe(try TrackData.read(Array(";4111111111111111=3012201000?".utf8)).get())
@@ -120,7 +121,7 @@ import Testing
         ),
         (
             "\n\n4111<Escape>", 3,
-            "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Hash> <At> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>; any other key: @key NAME)"
+            "unknown key name <Escape> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Hash> <At> <Percent> <Semicolon> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>; any other key: @key NAME)"
         ),
         ("41<BS", 1, "unterminated key name after '<'; write <lt> for a literal '<'"),
         ("@expect text \"4111", 1, "unterminated quote"),

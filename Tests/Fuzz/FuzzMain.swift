@@ -2,7 +2,7 @@ import CardChip
 
 // The one libFuzzer entry point of the fuzzing binary built by `Tests/Fuzz/fuzz.sh`: it runs
 // the harness named by CARDLINE_FUZZ_TARGET (key-decoder, rule-file, session, check-record,
-// postal-codes, message-catalog, track-data, chip-flow).
+// postal-codes, message-catalog, track-data, chip-flow, session-record).
 // The harnesses that need rules read the bundled ones from CARDLINE_FUZZ_RULES (default
 // `rules`, from the repository's root).
 //
@@ -71,9 +71,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "message-catalog": fuzzMessageCatalog(input)
     case "track-data": fuzzTrackData(input)
     case "chip-flow": fuzzChipFlow(input)
+    case "session-record": fuzzSessionRecord(input)
     default:
         fatalError(
-            "set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes, message-catalog, track-data or chip-flow"
+            "set CARDLINE_FUZZ_TARGET to key-decoder, rule-file, session, check-record, postal-codes, message-catalog, track-data, chip-flow or session-record"
         )
     }
     return 0

@@ -6,7 +6,8 @@
 #   Tests/Fuzz/fuzz.sh --seconds 600               # what `make fuzz` does: 10 minutes each
 #   Tests/Fuzz/fuzz.sh --seconds 3600 session      # one harness, longer
 #
-# Harnesses: key-decoder, rule-file, session, check-record, postal-codes, message-catalog, track-data, chip-flow. Each starts from the seed corpus
+# Harnesses: key-decoder, rule-file, session, check-record, postal-codes, message-catalog, track-data, chip-flow,
+# session-record. Each starts from the seed corpus
 # in Tests/Fuzz/corpus/<harness> (never written to); what it finds goes to
 # .build/fuzz/corpus-<harness>, and a crashing input to .build/fuzz/crash-*.
 set -eu
@@ -16,7 +17,7 @@ case "${1:-}" in
   --runs) limit="-runs=$2"; shift 2 ;;
   --seconds) limit="-max_total_time=$2"; shift 2 ;;
 esac
-targets="${*:-key-decoder rule-file session check-record postal-codes message-catalog track-data chip-flow}"
+targets="${*:-key-decoder rule-file session check-record postal-codes message-catalog track-data chip-flow session-record}"
 out=.build/fuzz
 bin=$out/cardkit-fuzz
 mkdir -p "$out"

@@ -258,19 +258,31 @@ public struct SessionRecorder {
     }
 
     /// Whether `text` shows four digits in a row of a typed number after its first six
-    /// (spaces and dashes left out), or a typed code as a number of its own.
+    /// (spaces and dashes left out), or a typed code as a number of its own. One pass over the
+    /// text: each run of four digits looked up among the typed numbers' runs.
     private func showsTypedData(_ text: [UInt8]) -> Bool {
-        for line in text.split(separator: UInt8(ascii: "\n")) {
-            let digits = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }
-            for number in typedNumbers where number.count >= 10 {
-                let ascii = number.map { $0 + UInt8(ascii: "0") }
-                for start in 6...(ascii.count - 4) where digits.contains(ascii[start..<start + 4]) { return true }
+        var runs = Set<Int>()
+        for number in typedNumbers where number.count >= 10 {
+            for start in 6...(number.count - 4) {
+                runs.insert(number[start..<start + 4].reduce(0) { $0 * 10 + Int($1) })
             }
-            let runs = line.split { !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-            for code in typedCodes where !code.isEmpty {
-                let ascii = code.map { $0 + UInt8(ascii: "0") }
-                if runs.contains(where: { $0.elementsEqual(ascii) }) { return true }
+        }
+        let codes = Set(typedCodes.filter { !$0.isEmpty }.map { $0.map { $0 + UInt8(ascii: "0") } })
+        var last4 = 0
+        var count = 0
+        var token: [UInt8] = []
+        for byte in text + [UInt8(ascii: "\n")] {
+            if byte &- UInt8(ascii: "0") < 10 {
+                last4 = (last4 * 10 + Int(byte &- UInt8(ascii: "0"))) % 10_000
+                count += 1
+                if count >= 4 && runs.contains(last4) { return true }
+                token.append(byte)
+                continue
             }
+            if !token.isEmpty && codes.contains(token) { return true }
+            token.removeAll(keepingCapacity: true)
+            // Spaces and dashes do not end a run of the number's digits; anything else does.
+            if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "-") { count = 0 }
         }
         return false
     }
@@ -427,6 +439,8 @@ public struct SessionRecorder {
             case "\t": return "<Tab>"
             case "#": return "<Hash>"
             case "@": return "<At>"
+            case "%": return "<Percent>"
+            case ";": return "<Semicolon>"
             default:
                 // A character of several scalars is one key only in a paste.
                 return character.unicodeScalars.count == 1 ? String(character) : "@paste \(character)"

@@ -156,8 +156,8 @@ public struct SessionScript: Equatable, Sendable {
         "c-u": .clearLine, "c-c": .cancel, "c-d": .endOfInput, "up": .historyPrevious, "down": .historyNext,
         "c-n": .nextNetwork,
         "tab": .character("\t"), "lt": .character("<"), "space": .character(" "),
-        // `#` and `@` at the start of a line would make it a comment or a directive.
-        "hash": .character("#"), "at": .character("@"),
+        // `#`, `@`, `%` and `;` at the start of a line would make it a comment, a directive or a swipe.
+        "hash": .character("#"), "at": .character("@"), "percent": .character("%"), "semicolon": .character(";"),
         // Keys that do nothing at the prompt, so scripts can show them being refused.
         "left": .other("Left"), "right": .other("Right"), "home": .other("Home"), "end": .other("End"),
         "del": .other("Delete"), "esc": .other("Esc"), "c-left": .other("Ctrl-Left"), "c-right": .other("Ctrl-Right"),
@@ -391,7 +391,7 @@ public struct SessionScript: Equatable, Sendable {
                     throw SyntaxError(
                         line: number, column: column,
                         message:
-                            "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Hash> <At> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>; any other key: @key NAME)"
+                            "unknown key name <\(name)> (known: <BS> <Enter> <Tab> <Up> <Down> <C-u> <C-c> <C-d> <C-n> <Space> <lt> <Hash> <At> <Percent> <Semicolon> <Left> <Right> <Home> <End> <Del> <Esc> <C-Left> <C-Right>; any other key: @key NAME)"
                     )
                 }
                 if keeping { keys.append(key) }
