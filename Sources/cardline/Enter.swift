@@ -121,7 +121,7 @@ struct Enter: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Record the session at the prompt as a .session script for cardline replay (see cardline-session(5)): the keys as they came, each followed by what the prompt did. No card data is written: the card's digits after its first six, its expiry, code and name are made up and behave the same at every key. Written with mode 0600; the prompt says a recording is on. Not with piped input or accessible mode.",
+            "Record the session at the prompt as a .session script for cardline replay (see cardline-session(5)): the keys as they came, each followed by what the prompt did. No card data is written: the card's digits after its first six, its expiry, code and name are made up and behave the same at every key. Written with mode 0600; the prompt says a recording is on. Not with piped input.",
             valueName: "FILE"), completion: .file(extensions: ["session"]))
     var record: String?
 
@@ -391,18 +391,13 @@ extension EnterSettings {
 
     /// `--record FILE`: the file opened (created or emptied, never through a link, mode 0600)
     /// and the recording that writes to it; nil without `--record`. Refused (64) with piped
-    /// input or accessible mode, which are not recorded; 74 when the file cannot be opened.
+    /// input, which is not recorded; 74 when the file cannot be opened.
     private func recordingFile() throws -> CardPrompt.Options.Recording? {
         guard let path = record else { return nil }
         guard isatty(0) == 1 else {
             Complaint.write(
                 "--record: standard input is not a terminal; only the prompt at a terminal is recorded",
                 hint: "a piped line is already a script: replay it with cardline replay")
-            throw ExitStatus.usage
-        }
-        if accessible || CardPrompt.Options.environmentAsksAccessible {
-            Complaint.write(
-                "--record: accessible mode is not recorded", hint: "record without --accessible (and ACCESSIBLE unset)")
             throw ExitStatus.usage
         }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0o600)

@@ -97,6 +97,37 @@ import Testing
         #expect(replay.output.contains("PASS"))
     }
 
+    /// Accessible mode is recorded too: the keys it hands the engine as each answer is typed
+    /// in, a wrong check digit (refused, the field asked again) included.
+    @Test func accessibleModeIsRecorded() throws {
+        let t = try start(["--accessible", "--name"])
+        #expect(t.expect("Recording this session to"))
+        #expect(t.expect("Card number: "))
+        t.send(Self.typed.dropLast() + "7\r")
+        #expect(t.expect("Card number: "))
+        t.send(Self.typed + "\r")
+        #expect(t.expect("Expiry date, month and year as MM/YY: "))
+        t.send("12/30\r")
+        #expect(t.expect("CVV, 3 digits"))
+        t.send(Self.codes[0] + "\r")
+        #expect(t.expect("Name, as on the card: "))
+        t.send("Chidinma Okonkwo\r")
+        #expect(t.expect("Success!"))
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
+        let script = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(script.contains("@name\n"))
+        #expect(script.contains("@expect accepted visa"))
+        for line in script.split(separator: "\n") {
+            let digits = line.filter { $0 != " " && $0 != "-" }
+            let tail = Array(Self.typed.dropFirst(6))
+            for start in 0...(tail.count - 4) { #expect(!digits.contains(String(tail[start..<start + 4])), "\(line)") }
+            for part in Self.name { #expect(!line.uppercased().contains(part), "\(line) shows the name") }
+        }
+        let replay = try runPiped(["replay", file], input: "", environment: home.environment)
+        #expect(replay.status == 0, "\(replay.output)\(replay.errors)")
+    }
+
     @Test func onlyThePromptAtATerminalIsRecorded() throws {
         let piped = try runPiped(
             ["--record", file], input: "4111111111111111 12/30 123\n", environment: home.environment)

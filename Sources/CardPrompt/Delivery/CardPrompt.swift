@@ -100,12 +100,9 @@ public final class CardPrompt {
         /// A recording of the session at the terminal as a `.session` script (`cardline --record
         /// FILE`): the keys as they came and what the prompt did after each, with no card data
         /// (`SessionRecorder`), for `cardline replay`. The prompt says a recording is on. nil
-        /// (the default): none. Accessible mode and piped input are not recorded.
+        /// (the default): none. The prompt is recorded in accessible mode too (the keys it hands
+        /// the engine); piped input (`readLines`) is not.
         public var recording: Recording?
-
-        /// Whether the environment asks for accessible mode (`ACCESSIBLE` set, and not `0`):
-        /// what `accessible` nil decides.
-        public static var environmentAsksAccessible: Bool { AccessiblePrompt.environmentAsks() }
 
         /// Where a recording goes.
         public struct Recording {
@@ -305,28 +302,27 @@ public final class CardPrompt {
         }
         var style = Style(colour: options.colour ?? Style.terminalWantsColour(), ascii: Style.localeWantsASCII())
         style.messages = messages
+        let engine = makeEngine()
+        let loader = RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks)
+        let recording = options.recording.map {
+            PromptRecording(
+                $0, engine: engine, ruleFolders: Array(folders.dropFirst(options.bundledRules ? 1 : 0)), loader: loader)
+        }
         if options.accessible ?? AccessiblePrompt.environmentAsks() {
             let prompt = AccessiblePrompt(
-                engine: makeEngine(), style: style, device: device, title: options.title,
-                onCommand: options.onCommand ?? { _ in }, onAccepted: receive,
-                reloadingWith: RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks),
-                timeout: options.timeout, endsOnCancel: options.endsOnCancel)
+                engine: engine, style: style, device: device, title: options.title,
+                onCommand: options.onCommand ?? { _ in }, onAccepted: receive, reloadingWith: loader,
+                timeout: options.timeout, endsOnCancel: options.endsOnCancel, recording: recording)
             accessiblePrompt = prompt
             defer { accessiblePrompt = nil }
             return try ending(prompt.run())
         }
-        let engine = makeEngine()
-        let loader = RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks)
         let editor = InteractiveEditor(
             engine: engine, style: style,
             device: device, title: options.title, onCommand: options.onCommand ?? { _ in },
             onAccepted: receive, reloadingWith: loader,
             timeout: options.timeout, endsOnCancel: options.endsOnCancel, chipReader: options.chipReader,
-            recording: options.recording.map {
-                PromptRecording(
-                    $0, engine: engine, ruleFolders: Array(folders.dropFirst(options.bundledRules ? 1 : 0)),
-                    loader: loader)
-            })
+            recording: recording)
         self.editor = editor
         defer { self.editor = nil }
         return try ending(editor.run())

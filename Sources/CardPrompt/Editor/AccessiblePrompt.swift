@@ -38,12 +38,16 @@ final class AccessiblePrompt {
     private static let longestLine = 1024
     /// The field the question on screen asks for (the one `line` is typed into).
     private var asked: Field = .number
+    /// The session's recording (`cardline --record`), told of every key the engine takes.
+    private let recording: PromptRecording?
 
     init(
         engine: EntryEngine, style: Style, device: TerminalDevice, title: String?,
         onCommand: @escaping (String) -> Void, onAccepted: @escaping (PaymentCard) -> CardPrompt.Receipt,
-        reloadingWith loader: EntryEngine.RuleLoader?, timeout: Duration?, endsOnCancel: Bool
+        reloadingWith loader: EntryEngine.RuleLoader?, timeout: Duration?, endsOnCancel: Bool,
+        recording: PromptRecording? = nil
     ) {
+        self.recording = recording
         self.engine = engine
         self.engine.cancelEndsEntry = endsOnCancel
         // No colour, whatever was asked: a screen reader reads the escape codes out.
@@ -87,6 +91,8 @@ final class AccessiblePrompt {
 
         if let title { say(style.title(title)) }
         for sentence in AccessibleSentences.introduction(engine: engine) { say(style.drawn(sentence)) }
+        if let recording { say(recording.announcement(engine.messages).text) }
+        defer { recording?.finish() }
         ask()
         reader.startIdleClock()
         while true {
@@ -164,12 +170,12 @@ final class AccessiblePrompt {
         case .cancel:
             wipeLine()
             write("\n")
-            show(engine.handle(.cancel).messages)
+            show(handle(.cancel).messages)
             ask()
         case .endOfInput:
             guard line.isEmpty else { return nil }
             write("\n")
-            let outcome = engine.handle(.endOfInput)
+            let outcome = handle(.endOfInput)
             if let reason = outcome.refusal { say(AccessibleSentences.sentence(reason.text)) }
             show(outcome.messages)
             if outcome.event == .quit { return .quit }
@@ -225,7 +231,7 @@ final class AccessiblePrompt {
         var outcome = Outcome.ignored
         if engine.command != nil || engine.field == field {
             let wasCommand = engine.command != nil
-            outcome = engine.handle(.enter, reloadingWith: loader)
+            outcome = handle(.enter)
             if let command = outcome.command { onCommand(command) }
             if !wasCommand && engine.field == field && outcome.event == nil
                 && outcome.messages.contains(where: { $0.kind == .error })
@@ -244,7 +250,7 @@ final class AccessiblePrompt {
             } else {
                 // An earlier field no longer holds (the rules were reloaded): the fields after it
                 // hold answers too, so the whole card is emptied and asked again.
-                _ = engine.handle(.cancel)
+                _ = handle(.cancel)
                 say(AccessibleSentences.startAgain(engine.messages))
             }
             ask()
@@ -273,7 +279,7 @@ final class AccessiblePrompt {
         write("\n")
         let typed = typeAnswer()
         wipeLine()
-        let outcome = typed.refusal == nil ? engine.handle(.swipe(swipe), reloadingWith: loader) : .ignored
+        let outcome = typed.refusal == nil ? handle(.swipe(swipe)) : .ignored
         if let reason = typed.refusal ?? outcome.refusal.map { AccessibleSentences.sentence($0.text) } {
             rewind(to: field)
             say(reason)
@@ -320,7 +326,7 @@ final class AccessiblePrompt {
                 if character == " " || character == "\t" { continue }
                 return (messages, AccessibleSentences.moreThanTheField(engine.fieldName(field), engine.messages))
             }
-            let outcome = engine.handle(.character(character), reloadingWith: loader)
+            let outcome = handle(.character(character))
             if let reason = outcome.refusal { return (messages, AccessibleSentences.sentence(reason.text)) }
             // A problem a key shows as it is typed (a number failing its check) is said once,
             // by Enter; what a field moving on by itself says (the summary) is kept.
@@ -332,12 +338,24 @@ final class AccessiblePrompt {
     /// Takes the engine back to `field`, emptied (a command being typed dropped, fields it
     /// moved on to emptied), through its own keys, which overwrite the digits.
     private func rewind(to field: Field) {
-        if engine.command != nil { _ = engine.handle(.clearLine) }
+        if engine.command != nil { _ = handle(.clearLine) }
         while engine.field > field {
-            if !engine.activeIsEmpty { _ = engine.handle(.clearLine) }
-            _ = engine.handle(.backspace)
+            if !engine.activeIsEmpty { _ = handle(.clearLine) }
+            _ = handle(.backspace)
         }
-        if !engine.activeIsEmpty { _ = engine.handle(.clearLine) }
+        if !engine.activeIsEmpty { _ = handle(.clearLine) }
+    }
+
+    /// The one place this prompt hands the engine a key: the recording, if any, is told of it
+    /// (and says so once when it has stopped).
+    private func handle(_ key: Key) -> Outcome {
+        let outcome = engine.handle(key, reloadingWith: loader)
+        if let recording {
+            recording.note(key, outcome, engine: engine)
+            recording.endInput(pasted: false)
+            if let stopped = recording.takeFailure(engine.messages) { say(stopped.text) }
+        }
+        return outcome
     }
 
     // MARK: - Output
