@@ -1,5 +1,6 @@
 import CardChip
 import CardKit
+import Foundation
 import Testing
 
 /// Issue 41, item 2, in the core: a card typed or pasted into an engine, recorded, gives a
@@ -40,11 +41,12 @@ import Testing
                 let typed = Key.typing(CardNumber.string(number))
                 // Typed key by key, or pasted; then Enter (moving on from a number that can grow,
                 // refused on an empty expiry), an expiry, the code and a submit.
-                let script = Self.record(
-                    (index == 0 ? typed.map { ([$0], false) } : [(typed, true)])
-                        + [([.enter], false)] + Key.typing("1230").map { ([$0], false) }
-                        + Key.typing(CardNumber.string(code)).map { ([$0], false) } + [([.enter], false)],
-                    rules: rules)
+                let singly: (Key) -> (keys: [Key], pasted: Bool) = { ([$0], false) }
+                let numberKeys: [(keys: [Key], pasted: Bool)] = index == 0 ? typed.map(singly) : [(typed, true)]
+                let rest: [(keys: [Key], pasted: Bool)] =
+                    [([.enter], false)] + Key.typing("1230").map(singly)
+                    + Key.typing(CardNumber.string(code)).map(singly) + [([.enter], false)]
+                let script = Self.record(numberKeys + rest, rules: rules)
                 let replay = Replay.run(try SessionScript.parse(script), rules: rules, today: Self.today)
                 #expect(replay.passed, "\(network.id) \(replay.failures)\n\(script)")
                 #expect(
@@ -84,6 +86,42 @@ import Testing
             #expect(replay.passed, "\(replay.failures)\n\(script)")
             #expect(Self.linesShowing(Array(number.utf8).map { $0 - 48 }, in: script).isEmpty)
             #expect(!script.contains(Hex.string(Array("LOVELACE".utf8))))
+        }
+    }
+
+    /// What the session-record fuzzer found (Tests/Fuzz/SessionRecordFuzz.swift), as terminal
+    /// bytes: each recorded session must replay green.
+    @Test(arguments: [
+        // A lone `%` typed, written as a key line: replay read it as a swipe.
+        "Mzd4Mv//////////OCvO1TQ2MzEwMDA1JVQCAAAAAAAAMCAxMjM0DRU6cnVsZXMNAxtbRBtbMTs1Qw==",
+        "NDU3MTc0Nf9EDRU6cgMbukQbWzEeCTEyMzEwMC//////////WzEeCTEyMzEwMC//////////zxU6cgMbukQzMDczNg0=",
+    ])
+    func fuzzFindingsReplay(_ base64: String) throws {
+        let today = Self.today
+        var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: today))
+        var recorder = SessionRecorder(engine: engine, ruleFolders: [], recorded: "a test", reloadingWith: nil)
+        var decoder = KeyDecoder()
+        var script: [UInt8] = []
+        var typed: [[UInt8]] = []
+        for key in decoder.feed([UInt8](try #require(Data(base64Encoded: base64)))) + decoder.finish() {
+            let keys = key.entryKeys
+            guard !keys.isEmpty else { continue }
+            for key in keys {
+                recorder.note(key, engine.handle(key), engine: engine)
+                if engine.numberDigits.count >= 13 { typed.append(engine.numberDigits) }
+            }
+            var pasted = false
+            if case .paste = key.base { pasted = true }
+            script += recorder.endInput(pasted: pasted)
+        }
+        script += recorder.finish()
+        let text = String(decoding: script, as: UTF8.self)
+        let replay = Replay.run(try SessionScript.parse(text), rules: BundledRules.set, today: today)
+        #expect(replay.passed, "\(replay.failures)\n\(text)")
+        // No typed number whole on a line (spaces and dashes left out).
+        for line in text.split(separator: "\n") {
+            let digits = line.filter { $0 != " " && $0 != "-" }
+            for number in typed { #expect(!digits.contains(CardNumber.string(number)), "\(line)") }
         }
     }
 

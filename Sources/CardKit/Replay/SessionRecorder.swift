@@ -263,9 +263,10 @@ public struct SessionRecorder {
     private func showsTypedData(_ text: [UInt8]) -> Bool {
         var runs = Set<Int>()
         for number in typedNumbers where number.count >= 10 {
-            for start in 6...(number.count - 4) {
-                runs.insert(number[start..<start + 4].reduce(0) { $0 * 10 + Int($1) })
-            }
+            let run = { (start: Int) in number[start..<start + 4].reduce(0) { $0 * 10 + Int($1) } }
+            // (A run the first six digits hold too is shown by them, which stay.)
+            let kept = Set((0...2).map(run))
+            for start in 6...(number.count - 4) where !kept.contains(run(start)) { runs.insert(run(start)) }
         }
         let codes = Set(typedCodes.filter { !$0.isEmpty }.map { $0.map { $0 + UInt8(ascii: "0") } })
         var last4 = 0
