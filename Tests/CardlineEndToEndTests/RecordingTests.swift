@@ -52,6 +52,8 @@ import Testing
         #expect(t.expect("Type the 3-digit CVV"))
         t.send(Self.codes[0] + "\r")
         #expect(t.expect("Success! Visa"))
+        // A resize (taken before the keys that follow it).
+        t.resize(columns: 100)
         // A swipe, with the holder's name on track 1, then its code.
         let tracks = "%B\(Self.swiped)^\(Self.name[0])/\(Self.name[1])^3011201000?;\(Self.swiped)=3011201000?"
         t.send(tracks + "\r")
@@ -71,7 +73,7 @@ import Testing
             "@today 2026-11", "<BS>", "<C-n>", "@expect refused 1", "@expect text \":network visa\"",
             "@expect network dankort", "@expect accepted visa", "@expect entry swipe chip",
             "@expect accepted mastercard",
-            "@expect cards 2",
+            "@expect cards 2", "@columns 140", "@columns 100",
         ] {
             #expect(lines.contains { $0.hasPrefix(wanted) }, "no line starts \(wanted)")
         }

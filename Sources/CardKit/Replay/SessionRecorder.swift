@@ -102,6 +102,8 @@ public struct SessionRecorder {
     private var atRest = false
     /// The header, until the first write.
     private var header: [UInt8]
+    /// The terminal's width as the script says it.
+    private var columns: Int
 
     /// A recorder for a prompt whose engine starts as `engine` (its rules, today, accepted
     /// networks, form and width); `ruleFolders` are the rule folders read besides the bundled
@@ -124,7 +126,11 @@ public struct SessionRecorder {
         if script.asksName { text += "@name\n" }
         if let country = script.postalCodeCountry { text += "@postal-code \(country)\n" }
         if let network = engine.form.securityCodeOnly { text += "@cvv-only \(network.id)\n" }
-        for folder in ruleFolders { text += "@rules \(folder)\n" }
+        for folder in ruleFolders {
+            // (A line break in a folder's name would end the line: such a folder is named escaped.)
+            let breaks = folder.contains { $0.isNewline }
+            text += breaks ? "# @rules \(folder.escapingControlCharacters)\n" : "@rules \(folder)\n"
+        }
         header = Array(text.utf8)
         replayer = Replayer(
             script: script, rules: engine.rules, today: engine.expiryPolicy.today, accepted: engine.acceptedNetworks,
@@ -132,6 +138,7 @@ public struct SessionRecorder {
         replayer.perform(.init(line: 0, kind: .columns(engine.columns)), transcript: { _ in })
         replayerBefore = replayer
         self.loader = loader
+        columns = engine.columns
     }
 
     // MARK: - What the prompt saw
@@ -184,6 +191,8 @@ public struct SessionRecorder {
 
     /// The terminal is now `columns` wide.
     public mutating func resized(columns: Int) -> [UInt8] {
+        guard columns != self.columns else { return [] }
+        self.columns = columns
         waiting.append(Input(columns: columns))
         return atRest ? write() : []
     }

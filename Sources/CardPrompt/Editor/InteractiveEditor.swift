@@ -192,6 +192,7 @@ final class InteractiveEditor {
         terminal.columns = Int(cl_columns(fileno(device.output)))
         style.columns = terminal.columns
         engine.columns = terminal.columns
+        recording?.resized(columns: terminal.columns)
         updatePrompts()
         terminal.lineTakes(rowsAboveCursor: 0)
         write(terminal.enterModes)
