@@ -391,7 +391,7 @@ extension EnterSettings {
 
     /// `--record FILE`: the file opened (created or emptied, never through a link, mode 0600)
     /// and the recording that writes to it; nil without `--record`. Refused (64) with piped
-    /// input, which is not recorded; 74 when the file cannot be opened.
+    /// input, which is not recorded; 74 when the file cannot be opened or is not a regular file.
     private func recordingFile() throws -> CardPrompt.Options.Recording? {
         guard let path = record else { return nil }
         guard isatty(0) == 1 else {
@@ -400,16 +400,22 @@ extension EnterSettings {
                 hint: "a piped line is already a script: replay it with cardline replay")
             throw ExitStatus.usage
         }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0o600)
-        guard fd >= 0, fchmod(fd, 0o600) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Terminal.writeError("cardline: error: --record \(path.escapingControlCharacters): \(reason)\n")
+        // Never through a link, never blocking on a FIFO; a regular file only (a device's or a
+        // terminal's mode is not cardline's to change), emptied once it is known to be one.
+        let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0o600)
+        var info = stat()
+        let problem: String? =
+            fd < 0 || fstat(fd, &info) != 0
+            ? String(cString: strerror(errno))
+            : info.st_mode & S_IFMT != S_IFREG
+                ? "not a regular file"
+                : fchmod(fd, 0o600) != 0 || ftruncate(fd, 0) != 0 ? String(cString: strerror(errno)) : nil
+        if let problem {
+            Terminal.writeError("cardline: error: --record \(path.escapingControlCharacters): \(problem)\n")
             if fd >= 0 { close(fd) }
             throw ExitStatus.ioError
         }
-        return CardPrompt.Options.Recording(name: path) { text in
-            Terminal.writeAll(text, to: fd) ? nil : String(cString: strerror(errno))
-        }
+        return CardPrompt.Options.Recording(name: path, descriptor: fd)
     }
 
     /// Refuses a descriptor that is not open for writing, or is a terminal (the whole card would

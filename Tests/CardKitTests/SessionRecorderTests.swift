@@ -10,17 +10,66 @@ import Testing
     static let today = YearMonth(year: 2026, month: 11)
 
     /// The keys typed into a fresh engine (a paste when `pasted`), each told to a recorder: the
-    /// script it wrote.
-    static func record(_ inputs: [(keys: [Key], pasted: Bool)], rules: RuleSet) -> String {
+    /// script it wrote. Each input's recorded expectations (field, text, refused keys, submit)
+    /// are held to what the engine at the prompt did, text by its shape (digits and letters
+    /// made up); so is the recorder's own word that it followed every key.
+    static func record(
+        _ inputs: [(keys: [Key], pasted: Bool)], rules: RuleSet, _ source: Testing.SourceLocation = #_sourceLocation
+    ) -> String {
         var engine = EntryEngine(rules: rules, expiryPolicy: ExpiryPolicy(today: today))
         var recorder = SessionRecorder(engine: engine, ruleFolders: [], recorded: "in a test", reloadingWith: nil)
         var text: [UInt8] = []
+        var states: [String] = []
         for input in inputs {
-            for key in input.keys { recorder.note(key, engine.handle(key), engine: engine) }
+            var refused = 0
+            var submit = "-"
+            for key in input.keys {
+                let outcome = engine.handle(key)
+                recorder.note(key, outcome, engine: engine)
+                if outcome.refusal != nil { refused += 1 }
+                if case .accepted(let card) = outcome.event { submit = "accepted \(card.network.id)" }
+                if case .submitFailed(let fields) = outcome.event { submit = "failed \(Set(fields.map(\.rawValue)))" }
+            }
             text += recorder.endInput(pasted: input.pasted)
+            states.append("\(engine.field.rawValue) \(shape(engine.view.text)) refused \(refused) \(submit)")
         }
         text += recorder.finish()
-        return String(decoding: text, as: UTF8.self)
+        let script = String(decoding: text, as: UTF8.self)
+        #expect(recorder.followedEveryKey, "\(script)", sourceLocation: source)
+        #expect(recordedStates(script) == states, "\(script)", sourceLocation: source)
+        return script
+    }
+
+    /// Digits as `#`, letters as `a`: what a made-up text keeps of the typed one.
+    static func shape(_ text: String) -> String {
+        String(text.map { $0.isASCII && $0.isNumber ? "#" : $0.isLetter ? "a" : $0 })
+    }
+
+    /// The state each line of keys of a recorded script pins, as `record` writes the engine's.
+    static func recordedStates(_ script: String) -> [String] {
+        guard let parsed = try? SessionScript.parse(script) else { return ["the script does not parse"] }
+        var states: [String] = []
+        var field = ""
+        var text = ""
+        var refused = 0
+        var submit = "-"
+        func end() { states.append("\(field) \(shape(text)) refused \(refused) \(submit)") }
+        var open = false
+        for step in parsed.steps {
+            switch step.kind {
+            case .keys, .paste:
+                if open { end() }
+                (open, refused, submit) = (true, 0, "-")
+            case .expect(.field(let value)): field = value.rawValue
+            case .expect(.text(let value)): text = value
+            case .expect(.refused(let count)): refused = count
+            case .expect(.accepted(let network, _)): submit = "accepted \(network ?? "")"
+            case .expect(.failed(let fields)): submit = "failed \(Set(fields.map(\.rawValue)))"
+            default: break
+            }
+        }
+        if open { end() }
+        return states
     }
 
     /// Lines of `script` that show four digits in a row of `number` after its first six.
@@ -60,6 +109,39 @@ import Testing
             }
         }
         #expect(recorded > 100)
+    }
+
+    /// The independent review's cases (issue 41): an expiry typed with a four-digit year, or with a
+    /// one-digit month and a slash, near the 20-year limit, and a submit that fails. The made-up
+    /// keys must do what the typed ones did at every key, up to the end, so that the code after
+    /// them is made up too (never written as typed).
+    @Test(arguments: ["122030", "1/28", "1247\u{7F}6", "12/2030", "0128"])
+    func expiriesTypedEveryWayAreFollowed(_ expiry: String) throws {
+        let singly: (Key) -> (keys: [Key], pasted: Bool) = { ([$0], false) }
+        let card: [(keys: [Key], pasted: Bool)] = [(Key.typing("4242424242424242"), true)]
+        let script = Self.record(
+            card
+                + Key.typing(expiry.replacing("\u{7F}", with: "")).map(singly).enumerated().flatMap { index, input in
+                    expiry == "1247\u{7F}6" && index == 4 ? [([Key.backspace], false), input] : [input]
+                } + Key.typing("987").map(singly) + [singly(.enter)], rules: BundledRules.set)
+        let replay = Replay.run(try SessionScript.parse(script), rules: BundledRules.set, today: Self.today)
+        #expect(replay.passed, "\(replay.failures)")
+        // The keys typed while the code's field was active: none of them the typed one.
+        var field = Field.number
+        var codeKeys: [Key] = []
+        for step in try SessionScript.parse(script).steps {
+            if case .expect(.field(let now)) = step.kind { field = now }
+            if case .keys(let keys) = step.kind, field == .cvv { codeKeys += keys.filter { $0 != .enter } }
+        }
+        #expect(!zip(codeKeys, Key.typing("987")).contains { $0 == $1 }, "\(script)")
+    }
+
+    @Test func aFailedSubmitIsRecordedAsOne() throws {
+        let singly: (Key) -> (keys: [Key], pasted: Bool) = { ([$0], false) }
+        let card: [(keys: [Key], pasted: Bool)] = [(Key.typing("378282246310005"), true)]
+        _ = Self.record(
+            card + Key.typing("1230").map(singly) + Key.typing("12").map(singly) + [singly(.enter)],
+            rules: BundledRules.set)
     }
 
     /// A card read from its chip, inserted or tapped, is written as a made-up card's answers

@@ -130,6 +130,33 @@ import Testing
         #expect(replay.status == 0, "\(replay.output)\(replay.errors)")
     }
 
+    /// The card in progress is in the file after every key: a prompt killed mid-card (the
+    /// terminal's window closed, SIGHUP; SIGTERM) leaves its keys so far, made up, and the file
+    /// replays.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aCardInProgressIsKeptWhenThePromptIsKilled(_ signal: Int32) throws {
+        let t = try start()
+        #expect(t.expect("Card number ("))
+        t.send(":cards\r")
+        #expect(t.expect("no cards yet"))
+        t.send(String(Self.typed.prefix(12)))
+        t.waitForScreen("twelve digits") { Self.fieldRow($0).contains("4571 7362 4825") }
+        kill(t.pid, signal)
+        #expect(t.waitForExit() == 128 + signal)
+        let script = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(script.contains("@expect text \":cards\""))
+        #expect(script.contains("@expect text \"4571 73"), "\(script)")
+        let typedTail = Array(Self.typed.dropFirst(6).prefix(6))
+        for line in script.split(separator: "\n") {
+            let digits = line.filter { $0 != " " && $0 != "-" }
+            for start in 0...(typedTail.count - 4) {
+                #expect(!digits.contains(String(typedTail[start..<start + 4])), "\(line)")
+            }
+        }
+        let replay = try runPiped(["replay", file], input: "", environment: home.environment)
+        #expect(replay.status == 0, "\(replay.output)\(replay.errors)")
+    }
+
     @Test func onlyThePromptAtATerminalIsRecorded() throws {
         let piped = try runPiped(
             ["--record", file], input: "4111111111111111 12/30 123\n", environment: home.environment)
@@ -141,5 +168,20 @@ import Testing
             environment: home.environment)
         #expect(unwritable.waitForExit() == 74)
         #expect(unwritable.text.contains("--record"))
+        // Not a device, a terminal or a FIFO: their modes are not cardline's to change.
+        for path in ["/dev/null", home.path + "/fifo"] {
+            if path.hasSuffix("fifo") { #expect(mkfifo(path, 0o644) == 0) }
+            var before = stat()
+            stat(path, &before)
+            let refused = try PseudoTerminal(
+                arguments: ["--no-reader", "--record", path], environment: home.environment)
+            #expect(refused.waitForExit() == 74)
+            // (A FIFO with no reader cannot be opened without blocking: "No such device or address".)
+            #expect(
+                refused.text.contains(path.hasSuffix("fifo") ? "--record" : "not a regular file"), "\(refused.text)")
+            var after = stat()
+            stat(path, &after)
+            #expect(after.st_mode == before.st_mode)
+        }
     }
 }

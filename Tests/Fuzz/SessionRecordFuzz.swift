@@ -1,9 +1,10 @@
 // libFuzzer harness for `cardline --record` (`SessionRecorder`): the input is what a terminal
 // sent, decoded as the prompt decodes it (`KeyDecoder`, a bracketed paste one burst), typed
 // into an engine with the bundled rules, each key told to a recorder. The script it writes must
-// parse and replay green (`Replay.run`), and hold no whole number typed: a finding otherwise.
-// (Track data is a swipe at the prompt only through its own reader, `SwipeCollector`: here its
-// bytes are keys, as they are in a paste or a key line.)
+// parse, replay green (`Replay.run`), pin after each line of keys the field, text shape, refused
+// keys and submit the engine had (when the recorder says it followed every key), and hold no
+// whole number typed: a finding otherwise. (Track data is a swipe at the prompt only through
+// its own reader, `SwipeCollector`: here its bytes are keys, as they are in a paste or a key line.)
 
 func fuzzSessionRecord(_ input: [UInt8]) {
     let today = YearMonth(year: 2026, month: 11)
@@ -12,18 +13,24 @@ func fuzzSessionRecord(_ input: [UInt8]) {
     var decoder = KeyDecoder()
     var script: [UInt8] = []
     var typed: [[UInt8]] = []
+    var states: [String] = []
     for key in decoder.feed(input) + decoder.finish() {
         let keys = key.entryKeys
         guard !keys.isEmpty else { continue }
+        var refused = 0
+        var submit = "-"
         for key in keys {
             let outcome = engine.handle(key)
             recorder.note(key, outcome, engine: engine)
+            if outcome.refusal != nil { refused += 1 }
+            if case .accepted(let card) = outcome.event { submit = "accepted \(card.network.id)" }
+            if case .submitFailed(let fields) = outcome.event { submit = "failed \(Set(fields.map(\.rawValue)))" }
             if engine.numberDigits.count >= 13 { typed.append(engine.numberDigits) }
-            if outcome.event == .quit { break }
         }
         var pasted = false
         if case .paste = key.base { pasted = true }
         script += recorder.endInput(pasted: pasted)
+        states.append("\(engine.field.rawValue) \(recordShape(engine.view.text)) \(refused) \(submit)")
     }
     script += recorder.finish()
     let text = String(decoding: script, as: UTF8.self)
@@ -35,6 +42,9 @@ func fuzzSessionRecord(_ input: [UInt8]) {
     }
     let replay = Replay.run(parsed, rules: Fuzz.rules, today: today)
     precondition(replay.passed, "the recorded script fails: \(replay.failures)\n\(text)")
+    if recorder.followedEveryKey {
+        precondition(recordedStates(parsed) == states, "the recording does not do what was typed\n\(text)")
+    }
     // No typed number whole on a line (spaces and dashes left out).
     for line in script.split(separator: UInt8(ascii: "\n")) {
         let digits = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }
@@ -43,4 +53,35 @@ func fuzzSessionRecord(_ input: [UInt8]) {
             precondition(!digits.indices.contains { digits[$0...].starts(with: ascii) }, "a typed number in the script")
         }
     }
+}
+
+/// Digits as `#`, letters as `a`: what a made-up text keeps of the typed one.
+func recordShape(_ text: String) -> String {
+    String(text.map { $0.isASCII && $0.isNumber ? "#" : $0.isLetter ? "a" : $0 })
+}
+
+/// The state each line of keys of a recorded script pins, as the harness writes the engine's.
+func recordedStates(_ script: SessionScript) -> [String] {
+    var states: [String] = []
+    var field = ""
+    var text = ""
+    var refused = 0
+    var submit = "-"
+    var open = false
+    func end() { states.append("\(field) \(recordShape(text)) \(refused) \(submit)") }
+    for step in script.steps {
+        switch step.kind {
+        case .keys, .paste:
+            if open { end() }
+            (open, refused, submit) = (true, 0, "-")
+        case .expect(.field(let value)): field = value.rawValue
+        case .expect(.text(let value)): text = value
+        case .expect(.refused(let count)): refused = count
+        case .expect(.accepted(let network, _)): submit = "accepted \(network ?? "")"
+        case .expect(.failed(let fields)): submit = "failed \(Set(fields.map(\.rawValue)))"
+        default: break
+        }
+    }
+    if open { end() }
+    return states
 }

@@ -68,6 +68,8 @@ MODES = {
     "name-postal": ["--name", "--postal-code", "US"],
     "cvv-only": ["--cvv-only", "--network", "visa"],
     "print-once": ["--print", "--once"],
+    # `--record` (issue 41): the session written as a script under the session's own HOME.
+    "record": ["--record", "{home}/recorded.session"],
 }
 LANGS = ["en_US.UTF-8", "fr_FR.UTF-8", "de_DE.UTF-8", "es_ES.UTF-8", "C"]
 TERMS = ["xterm-256color", "vt100", "dumb", "tmux-256color", "screen"]
@@ -309,7 +311,7 @@ class Session:
         # A wrapper that execs the binary in place (same pid), e.g. setpriv to drop a
         # capability from the bounding set as a container does.
         wrap = self.plan.get("wrap") or []
-        argv = wrap + [self.binary] + self.plan["args"]
+        argv = wrap + [self.binary] + [arg.replace("{home}", self.home) for arg in self.plan["args"]]
         every = set(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP}
         self.t0 = time.monotonic()
         # setsid first, then the slave opened as fd 0: it becomes the controlling terminal.

@@ -8,14 +8,14 @@
 /// the same at that point (`Signature`): the same field, text shape, network, badge, verdict,
 /// refusal, messages and event; the first six digits of a number stay (they decide its network,
 /// and may be shown), every later digit, the expiry's and the code's digits and the name's and
-/// postal code's letters and digits become others wherever another does the same. The script
-/// is made by replaying what it says on a `Replayer` of its own as it is written, and the
-/// expectations are read from that replayer: the file replays as it was recorded by
-/// construction. A card is written once it is finished (the prompt back at an empty first
-/// field, or the end), and made again with other digits when a run of four of the typed
-/// number's digits after its first six, or its code, came out anywhere in it by chance. What
-/// the recorder keeps of a card until then (the keys, the numbers and codes typed) is
-/// overwritten when it is written.
+/// postal code's letters and digits become others wherever another does the same. A card's keys
+/// are chosen together once it is finished (the prompt back at an empty first field, or the
+/// end), depth first (`choose`): a stand-in that leaves a later key nothing that does what the
+/// typed one did is chosen again. The script is made by replaying what it says on a `Replayer`
+/// of its own as it is written, and the expectations are read from that replayer. A card is
+/// made again with other digits when a run of four of the typed number's digits after its first
+/// six, or its code, came out anywhere in it by chance. What the recorder keeps of a card until
+/// then (the keys, the numbers and codes typed) is overwritten when it is written.
 public struct SessionRecorder {
     /// What the prompt did after one key: what a made-up key must do the same.
     struct Signature: Equatable {
@@ -37,12 +37,11 @@ public struct SessionRecorder {
             let view = engine.view
             field = view.field
             isCommand = view.isCommand
-            shape = view.text.unicodeScalars.map { scalar in
-                if ("0"..."9").contains(scalar) { return UInt8(ascii: "#") }
-                if scalar.properties.isAlphabetic {
-                    return scalar.properties.isLowercase ? UInt8(ascii: "a") : UInt8(ascii: "A")
-                }
-                return scalar.isASCII ? UInt8(scalar.value) : UInt8(ascii: "?")
+            // (By character: a letter with a mark, `é` as two scalars, is one letter.)
+            shape = view.text.map { character in
+                if character.isASCII && character.isNumber { return UInt8(ascii: "#") }
+                if character.isLetter { return character.isLowercase ? UInt8(ascii: "a") : UInt8(ascii: "A") }
+                return character.asciiValue ?? UInt8(ascii: "?")
             }
             network = engine.network?.id
             logo = view.logo
@@ -70,7 +69,7 @@ public struct SessionRecorder {
     }
 
     /// Keys handed to the engine together: one key, or a paste. Holds card data until written.
-    private struct Input {
+    struct Input {
         var keys: [Key] = []
         var signatures: [Signature] = []
         var pasted = false
@@ -90,7 +89,7 @@ public struct SessionRecorder {
     private var replayerBefore: Replayer
     let loader: EntryEngine.RuleLoader?
     /// Inputs not yet written: the card in progress.
-    private var waiting: [Input] = []
+    var waiting: [Input] = []
     private var current = Input()
     /// Where the `:` command being typed began in `waiting`, and whether it held a number.
     private var commandStart: Int?
@@ -100,6 +99,9 @@ public struct SessionRecorder {
     private var typedCodes: [[UInt8]] = []
     /// The prompt is back at an empty first field: what waits may be written.
     private var atRest = false
+    /// Whether every key written so far does what the typed one did (false once the search for
+    /// a card's made-up keys ran out and settled for the nearest).
+    public private(set) var followedEveryKey = true
     /// The header, until the first write.
     private var header: [UInt8]
     /// The terminal's width as the script says it.
@@ -233,24 +235,46 @@ public struct SessionRecorder {
 
     // MARK: - Writing
 
-    /// The waiting inputs as script text, made up again (up to eight times) while any of the
-    /// card data typed shows through; then everything kept of them overwritten.
+    /// The waiting inputs as script text (`made`), then everything kept of them overwritten.
     private mutating func write() -> [UInt8] {
-        var text = header
+        let made = make()
+        let text = header + made.text
         header = []
+        replayer = made.replayed
+        replayerBefore = made.replayed
+        followedEveryKey = followedEveryKey && made.followed
+        forgetWaiting()
+        return text
+    }
+
+    /// What the file holds after the last finished card while a card is in progress: the keys
+    /// so far as `write()` would make them (and the header, until it is written), kept nowhere.
+    /// A front end writes it after each key in place of the one before, so that a program
+    /// killed mid-card leaves the card's keys so far in the file.
+    public mutating func unfinished() -> [UInt8] {
+        guard !waiting.isEmpty else { return header }
+        return header + make().text
+    }
+
+    /// The waiting inputs as script text, from `replayerBefore`: made up again (up to eight
+    /// times) while any of the card data typed shows through. The replayer after it, and
+    /// whether the made-up keys followed every typed one.
+    private mutating func make() -> (text: [UInt8], replayed: Replayer, followed: Bool) {
         var made: [UInt8] = []
         var replayed = replayerBefore
+        var followed = true
         for attempt in 0..<8 {
             made.removeAll(keepingCapacity: true)
             replayed = replayerBefore
-            for input in waiting { render(input, on: &replayed, to: &made) }
+            let choices: [[Choice]]
+            (choices, followed) = choose(from: replayerBefore.engine)
+            if !followed {
+                made += Array("# From here the made-up keys could not all do what the typed ones did.\n".utf8)
+            }
+            for (input, choices) in zip(waiting, choices) { render(input, choices, on: &replayed, to: &made) }
             if attempt == 7 || !showsTypedData(made) { break }
         }
-        replayer = replayed
-        replayerBefore = replayed
-        text += made
-        forgetWaiting()
-        return text
+        return (made, replayed, followed)
     }
 
     /// Overwrites what was kept of the inputs written.
@@ -297,34 +321,19 @@ public struct SessionRecorder {
         return false
     }
 
-    /// Appends `input` as made-up keys and the expectations after them, replaying it.
-    private mutating func render(_ input: Input, on replayer: inout Replayer, to text: inout [UInt8]) {
+    /// Appends `input` as its made-up keys (`choices`) and the expectations after them,
+    /// replaying it.
+    private func render(_ input: Input, _ choices: [Choice], on replayer: inout Replayer, to text: inout [UInt8]) {
         if let columns = input.columns {
             text += Array("@columns \(columns)\n".utf8)
             replayer.perform(.init(line: 0, kind: .columns(columns)), transcript: { _ in })
             return
         }
-        var engine = replayer.engine
-        var keys: [Key] = []
+        let keys = choices.map(\.key)
         // Each read's line (`@swipe` and its tracks, `@chip` or `@tap` and the answers).
-        var readTexts: [String] = []
-        var events: [Outcome.Event] = []
-        var reads = input.reads.makeIterator()
-        for (key, signature) in zip(input.keys, input.signatures) {
-            let made: Key
-            let madeOutcome: Outcome
-            switch key {
-            case .swipe, .chip:
-                let line: String
-                (line, made, madeOutcome) = madeUpRead(reads.next() ?? nil, of: key, signature, on: &engine)
-                readTexts.append(line)
-            default:
-                (made, madeOutcome) = madeUp(key, signature, inNumberCommand: input.inNumberCommand, on: &engine)
-            }
-            keys.append(made)
-            // (A made-up card: nothing to wipe.)
-            if let event = madeOutcome.event { events.append(event) }
-        }
+        let readTexts = choices.compactMap(\.line)
+        // (Made-up cards: nothing to wipe.)
+        let events = choices.compactMap(\.outcome.event)
         var readTextsLeft = readTexts.makeIterator()
         if input.pasted {
             // (A paste holds characters, and at most a swipe at its end.)
@@ -388,35 +397,10 @@ public struct SessionRecorder {
 
     // MARK: - Made-up keys
 
-    /// A key that does on `engine` what `key` did at the prompt (`signature`), handed to it:
-    /// `key` itself when it types no card data or no other key does the same.
-    private mutating func madeUp(
-        _ key: Key, _ signature: Signature, inNumberCommand: Bool, on engine: inout EntryEngine
-    ) -> (Key, Outcome) {
-        var nextBest: (Key, EntryEngine, Outcome)?
-        for candidate in candidates(for: key, on: engine, inNumberCommand: inNumberCommand) {
-            var trial = engine
-            let outcome = trial.handle(candidate, reloadingWith: loader)
-            let got = Signature(trial, outcome)
-            if got == signature {
-                engine = trial
-                return (candidate, outcome)
-            }
-            if nextBest == nil && got.sameButWords(as: signature) { nextBest = (candidate, trial, outcome) }
-        }
-        if let (candidate, trial, outcome) = nextBest {
-            engine = trial
-            return (candidate, outcome)
-        }
-        return (key, engine.handle(key, reloadingWith: loader))
-    }
-
     /// The keys to try in place of `key`, in a random order; empty when `key` is written as it is.
-    private mutating func candidates(for key: Key, on engine: EntryEngine, inNumberCommand: Bool) -> [Key] {
-        guard case .character(let character) = key, let scalar = character.unicodeScalars.first,
-            character.unicodeScalars.count == 1
-        else { return [] }
-        let isDigit = ("0"..."9").contains(scalar)
+    mutating func candidates(for key: Key, on engine: EntryEngine, inNumberCommand: Bool) -> [Key] {
+        guard case .character(let character) = key, let scalar = character.unicodeScalars.first else { return [] }
+        let isDigit = character.isASCII && character.isNumber
         if engine.command != nil {
             return inNumberCommand && isDigit ? others(scalar, in: "0123456789") : []
         }
@@ -427,9 +411,9 @@ public struct SessionRecorder {
             return isDigit ? others(scalar, in: "0123456789") : []
         case .name, .postalCode:
             if isDigit { return others(scalar, in: "0123456789") }
-            guard scalar.properties.isAlphabetic else { return [] }
+            guard character.isLetter else { return [] }
             return others(
-                scalar, in: scalar.properties.isLowercase ? "abcdefghijklmnopqrstuvwxyz" : "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+                scalar, in: character.isLowercase ? "abcdefghijklmnopqrstuvwxyz" : "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
         }
     }
 

@@ -108,15 +108,14 @@ public final class CardPrompt {
         public struct Recording {
             /// What the prompt calls the recording when it says one is on: the file's name.
             public var name: String
-            /// Keeps each part of the script as it is made (a card's keys once it is finished,
-            /// the rest when the prompt ends); returns nil, or why the part could not be kept
-            /// (the recording then stops, the prompt says so and goes on).
-            public var write: ([UInt8]) -> String?
+            /// The file, open for writing (a regular file: the script after its end, the card
+            /// in progress rewritten after each key in place of the one before).
+            public var descriptor: Int32
 
-            /// A recording called `name`, kept by `write`.
-            public init(name: String, write: @escaping ([UInt8]) -> String?) {
+            /// A recording called `name`, written into `descriptor`.
+            public init(name: String, descriptor: Int32) {
                 self.name = name
-                self.write = write
+                self.descriptor = descriptor
             }
         }
 

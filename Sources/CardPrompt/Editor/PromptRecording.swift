@@ -6,11 +6,15 @@ import CardKit
 
 /// The prompt's recording (`CardPrompt.Options.recording`, `cardline --record`): a
 /// `SessionRecorder` that the editor tells of every key it hands the engine and every resize,
-/// and the host's sink that keeps the script text it makes. When the sink fails, the
-/// recording stops (the prompt says so once) and the prompt goes on.
+/// and the host's file it writes into. The file holds the finished cards' script and, after
+/// them, the card in progress as far as it has come (`SessionRecorder.unfinished`, rewritten
+/// after each key), so that a program killed mid-card leaves its keys so far. When a write
+/// fails, the recording stops (the prompt says so once) and the prompt goes on.
 final class PromptRecording {
     private var recorder: SessionRecorder
     private let recording: CardPrompt.Options.Recording
+    /// Where the finished cards' script ends in the file.
+    private var finishedEnd: off_t
     /// Why the sink failed, once it has: nothing more is recorded.
     private(set) var failure: String?
     /// The failure is to be said (`takeFailure`).
@@ -23,6 +27,7 @@ final class PromptRecording {
         loader: EntryEngine.RuleLoader?
     ) {
         self.recording = recording
+        finishedEnd = max(0, lseek(recording.descriptor, 0, SEEK_END))
         let directory = getcwd(nil, 0).map { pointer in
             defer { free(pointer) }
             return String(cString: pointer)  // pointer: getcwd's string, freed here
@@ -80,8 +85,35 @@ final class PromptRecording {
             [("file", .text(recording.name.escapingControlCharacters)), ("reason", .text(failure))], in: messages)
     }
 
-    private func keep(_ text: [UInt8]) {
-        guard !text.isEmpty, let reason = recording.write(text) else { return }
+    /// Writes `finished` after the finished cards' script, then the card in progress after it,
+    /// the file cut where that ends.
+    private func keep(_ finished: [UInt8]) {
+        let unfinished = recorder.unfinished()
+        guard
+            let reason = write(finished, at: finishedEnd) ?? write(unfinished, at: finishedEnd + off_t(finished.count))
+        else {
+            finishedEnd += off_t(finished.count)
+            if ftruncate(recording.descriptor, finishedEnd + off_t(unfinished.count)) == 0 { return }
+            return stop(String(cString: strerror(errno)))
+        }
+        stop(reason)
+    }
+
+    /// Writes all of `bytes` at `offset`; nil, or why not.
+    private func write(_ bytes: [UInt8], at offset: off_t) -> String? {
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { all in  // pointer: the bytes, for pwrite
+                pwrite(recording.descriptor, all.baseAddress! + done, bytes.count - done, offset + off_t(done))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return String(cString: strerror(count < 0 ? errno : ENOSPC)) }
+            done += count
+        }
+        return nil
+    }
+
+    private func stop(_ reason: String) {
         failure = reason
         failureUnsaid = true
     }
