@@ -389,7 +389,7 @@ extension EnterSettings {
         }
     }
 
-    /// `--record FILE`: the file opened (created or emptied, never through a link, mode 0600)
+    /// `--record FILE`: the file opened (created if need be, never through a link, mode 0600)
     /// and the recording that writes to it; nil without `--record`. Refused (64) with piped
     /// input, which is not recorded; 74 when the file cannot be opened or is not a regular file.
     private func recordingFile() throws -> CardPrompt.Options.Recording? {
@@ -401,7 +401,8 @@ extension EnterSettings {
             throw ExitStatus.usage
         }
         // Never through a link, never blocking on a FIFO; a regular file only (a device's or a
-        // terminal's mode is not cardline's to change), emptied once it is known to be one.
+        // terminal's mode is not cardline's to change). What it held is replaced once the prompt
+        // opens (a prompt that cannot start leaves it as it was).
         let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0o600)
         var info = stat()
         let problem: String? =
@@ -409,7 +410,7 @@ extension EnterSettings {
             ? String(cString: strerror(errno))
             : info.st_mode & S_IFMT != S_IFREG
                 ? "not a regular file"
-                : fchmod(fd, 0o600) != 0 || ftruncate(fd, 0) != 0 ? String(cString: strerror(errno)) : nil
+                : fchmod(fd, 0o600) != 0 ? String(cString: strerror(errno)) : nil
         if let problem {
             Terminal.writeError("cardline: error: --record \(path.escapingControlCharacters): \(problem)\n")
             if fd >= 0 { close(fd) }

@@ -108,8 +108,9 @@ public final class CardPrompt {
         public struct Recording {
             /// What the prompt calls the recording when it says one is on: the file's name.
             public var name: String
-            /// The file, open for writing (a regular file: the script after its end, the card
-            /// in progress rewritten after each key in place of the one before).
+            /// The file, open for writing: a regular file, written from its start once the prompt
+            /// opens (what it held before is replaced then), the card in progress rewritten after
+            /// each key in place of the one before.
             public var descriptor: Int32
 
             /// A recording called `name`, written into `descriptor`.

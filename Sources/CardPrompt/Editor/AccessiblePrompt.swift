@@ -91,7 +91,7 @@ final class AccessiblePrompt {
 
         if let title { say(style.title(title)) }
         for sentence in AccessibleSentences.introduction(engine: engine) { say(style.drawn(sentence)) }
-        if let recording { say(recording.announcement(engine.messages).text) }
+        if let recording { say(recording.begin(engine.messages).text) }
         defer { recording?.finish() }
         ask()
         reader.startIdleClock()

@@ -200,7 +200,7 @@ final class InteractiveEditor {
 
         if let title = settings.title { write(style.title(title) + "\n") }
         write(style.message(engine.help) + "\n")
-        if let recording { write(style.message(recording.announcement(engine.messages)) + "\n") }
+        if let recording { write(style.message(recording.begin(engine.messages)) + "\n") }
         reader.startIdleClock()
         defer { reader.chip?.stop() }
         defer { recording?.finish() }

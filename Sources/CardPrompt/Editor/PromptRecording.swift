@@ -27,7 +27,7 @@ final class PromptRecording {
         loader: EntryEngine.RuleLoader?
     ) {
         self.recording = recording
-        finishedEnd = max(0, lseek(recording.descriptor, 0, SEEK_END))
+        finishedEnd = 0
         let directory = getcwd(nil, 0).map { pointer in
             defer { free(pointer) }
             return String(cString: pointer)  // pointer: getcwd's string, freed here
@@ -47,9 +47,12 @@ final class PromptRecording {
             "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
     }
 
-    /// What the prompt says at the start.
-    func announcement(_ messages: MessageCatalog) -> Message {
-        Message(.info, .promptRecording, [("file", .text(recording.name.escapingControlCharacters))], in: messages)
+    /// The prompt opens: the file gets the script's header (what it held before is replaced),
+    /// and this is what the prompt says.
+    func begin(_ messages: MessageCatalog) -> Message {
+        keep([])
+        return Message(
+            .info, .promptRecording, [("file", .text(recording.name.escapingControlCharacters))], in: messages)
     }
 
     /// `key` was handed to the engine, which did `outcome`.
