@@ -104,15 +104,9 @@ final class PromptRecording {
 
     /// Writes all of `bytes` at `offset`; nil, or why not.
     private func write(_ bytes: [UInt8], at offset: off_t) -> String? {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { all in  // pointer: the bytes, for pwrite
-                pwrite(recording.descriptor, all.baseAddress! + done, bytes.count - done, offset + off_t(done))
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return String(cString: strerror(count < 0 ? errno : ENOSPC)) }
-            done += count
-        }
+        guard lseek(recording.descriptor, offset, SEEK_SET) == offset,
+            Paths.writeAll(bytes.span, to: recording.descriptor)
+        else { return String(cString: strerror(errno)) }
         return nil
     }
 
