@@ -177,6 +177,9 @@ import Testing
         // A lone `%` typed, written as a key line: replay read it as a swipe.
         "Mzd4Mv//////////OCvO1TQ2MzEwMDA1JVQCAAAAAAAAMCAxMjM0DRU6cnVsZXMNAxtbRBtbMTs1Qw==",
         "NDU3MTc0Nf9EDRU6cgMbukQbWzEeCTEyMzEwMC//////////WzEeCTEyMzEwMC//////////zxU6cgMbukQzMDczNg0=",
+        // An unreadable swipe at the end of a paste, written `%B?`, which in a paste's text is
+        // no swipe.
+        "NDU1NhtbMjD//34w/y84NTUbWzIyMX4xMjMwG1syMDB+NzM3DRtbMjAwfn9/OmNhOzU9MTc0cmQ=",
     ])
     func fuzzFindingsReplay(_ base64: String) throws {
         let today = Self.today

@@ -56,7 +56,9 @@ extension SessionRecorder {
         -> (line: String, key: Key, outcome: Outcome)
     {
         guard let read else {
-            let unread: (String, Key) = key == .swipe(nil) ? ("@swipe %B?", .swipe(nil)) : ("@chip 6A82", .chip(nil))
+            // (`;0=?`: track data too short to read, which a paste's text also takes for a swipe
+            // wherever it stands, `TrackData.swipeStart`.)
+            let unread: (String, Key) = key == .swipe(nil) ? ("@swipe ;0=?", .swipe(nil)) : ("@chip 6A82", .chip(nil))
             return (unread.0, unread.1, engine.handle(unread.1, reloadingWith: loader))
         }
         let number = engine.rules.madeUpNumber(following: read.digits, using: &random)
