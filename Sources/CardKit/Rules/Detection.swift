@@ -44,8 +44,9 @@ public struct Detection: Equatable, Sendable {
     /// while none is decided.
     public var networks: [CardNetwork] {
         guard let network else { return [] }
-        guard let coBadgedNetworks else { return [network] }
-        return coBadgedNetworks + [network]
+        guard var all = coBadgedNetworks else { return [network] }
+        all.append(network)  // (one array made, not a second for `[network]`)
+        return all
     }
 
     /// The networks a card with this number can be delivered as, the one rule of that choice

@@ -159,6 +159,6 @@ struct CardLine: Equatable, Sendable {
             bytes.append(UInt8(truncatingIfNeeded: lastFourDigits >> UInt16(shift) & 0xF) + 48)
         }
         bytes.appendUTF8(catalog.text(.cardExpires))
-        bytes.appendUTF8(expiry.cardText)
+        expiry.appendCardText(to: &bytes)
     }
 }
