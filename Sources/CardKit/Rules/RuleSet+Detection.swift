@@ -18,7 +18,7 @@ extension RuleSet {
 
     /// What the digits typed so far say about the network.
     public func detect(_ digits: [UInt8]) -> Detection {
-        if digits.isEmpty, let emptyDetection { return emptyDetection }
+        if let index = Self.shortIndex(digits), index < shortDetections.count { return shortDetections[index] }
         let found = match(digits.span)
         let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
         var detection = Detection(
@@ -28,6 +28,21 @@ extension RuleSet {
             detection.coBadged = coBadged(digits, owner: Int(found.owner), decidingLength: found.decidingLength)
         }
         return detection
+    }
+
+    /// The numbers `shortDetections` holds, in its order: the empty one, the ten of one digit,
+    /// the hundred of two.
+    static let shortNumbers: [[UInt8]] =
+        [[]] + (0..<10).map { [UInt8($0)] } + (0..<100).map { [UInt8($0 / 10), UInt8($0 % 10)] }
+
+    /// Where `digits` stand in `shortNumbers`; nil for more than two, or a value that is not a digit.
+    static func shortIndex(_ digits: [UInt8]) -> Int? {
+        switch digits.count {
+        case 0: return 0
+        case 1: return digits[0] < 10 ? 1 + Int(digits[0]) : nil
+        case 2: return digits[0] < 10 && digits[1] < 10 ? 11 + Int(digits[0]) * 10 + Int(digits[1]) : nil
+        default: return nil
+        }
     }
 
     /// The other networks of a number that `networks[owner]` decides by its pattern of
