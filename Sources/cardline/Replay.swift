@@ -363,23 +363,31 @@ struct Replay: ParsableCommand {
 /// blocks. (Its capacity reserved once: this runs for every transcript line.)
 final class TranscriptPrinter {
     private let path: String
-    private var buffer: [UInt8] = []
-    private let capacity = 64 * 1024
-    private var headed = false
+    /// The bytes not written yet, and whether the `== path` line has been: one stored value,
+    /// so that a line costs one exclusivity check at run time, not one for each (a class's
+    /// stored properties are checked on every access).
+    private var pending = Pending()
+    private struct Pending {
+        var buffer: [UInt8] = []
+        var headed = false
+    }
+    private static let capacity = 64 * 1024
 
     init(path: String) {
         self.path = path
-        buffer.reserveCapacity(capacity)
+        pending.buffer.reserveCapacity(Self.capacity)
     }
 
     /// One line, without its "\n".
-    func write(_ line: Span<UInt8>) {
-        if !headed {
-            headed = true
-            buffer += "== \(path.escapingControlCharacters)\n".utf8
+    func write(_ line: Span<UInt8>) { Self.write(line, path: path, into: &pending) }
+
+    private static func write(_ line: Span<UInt8>, path: String, into pending: inout Pending) {
+        if !pending.headed {
+            pending.headed = true
+            pending.buffer += "== \(path.escapingControlCharacters)\n".utf8
         }
-        if buffer.count + line.count + 3 > capacity { flush() }
-        guard buffer.count + line.count + 3 <= capacity else {
+        if pending.buffer.count + line.count + 3 > capacity { flush(&pending) }
+        guard pending.buffer.count + line.count + 3 <= capacity else {
             // A line longer than the buffer: written as it is.
             let indent: [UInt8] = [0x20, 0x20]
             let lineBreak: [UInt8] = [0x0A]
@@ -388,16 +396,18 @@ final class TranscriptPrinter {
             Terminal.write(lineBreak.span, to: 1)
             return
         }
-        buffer.append(0x20)
-        buffer.append(0x20)
-        buffer.append(line)
-        buffer.append(0x0A)
+        pending.buffer.append(0x20)
+        pending.buffer.append(0x20)
+        pending.buffer.append(line)
+        pending.buffer.append(0x0A)
     }
 
     /// Writes what is buffered.
-    func flush() {
-        Terminal.write(buffer.span, to: 1)
-        buffer.removeAll(keepingCapacity: true)
+    func flush() { Self.flush(&pending) }
+
+    private static func flush(_ pending: inout Pending) {
+        Terminal.write(pending.buffer.span, to: 1)
+        pending.buffer.removeAll(keepingCapacity: true)
     }
 }
 

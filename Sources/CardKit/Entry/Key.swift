@@ -45,17 +45,17 @@ public enum Field: String, CaseIterable, Sendable, Comparable {
     case postalCode = "postal-code"
 
     /// Entry order: number, then expiry, then CVV (then name, then postal code).
-    public static func < (a: Field, b: Field) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-    }
+    public static func < (a: Field, b: Field) -> Bool { a.position < b.position }
 
-    var previous: Field? {
+    /// The field's place in entry order, as in `allCases` (read without making that array,
+    /// twice a comparison).
+    private var position: Int {
         switch self {
-        case .number: return nil
-        case .expiry: return .number
-        case .cvv: return .expiry
-        case .name: return .cvv
-        case .postalCode: return .name
+        case .number: return 0
+        case .expiry: return 1
+        case .cvv: return 2
+        case .name: return 3
+        case .postalCode: return 4
         }
     }
 }
