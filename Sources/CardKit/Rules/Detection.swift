@@ -43,6 +43,10 @@ public struct Detection: Equatable, Sendable {
     private var coBadgedNetworks: [CardNetwork]?
     /// Whether the number is a co-badged card's (`coBadged` is not empty).
     public var isCoBadged: Bool { coBadgedNetworks != nil }
+    /// No pattern longer than the digits can still match them: digits typed after them
+    /// cannot change the detection (the engine stops looking). Set by `RuleSet.detect`; how
+    /// far the digits have gone, not what they say, so `==` leaves it out.
+    var isFinal = false
 
     /// A detection from its parts.
     public init(
@@ -55,6 +59,13 @@ public struct Detection: Equatable, Sendable {
         self.decidingLength = decidingLength
         self.lengths = lengths
         if !coBadged.isEmpty { self.coBadged = coBadged }
+    }
+
+    /// Two detections are equal when they say the same (all but `isFinal`).
+    public static func == (a: Detection, b: Detection) -> Bool {
+        a.network == b.network && a.hasCandidates == b.hasCandidates && a.maxLength == b.maxLength
+            && a.decidingLength == b.decidingLength && a.lengths == b.lengths
+            && a.coBadgedNetworks == b.coBadgedNetworks
     }
 
     /// The networks of the number, the one home of that list: the co-badged ones first (the
