@@ -49,6 +49,11 @@ func twoDigits(_ value: Int) -> String {
 
 /// Appends `value` in decimal, after a `0` when it is below 10 (`07`, `12`).
 func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
+    if value >= 0 && value < 100 {  // (a month, a year's last two digits: two bytes)
+        bytes.append(UInt8(truncatingIfNeeded: value / 10) + 48)
+        bytes.append(UInt8(truncatingIfNeeded: value % 10) + 48)
+        return
+    }
     if value < 10 { bytes.append(UInt8(ascii: "0")) }
     if value >= 0 { bytes.appendDecimal(value) } else { bytes.append(contentsOf: "\(value)".utf8) }
 }

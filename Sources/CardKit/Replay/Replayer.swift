@@ -161,10 +161,7 @@ public struct Replayer {
                 stretch += 1
             }
             previousWasExpectation = false
-            // Each key read in place through a span (`for key in keys` copied every key out,
-            // a retain and a release each).
-            let keys = keys.span
-            for index in keys.indices { type(keys[index], transcript) }
+            for key in keys { type(key, transcript) }
         case .today(let month):
             engine.expiryPolicy.today = month
         case .expect(let expectation):
