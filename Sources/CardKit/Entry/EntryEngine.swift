@@ -287,7 +287,8 @@ public struct EntryEngine: Sendable {
 
     /// Said once the number of a co-badged card is complete: what it is paid with, and how to change it.
     var coBadgedMessage: Message? {
-        guard cardNetworks.count > 1, let network else { return nil }
+        // (`isCoBadged` first: most cards have one network, and `cardNetworks` makes an array.)
+        guard detection.isCoBadged, cardNetworks.count > 1, let network else { return nil }
         return chosenNetworkLine(.info, network, also: alsoNetworks, changing: true)
     }
 
