@@ -130,10 +130,10 @@ public struct MessageCatalog: Sendable {
 
     /// Writes `id`'s text with its placeholders filled from `arguments` (`Message`'s words,
     /// made where they are shown).
-    func write(_ id: MessageID, _ arguments: [Message.Argument], to bytes: inout [UInt8]) {
+    func write(_ id: MessageID, _ arguments: [(String, Message.Value)], to bytes: inout [UInt8]) {
         Self.fill(storage.bytesByIndex[id.index], into: &bytes) { name, bytes in
-            guard let argument = arguments.first(where: { Self.equal($0.name, name) }) else { return false }
-            switch argument.value {
+            guard let argument = arguments.first(where: { Self.equal($0.0, name) }) else { return false }
+            switch argument.1 {
             case .text(let text): bytes.appendUTF8(text)
             case .number(let number): bytes.appendDecimal(number)
             case .word(let id): bytes.appendUTF8(text(id))
