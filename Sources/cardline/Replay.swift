@@ -186,8 +186,7 @@ struct Replay: ParsableCommand {
                 )
             }
             // Streamed in blocks: a generated script's transcript runs to millions of lines.
-            let printer = TranscriptPrinter(path: path)
-            let printing: (Span<UInt8>) -> Void = { printer.write($0) }
+            var printer = TranscriptPrinter(path: path)
             let golden = (path.hasSuffix(".session") ? String(path.dropLast(".session".count)) : path) + ".expected"
             var result: (failures: [String], cards: [UInt8], complete: Bool)?
             var goldenFailures: [String] = []
@@ -198,15 +197,15 @@ struct Replay: ParsableCommand {
                     // Streamed beside the golden, line by line, as it is made.
                     result = replay { line in
                         comparison.compare(line)
-                        if !json && !update { printing(line) }
+                        if !json && !update { printer.write(line) }
                     }
                     let difference = try comparison.finish()
                     if update {
                         if difference != nil {
                             goldenErrors = rewrite(golden, with: replay, tally: &tally)
-                            if !json { result = replay(printing) }
+                            if !json { result = replay { printer.write($0) } }
                         } else if !json {
-                            result = replay(printing)
+                            result = replay { printer.write($0) }
                         }
                     } else if let difference {
                         goldenFailures = [
@@ -215,7 +214,7 @@ struct Replay: ParsableCommand {
                         ]
                     }
                 } else {
-                    result = replay { line in if !json { printing(line) } }
+                    result = replay { line in if !json { printer.write(line) } }
                 }
             } catch {
                 let message = Complaint.errorPrefix + "cannot read \(golden.escapingControlCharacters): \(error.reason)"
@@ -223,7 +222,7 @@ struct Replay: ParsableCommand {
                 tally.unreadableGoldens += 1
                 goldenErrors = [message]
                 // Replayed again only if the transcript has not been printed yet.
-                if result == nil || (update && !json) { result = replay { line in if !json { printing(line) } } }
+                if result == nil || (update && !json) { result = replay { line in if !json { printer.write(line) } } }
             }
             printer.flush()
             guard let result else { continue }  // (every path above has replayed)
@@ -360,8 +359,10 @@ struct Replay: ParsableCommand {
 }
 
 /// Prints a script's transcript to stdout, indented, after an `== path` line, in 64 KiB
-/// blocks. (Its capacity reserved once: this runs for every transcript line.)
-final class TranscriptPrinter {
+/// blocks. (Its capacity reserved once: this runs for every transcript line.) A value, written
+/// from the closures the replay is handed, which do not escape: its accesses are checked when
+/// compiled, where a class's stored properties are checked at run time on every line.
+struct TranscriptPrinter {
     private let path: String
     private var buffer: [UInt8] = []
     private let capacity = 64 * 1024
@@ -373,7 +374,7 @@ final class TranscriptPrinter {
     }
 
     /// One line, without its "\n".
-    func write(_ line: Span<UInt8>) {
+    mutating func write(_ line: Span<UInt8>) {
         if !headed {
             headed = true
             buffer += "== \(path.escapingControlCharacters)\n".utf8
@@ -395,7 +396,7 @@ final class TranscriptPrinter {
     }
 
     /// Writes what is buffered.
-    func flush() {
+    mutating func flush() {
         Terminal.write(buffer.span, to: 1)
         buffer.removeAll(keepingCapacity: true)
     }

@@ -21,6 +21,9 @@ public struct CardTray: Equatable, Sendable {
 
     /// The networks of the cards held, each once: (id, name).
     private var networks: [Network] = []
+    /// Where the last of `networks` with each id is (a tray of many networks' cards looked
+    /// each card's up along the list).
+    private var networkIndexes: [String: Int] = [:]
     private struct Network: Equatable, Sendable {
         var id: String
         var name: String
@@ -139,8 +142,11 @@ public struct CardTray: Equatable, Sendable {
     }
 
     private mutating func index(of network: Network) -> Int {
+        if let index = networkIndexes[network.id], networks[index] == network { return index }
+        // (A network of an id seen before under another name, after a reload, is added anew.)
         if let last = networks.lastIndex(of: network) { return last }
         networks.append(network)
+        networkIndexes[network.id] = networks.count - 1
         return networks.count - 1
     }
 

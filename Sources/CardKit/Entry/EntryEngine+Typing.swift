@@ -52,11 +52,12 @@ extension EntryEngine {
         // Appended in place (no new array per key, no copy), taken back if the digit is refused.
         numberDigits.append(digit)
         cardRead = nil
-        // Once the digits before this one reach the longest pattern, no later digit can change
-        // the detection: keep it rather than look again. Else the new one is swapped in (not
-        // copied), and the one before it put back if the digit is refused.
+        // Once no longer pattern can match the digits before this one (`Detection.isFinal`: a
+        // Visa `4111` among the bundled rules, any number past the longest pattern), no later
+        // digit can change the detection: keep it rather than look again. Else the new one is
+        // swapped in (not copied), and the one before it put back if the digit is refused.
         var before: Detection?
-        if numberDigits.count <= rules.longestPattern {
+        if !detection.isFinal {
             var next = rules.detect(numberDigits)
             swap(&next, &detection)
             before = consume next

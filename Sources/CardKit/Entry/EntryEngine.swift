@@ -156,7 +156,9 @@ public struct EntryEngine: Sendable {
     public mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .historyPrevious, .historyNext, .nextNetwork: break
-        default: recallPosition = nil  // (a switch: comparing keys compares their characters' text)
+        // (A switch: comparing keys compares their characters' text. Cleared only when set: an
+        // assignment frees the old value through a call, on every key.)
+        default: if recallPosition != nil { recallPosition = nil }
         }
         if command != nil { return handleCommandKey(key) }
         switch key {
@@ -285,7 +287,8 @@ public struct EntryEngine: Sendable {
 
     /// Said once the number of a co-badged card is complete: what it is paid with, and how to change it.
     var coBadgedMessage: Message? {
-        guard cardNetworks.count > 1, let network else { return nil }
+        // (`isCoBadged` first: most cards have one network, and `cardNetworks` makes an array.)
+        guard detection.isCoBadged, cardNetworks.count > 1, let network else { return nil }
         return chosenNetworkLine(.info, network, also: alsoNetworks, changing: true)
     }
 
@@ -471,16 +474,15 @@ public struct EntryEngine: Sendable {
         if let format = form.postalCode { card.postalCode = format.formatted(postalCharacters) }
         tray.add(card)
         resetCard()
-        return Outcome(
-            messages: [
-                Message(
-                    .success,
-                    card: CardLine(
-                        prefix: .cardSuccess, network: network,
-                        lastFour: CardPolicy.lastShownDigits(of: card.numberDigits), expiry: card.expiry),
-                    in: messages)
-            ],
-            fieldChanged: true, event: .accepted(card))
+        let success = Message(
+            .success,
+            card: CardLine(
+                prefix: .cardSuccess, network: network, lastFour: CardPolicy.lastShownDigits(of: card.numberDigits),
+                expiry: card.expiry),
+            in: messages)
+        // Moved into the event, not copied: the outcome then holds the card's only copy, which
+        // the front end takes out and wipes (`Outcome.takeAcceptedCard`).
+        return Outcome(messages: [success], fieldChanged: true, event: .accepted(consume card))
     }
 
     /// `--cvv-only`: the security code of a card on file, delivered with its network alone.

@@ -49,12 +49,19 @@ public struct EntryView: Equatable, Sendable {
         to bytes: inout [UInt8], logo: String, label: (inout [UInt8]) -> Void, hint: (inout [UInt8]) -> Void,
         text: (inout [UInt8]) -> Void, progress: (inout [UInt8]) -> Void
     ) {
+        // The separators a byte at a time: a literal's buffer appended costs several times
+        // more for two or three bytes.
         label(&bytes)
-        bytes.append(" (" as StaticString)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: "("))
         hint(&bytes)
-        bytes.append("): " as StaticString)
+        bytes.append(UInt8(ascii: ")"))
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
         text(&bytes)
-        bytes.append("  [" as StaticString)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(UInt8(ascii: "["))
         bytes.appendUTF8(logo)
         progress(&bytes)
         bytes.append(UInt8(ascii: "]"))

@@ -26,11 +26,12 @@ public enum Key: Equatable, Hashable, Sendable {
     /// person knows it: refused with that name, never typed into a field.
     case other(String)
     /// A card swiped through a keyboard-wedge reader, read by `TrackData.read(_:)` (nil: the
-    /// swipe could not be read). Taken at an empty card number field only.
-    case swipe(TrackData?)
+    /// swipe could not be read). Taken at an empty card number field only. (Boxed, as is a
+    /// chip's card: a key is then as small as a character, and copies as cheaply.)
+    indirect case swipe(TrackData?)
     /// A card inserted into or tapped on a chip reader, read by `ChipReadFlow` (nil: the chip
     /// could not be read). Taken at an empty card number field only, as a swipe is.
-    case chip(ChipCard?)
+    indirect case chip(ChipCard?)
 
     /// The keys that typing `text` produces, one character each.
     public static func typing(_ text: some StringProtocol) -> [Key] { text.map { .character($0) } }
@@ -44,17 +45,17 @@ public enum Field: String, CaseIterable, Sendable, Comparable {
     case postalCode = "postal-code"
 
     /// Entry order: number, then expiry, then CVV (then name, then postal code).
-    public static func < (a: Field, b: Field) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-    }
+    public static func < (a: Field, b: Field) -> Bool { a.position < b.position }
 
-    var previous: Field? {
+    /// The field's place in entry order, as in `allCases` (read without making that array,
+    /// twice a comparison).
+    private var position: Int {
         switch self {
-        case .number: return nil
-        case .expiry: return .number
-        case .cvv: return .expiry
-        case .name: return .cvv
-        case .postalCode: return .name
+        case .number: return 0
+        case .expiry: return 1
+        case .cvv: return 2
+        case .name: return 3
+        case .postalCode: return 4
         }
     }
 }

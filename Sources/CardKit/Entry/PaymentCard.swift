@@ -185,6 +185,9 @@ extension Array where Element == UInt8 {
     /// Sets every element to zero in the array's own storage, then empties the array keeping
     /// that storage, so digits do not linger in freed memory.
     public mutating func overwriteAndEmpty() {
+        // Nothing to wipe in an empty array: left as it is (asking an empty one for its bytes
+        // gives it storage of its own, an allocation, each time a card is reset).
+        guard !isEmpty else { return }
         // unsafe: wiping card data, in the array's own storage, through an opaque call
         // (`wipeBytes`) so that the stores are not optimised away.
         withUnsafeMutableBytes { bytes in

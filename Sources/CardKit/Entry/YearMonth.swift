@@ -24,13 +24,39 @@ public struct YearMonth: Comparable, Hashable, Sendable, CustomStringConvertible
     public static func < (a: YearMonth, b: YearMonth) -> Bool { (a.year, a.month) < (b.year, b.month) }
 
     /// `MM/YY`, as printed on cards.
-    public var cardText: String { twoDigits(month) + "/" + twoDigits(year % 100) }
+    public var cardText: String {
+        var bytes: [UInt8] = []
+        appendCardText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `cardText`'s bytes (a card's summary writes them straight into its line).
+    func appendCardText(to bytes: inout [UInt8]) {
+        appendTwoDigits(month, to: &bytes)
+        bytes.append(UInt8(ascii: "/"))
+        appendTwoDigits(year % 100, to: &bytes)
+    }
 
     /// `YYYY-MM`, like `2030-12`.
     public var description: String { "\(year)-\(twoDigits(month))" }
 }
 
-func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+func twoDigits(_ value: Int) -> String {
+    var bytes: [UInt8] = []
+    appendTwoDigits(value, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Appends `value` in decimal, after a `0` when it is below 10 (`07`, `12`).
+func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
+    if value >= 0 && value < 100 {  // (a month, a year's last two digits: two bytes)
+        bytes.append(UInt8(truncatingIfNeeded: value / 10) + 48)
+        bytes.append(UInt8(truncatingIfNeeded: value % 10) + 48)
+        return
+    }
+    if value < 10 { bytes.append(UInt8(ascii: "0")) }
+    if value >= 0 { bytes.appendDecimal(value) } else { bytes.append(contentsOf: "\(value)".utf8) }
+}
 
 /// Which expiry dates are acceptable: not before the current month, not too far ahead.
 public struct ExpiryPolicy: Equatable, Sendable {

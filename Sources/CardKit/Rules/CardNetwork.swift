@@ -57,6 +57,9 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
     /// co-badging), by index in `patterns`, ascending; empty for most networks. Which terms a
     /// number has is the deciding pattern's (`terms(of:decidingLength:)`).
     public let patternTerms: [PatternTerms]
+    /// The termed patterns by length, then low end, for `findTerms`' binary search (a network
+    /// such as eftpos has hundreds, looked up on every digit that decides it).
+    private let termRanges: [TermRange]
     /// The chip applications of the network's cards (`aids`: AIDs such as `A0000000031010`),
     /// which a chip read tries when the card lists no directory and which name the network of
     /// each application it reads; empty for a network without chip cards.
@@ -187,6 +190,7 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         self.luhn = luhn
         self.coBadges = coBadges
         self.patternTerms = patternTerms
+        termRanges = TermRange.sorted(patterns, patternTerms)
         self.aids = aids
         self.file = file
         self.idLocation = idLocation
@@ -232,9 +236,49 @@ public final class CardNetwork: Equatable, Sendable, Identifiable {
         // for each pattern: a network such as Visa has many co-badged patterns).
         guard digits.count >= decidingLength else { return nil }
         let prefix = digits.prefix(decidingLength).reduce(UInt64(0)) { $0 * 10 + UInt64($1) }
-        return patternTerms.first {
-            let pattern = patterns[$0.pattern]
-            return pattern.length == decidingLength && pattern.lowValue <= prefix && prefix <= pattern.highValue
+        // The last range of that length starting at or before the prefix, then back while an
+        // earlier one can still reach it: the first termed pattern (in file order) that matches.
+        let ranges = termRanges
+        var low = 0
+        var high = ranges.count
+        while low < high {
+            let middle = (low + high) / 2
+            let range = ranges[middle]
+            if (range.length, range.low) > (decidingLength, prefix) { high = middle } else { low = middle + 1 }
+        }
+        var found: Int?
+        var index = low - 1
+        while index >= 0 {
+            let range = ranges[index]
+            guard range.length == decidingLength, range.reach >= prefix else { break }
+            if range.high >= prefix { found = min(found ?? .max, range.terms) }
+            index -= 1
+        }
+        return found.map { patternTerms[$0] }
+    }
+
+    /// A termed pattern's range: its length, low and high ends, the highest end of its length
+    /// up to it in `sorted` order, and its entry in `patternTerms`.
+    private struct TermRange: Sendable {
+        var length: Int
+        var low: UInt64
+        var high: UInt64
+        var reach: UInt64
+        var terms: Int
+
+        /// The ranges of `terms`' patterns by length, then low end.
+        static func sorted(_ patterns: [IINPattern], _ terms: [PatternTerms]) -> [TermRange] {
+            var ranges = terms.indices.map { index in
+                let pattern = patterns[terms[index].pattern]
+                return TermRange(
+                    length: pattern.length, low: pattern.lowValue, high: pattern.highValue, reach: 0, terms: index)
+            }
+            ranges.sort { ($0.length, $0.low) < ($1.length, $1.low) }
+            for index in ranges.indices {
+                let before = index > 0 && ranges[index - 1].length == ranges[index].length ? ranges[index - 1].reach : 0
+                ranges[index].reach = max(before, ranges[index].high)
+            }
+            return ranges
         }
     }
 

@@ -2,7 +2,14 @@
 public struct Detection: Equatable, Sendable {
     /// Set once exactly one network remains possible and one of its patterns matches in full
     /// (the longest full match wins).
-    public var network: CardNetwork?
+    public var network: CardNetwork? {
+        didSet {  // (`coBadgedNetworks` ends with it)
+            guard var all = coBadgedNetworks else { return }
+            if oldValue != nil { all.removeLast() }
+            if let network { all.append(network) }
+            coBadgedNetworks = all
+        }
+    }
     /// False when no network can start with the digits.
     public var hasCandidates: Bool
     /// The longest length any still-possible pattern allows; digits beyond it are refused.
@@ -16,14 +23,30 @@ public struct Detection: Equatable, Sendable {
     /// on the card that are loaded, in the entry's `with` order (Visa for a Dankort `4571…`);
     /// empty otherwise. The number's lengths, groups and code are still `network`'s.
     public var coBadged: [CardNetwork] {
-        get { coBadgedNetworks ?? [] }
-        set { coBadgedNetworks = newValue.isEmpty ? nil : newValue }
+        get {
+            guard let coBadgedNetworks else { return [] }
+            return network == nil ? coBadgedNetworks : Array(coBadgedNetworks.dropLast())
+        }
+        set {
+            guard !newValue.isEmpty else {
+                coBadgedNetworks = nil
+                return
+            }
+            var all = newValue
+            if let network { all.append(network) }
+            coBadgedNetworks = all
+        }
     }
-    /// `coBadged`, nil when empty: a detection is copied on every key, and a nil costs no
-    /// reference count.
+    /// `coBadged` then `network`, nil when `coBadged` is empty: `networks` made once, not on
+    /// every call (the badge, the summary and the card ask it), and a detection, copied on
+    /// every key, costs no reference count for a number that is not co-badged.
     private var coBadgedNetworks: [CardNetwork]?
     /// Whether the number is a co-badged card's (`coBadged` is not empty).
     public var isCoBadged: Bool { coBadgedNetworks != nil }
+    /// No pattern longer than the digits can still match them: digits typed after them
+    /// cannot change the detection (the engine stops looking). Set by `RuleSet.detect`; how
+    /// far the digits have gone, not what they say, so `==` leaves it out.
+    var isFinal = false
 
     /// A detection from its parts.
     public init(
@@ -35,7 +58,14 @@ public struct Detection: Equatable, Sendable {
         self.maxLength = maxLength
         self.decidingLength = decidingLength
         self.lengths = lengths
-        self.coBadgedNetworks = coBadged.isEmpty ? nil : coBadged
+        if !coBadged.isEmpty { self.coBadged = coBadged }
+    }
+
+    /// Two detections are equal when they say the same (all but `isFinal`).
+    public static func == (a: Detection, b: Detection) -> Bool {
+        a.network == b.network && a.hasCandidates == b.hasCandidates && a.maxLength == b.maxLength
+            && a.decidingLength == b.decidingLength && a.lengths == b.lengths
+            && a.coBadgedNetworks == b.coBadgedNetworks
     }
 
     /// The networks of the number, the one home of that list: the co-badged ones first (the
@@ -44,8 +74,7 @@ public struct Detection: Equatable, Sendable {
     /// while none is decided.
     public var networks: [CardNetwork] {
         guard let network else { return [] }
-        guard let coBadgedNetworks else { return [network] }
-        return coBadgedNetworks + [network]
+        return coBadgedNetworks ?? [network]
     }
 
     /// The networks a card with this number can be delivered as, the one rule of that choice

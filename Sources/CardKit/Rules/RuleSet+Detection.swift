@@ -18,16 +18,32 @@ extension RuleSet {
 
     /// What the digits typed so far say about the network.
     public func detect(_ digits: [UInt8]) -> Detection {
-        if digits.isEmpty, let emptyDetection { return emptyDetection }
+        if let index = Self.shortIndex(digits), index < shortDetections.count { return shortDetections[index] }
         let found = match(digits.span)
         let decided = found.owner >= 0 ? networks[Int(found.owner)] : nil
         var detection = Detection(
             network: decided, hasCandidates: found.hasCandidates, maxLength: found.maxLength,
             decidingLength: found.decidingLength, lengths: found.lengths)
+        detection.isFinal = found.final
         if let decided, decided.hasCoBadges {
             detection.coBadged = coBadged(digits, owner: Int(found.owner), decidingLength: found.decidingLength)
         }
         return detection
+    }
+
+    /// The numbers `shortDetections` holds, in its order: the empty one, the ten of one digit,
+    /// the hundred of two.
+    static let shortNumbers: [[UInt8]] =
+        [[]] + (0..<10).map { [UInt8($0)] } + (0..<100).map { [UInt8($0 / 10), UInt8($0 % 10)] }
+
+    /// Where `digits` stand in `shortNumbers`; nil for more than two, or a value that is not a digit.
+    static func shortIndex(_ digits: [UInt8]) -> Int? {
+        switch digits.count {
+        case 0: return 0
+        case 1: return digits[0] < 10 ? 1 + Int(digits[0]) : nil
+        case 2: return digits[0] < 10 && digits[1] < 10 ? 11 + Int(digits[0]) * 10 + Int(digits[1]) : nil
+        default: return nil
+        }
     }
 
     /// The other networks of a number that `networks[owner]` decides by its pattern of
@@ -42,10 +58,11 @@ extension RuleSet {
 
     /// The allocation-free core of detection: the decided network's index (or -1), whether
     /// any network can still match, the longest length they allow, the deciding pattern's
-    /// length, and the lengths the patterns still possible allow (once no longer pattern can
-    /// match, the deciding pattern's own). Digits past the 19th are not looked at.
+    /// length, the lengths the patterns still possible allow (once no longer pattern can
+    /// match, the deciding pattern's own), and whether no longer pattern can (`final`: digits
+    /// after these change nothing). Digits past the 19th are not looked at.
     func match(_ typed: Span<UInt8>) -> (
-        owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet
+        owner: Int32, hasCandidates: Bool, maxLength: Int, decidingLength: Int, lengths: LengthSet, final: Bool
     ) {
         // The value of each prefix of the digits, made in one pass: no division per level.
         var prefix = InlineArray<20, UInt64>(repeating: 0)
@@ -62,10 +79,10 @@ extension RuleSet {
                 let level = levels[index]
                 if let found = level.index(containing: prefix[level.length]) {
                     let set = LengthSet(mask: level.lengthMasks[found])
-                    return (level.owners[found], true, set.max, level.length, set)
+                    return (level.owners[found], true, set.max, level.length, set, true)
                 }
             }
-            return (-1, false, 0, 0, LengthSet(mask: 0))
+            return (-1, false, 0, 0, LengthSet(mask: 0), true)
         }
         var bestOwner: Int32 = -1
         var bestLength = 0
@@ -73,6 +90,7 @@ extension RuleSet {
         var minOwner = Int32.max
         var maxOwner = Int32.min
         var lengths: UInt32 = 0
+        var longerCanMatch = false
         // Walked by index through a span: a `for … in` over the array copied (retained) each
         // level, once per level per record or keystroke.
         for index in levels.indices {
@@ -83,6 +101,7 @@ extension RuleSet {
                     (bestOwner, bestLength, bestLengths) = (level.owners[found], level.length, level.lengthMasks[found])
                 }
             } else if let span = level.span(prefix: typedValue, digits: typed.count) {
+                longerCanMatch = true
                 let summary = level.summary(of: span)
                 minOwner = min(minOwner, summary.minOwner)
                 maxOwner = max(maxOwner, summary.maxOwner)
@@ -96,7 +115,7 @@ extension RuleSet {
         }
         let decided = bestOwner >= 0 && minOwner == maxOwner
         let set = LengthSet(mask: lengths)
-        return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set)
+        return (decided ? bestOwner : -1, maxOwner >= 0, set.max, decided ? bestLength : 0, set, !longerCanMatch)
     }
 
     /// The index `check` looks whole numbers up in (`WholeNumberIndex`), made from this set's

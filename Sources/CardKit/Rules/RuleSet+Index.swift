@@ -175,7 +175,7 @@ final class IntervalLevel: Sendable {
     /// Each interval's valid lengths, as `LengthSet` masks.
     let lengthMasks: [UInt32]
     /// The smallest and largest owner and the union of the lengths over all the intervals:
-    /// what an empty number asks (`RuleSet.emptyDetection`, made at load).
+    /// what an empty number asks (`RuleSet.shortDetections`, made at load).
     private let whole: SpanSummary
     /// The same over any span, made with the level.
     private let tables: RangeTables

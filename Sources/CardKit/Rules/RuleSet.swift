@@ -18,8 +18,9 @@ public struct RuleSet: Sendable {
     /// networks loaded here that the entry names, in `with` order: what a co-badged number's
     /// detection lists (`Detection.coBadged`). Empty for a network without entries.
     private(set) var coBadgePartners: [[[CardNetwork]]] = []
-    /// What an empty number says (every card starts there): worked out once.
-    private(set) var emptyDetection: Detection?
+    /// What the numbers of up to two digits say (every card starts there and passes through
+    /// them), by `shortIndex`: worked out once.
+    private(set) var shortDetections: [Detection] = []
 
     /// One rule file's text and the path to name in messages.
     public struct FileText: Sendable {
@@ -219,7 +220,7 @@ public struct RuleSet: Sendable {
         self.warnings = warnings
         self.levels = levels
         coBadgePartners = Self.coBadgePartners(networks)
-        emptyDetection = detect([])
+        shortDetections = Self.shortNumbers.map { detect($0) }  // (each matched: the table is empty)
     }
 
     /// The same networks with the retired ones matched too (for sampling a retired network).
@@ -243,7 +244,7 @@ public struct RuleSet: Sendable {
         self.levels = levels
         warnings = Self.hiddenNetworks(networks, levels)
         coBadgePartners = Self.coBadgePartners(networks)
-        emptyDetection = detect([])
+        shortDetections = Self.shortNumbers.map { detect($0) }  // (each matched: the table is empty)
     }
 }
 

@@ -387,7 +387,8 @@ extension Character {
     /// far more, and the engine asks for every key.
     var singleASCIIByte: UInt8? {
         let bytes = utf8
-        guard bytes.count == 1, let byte = bytes.first, byte < 0x80 else { return nil }
-        return byte
+        guard bytes.count == 1 else { return nil }
+        let byte = bytes[bytes.startIndex]  // (not `first`: a generic call, not inlined)
+        return byte < 0x80 ? byte : nil
     }
 }

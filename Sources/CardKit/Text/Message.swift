@@ -29,7 +29,7 @@ public struct Message: Equatable, Sendable {
     }
     /// The values of the text's placeholders, by name.
     public var arguments: [(name: String, value: Value)] {
-        if case .catalog(_, let arguments) = content { return arguments.map { ($0.name, $0.value) } }
+        if case .catalog(_, let arguments) = content { return arguments.map { ($0.0, $0.1) } }
         return []
     }
 
@@ -39,13 +39,20 @@ public struct Message: Equatable, Sendable {
 
     private enum Content: Equatable, Sendable {
         case whole(String)
-        case catalog(MessageID, [Argument])
+        /// The text's id and its placeholders' values by name, kept as given (no copy made).
+        case catalog(MessageID, [(String, Value)])
         indirect case card(CardLine)  // (boxed: a message, and every outcome holding one, stays small)
-    }
 
-    struct Argument: Equatable, Sendable {
-        var name: String
-        var value: Value
+        /// (Written out: an array of tuples is not `Equatable` by itself.)
+        static func == (a: Content, b: Content) -> Bool {
+            switch (a, b) {
+            case (.whole(let a), .whole(let b)): return a == b
+            case (.catalog(let a, let aValues), .catalog(let b, let bValues)):
+                return a == b && aValues.elementsEqual(bValues) { $0.0 == $1.0 && $0.1 == $1.1 }
+            case (.card(let a), .card(let b)): return a == b
+            default: return false
+            }
+        }
     }
 
     /// A message of `kind` saying `text` as it is (a front end's own line, already worded).
@@ -59,7 +66,7 @@ public struct Message: Equatable, Sendable {
     /// `arguments` when it is shown.
     public init(_ kind: Kind, _ id: MessageID, _ arguments: [(String, Value)] = [], in catalog: MessageCatalog) {
         self.kind = kind
-        content = .catalog(id, arguments.map { Argument(name: $0.0, value: $0.1) })
+        content = .catalog(id, arguments)
         self.catalog = catalog
     }
 
@@ -159,6 +166,6 @@ struct CardLine: Equatable, Sendable {
             bytes.append(UInt8(truncatingIfNeeded: lastFourDigits >> UInt16(shift) & 0xF) + 48)
         }
         bytes.appendUTF8(catalog.text(.cardExpires))
-        bytes.appendUTF8(expiry.cardText)
+        expiry.appendCardText(to: &bytes)
     }
 }

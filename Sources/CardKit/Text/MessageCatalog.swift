@@ -130,10 +130,10 @@ public struct MessageCatalog: Sendable {
 
     /// Writes `id`'s text with its placeholders filled from `arguments` (`Message`'s words,
     /// made where they are shown).
-    func write(_ id: MessageID, _ arguments: [Message.Argument], to bytes: inout [UInt8]) {
+    func write(_ id: MessageID, _ arguments: [(String, Message.Value)], to bytes: inout [UInt8]) {
         Self.fill(storage.bytesByIndex[id.index], into: &bytes) { name, bytes in
-            guard let argument = arguments.first(where: { Self.equal($0.name, name) }) else { return false }
-            switch argument.value {
+            guard let argument = arguments.first(where: { Self.equal($0.0, name) }) else { return false }
+            switch argument.1 {
             case .text(let text): bytes.appendUTF8(text)
             case .number(let number): bytes.appendDecimal(number)
             case .word(let id): bytes.appendUTF8(text(id))
@@ -165,9 +165,14 @@ public struct MessageCatalog: Sendable {
         result.append(contentsOf: template[start...])
     }
 
-    /// Whether `name` has the bytes `bytes` has.
+    /// Whether `name` has the bytes `bytes` has. (Compared through spans: `elementsEqual`
+    /// over the string's UTF-8 view cost a couple of hundred instructions a placeholder.)
     private static func equal(_ name: String, _ bytes: ArraySlice<UInt8>) -> Bool {
-        name.utf8.elementsEqual(bytes)
+        let name = name.utf8.span
+        let bytes = bytes.span
+        guard name.count == bytes.count else { return false }
+        for index in name.indices where name[index] != bytes[index] { return false }
+        return true
     }
 
     /// Said when the prompt ends because no key came for `milliseconds` (the idle timeout):
