@@ -280,7 +280,7 @@ final class AccessiblePrompt {
         let typed = typeAnswer()
         wipeLine()
         let outcome = typed.refusal == nil ? handle(.swipe(swipe)) : .ignored
-        if let reason = typed.refusal ?? outcome.refusal.map { AccessibleSentences.sentence($0.text) } {
+        if let reason = typed.refusal ?? outcome.refusal.map({ AccessibleSentences.sentence($0.text) }) {
             rewind(to: field)
             say(reason)
         } else {
