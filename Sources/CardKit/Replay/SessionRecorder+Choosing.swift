@@ -76,6 +76,14 @@ extension SessionRecorder {
         return (byInput, followed)
     }
 
+    /// A resize's one choice: the engine as wide as it says (its key is not written: `render`
+    /// writes the resize's `@columns` line).
+    private static func resized(_ step: Step, before: EntryEngine) -> Choice {
+        var engine = before
+        if case .columns(let columns) = step { engine.columns = columns }
+        return Choice(key: .backspace, line: nil, engine: engine, outcome: .ignored)
+    }
+
     /// The search's frame for `step`, from `before`.
     private mutating func frame(_ step: Step, before: EntryEngine) -> Frame {
         guard case .key(let input, let index) = step else { return Frame(before: before, options: [], tried: []) }
@@ -93,9 +101,7 @@ extension SessionRecorder {
         guard case .key(let input, let index) = step else {
             guard frame.next == 0 else { return nil }
             frame.next = 1
-            var engine = frame.before
-            if case .columns(let columns) = step { engine.columns = columns }
-            return Choice(key: .backspace, line: nil, engine: engine, outcome: .ignored)
+            return Self.resized(step, before: frame.before)
         }
         let typed = waiting[input].signatures[index]
         switch frame.options[0] {
@@ -150,11 +156,7 @@ extension SessionRecorder {
     /// else one that differs in its words, else a made-up key all the same (the typed key only
     /// when there is nothing to make up).
     private mutating func nearest(_ step: Step, before: EntryEngine) -> Choice {
-        guard case .key(let input, let index) = step else {
-            var engine = before
-            if case .columns(let columns) = step { engine.columns = columns }
-            return Choice(key: .backspace, line: nil, engine: engine, outcome: .ignored)
-        }
+        guard case .key(let input, let index) = step else { return Self.resized(step, before: before) }
         var frame = frame(step, before: before)
         switch frame.options[0] {
         case .swipe, .chip:

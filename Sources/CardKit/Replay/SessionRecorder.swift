@@ -83,10 +83,9 @@ public struct SessionRecorder {
     }
 
     var random = SystemRandomNumberGenerator()
-    /// The script as written so far, replayed; its engine is the one made-up keys are tried on.
+    /// The script as written so far, replayed (the inputs waiting to be written not yet): its
+    /// engine is the one made-up keys are tried on from.
     private var replayer: Replayer
-    /// `replayer` before the inputs waiting to be written.
-    private var replayerBefore: Replayer
     let loader: EntryEngine.RuleLoader?
     /// Inputs not yet written: the card in progress.
     var waiting: [Input] = []
@@ -138,7 +137,6 @@ public struct SessionRecorder {
             script: script, rules: engine.rules, today: engine.expiryPolicy.today, accepted: engine.acceptedNetworks,
             reloadingWith: loader, securityCodeOnly: engine.form.securityCodeOnly)
         replayer.perform(.init(line: 0, kind: .columns(engine.columns)), transcript: { _ in })
-        replayerBefore = replayer
         self.loader = loader
         columns = engine.columns
     }
@@ -241,7 +239,6 @@ public struct SessionRecorder {
         let text = header + made.text
         header = []
         replayer = made.replayed
-        replayerBefore = made.replayed
         followedEveryKey = followedEveryKey && made.followed
         forgetWaiting()
         return text
@@ -256,18 +253,18 @@ public struct SessionRecorder {
         return header + make().text
     }
 
-    /// The waiting inputs as script text, from `replayerBefore`: made up again (up to eight
+    /// The waiting inputs as script text, from `replayer`: made up again (up to eight
     /// times) while any of the card data typed shows through. The replayer after it, and
     /// whether the made-up keys followed every typed one.
     private mutating func make() -> (text: [UInt8], replayed: Replayer, followed: Bool) {
         var made: [UInt8] = []
-        var replayed = replayerBefore
+        var replayed = replayer
         var followed = true
         for attempt in 0..<8 {
             made.removeAll(keepingCapacity: true)
-            replayed = replayerBefore
+            replayed = replayer
             let choices: [[Choice]]
-            (choices, followed) = choose(from: replayerBefore.engine)
+            (choices, followed) = choose(from: replayer.engine)
             if !followed {
                 made += Array("# From here the made-up keys could not all do what the typed ones did.\n".utf8)
             }

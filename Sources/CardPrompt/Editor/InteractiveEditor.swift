@@ -498,7 +498,7 @@ final class InteractiveEditor {
             movedOn = movedOn || outcome.fieldChanged
             return outcome
         }
-        recording?.endInput(pasted: pasted)
+        endRecordedInput(pasted: pasted)
         return present(.combined(outcomes), on: el)
     }
 
@@ -511,12 +511,17 @@ final class InteractiveEditor {
     /// and, unless the key is part of a burst (`endingInput`), that the input ended with it.
     private func handle(_ key: Key, endingInput: Bool = true) -> Outcome {
         let outcome = engine.handle(key, reloadingWith: settings.loader)
-        if let recording {
-            recording.note(key, outcome, engine: engine)
-            if endingInput { recording.endInput(pasted: false) }
-            if let stopped = recording.takeFailure(engine.messages) { warnings.append(stopped.text) }
-        }
+        recording?.note(key, outcome, engine: engine)
+        if endingInput { endRecordedInput(pasted: false) }
         return outcome
+    }
+
+    /// Tells the recording, if any, that the keys since the last input were one key or paste;
+    /// a recording that stopped (its file could not be written) is said above the prompt, once.
+    private func endRecordedInput(pasted: Bool) {
+        guard let recording else { return }
+        recording.endInput(pasted: pasted)
+        if let stopped = recording.takeFailure(engine.messages) { warnings.append(stopped.text) }
     }
 
     /// Shows what a burst of keys did: the line, and any output above it.
