@@ -141,7 +141,7 @@ test: test-deps
 	Tests/install-check.sh
 	Tests/library-check.sh
 	Tests/Fuzz/fuzz.sh --runs $(FUZZ_RUNS)
-	python3 Tests/PtyFuzz/ptyfuzz.py --binary $(DEBUG_BINARY) --sessions $(PTY_FUZZ_SESSIONS) --jobs 2 --quiet
+	python3 Tests/PtyFuzz/ptyfuzz.py --binary $(DEBUG_BINARY) --sessions $(PTY_FUZZ_SESSIONS) --base-seed 1 --jobs 2 --quiet
 
 # `make test` with everything built with AddressSanitizer (and LeakSanitizer) into its own
 # scratch folder, .build/asan, so the normal build is left alone; no fuzz step (the fuzzers are

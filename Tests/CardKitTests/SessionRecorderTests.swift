@@ -180,6 +180,9 @@ import Testing
         // An unreadable swipe at the end of a paste, written `%B?`, which in a paste's text is
         // no swipe.
         "NDU1NhtbMjD//34w/y84NTUbWzIyMX4xMjMwG1syMDB+NzM3DRtbMjAwfn9/OmNhOzU9MTc0cmQ=",
+        // A paste `;` NUL… `5=174`: typed, as the NULs kept it from reading as track data; its
+        // `@paste` line, which cannot hold a NUL, read as a swipe in replay (CI, stop 44).
+        "1Mo1NhtbMiU2RxtbMjD//1Uw//9+MP8vODUNG1syMDB+f386Y2E7AAAAAAAAAAAAAAAAAAAAAAAANT0xNzRyZA==",
     ])
     func fuzzFindingsReplay(_ base64: String) throws {
         let today = Self.today

@@ -93,6 +93,27 @@ import Testing
         #expect(TerminalKey(.paste("4111")).entryKeys == Key.typing("4111"), "other pastes are typed")
     }
 
+    /// A paste types its characters without its control characters; track data is looked for
+    /// in those, so that the text written without them (a recorded `@paste`) means the same.
+    @Test func trackDataIsLookedForInTheCharactersAPasteTypes() {
+        let broken = TerminalKey(.paste("ab;\u{0}\u{1}5=17?")).entryKeys
+        #expect(broken.prefix(2) == Key.typing("ab")[...])
+        #expect(broken.count == 3)
+        guard case .swipe = broken.last else {
+            Issue.record("not a swipe at the end: \(broken)")
+            return
+        }
+        #expect(broken == TerminalKey(.paste("ab;5=17?")).entryKeys)
+        // Track data after a character, with the reader's line break, still reads.
+        let keys = TerminalKey(.paste("x" + Self.track1 + Self.track2 + "\r\n")).entryKeys
+        #expect(keys.first == .character("x"))
+        guard case .swipe(let swipe?) = keys.last else {
+            Issue.record("not a readable swipe: \(keys)")
+            return
+        }
+        #expect(swipe.numberDigits == digits("4111111111111111"))
+    }
+
     @Test func aSwipeStepInASessionScript() throws {
         let script = try SessionScript.parse(
             "@today 2026-11\n@swipe \(Self.track2)\n123<Enter>\n@expect entry swipe chip\n@swipe ;4111\n@expect refused 1\n"

@@ -27,43 +27,43 @@ func fuzzChipFlow(_ input: [UInt8]) {
     var next = 0
     while case .send(let command) = step {
         exchanges += 1
-        precondition(exchanges <= ChipReadFlow.mostExchanges, "more exchanges than the limit")
-        precondition(command.count >= 4, "a command shorter than its header")
-        precondition(
+        finding(exchanges <= ChipReadFlow.mostExchanges, "more exchanges than the limit")
+        finding(command.count >= 4, "a command shorter than its header")
+        finding(
             !command.starts(with: [0x80, 0xAE]) && !command.starts(with: [0x00, 0x20]), "GENERATE AC or VERIFY sent")
         step = flow.take(next < answers.count ? answers[next] : [])
         next += 1
     }
     guard case .read(var card) = step else { return }
-    precondition(!card.applications.isEmpty, "a card read with no application")
+    finding(!card.applications.isEmpty, "a card read with no application")
     for application in card.applications {
         let digits = application.numberDigits
-        precondition((8...19).contains(digits.count) && digits.allSatisfy { $0 < 10 }, "not a card number")
-        precondition(
+        finding((8...19).contains(digits.count) && digits.allSatisfy { $0 < 10 }, "not a card number")
+        finding(
             (1...12).contains(application.expiryMonth) && (0...99).contains(application.expiryYear), "not an expiry")
         if let name = application.holderName {
-            precondition(!name.isEmpty && name.utf8.count <= 26, "a name longer than 5F20 holds")
+            finding(!name.isEmpty && name.utf8.count <= 26, "a name longer than 5F20 holds")
         }
         let whole = CardNumber.string(digits)
         var dumped = ""
         dump(card, to: &dumped)
         for text in ["\(card)", String(reflecting: card), "\(application)", dumped] {
-            precondition(!text.contains(whole), "a description holds the whole number")
+            finding(!text.contains(whole), "a description holds the whole number")
         }
     }
     let first = card.applications[0].numberDigits
     var engine = EntryEngine(rules: Fuzz.rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
     let outcome = engine.handle(.chip(card))
     if outcome.refusal == nil {
-        precondition(
+        finding(
             engine.field == .cvv && engine.numberDigits == first && engine.expiryDigits.count == 4,
             "a chip read taken but not filled")
         var transcript: [UInt8] = []
         engine.appendTranscriptLine(of: .number, to: &transcript)
-        precondition(longestDigitRun(transcript) <= 10, "a whole number in the number's line")
+        finding(longestDigitRun(transcript) <= 10, "a whole number in the number's line")
     } else {
-        precondition(engine.cardIsEmpty && engine.field == .number, "a refused chip read left digits")
+        finding(engine.cardIsEmpty && engine.field == .number, "a refused chip read left digits")
     }
     card.wipe()
-    precondition(card.applications.isEmpty, "wipe left applications")
+    finding(card.applications.isEmpty, "wipe left applications")
 }

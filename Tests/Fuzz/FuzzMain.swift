@@ -79,3 +79,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     return 0
 }
+
+/// A harness's check. Unlike `precondition`, whose message an optimised build (the fuzzing
+/// binary's) leaves out, it says which check failed and why.
+func finding(_ holds: Bool, _ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) {
+    if !holds { fatalError(message(), file: file, line: line) }
+}
+
+/// A finding that needs no condition.
+func findingFailure(_ message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> Never {
+    fatalError(message(), file: file, line: line)
+}

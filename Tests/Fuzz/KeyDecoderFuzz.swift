@@ -8,12 +8,12 @@ func fuzzKeyDecoder(_ input: [UInt8]) {
 
     var whole = KeyDecoder()
     let keys = whole.feed(input) + whole.finish()
-    precondition(!whole.isPending && whole.finish().isEmpty, "pending after finish")
-    precondition(keys.count <= input.count, "more keys than bytes")
-    precondition(input.isEmpty == keys.isEmpty, "bytes vanished")
+    finding(!whole.isPending && whole.finish().isEmpty, "pending after finish")
+    finding(keys.count <= input.count, "more keys than bytes")
+    finding(input.isEmpty == keys.isEmpty, "bytes vanished")
     for key in keys {
         // Names never carry raw control characters (C0, DEL, C1).
-        precondition(
+        finding(
             key.name.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
             "control character in a name")
     }
@@ -28,15 +28,15 @@ func fuzzKeyDecoder(_ input: [UInt8]) {
         start = end
     }
     chunkedKeys += chunked.finish()
-    precondition(keys == chunkedKeys, "split reads decode differently")
+    finding(keys == chunkedKeys, "split reads decode differently")
 
     // A pause, then typed digits: digits, whatever came before (a paste is ended first).
     var paused = KeyDecoder()
     _ = paused.feed(input)
     _ = paused.flush()
     paused.forgetCutShort()
-    precondition(!paused.isPending || paused.isInPaste, "pending after flush")
+    finding(!paused.isPending || paused.isInPaste, "pending after flush")
     _ = paused.finish()
     let digits = paused.feed(Array("0123456789".utf8))
-    precondition(digits.map(\.base) == "0123456789".map { .character($0) }, "digits swallowed")
+    finding(digits.map(\.base) == "0123456789".map { .character($0) }, "digits swallowed")
 }

@@ -10,12 +10,12 @@ func fuzzMessageCatalog(_ input: [UInt8]) {
     if !contents.isRefused {
         let catalog = MessageCatalog(language: contents.language ?? "xx", texts: contents.texts)
         for (id, text) in contents.texts {
-            guard let known = MessageID(rawValue: id) else { preconditionFailure("an unknown id was taken") }
-            precondition(catalog.text(known) == text, "a text taken is not the one shown")
-            precondition(
+            guard let known = MessageID(rawValue: id) else { findingFailure("an unknown id was taken") }
+            finding(catalog.text(known) == text, "a text taken is not the one shown")
+            finding(
                 !text.unicodeScalars.contains(where: MessageCatalog.isControl), "a control character was taken")
             let english = Set(MessageCatalog.placeholders(in: MessageCatalog.english.text(known)))
-            precondition(
+            finding(
                 MessageCatalog.placeholders(in: text).allSatisfy(english.contains),
                 "a placeholder English lacks was taken")
         }
@@ -29,9 +29,9 @@ func fuzzMessageCatalog(_ input: [UInt8]) {
     }
     for problem in contents.problems {
         let at = problem.location
-        precondition(at.line >= 1 && at.line <= widths.count, "line \(at.line) outside the file")
-        precondition(at.column >= 1 && at.column <= widths[at.line - 1] + 1, "column \(at) outside its line")
-        precondition(
+        finding(at.line >= 1 && at.line <= widths.count, "line \(at.line) outside the file")
+        finding(at.column >= 1 && at.column <= widths[at.line - 1] + 1, "column \(at) outside its line")
+        finding(
             problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
             "control character in a message")
     }

@@ -8,27 +8,27 @@ func fuzzPostalCodes(_ input: [UInt8]) {
     do {
         let formats = try PostalCodeFormats.parse(input, file: "fuzz.json")
         for format in formats.formats {
-            precondition(!format.patterns.isEmpty && format.longest > 0, "a format that takes no code")
+            finding(!format.patterns.isEmpty && format.longest > 0, "a format that takes no code")
             // The input's letters and digits, typed one by one as the field takes them.
             var raw: [UInt8] = []
             for byte in input {
                 guard let character = PostalCodeFormat.rawCharacter(Character(Unicode.Scalar(byte))) else { continue }
                 raw.append(character)
                 if !format.canBegin(raw) { raw.removeLast() }
-                precondition(raw.count <= format.longest, "a code longer than the longest pattern")
+                finding(raw.count <= format.longest, "a code longer than the longest pattern")
                 let shown = format.formatted(raw)
-                precondition(
+                finding(
                     shown.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }.elementsEqual(raw),
                     "formatting changed the characters")
             }
-            precondition(
+            finding(
                 format.isComplete(raw) == (format.problem(raw) == nil), "complete but with a problem, or the other way")
         }
     } catch {
-        precondition(!error.errors.isEmpty, "refused without an error")
+        finding(!error.errors.isEmpty, "refused without an error")
         for problem in error.errors {
-            precondition(problem.location.line >= 1, "an error with no line")
-            precondition(
+            finding(problem.location.line >= 1, "an error with no line")
+            finding(
                 problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
                 "control character in a message")
         }

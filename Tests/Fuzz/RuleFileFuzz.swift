@@ -9,9 +9,9 @@ func fuzzRuleFile(_ input: [UInt8]) {
     do {
         let set = try RuleSet.load(folders: [[RuleSet.FileText(path: "fuzz.json", bytes: input)]])
         for network in set.networks {
-            precondition(!network.patterns.isEmpty && !network.lengths.isEmpty, "loaded a network that cannot match")
-            precondition(network.patternLocations.count == network.patterns.count, "a pattern without a location")
-            precondition(
+            finding(!network.patterns.isEmpty && !network.lengths.isEmpty, "loaded a network that cannot match")
+            finding(network.patternLocations.count == network.patterns.count, "a pattern without a location")
+            finding(
                 network.patternTerms.allSatisfy {
                     $0.pattern < network.patterns.count && ($0.coBadge ?? 0) < max(network.coBadges.count, 1)
                 },
@@ -20,7 +20,7 @@ func fuzzRuleFile(_ input: [UInt8]) {
         _ = set.detect([4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
         problems = set.warnings
     } catch {
-        precondition(error.errors.contains { $0.severity == .error }, "refused without an error")
+        finding(error.errors.contains { $0.severity == .error }, "refused without an error")
         problems = error.errors
     }
 
@@ -32,10 +32,10 @@ func fuzzRuleFile(_ input: [UInt8]) {
     }
     for problem in problems {
         let at = problem.location
-        precondition(at.line >= 1 && at.line <= widths.count, "line \(at.line) outside the file")
-        precondition(at.column >= 1 && at.column <= widths[at.line - 1] + 1, "column \(at) outside its line")
+        finding(at.line >= 1 && at.line <= widths.count, "line \(at.line) outside the file")
+        finding(at.column >= 1 && at.column <= widths[at.line - 1] + 1, "column \(at) outside its line")
         // Messages never carry raw control characters (C0, DEL, C1) from the file.
-        precondition(
+        finding(
             problem.description.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) },
             "control character in a message")
     }

@@ -18,7 +18,7 @@ func fuzzSession(_ input: [UInt8]) {
             let step = try checker.next(bytes: line.span)
             if let step { messageChecks.note(step.kind) }
         } catch {
-            precondition(
+            finding(
                 error.line >= 1 && error.line <= max(lines.count, 1), "error outside the script: line \(error.line)")
             return
         }
@@ -38,13 +38,13 @@ func fuzzSession(_ input: [UInt8]) {
             do throws(SessionScript.SyntaxError) {
                 if let step = try parser.next(bytes: bytes) { replayer.perform(step, transcript: write) }
             } catch {
-                preconditionFailure("the second pass refused line \(error.line), which the first accepted")
+                findingFailure("the second pass refused line \(error.line), which the first accepted")
             }
         }
         replay(line.span)
     }
     replayer.finish(transcript: write)
-    precondition(longestDigitRun(transcript) <= 10, "a whole number in the transcript")
+    finding(longestDigitRun(transcript) <= 10, "a whole number in the transcript")
 }
 
 /// The most ASCII digits in a row, counting through single spaces, dashes, dots and slashes.

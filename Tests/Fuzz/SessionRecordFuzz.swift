@@ -38,19 +38,19 @@ func fuzzSessionRecord(_ input: [UInt8]) {
     do {
         parsed = try SessionScript.parse(text)
     } catch {
-        preconditionFailure("the recorded script does not parse: line \(error.line): \(error.message)\n\(text)")
+        findingFailure("the recorded script does not parse: line \(error.line): \(error.message)\n\(text)")
     }
     let replay = Replay.run(parsed, rules: Fuzz.rules, today: today)
-    precondition(replay.passed, "the recorded script fails: \(replay.failures)\n\(text)")
+    finding(replay.passed, "the recorded script fails: \(replay.failures)\n\(text)")
     if recorder.followedEveryKey {
-        precondition(recordedStates(parsed) == states, "the recording does not do what was typed\n\(text)")
+        finding(recordedStates(parsed) == states, "the recording does not do what was typed\n\(text)")
     }
     // No typed number whole on a line (spaces and dashes left out).
     for line in script.split(separator: UInt8(ascii: "\n")) {
         let digits = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }
         for number in typed {
             let ascii = number.map { $0 + 48 }
-            precondition(!digits.indices.contains { digits[$0...].starts(with: ascii) }, "a typed number in the script")
+            finding(!digits.indices.contains { digits[$0...].starts(with: ascii) }, "a typed number in the script")
         }
     }
 }

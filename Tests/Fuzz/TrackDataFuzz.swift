@@ -9,17 +9,17 @@ func fuzzTrackData(_ input: [UInt8]) {
     var engine = EntryEngine(rules: Fuzz.rules, expiryPolicy: ExpiryPolicy(today: YearMonth(year: 2026, month: 11)))
     switch TrackData.read(input) {
     case .failure:
-        precondition(
+        finding(
             engine.handle(.swipe(nil)).refusal?.text == TrackData.unreadableMessage, "an unreadable swipe not refused")
-        precondition(engine.cardIsEmpty, "an unreadable swipe left digits")
+        finding(engine.cardIsEmpty, "an unreadable swipe left digits")
     case .success(var swipe):
         let digits = swipe.numberDigits
-        precondition(
+        finding(
             CardPolicy.numberLengths.contains(digits.count) && digits.allSatisfy { $0 < 10 }, "not a card number")
-        precondition((1...12).contains(swipe.expiryMonth) && (0...99).contains(swipe.expiryYear), "not an expiry")
+        finding((1...12).contains(swipe.expiryMonth) && (0...99).contains(swipe.expiryYear), "not an expiry")
         if let name = swipe.holderName {
-            precondition(!name.isEmpty && name.unicodeScalars.count <= 26, "a name longer than a track holds")
-            precondition(
+            finding(!name.isEmpty && name.unicodeScalars.count <= 26, "a name longer than a track holds")
+            finding(
                 name.first != " " && name.last != " " && !name.contains("  ") && !name.contains("^"),
                 "an untrimmed name")
         }
@@ -27,20 +27,20 @@ func fuzzTrackData(_ input: [UInt8]) {
         var dumped = ""
         dump(swipe, to: &dumped)
         for text in ["\(swipe)", String(reflecting: swipe), dumped] {
-            precondition(!text.contains(whole), "a description holds the whole number")
+            finding(!text.contains(whole), "a description holds the whole number")
         }
         let outcome = engine.handle(.swipe(swipe))
         if outcome.refusal?.text == nil {
-            precondition(
+            finding(
                 engine.field == .cvv && engine.numberDigits == digits && engine.expiryDigits.count == 4,
                 "a swipe taken but not filled")
             var transcript: [UInt8] = []
             engine.appendTranscriptLine(of: .number, to: &transcript)
-            precondition(longestDigitRun(transcript) <= 10, "a whole number in the number's line")
+            finding(longestDigitRun(transcript) <= 10, "a whole number in the number's line")
         } else {
-            precondition(engine.cardIsEmpty && engine.field == .number, "a refused swipe left digits")
+            finding(engine.cardIsEmpty && engine.field == .number, "a refused swipe left digits")
         }
         swipe.wipe()
-        precondition(swipe.numberDigits.isEmpty, "wipe left digits")
+        finding(swipe.numberDigits.isEmpty, "wipe left digits")
     }
 }

@@ -33,14 +33,21 @@ extension TerminalKey {
 extension TerminalKey {
     /// The keys this terminal key types into the engine, as one burst: a paste's characters,
     /// with line breaks and other control characters left out (a pasted card is typed, never
-    /// submitted: Enter is the person's); pasted track data (`%…` or `;…`, wherever it starts:
-    /// `TrackData.swipeStart`) one `Key.swipe` after the characters before it;
-    /// `entryKey` for any other key.
+    /// submitted: Enter is the person's); pasted track data (`%…` or `;…`, wherever it starts
+    /// among those characters: `TrackData.swipeStart`) one `Key.swipe` after the characters
+    /// before it; `entryKey` for any other key.
+    ///
+    /// The swipe is looked for in the characters typed, so that the paste's text without its
+    /// control characters (as a recorded session's `@paste` line writes it) means the same keys.
     public var entryKeys: [Key] {
         guard case .paste(let text) = base else { return entryKey.map { [$0] } ?? [] }
         // Track data pasted (a reader that pastes, or track text copied): one swipe, never
         // typed (its digits would go into whatever field is active).
-        if let start = TrackData.swipeStart(in: text.utf8) {
+        var characters = text.utf8.filter { !Self.isControl($0) }
+        defer { characters.overwriteAndEmpty() }
+        if let typedStart = TrackData.swipeStart(in: characters) {
+            // The same byte in the paste (control characters are single bytes in UTF-8).
+            let start = text.utf8.indices.lazy.filter { !Self.isControl(text.utf8[$0]) }.dropFirst(typedStart).first!
             var bytes = Array(text.utf8[start...])
             defer { bytes.overwriteAndEmpty() }
             return Self.typed(text[..<start]) + [.swipe(try? TrackData.read(bytes).get())]
@@ -54,4 +61,7 @@ extension TerminalKey {
             character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) ? nil : .character(character)
         }
     }
+
+    /// A control character's byte, which a paste does not type.
+    private static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
 }
