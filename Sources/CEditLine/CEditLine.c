@@ -133,7 +133,7 @@ static int cl_tty = -1;
 static int cl_tty_out = -1;             // where the handlers write (the terminal's output side)
 static struct termios cl_saved;            // the terminal as it was before the prompt
 static struct termios cl_editing;          // as it was when a stop signal came
-// libedit's editing mode, as first seen while waiting for a key (cl_wait_input, only ever called
+// libedit's editing mode, as first seen while waiting for a key (cl_wait_inputs, only ever called
 // inside el_gets): what SIGCONT puts back after a stop cardline could not see (SIGSTOP), when
 // the shell has put the terminal back into its own cooked mode with echo on.
 static struct termios cl_raw;
@@ -327,8 +327,6 @@ int cl_can_suspend(void) { return !cl_stop_ignored; }
 #include <sys/ioctl.h>
 
 int cl_set_getcfn(EditLine *el, cl_getc_fn fn) { return el_set(el, EL_GETCFN, fn); }
-
-int cl_wait_input(int fd, int timeout_ms) { return cl_wait_inputs(fd, -1, timeout_ms); }
 
 int cl_wait_inputs(int fd, int wake_fd, int timeout_ms) {
     // SIGWINCH, SIGTSTP and SIGCONT (whose handlers flag the redraw after `fg`) are blocked while the

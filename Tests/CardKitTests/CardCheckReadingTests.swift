@@ -94,30 +94,6 @@ import Testing
         }
     }
 
-    /// `check` takes the whole-number index for every number at least as long as the longest
-    /// pattern (one look-up) and the levels only for shorter ones: the sampled numbers of every
-    /// network, in both record shapes, and their shortened forms.
-    @Test func wholeNumbersTakeTheWholeNumberIndex() {
-        let rules = BundledRules.set
-        let checker = Self.checker
-        let longest = rules.longestPattern
-        var whole = 0
-        var short = 0
-        for network in rules.networks {
-            for number in rules.sampleNumbers(of: network, count: 4, seed: 23) {
-                let text = CardNumber.string(number)
-                for line in ["\(text),12/30,123", "\(text) 12/30 123", String(text.prefix(longest - 1)) + ",12/30,123"]
-                {
-                    let digits = line.prefix { $0 != "," && $0 != " " }.count
-                    let result = checker.check(Array(line.utf8).span)
-                    #expect(result.decidedWhole == (digits >= longest), "\(network.id) \(digits) digits")
-                    if digits >= longest { whole += 1 } else { short += 1 }
-                }
-            }
-        }
-        #expect(whole > 2 * rules.networks.count && short > rules.networks.count)
-    }
-
     /// A whole number's network and verdict as `check` gives them (its table of the patterns
     /// with terms of their own) against the rule set's own detection, verdict and co-badged
     /// partners: numbers of every pattern with terms (co-badged BINs, `lengthsFor` with and

@@ -45,7 +45,7 @@ void cl_suspend(void);
 /// side): they put the saved settings back and act on this
 /// process only (libedit's EL_SIGNAL re-sends them to the whole process group, killing the
 /// caller). Signals the caller ignores stay ignored. SIGWINCH and a resume after a stop set
-/// a flag that cl_wait_input reports and clears. Returns -1 when `tty` is not a terminal.
+/// a flag that cl_wait_inputs reports and clears. Returns -1 when `tty` is not a terminal.
 int cl_signals_begin(int tty, int tty_out);
 /// Restores the previous handlers and the saved terminal settings.
 void cl_signals_end(void);
@@ -60,9 +60,8 @@ int cl_set_getcfn(EditLine *el, cl_getc_fn fn);
 /// Waits for input on `fd` (`timeout_ms` < 0: no limit): 1 readable, 0 timed out, 2 the
 /// terminal was resized or the process resumed from a stop (the flag is cleared), -1 with
 /// errno (EINTR on another signal). No resize is lost between looking and waiting (ppoll).
-int cl_wait_input(int fd, int timeout_ms);
-/// cl_wait_input, also woken by `wake_fd` (-1: none) becoming readable: then 3, when `fd`
-/// is not readable too (its keys come first).
+/// Also woken by `wake_fd` (-1: none) becoming readable: then 3, when `fd` is not readable
+/// too (its keys come first).
 int cl_wait_inputs(int fd, int wake_fd, int timeout_ms);
 /// 0 when the caller ignores SIGTSTP (so Ctrl-Z must not stop the process), else 1.
 int cl_can_suspend(void);

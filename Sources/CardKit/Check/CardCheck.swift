@@ -158,10 +158,6 @@ public struct CardCheck: Sendable {
         var codeLength = 0
         /// The expiry as read, with a four-digit year; nil when there is none or it is malformed.
         public var expiry: YearMonth?
-        /// Whether the number was decided by the whole-number index (one look-up), as every
-        /// number at least as long as the longest pattern is, rather than level by level: what
-        /// shows the fast path is the one taken.
-        var decidedWhole = false
 
         /// True when the record has no problems.
         public var valid: Bool { problemBits == 0 }
@@ -296,7 +292,6 @@ public struct CardCheck: Sendable {
             var prefix: UInt64 = 0
             for index in 0..<wholeLength { prefix = prefix &* 10 &+ UInt64(result.storedDigits[index]) }
             let whole = wholeNumbers.match(prefix: prefix)
-            result.decidedWhole = true
             guard whole.owner >= 0 else { return result.add(.unknownNetwork) }
             let terms = terms(owner: whole.owner, decidingLength: whole.decidingLength, prefix: prefix)
             result.record = terms.record

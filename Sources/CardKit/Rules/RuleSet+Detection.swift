@@ -2,17 +2,6 @@ extension RuleSet {
     /// The network whose id is exactly `id`, or nil.
     public func network(id: String) -> CardNetwork? { networks.first { $0.id == id } }
 
-    /// Every level's intervals in words (length, then each interval's low, high, owner and
-    /// lengths mask): for the tests that two ways of making the index make the same one.
-    var levelsDescription: String {
-        levels.map { level in
-            "\(level.length): "
-                + level.lows.indices.map {
-                    "\(level.lows[$0])-\(level.highs[$0]) \(level.owners[$0]) \(level.lengthMasks[$0])"
-                }.joined(separator: ", ")
-        }.joined(separator: "\n")
-    }
-
     /// The most digits any pattern looks at. Digits past it cannot change a detection.
     public var longestPattern: Int { levels.last?.length ?? 0 }
 

@@ -71,9 +71,6 @@ struct JSONReader {
     var index = 0
     var line = 1
     var lineStart = 0
-    /// Bytes looked at to work out columns, all locations together (for the tests: it must
-    /// not grow faster than the text).
-    private(set) var columnBytesScanned = 0
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -105,7 +102,6 @@ struct JSONReader {
     var location: SourceLocation {
         mutating get {
             if columnIndex < lineStart || columnIndex > index { (columnIndex, column) = (lineStart, 1) }
-            columnBytesScanned += index - columnIndex
             let (from, to) = (columnIndex, index)
             var characters = 0
             do {
@@ -224,15 +220,12 @@ struct JSONReader {
     }
 
     mutating func readString() throws(JSONSyntaxError) -> String {
-        // The usual string (printable ASCII, no escape: every key and most values of a rule
-        // file) found by a local index over a span and made in one step, the same string the
-        // loop below makes; anything else goes the whole way from the opening quote.
-        if let end = Self.plainStringEnd(bytes.span, from: index + 1) {
-            let plain = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
-            index = end + 1
-            return plain
+        let opening = index
+        /// A string that is not UTF-8 is reported at its opening quote (located only then).
+        func notUTF8() -> JSONSyntaxError {
+            index = opening
+            return error("the string is not valid UTF-8")
         }
-        let start = location
         index += 1  // opening quote
         var text = ""
         var run = index
@@ -253,15 +246,11 @@ struct JSONReader {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard flush(index, into: &text) else {
-                    throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8")
-                }
+                guard flush(index, into: &text) else { throw notUTF8() }
                 index += 1
                 return text
             case UInt8(ascii: "\\"):
-                guard flush(index, into: &text) else {
-                    throw JSONSyntaxError(location: start, message: "the string is not valid UTF-8")
-                }
+                guard flush(index, into: &text) else { throw notUTF8() }
                 let escapeStart = location  // an unknown escape is reported at its backslash
                 index += 1
                 guard let escaped = current else { throw error("unterminated string") }
@@ -302,20 +291,6 @@ struct JSONReader {
                 index += 1
             }
         }
-    }
-
-    /// Where the string whose text starts at `first` ends (its closing quote) when every byte
-    /// before that is printable ASCII other than a backslash: `readString`'s usual string.
-    /// (Static, handed the bytes borrowed in place: a method would copy the whole reader.)
-    static func plainStringEnd(_ text: Span<UInt8>, from first: Int) -> Int? {
-        var end = first
-        while end < text.count {
-            let byte = text[end]
-            if byte == UInt8(ascii: "\"") { return end }
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
-            end += 1
-        }
-        return nil
     }
 
     /// Reads a number's text and checks it against the RFC 8259 grammar,
