@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,8 +157,19 @@ int cl_start_thread(void (*body)(void *), void *context) {
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attributes, 256 * 1024);
+    // The thread takes no signal sent to the process (it starts with them blocked, whatever
+    // its creator blocks): the prompt's handlers put the terminal back on the thread that
+    // drives it, never beside it. (A SIGTERM given to the watcher while the main thread put
+    // raw mode back after SIGCONT left the terminal raw.) A fault of its own still reaches
+    // its handler.
+    sigset_t blocked, previous;
+    sigfillset(&blocked);
+    const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&blocked, faults[i]);
+    pthread_sigmask(SIG_SETMASK, &blocked, &previous);
     pthread_t thread;
     int status = pthread_create(&thread, &attributes, run_thread, start);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     pthread_attr_destroy(&attributes);
     if (status != 0) free(start);
     return status;

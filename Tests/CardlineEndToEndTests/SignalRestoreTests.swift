@@ -196,4 +196,44 @@ import Testing
             #expect(run.errors == "cardline: error: cannot write to standard output: File too large\n")
         }
     }
+
+    /// The threads the prompt starts besides its own (the chip reader's watcher, looked for
+    /// after the first draw) block every signal that ends, stops or resumes the prompt, so the
+    /// kernel hands those to the thread that drives the terminal. A SIGTERM right after a
+    /// SIGCONT once went to the watcher, whose handler put the terminal back while the main
+    /// thread put raw mode back: the terminal was left raw (pty-fuzz, seed 1949544955).
+    @Test func otherThreadsLeaveThePromptsSignalsToIt() throws {
+        let t = try start()
+        func others() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(t.pid)/task")) ?? []).filter {
+                $0 != "\(t.pid)"
+            }
+        }
+        /// Whether every other thread waits in the kernel (its mask is its own then: a thread
+        /// glibc is still starting blocks every signal for a moment).
+        func othersWait() -> Bool {
+            let threads = others()
+            return !threads.isEmpty
+                && threads.allSatisfy {
+                    let channel = try? String(contentsOfFile: "/proc/\(t.pid)/task/\($0)/wchan", encoding: .utf8)
+                    return channel.map { !$0.isEmpty && $0 != "0" } ?? false
+                }
+        }
+        // (libpcsclite is installed by `make test`: the watcher's thread starts.)
+        try #require(ChipReaderTests.waitUntil(othersWait), "no thread besides the prompt's, or none waiting")
+        for thread in others() {
+            let status = try String(contentsOfFile: "/proc/\(t.pid)/task/\(thread)/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") })
+            let blocked = try #require(
+                UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+            for signal in [SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGTSTP, SIGCONT, SIGWINCH]
+                + Self.signals
+            {
+                #expect(blocked & (1 << UInt64(signal - 1)) != 0, "thread \(thread) takes signal \(signal)")
+            }
+            #expect(blocked & (1 << UInt64(SIGSEGV - 1)) == 0, "a fault of its own still reaches the handler")
+        }
+        kill(t.pid, SIGTERM)
+        #expect(t.waitForExit() == 128 + SIGTERM)
+    }
 }
