@@ -102,11 +102,17 @@ struct Replay: ParsableCommand {
             let scriptFolders = script.ruleFolders.map {
                 $0.hasPrefix("/") ? $0 : (directory.isEmpty ? $0 : directory + "/" + $0)
             }
-            let folders = baseFolders + scriptFolders
+            // `@no-default-rules` leaves the bundled folder out; `@retired` matches retired networks.
+            let folders =
+                (script.bundledRules
+                    ? baseFolders
+                    : RuleSources.folders(bundled: false, extra: options.rules.ruleFolders, personal: false))
+                + scriptFolders
+            let retired = options.rules.retired || script.retiredNetworks
             do {
                 rules =
-                    try folders == baseFolders
-                    ? baseRules : RuleSources.load(folders: folders, includeRetired: options.rules.retired)
+                    try folders == baseFolders && retired == options.rules.retired
+                    ? baseRules : RuleSources.load(folders: folders, includeRetired: retired)
             } catch {
                 Terminal.writeError("\(error)".escapingControlCharacters(keepingLineBreaks: true) + "\n")
                 // Name the @rules line whose folder is at fault, when one is.
@@ -149,7 +155,7 @@ struct Replay: ParsableCommand {
                     continue
                 }
             }
-            let loader = RuleSources.loader(folders: folders, includeRetired: options.rules.retired)
+            let loader = RuleSources.loader(folders: folders, includeRetired: retired)
             /// One replay of the script, each transcript line handed to `transcript`.
             /// `complete`: the whole script ran (not stopped by a read or syntax problem or failed output).
             func replay(_ transcript: (Span<UInt8>) -> Void) -> (failures: [String], cards: [UInt8], complete: Bool) {

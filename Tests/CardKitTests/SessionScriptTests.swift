@@ -106,18 +106,37 @@ import Testing
         #expect(script.steps.last?.line == 19)
     }
 
+    /// `@no-default-rules` and `@retired` change how the rules are read, before any keys.
+    @Test func ruleReadingDirectives() throws {
+        let plain = try SessionScript.parse("@today 2026-11\n4111\n")
+        #expect(plain.bundledRules && !plain.retiredNetworks)
+        let both = try SessionScript.parse("@no-default-rules\n@retired\n@rules mine\n4111\n")
+        #expect(!both.bundledRules && both.retiredNetworks && both.ruleFolders == ["mine"])
+        for (text, message) in [
+            ("@retired yes\n", "@retired takes nothing after it"),
+            ("4111\n@no-default-rules\n", "@no-default-rules must come before the first line of keys"),
+        ] {
+            #expect(throws: SessionScript.SyntaxError.self) { try SessionScript.parse(text) }
+            do {
+                _ = try SessionScript.parse(text)
+            } catch {
+                #expect(error.message == message)
+            }
+        }
+    }
+
     @Test(arguments: [
         ("@today 2026-13", 1, "@today takes a date as YYYY-MM, like 2026-11; got `2026-13`"),
         ("@today", 1, "@today takes a date as YYYY-MM, like 2026-11; got ``"),
         (
             "# c\n@expcet field number", 2,
-            "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe, @chip,"
-                + " @tap, @paste, @key, @columns)"
+            "unknown directive `@expcet`; did you mean `@expect`? (directives: @today, @rules, @no-default-rules, @retired,"
+                + " @networks, @expect, @name, @postal-code, @cvv-only, @swipe, @chip, @tap, @paste, @key, @columns)"
         ),
         (
             "@color on", 1,
-            "unknown directive `@color` (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe, @chip,"
-                + " @tap, @paste, @key, @columns)"
+            "unknown directive `@color` (directives: @today, @rules, @no-default-rules, @retired, @networks, @expect, @name,"
+                + " @postal-code, @cvv-only, @swipe, @chip, @tap, @paste, @key, @columns)"
         ),
         (
             "\n\n4111<Escape>", 3,

@@ -130,6 +130,32 @@ import Testing
         #expect(replay.status == 0, "\(replay.output)\(replay.errors)")
     }
 
+    /// A prompt that reads only its own rules (`--no-default-rules`, `--retired`) is recorded
+    /// with them: the file says `@no-default-rules` and `@retired`, and replays green where
+    /// the bundled networks (Mastercard's 51, more specific than Acme's 5) would decide
+    /// otherwise.
+    @Test func aPromptWithOnlyItsOwnRulesIsRecordedWithThem() throws {
+        let mine = home.path + "/mine"
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+        try #"""
+        {"id": "acme", "name": "Acme", "logo": "ACME", "prefixes": ["5"], "lengths": [16],
+         "cvv": {"name": "CVV", "length": 3}}
+        """#.write(toFile: mine + "/acme.json", atomically: true, encoding: .utf8)
+        let t = try start(["--no-default-rules", "--rules", mine, "--retired"])
+        #expect(t.expect("Card number ("))
+        t.send("5105105105105100")
+        #expect(t.expect("ACME"))
+        t.send("1230" + Self.codes[0] + "\r")
+        #expect(t.expect("Success!"))
+        t.send("\u{04}")
+        #expect(t.waitForExit() == 0)
+        let script = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(script.contains("\n@no-default-rules\n@retired\n@rules \(mine)\n"), "\(script)")
+        #expect(script.contains("@expect accepted acme"))
+        let replay = try runPiped(["replay", file], input: "", environment: home.environment)
+        #expect(replay.status == 0, "\(replay.output)\(replay.errors)")
+    }
+
     /// The card in progress is in the file after every key: a prompt killed mid-card (the
     /// terminal's window closed, SIGHUP; SIGTERM) leaves its keys so far, made up, and the file
     /// replays.

@@ -108,9 +108,12 @@ public struct SessionRecorder {
 
     /// A recorder for a prompt whose engine starts as `engine` (its rules, today, accepted
     /// networks, form and width); `ruleFolders` are the rule folders read besides the bundled
-    /// ones (each becomes an `@rules` line), `recorded` the date and time said in the header.
+    /// ones (each becomes an `@rules` line), `bundledRules` whether the bundled ones were read
+    /// (`@no-default-rules` if not), `retiredNetworks` whether retired networks are matched
+    /// (`@retired`), `recorded` the date and time said in the header.
     public init(
-        engine: EntryEngine, ruleFolders: [String], recorded: String, reloadingWith loader: EntryEngine.RuleLoader?
+        engine: EntryEngine, ruleFolders: [String], bundledRules: Bool = true, retiredNetworks: Bool = false,
+        recorded: String, reloadingWith loader: EntryEngine.RuleLoader?
     ) {
         var script = SessionScript.LineParser().header
         script.today = engine.expiryPolicy.today
@@ -127,6 +130,8 @@ public struct SessionRecorder {
         if script.asksName { text += "@name\n" }
         if let country = script.postalCodeCountry { text += "@postal-code \(country)\n" }
         if let network = engine.form.securityCodeOnly { text += "@cvv-only \(network.id)\n" }
+        if !bundledRules { text += "@no-default-rules\n" }
+        if retiredNetworks { text += "@retired\n" }
         for folder in ruleFolders {
             // (A line break in a folder's name would end the line: such a folder is named escaped.)
             let breaks = folder.contains { $0.isNewline }

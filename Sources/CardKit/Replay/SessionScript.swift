@@ -12,6 +12,11 @@ public struct SessionScript: Equatable, Sendable {
     public var ruleFolders: [String]
     /// The line of each `@rules` folder, in the same order.
     public var ruleFolderLines: [Int] = []
+    /// False with `@no-default-rules`: the bundled networks are not read, only the `@rules`
+    /// folders (and any `--rules` of the replay), as with `cardline --no-default-rules`.
+    public var bundledRules = true
+    /// `@retired`: retired networks are matched too, as with `cardline --retired`.
+    public var retiredNetworks = false
     /// `@networks`: the accepted networks as written, and the line that says so.
     public var acceptedNetworks: (list: String, line: Int)? {
         get { networksList.map { ($0, networksLine) } }
@@ -299,6 +304,14 @@ public struct SessionScript: Equatable, Sendable {
                     directive, rawLine: line, argument: argument, line: number, column: argumentColumn)
             case "name", "postal-code", "cvv-only":
                 try formDirective(directive, argument, line: number, column: argumentColumn)
+            case "no-default-rules", "retired":
+                guard argument.isEmpty else {
+                    throw SyntaxError(line: number, message: "@\(directive) takes nothing after it")
+                }
+                guard !sawKeys else {
+                    throw SyntaxError(line: number, message: "@\(directive) must come before the first line of keys")
+                }
+                if directive == "retired" { header.retiredNetworks = true } else { header.bundledRules = false }
             case "swipe":
                 // A card swiped (`Key.swipe`): the track data as a reader types it, read here.
                 guard !argument.isEmpty else {
@@ -333,8 +346,8 @@ public struct SessionScript: Equatable, Sendable {
                 if let guess = closest(
                     to: directive,
                     in: [
-                        "today", "rules", "networks", "expect", "name", "postal-code", "cvv-only", "swipe", "chip",
-                        "tap", "paste", "key", "columns",
+                        "today", "rules", "no-default-rules", "retired", "networks", "expect", "name", "postal-code",
+                        "cvv-only", "swipe", "chip", "tap", "paste", "key", "columns",
                     ])
                 {
                     message += "; did you mean `@\(guess)`?"
@@ -342,8 +355,8 @@ public struct SessionScript: Equatable, Sendable {
                 throw SyntaxError(
                     line: number,
                     message: message
-                        + " (directives: @today, @rules, @networks, @expect, @name, @postal-code, @cvv-only, @swipe, @chip,"
-                        + " @tap, @paste, @key, @columns)")
+                        + " (directives: @today, @rules, @no-default-rules, @retired, @networks, @expect, @name,"
+                        + " @postal-code, @cvv-only, @swipe, @chip, @tap, @paste, @key, @columns)")
             }
             return nil
         }

@@ -306,7 +306,8 @@ public final class CardPrompt {
         let loader = RuleSources.loader(folders: folders, includeRetired: options.retiredNetworks)
         let recording = options.recording.map {
             PromptRecording(
-                $0, engine: engine, ruleFolders: Array(folders.dropFirst(options.bundledRules ? 1 : 0)), loader: loader)
+                $0, engine: engine, ruleFolders: Array(folders.dropFirst(options.bundledRules ? 1 : 0)),
+                bundledRules: options.bundledRules, retiredNetworks: options.retiredNetworks, loader: loader)
         }
         if options.accessible ?? AccessiblePrompt.environmentAsks() {
             let prompt = AccessiblePrompt(

@@ -23,8 +23,8 @@ final class PromptRecording {
     /// A recording of a prompt whose engine starts as `engine`, with these rule folders besides
     /// the bundled ones (written as absolute paths: the script is replayed from elsewhere).
     init(
-        _ recording: CardPrompt.Options.Recording, engine: EntryEngine, ruleFolders: [String],
-        loader: EntryEngine.RuleLoader?
+        _ recording: CardPrompt.Options.Recording, engine: EntryEngine, ruleFolders: [String], bundledRules: Bool,
+        retiredNetworks: Bool, loader: EntryEngine.RuleLoader?
     ) {
         self.recording = recording
         finishedEnd = 0
@@ -34,7 +34,8 @@ final class PromptRecording {
         }
         let folders = ruleFolders.map { $0.hasPrefix("/") || directory == nil ? $0 : directory! + "/" + $0 }
         recorder = SessionRecorder(
-            engine: engine, ruleFolders: folders, recorded: Self.now(), reloadingWith: loader)
+            engine: engine, ruleFolders: folders, bundledRules: bundledRules, retiredNetworks: retiredNetworks,
+            recorded: Self.now(), reloadingWith: loader)
     }
 
     /// The local date and time, `2026-12-07 01:40`.
