@@ -183,6 +183,10 @@ import Testing
         // A paste `;` NUL… `5=174`: typed, as the NULs kept it from reading as track data; its
         // `@paste` line, which cannot hold a NUL, read as a swipe in replay (CI, stop 44).
         "1Mo1NhtbMiU2RxtbMjD//1Uw//9+MP8vODUNG1syMDB+f386Y2E7AAAAAAAAAAAAAAAAAAAAAAAANT0xNzRyZA==",
+        // A `:` command holding the number, still open when the prompt ended: its digits were
+        // made up only once the command had run.
+        "Mzc4MjgyMjQ2MzEwMDA1FTozNzgyODIyNDYzMTAwMDU=",
+        "Mzc4MjgyMhS2MzEwMDA1MDEgMwkvNDI2NDgNFTozNzgyODM3ODI4MjIUtjMxMDAwNTAxIDMJLzQyNjQ4Qw==",
     ])
     func fuzzFindingsReplay(_ base64: String) throws {
         let today = Self.today
@@ -211,6 +215,22 @@ import Testing
             let digits = line.filter { $0 != " " && $0 != "-" }
             for number in typed { #expect(!digits.contains(CardNumber.string(number)), "\(line)") }
         }
+    }
+
+    /// A `:` command that holds a card number has its digits made up from the key that made
+    /// it one, in the file rewritten while it is typed (`unfinished()`), not only once it ran.
+    @Test func aCommandHoldingANumberIsMadeUpWhileItIsTyped() {
+        let number = "378282246310005"
+        var engine = EntryEngine(rules: BundledRules.set, expiryPolicy: ExpiryPolicy(today: Self.today))
+        var recorder = SessionRecorder(engine: engine, ruleFolders: [], recorded: "a test", reloadingWith: nil)
+        var written: [UInt8] = []
+        for key in Key.typing(":network visa " + number) {
+            recorder.note(key, engine.handle(key), engine: engine)
+            written += recorder.endInput(pasted: false)
+            let file = String(decoding: written + recorder.unfinished(), as: UTF8.self)
+            #expect(!file.contains(String(number.dropFirst(6).prefix(5))), "\(file)")
+        }
+        #expect(engine.command != nil)
     }
 
     @Test func aMadeUpNumberFollowsTheTypedOnesPath() {

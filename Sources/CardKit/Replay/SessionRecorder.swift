@@ -181,13 +181,14 @@ public struct SessionRecorder {
         current.pasted = pasted
         waiting.append(current)
         current = Input()
-        if commandStart != nil && !lastInputIsCommand {
-            // The command ran (or was left): its keys' digits are made up when it held a number.
+        if let start = commandStart {
+            // A command that holds a number has its keys' digits made up, from the key that
+            // made it one: while it is typed (the file is rewritten after each key) as after.
             if commandHoldsNumber {
-                for index in commandStart!..<waiting.count { waiting[index].inNumberCommand = true }
+                for index in start..<waiting.count { waiting[index].inNumberCommand = true }
             }
-            commandStart = nil
-            commandHoldsNumber = false
+            // The command ran (or was left).
+            if !lastInputIsCommand { (commandStart, commandHoldsNumber) = (nil, false) }
         }
         return atRest ? write() : []
     }
