@@ -187,6 +187,9 @@ import Testing
         // made up only once the command had run.
         "Mzc4MjgyMjQ2MzEwMDA1FTozNzgyODIyNDYzMTAwMDU=",
         "Mzc4MjgyMhS2MzEwMDA1MDEgMwkvNDI2NDgNFTozNzgyODM3ODI4MjIUtjMxMDAwNTAxIDMJLzQyNjQ4Qw==",
+        // A paste that starts with a combining mark: `@paste ̌…`, whose space and mark are one
+        // character, was no directive to a parser that split the line by characters.
+        "NDU1Nhs1NhtbMjAwfsyMNyUzKyUlNTg2ODk5ODU1G1syMDF+MTIzMBtbMjAwfjczNw0bWzIwMX4wMX5/fzpjYXJgcw0AAAAAAAQ=",
     ])
     func fuzzFindingsReplay(_ base64: String) throws {
         let today = Self.today

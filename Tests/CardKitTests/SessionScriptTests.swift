@@ -106,6 +106,14 @@ import Testing
         #expect(script.steps.last?.line == 19)
     }
 
+    /// A space or a quote followed by a combining mark is still a space or a quote: the line
+    /// is split and read scalar by scalar (a grapheme would join them).
+    @Test func aCombiningMarkAfterASpaceOrAQuote() throws {
+        let script = try SessionScript.parse("@paste \u{30C}7%8\n@expect message \"\u{30C}x\"\n")
+        #expect(script.steps.first?.kind == .paste(Key.typing("\u{30C}7%8")))
+        #expect(script.steps.last?.kind == .expect(.message("\u{30C}x")))
+    }
+
     /// `@no-default-rules` and `@retired` change how the rules are read, before any keys.
     @Test func ruleReadingDirectives() throws {
         let plain = try SessionScript.parse("@today 2026-11\n4111\n")

@@ -257,13 +257,16 @@ public struct SessionScript: Equatable, Sendable {
                 keys.append(.swipe(try? TrackData.read(bytes).get()))
                 return Step(line: number, kind: .keys(keys))
             }
-            let words = line.dropFirst().split(separator: " ", maxSplits: 1)
-            let directive = words.first.map(String.init) ?? ""
-            let argument = words.count > 1 ? String(words[1]).trimmingBlanks : ""
+            // The directive, and the text after the space that ends it, split scalar by scalar: a
+            // space is one even where a combining mark follows it (`@paste ̌…`).
+            let scalars = line.unicodeScalars.dropFirst()
+            let space = scalars.firstIndex(of: " ")
+            let directive = String(Substring(scalars[..<(space ?? scalars.endIndex)]))
+            let text = space.map { Substring(scalars[scalars.index(after: $0)...]) } ?? ""
+            let argument = String(text).trimmingBlanks
             // Where the argument starts: after `@`, the directive, a space and any more blanks.
             let argumentColumn =
-                directive.unicodeScalars.count + 3
-                + (words.count > 1 ? words[1].unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count : 0)
+                directive.unicodeScalars.count + 3 + text.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
             switch directive {
             case "today":
                 guard let month = YearMonth(iso: argument) else {
@@ -301,7 +304,7 @@ public struct SessionScript: Equatable, Sendable {
                 return Step(line: number, kind: .expect(try expectation(argument, line: number)))
             case "paste", "key", "columns":
                 return try recordedInput(
-                    directive, rawLine: line, argument: argument, line: number, column: argumentColumn)
+                    directive, text: text, argument: argument, line: number, column: argumentColumn)
             case "name", "postal-code", "cvv-only":
                 try formDirective(directive, argument, line: number, column: argumentColumn)
             case "no-default-rules", "retired":
@@ -499,28 +502,29 @@ public struct SessionScript: Equatable, Sendable {
         }
     }
 
-    /// A double-quoted string with `\"` and `\\` escapes, and nothing after it.
+    /// A double-quoted string with `\"` and `\\` escapes, and nothing after it. Read scalar by
+    /// scalar: a quote is one even where a combining mark follows it (`"̌…"`).
     static func quoted(_ text: String, line: Int) throws(SyntaxError) -> String {
-        guard text.first == "\"" else {
+        guard text.unicodeScalars.first == "\"" else {
             throw SyntaxError(line: line, message: "expected a double-quoted string, like \"12/30\"")
         }
-        var value = ""
+        var value = String.UnicodeScalarView()
         var escaped = false
-        var rest = text.dropFirst()
-        while let character = rest.first {
+        var rest = text.unicodeScalars.dropFirst()
+        while let scalar = rest.first {
             rest = rest.dropFirst()
             if escaped {
-                value.append(character)
+                value.append(scalar)
                 escaped = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaped = true
-            } else if character == "\"" {
+            } else if scalar == "\"" {
                 guard rest.allSatisfy({ $0 == " " || $0 == "\t" }) else {
                     throw SyntaxError(line: line, message: "unexpected text after the closing quote")
                 }
-                return value
+                return String(value)
             } else {
-                value.append(character)
+                value.append(scalar)
             }
         }
         throw SyntaxError(line: line, message: "unterminated quote")
@@ -532,11 +536,10 @@ extension SessionScript.LineParser {
     /// `@key NAME` (a key that does nothing at the prompt, by the name its refusal gives it:
     /// `F5`, `Alt-digit`) and `@columns N`: what `cardline --record` writes besides key lines.
     mutating func recordedInput(
-        _ directive: String, rawLine line: Substring, argument: String, line number: Int, column: Int
+        _ directive: String, text: Substring, argument: String, line number: Int, column: Int
     ) throws(SessionScript.SyntaxError) -> SessionScript.Step {
         switch directive {
         case "paste":
-            let text = line.dropFirst("@paste".count).dropFirst()
             guard !text.isEmpty else {
                 throw SessionScript.SyntaxError(line: number, message: "@paste takes the text pasted, after one space")
             }
