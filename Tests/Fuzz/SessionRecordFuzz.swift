@@ -26,6 +26,11 @@ func fuzzSessionRecord(_ input: [UInt8]) {
             if case .accepted(let card) = outcome.event { submit = "accepted \(card.network.id)" }
             if case .submitFailed(let fields) = outcome.event { submit = "failed \(Set(fields.map(\.rawValue)))" }
             if engine.numberDigits.count >= 13 { typed.append(engine.numberDigits) }
+            // A number typed into a `:` command: its digits, wherever they stand in it.
+            if let command = engine.command, CardNumber.mayHoldCardNumber(command) {
+                let digits = command.utf8.compactMap { $0 &- 48 < 10 ? $0 &- 48 : nil }
+                if digits.count >= 13 { typed.append(digits) }
+            }
         }
         var pasted = false
         if case .paste = key.base { pasted = true }
@@ -50,7 +55,9 @@ func fuzzSessionRecord(_ input: [UInt8]) {
         let digits = line.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }
         for number in typed {
             let ascii = number.map { $0 + 48 }
-            finding(!digits.indices.contains { digits[$0...].starts(with: ascii) }, "a typed number in the script")
+            finding(
+                !digits.indices.contains { digits[$0...].starts(with: ascii) },
+                "a typed number in the script: \(String(decoding: line, as: UTF8.self))\n\(text)")
         }
     }
 }

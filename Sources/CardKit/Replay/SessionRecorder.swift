@@ -166,6 +166,12 @@ public struct SessionRecorder {
         if let command = engine.command {
             if commandStart == nil { commandStart = waiting.count }
             commandHoldsNumber = commandHoldsNumber || CardNumber.mayHoldCardNumber(command)
+            if commandHoldsNumber {
+                // Its digits, as a number typed: the leak check looks for them too.
+                var digits = command.utf8.compactMap { $0 &- 48 < 10 ? $0 &- 48 : nil }
+                defer { digits.overwriteAndEmpty() }
+                note(number: digits)
+            }
         }
         if !engine.numberDigits.isEmpty { note(number: engine.numberDigits) }
         if !engine.cvvDigits.isEmpty { note(code: engine.cvvDigits) }
