@@ -174,7 +174,7 @@ struct CardMemoryTests {
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
         case accepted, cancelled, emptiedWithCtrlU, backspacedAway, removedFromTheTray, pastedThenCancelled,
             redrawnThenCancelled,
-            redrawnThenEmptied, swiped, swipedThenCancelled, swipeCutShort
+            redrawnThenEmptied, swiped, swipedThenCancelled, swipeCutShort, typedIntoACommand
         var testDescription: String { rawValue }
 
         /// Key presses, each sent once the screen shows the text beside it (a badge, which
@@ -209,6 +209,9 @@ struct CardMemoryTests {
                 return [(CardMemoryTests.tracks + "\r", "Type the 3-digit CVV"), ("\u{03}", "Card cancelled.")]
             case .swipeCutShort:
                 return [("%B\(CardMemoryTests.number)^LOVELACE/ADA^3012201\r", "couldn't read the swipe")]
+            // The number typed into a `:` command by mistake, which then runs.
+            case .typedIntoACommand:
+                return [(":network \(CardMemoryTests.number)\r", "type the card number first")]
             }
         }
     }
@@ -220,7 +223,9 @@ struct CardMemoryTests {
 
     /// Issue 41: with `--record`, the recorder keeps what it needs of a card (its keys, its
     /// number) only until the card is written made up: once the entry has ended, no copy.
-    @Test(arguments: [Ending.accepted, .backspacedAway, .pastedThenCancelled, .swiped, .swipeCutShort])
+    @Test(arguments: [
+        Ending.accepted, .backspacedAway, .pastedThenCancelled, .swiped, .swipeCutShort, .typedIntoACommand,
+    ])
     func noCopyOnceTheEntryHasEndedWhileRecording(_ ending: Ending) throws {
         try expectNoCopy(after: ending, ["--record", home.path + "/memory.session"])
         #expect(try String(contentsOfFile: home.path + "/memory.session", encoding: .utf8).contains("@expect"))

@@ -43,7 +43,10 @@ extension TerminalKey {
         guard case .paste(let text) = base else { return entryKey.map { [$0] } ?? [] }
         // Track data pasted (a reader that pastes, or track text copied): one swipe, never
         // typed (its digits would go into whatever field is active).
-        var characters = text.utf8.filter { !Self.isControl($0) }
+        // (Sized once: no copy of a pasted number left behind by growing.)
+        var characters: [UInt8] = []
+        characters.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 where !Self.isControl(byte) { characters.append(byte) }
         defer { characters.overwriteAndEmpty() }
         if let typedStart = TrackData.swipeStart(in: characters) {
             // The same byte in the paste (control characters are single bytes in UTF-8).

@@ -168,7 +168,10 @@ public struct SessionRecorder {
             commandHoldsNumber = commandHoldsNumber || CardNumber.mayHoldCardNumber(command)
             if commandHoldsNumber {
                 // Its digits, as a number typed: the leak check looks for them too.
-                var digits = command.utf8.compactMap { $0 &- 48 < 10 ? $0 &- 48 : nil }
+                // (Sized once: no copy left behind by growing.)
+                var digits: [UInt8] = []
+                digits.reserveCapacity(command.utf8.count)
+                for byte in command.utf8 where byte &- 48 < 10 { digits.append(byte &- 48) }
                 defer { digits.overwriteAndEmpty() }
                 note(number: digits)
             }
