@@ -160,11 +160,13 @@ int cl_start_thread(void (*body)(void *), void *context) {
     // The thread takes no signal sent to the process (it starts with them blocked, whatever
     // its creator blocks): the prompt's handlers put the terminal back on the thread that
     // drives it, never beside it. (A SIGTERM given to the watcher while the main thread put
-    // raw mode back after SIGCONT left the terminal raw.) A fault of its own still reaches
-    // its handler.
+    // raw mode back after SIGCONT left the terminal raw.) Only the faults a thread raises
+    // itself are left open (blocked, they would end the process unhandled); abort() unblocks
+    // SIGABRT itself. A fault too deep for the thread's stack still ends it unhandled: the
+    // handlers' own stack is the main thread's.
     sigset_t blocked, previous;
     sigfillset(&blocked);
-    const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT};
+    const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&blocked, faults[i]);
     pthread_sigmask(SIG_SETMASK, &blocked, &previous);
     pthread_t thread;

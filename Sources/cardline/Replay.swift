@@ -19,9 +19,9 @@ struct Replay: ParsableCommand {
             must equal it. Ends with "N passed, M failed" (on standard error with --json, so \
             standard output holds only JSON Lines).
 
-            Rules: the bundled ones, --rules and the script's @rules lines only; the personal \
-            folder ($XDG_CONFIG_HOME/cardline/rules), CARDLINE_RULES and CARDLINE_NETWORKS are \
-            not read, so a script replays the same on every machine.
+            Rules: the bundled ones (unless @no-default-rules), --rules and the script's @rules \
+            lines only; the personal folder ($XDG_CONFIG_HOME/cardline/rules), CARDLINE_RULES \
+            and CARDLINE_NETWORKS are not read, so a script replays the same on every machine.
 
             Exit status: 0 all passed; 1 an expectation or golden failed (or --update rewrote a \
             golden); 65 a script or rule file is malformed; 66 a file or folder (a script, a \
@@ -109,6 +109,14 @@ struct Replay: ParsableCommand {
                     : RuleSources.folders(bundled: false, extra: options.rules.ruleFolders, personal: false))
                 + scriptFolders
             let retired = options.rules.retired || script.retiredNetworks
+            guard !folders.isEmpty else {
+                reportMalformed(
+                    path,
+                    "\(path.escapingControlCharacters):\(script.noDefaultRulesLine):1: error: @no-default-rules leaves no rule folder to read; add @rules DIR, or pass --rules DIR"
+                )
+                tally.malformed += 1
+                continue
+            }
             do {
                 rules =
                     try folders == baseFolders && retired == options.rules.retired

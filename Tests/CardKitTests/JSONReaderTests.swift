@@ -17,8 +17,9 @@ import Testing
         text.unicodeScalars.count - text[text.range(of: needle)!.lowerBound...].unicodeScalars.count + 1
     }
 
-    /// Every value on one long line located exactly (the columns are worked out from the one
-    /// before, not by rescanning the line: the 100,000-prefix test below shows the time).
+    /// Every value on one long line located exactly. (Columns are worked out from the one
+    /// before, not by rescanning the line; nothing here times it: a quadratic reader shows as
+    /// the 100,000-prefix test below taking minutes.)
     @Test(arguments: [2_000, 20_000])
     func valuesOnOneLongLineAreLocated(prefixes: Int) throws {
         let text = Self.minifiedRuleFile(prefixes: prefixes)
@@ -34,8 +35,8 @@ import Testing
         #expect(items.last?.location == SourceLocation(line: 1, column: Self.column(of: "\"199999\"", in: text)))
     }
 
-    /// A 2 MB array of ones on one line (the issue's second example).
-    @Test func columnWorkIsLinearOnAMinifiedArray() throws {
+    /// A 2 MB array of ones on one line (the issue's second example), its last value located.
+    @Test func aMinifiedArrayIsLocatedToItsLastValue() throws {
         let bytes = Array(("[" + Array(repeating: "1", count: 1_000_000).joined(separator: ",") + "]").utf8)
         var reader = JSONReader(bytes: bytes)
         guard case .array(let items, _) = try reader.readDocument() else {
@@ -181,8 +182,8 @@ import Testing
         }
     }
 
-    /// Strings read through that step and the escapes after it: each comes back as written, and
-    /// a control character in one is found at its place.
+    /// Strings of every length around eight bytes, with escapes after plain runs: each comes
+    /// back as written, and a control character in one is found at its place.
     @Test func stringsAroundWordEdgesReadBack() throws {
         let pieces = ["a", "Bank 7", "é", "\u{1F600}", "\"", "\\", "\n", "\u{7F}", "-", "12345678"]
         var random = SeededRandom(seed: 89)

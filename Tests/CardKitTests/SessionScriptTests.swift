@@ -112,6 +112,9 @@ import Testing
         let script = try SessionScript.parse("@paste \u{30C}7%8\n@expect message \"\u{30C}x\"\n")
         #expect(script.steps.first?.kind == .paste(Key.typing("\u{30C}7%8")))
         #expect(script.steps.last?.kind == .expect(.message("\u{30C}x")))
+        let logo = try SessionScript.parse("@expect logo \u{30C}X\n@retired\t\n")
+        #expect(logo.steps.first?.kind == .expect(.logo("\u{30C}X")))
+        #expect(logo.retiredNetworks, "a tab ends a directive")
     }
 
     /// `@no-default-rules` and `@retired` change how the rules are read, before any keys.

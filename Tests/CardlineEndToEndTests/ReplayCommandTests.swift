@@ -90,6 +90,25 @@ import Testing
         #expect(run.output.hasSuffix("1 passed, 1 failed\n"))
     }
 
+    /// `@no-default-rules` with no rule folder to read is the script's error, at its line;
+    /// with `--rules` the script replays on that folder alone.
+    @Test func noDefaultRulesWithoutAFolderIsLocated() throws {
+        let script = home.path + "/alone.session"
+        try "# mine only\n@no-default-rules\n4111<Enter>\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try replay([script])
+        #expect(run.status == 65)
+        #expect(
+            (run.output + run.errors).contains(
+                "\(script):2:1: error: @no-default-rules leaves no rule folder to read; add @rules DIR, or pass --rules DIR"
+            ),
+            "\(run.output)\(run.errors)")
+        let folder = home.path + "/mine"
+        try writeTestNetwork(to: folder, id: "acme", prefix: "41")
+        try "@no-default-rules\n4111\n@expect network acme\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let mine = try replay(["--rules", folder, script])
+        #expect(mine.status == 0, "\(mine.output)\(mine.errors)")
+    }
+
     @Test func brokenRulesStopReplayBeforeAnyScript() throws {
         let folder = home.path + "/broken"
         try writeTestNetwork(to: folder, id: "typo", prefix: "71", extra: ", \"lenghts\": [16]")

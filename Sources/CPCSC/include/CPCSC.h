@@ -65,8 +65,9 @@ long cl_pcsc_disconnect(intptr_t card);
 
 /// Starts `body(context)` on a detached thread of its own (256 KiB of stack); 0 on success,
 /// else pthread_create's error. The chip reader's watcher and each card read run on one.
-/// The thread blocks every signal but its own faults: signals sent to the process are
-/// handled by the thread that drives the terminal.
+/// The thread blocks every signal but the faults it may raise itself (SIGSEGV, SIGBUS,
+/// SIGILL, SIGFPE, SIGTRAP, SIGSYS): any other signal sent to the process is handled by the
+/// thread that drives the terminal.
 int cl_start_thread(void (*body)(void *), void *context);
 
 #endif

@@ -43,26 +43,28 @@ extension TerminalKey {
         guard case .paste(let text) = base else { return entryKey.map { [$0] } ?? [] }
         // Track data pasted (a reader that pastes, or track text copied): one swipe, never
         // typed (its digits would go into whatever field is active).
-        // (Sized once: no copy of a pasted number left behind by growing.)
-        var characters: [UInt8] = []
-        characters.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 where !Self.isControl(byte) { characters.append(byte) }
-        defer { characters.overwriteAndEmpty() }
-        if let typedStart = TrackData.swipeStart(in: characters) {
-            // The same byte in the paste (control characters are single bytes in UTF-8).
-            let start = text.utf8.indices.lazy.filter { !Self.isControl(text.utf8[$0]) }.dropFirst(typedStart).first!
+        // (Looked for in place: the paste's bytes without their control characters, read
+        // lazily, are indexed as the paste is.)
+        if let start = TrackData.swipeStart(in: text.utf8.lazy.filter { !Self.isControl($0) }) {
             var bytes = Array(text.utf8[start...])
             defer { bytes.overwriteAndEmpty() }
-            return Self.typed(text[..<start]) + [.swipe(try? TrackData.read(bytes).get())]
+            var keys = Self.typed(text[..<start], room: 1)
+            keys.append(.swipe(try? TrackData.read(bytes).get()))
+            return keys
         }
         return Self.typed(text[...])
     }
 
-    /// A paste's characters as keys, without its line breaks and other control characters.
-    private static func typed(_ text: Substring) -> [Key] {
-        text.compactMap { character in
-            character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) ? nil : .character(character)
+    /// A paste's characters as keys, without its line breaks and other control characters, in
+    /// an array sized once (with `room` to spare): a pasted number leaves no copy behind in a
+    /// buffer outgrown.
+    private static func typed(_ text: Substring, room: Int = 0) -> [Key] {
+        var keys: [Key] = []
+        keys.reserveCapacity(text.utf8.count + room)
+        for character in text where !character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) {
+            keys.append(.character(character))
         }
+        return keys
     }
 
     /// A control character's byte, which a paste does not type.

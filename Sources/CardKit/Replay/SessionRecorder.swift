@@ -161,6 +161,9 @@ public struct SessionRecorder {
         default: break
         }
         if kept != key, let read = current.reads.last ?? nil { note(number: read.digits) }
+        // Room for a pasted card line at once: a buffer outgrown would be freed holding the
+        // typed digits, a key each.
+        if current.keys.isEmpty { current.keys.reserveCapacity(64) }
         current.keys.append(kept)
         current.signatures.append(Signature(engine, outcome))
         if let command = engine.command {

@@ -15,6 +15,8 @@ public struct SessionScript: Equatable, Sendable {
     /// False with `@no-default-rules`: the bundled networks are not read, only the `@rules`
     /// folders (and any `--rules` of the replay), as with `cardline --no-default-rules`.
     public var bundledRules = true
+    /// The line of `@no-default-rules`, or 0.
+    public var noDefaultRulesLine = 0
     /// `@retired`: retired networks are matched too, as with `cardline --retired`.
     public var retiredNetworks = false
     /// `@networks`: the accepted networks as written, and the line that says so.
@@ -257,10 +259,10 @@ public struct SessionScript: Equatable, Sendable {
                 keys.append(.swipe(try? TrackData.read(bytes).get()))
                 return Step(line: number, kind: .keys(keys))
             }
-            // The directive, and the text after the space that ends it, split scalar by scalar: a
-            // space is one even where a combining mark follows it (`@paste ̌…`).
+            // The directive, and the text after the space (or tab) that ends it, split scalar by
+            // scalar: a space is one even where a combining mark follows it (`@paste ̌…`).
             let scalars = line.unicodeScalars.dropFirst()
-            let space = scalars.firstIndex(of: " ")
+            let space = scalars.firstIndex { $0 == " " || $0 == "\t" }
             let directive = String(Substring(scalars[..<(space ?? scalars.endIndex)]))
             let text = space.map { Substring(scalars[scalars.index(after: $0)...]) } ?? ""
             let argument = String(text).trimmingBlanks
@@ -314,7 +316,11 @@ public struct SessionScript: Equatable, Sendable {
                 guard !sawKeys else {
                     throw SyntaxError(line: number, message: "@\(directive) must come before the first line of keys")
                 }
-                if directive == "retired" { header.retiredNetworks = true } else { header.bundledRules = false }
+                if directive == "retired" {
+                    header.retiredNetworks = true
+                } else {
+                    (header.bundledRules, header.noDefaultRulesLine) = (false, number)
+                }
             case "swipe":
                 // A card swiped (`Key.swipe`): the track data as a reader types it, read here.
                 guard !argument.isEmpty else {
@@ -418,9 +424,11 @@ public struct SessionScript: Equatable, Sendable {
     }
 
     static func expectation(_ text: String, line: Int) throws(SyntaxError) -> Expectation {
-        let parts = text.split(separator: " ", maxSplits: 1)
-        let what = parts.first.map(String.init) ?? ""
-        let rest = parts.count > 1 ? String(parts[1]).trimmingBlanks : ""
+        // Split scalar by scalar, as a directive is (`@expect logo ̌X`: a badge may start with a mark).
+        let scalars = text.unicodeScalars
+        let space = scalars.firstIndex(of: " ")
+        let what = String(Substring(scalars[..<(space ?? scalars.endIndex)]))
+        let rest = space.map { String(Substring(scalars[scalars.index(after: $0)...])).trimmingBlanks } ?? ""
         let words = rest.split(separator: " ").map(String.init)
         func field(_ name: String) throws(SyntaxError) -> Field {
             guard let field = Field(rawValue: name) else {

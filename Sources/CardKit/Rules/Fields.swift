@@ -122,9 +122,10 @@ extension JSONValue: CustomStringConvertible {
 }
 
 extension String {
-    /// Without leading and trailing spaces and tabs.
+    /// Without leading and trailing spaces and tabs, scalar by scalar (a space before a
+    /// combining mark is a space).
     var trimmingBlanks: String {
-        let start = drop { $0 == " " || $0 == "\t" }
-        return String(start.dropLast(start.reversed().prefix { $0 == " " || $0 == "\t" }.count))
+        let start = unicodeScalars.drop { $0 == " " || $0 == "\t" }
+        return String(Substring(start.dropLast(start.reversed().prefix { $0 == " " || $0 == "\t" }.count)))
     }
 }
