@@ -1,12 +1,18 @@
 // How `@expect`'s expectations and quoted strings of a `.session` line are read.
 
 extension SessionScript {
-    static func expectation(_ text: String, line: Int) throws(SyntaxError) -> Expectation {
-        // Split scalar by scalar, as a directive is (`@expect logo ̌X`: a badge may start with a mark).
+    /// The first word of `text` and the text after the space or tab that ends it, split scalar
+    /// by scalar: a space is one even where a combining mark follows it (`@paste ̌…`,
+    /// `@expect logo ̌X`), which a split by characters would join to it.
+    static func firstWord(_ text: Substring) -> (word: String, rest: Substring) {
         let scalars = text.unicodeScalars
-        let space = scalars.firstIndex(of: " ")
-        let what = String(Substring(scalars[..<(space ?? scalars.endIndex)]))
-        let rest = space.map { String(Substring(scalars[scalars.index(after: $0)...])).trimmingBlanks } ?? ""
+        guard let space = scalars.firstIndex(where: { $0 == " " || $0 == "\t" }) else { return (String(text), "") }
+        return (String(Substring(scalars[..<space])), Substring(scalars[scalars.index(after: space)...]))
+    }
+
+    static func expectation(_ text: String, line: Int) throws(SyntaxError) -> Expectation {
+        let (what, after) = firstWord(text[...])
+        let rest = String(after).trimmingBlanks
         let words = rest.split(separator: " ").map(String.init)
         func field(_ name: String) throws(SyntaxError) -> Field {
             guard let field = Field(rawValue: name) else {

@@ -259,12 +259,8 @@ public struct SessionScript: Equatable, Sendable {
                 keys.append(.swipe(try? TrackData.read(bytes).get()))
                 return Step(line: number, kind: .keys(keys))
             }
-            // The directive, and the text after the space (or tab) that ends it, split scalar by
-            // scalar: a space is one even where a combining mark follows it (`@paste ̌…`).
-            let scalars = line.unicodeScalars.dropFirst()
-            let space = scalars.firstIndex { $0 == " " || $0 == "\t" }
-            let directive = String(Substring(scalars[..<(space ?? scalars.endIndex)]))
-            let text = space.map { Substring(scalars[scalars.index(after: $0)...]) } ?? ""
+            // The directive, and the text after the space (or tab) that ends it.
+            let (directive, text) = SessionScript.firstWord(Substring(line.unicodeScalars.dropFirst()))
             let argument = String(text).trimmingBlanks
             // Where the argument starts: after `@`, the directive, a space and any more blanks.
             let argumentColumn =
