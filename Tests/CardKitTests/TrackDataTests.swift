@@ -104,6 +104,10 @@ import Testing
             return
         }
         #expect(broken == TerminalKey(.paste("ab;5=17?")).entryKeys)
+        // A mark after a dropped control character joins the character before it, as in the
+        // text without them.
+        #expect(TerminalKey(.paste("0\u{0}\u{30C}7")).entryKeys == TerminalKey(.paste("0\u{30C}7")).entryKeys)
+        #expect(TerminalKey(.paste("0\u{0}\u{30C}7")).entryKeys.count == 2)
         // Track data after a character, with the reader's line break, still reads.
         let keys = TerminalKey(.paste("x" + Self.track1 + Self.track2 + "\r\n")).entryKeys
         #expect(keys.first == .character("x"))

@@ -57,16 +57,20 @@ extension TerminalKey {
 
     /// A paste's characters as keys, without its line breaks and other control characters, in
     /// an array sized once (with `room` to spare): a pasted number leaves no copy behind in a
-    /// buffer outgrown.
+    /// buffer outgrown. The characters are those of the text once the control characters are
+    /// left out (a mark after a dropped NUL joins the character before it), so that the text a
+    /// recorded `@paste` line writes means the same keys.
     private static func typed(_ text: Substring, room: Int = 0) -> [Key] {
+        var kept = ""
+        kept.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars where !isControl(scalar) { kept.unicodeScalars.append(scalar) }
         var keys: [Key] = []
         keys.reserveCapacity(text.utf8.count + room)
-        for character in text where !character.unicodeScalars.allSatisfy({ $0.value < 0x20 || $0.value == 0x7F }) {
-            keys.append(.character(character))
-        }
+        for character in kept { keys.append(.character(character)) }
         return keys
     }
 
     /// A control character's byte, which a paste does not type.
     private static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F }
 }
